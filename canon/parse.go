@@ -1,0 +1,426 @@
+package canon
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects Parse accepts.
+const MaxDepth = 10000
+
+// ErrSyntax is wrapped by every error Parse returns, so callers can tell bad
+// input (exit code 2) from other failures with errors.Is.
+var ErrSyntax = errors.New("invalid JSON")
+
+// SyntaxError is a located parse failure: Offset is the 0-based byte offset
+// in the input where the problem was found.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("byte offset %d: %s", e.Offset, e.Msg) }
+
+// Unwrap returns ErrSyntax.
+func (e *SyntaxError) Unwrap() error { return ErrSyntax }
+
+// LineCol returns the 1-based line and column (in bytes) of offset in data.
+func LineCol(data []byte, offset int) (line, col int) {
+	line, col = 1, 1
+	if offset > len(data) {
+		offset = len(data)
+	}
+	for _, b := range data[:offset] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// Parse decodes one JSON text (RFC 8259) strictly into an ordered tree.
+//
+// Unlike encoding/json it refuses, with a *SyntaxError carrying the byte
+// offset: duplicate member names in one object (RFC 8259 §4 leaves them
+// undefined; RFC 8785 §3.1 forbids them), invalid UTF-8 anywhere, escapes
+// that decode to a lone UTF-16 surrogate, trailing data after the value,
+// non-JSON tokens such as NaN or Infinity, and nesting deeper than MaxDepth.
+// Leading and trailing JSON whitespace is allowed; a UTF-8 byte order mark is
+// not (RFC 8259 §8.1).
+func Parse(data []byte) (Value, error) {
+	p := parser{data: data}
+	p.skipWS()
+	v, err := p.value(0)
+	if err != nil {
+		return Value{}, err
+	}
+	p.skipWS()
+	if p.pos < len(p.data) {
+		return Value{}, p.errorf(p.pos, "trailing data after the JSON value (%s)", p.describe(p.pos))
+	}
+	return v, nil
+}
+
+type parser struct {
+	data []byte
+	pos  int
+	buf  []byte
+}
+
+func (p *parser) errorf(off int, format string, args ...any) error {
+	return &SyntaxError{Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) describe(off int) string {
+	if off >= len(p.data) {
+		return "end of input"
+	}
+	r, _ := utf8.DecodeRune(p.data[off:])
+	if r == utf8.RuneError {
+		return fmt.Sprintf("byte 0x%02x", p.data[off])
+	}
+	return strconv.QuoteRune(r)
+}
+
+func (p *parser) skipWS() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (Value, error) {
+	if p.pos >= len(p.data) {
+		return Value{}, p.errorf(p.pos, "unexpected end of input, want a JSON value")
+	}
+	start := p.pos
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		s, err := p.str()
+		if err != nil {
+			return Value{}, err
+		}
+		return Value{Kind: String, Str: s, Start: start, End: p.pos}, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case c == 't':
+		return p.literal("true", Value{Kind: Bool, Bool: true})
+	case c == 'f':
+		return p.literal("false", Value{Kind: Bool})
+	case c == 'n':
+		return p.literal("null", Value{Kind: Null})
+	default:
+		return Value{}, p.errorf(p.pos, "unexpected %s, want a JSON value", p.describe(p.pos))
+	}
+}
+
+func (p *parser) literal(word string, v Value) (Value, error) {
+	start := p.pos
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return Value{}, p.errorf(p.pos, "invalid literal (%s), want %s", p.describe(p.pos), word)
+	}
+	p.pos += len(word)
+	v.Start, v.End = start, p.pos
+	return v, nil
+}
+
+func (p *parser) object(depth int) (Value, error) {
+	if depth >= MaxDepth {
+		return Value{}, p.errorf(p.pos, "nesting deeper than %d", MaxDepth)
+	}
+	start := p.pos
+	p.pos++ // {
+	v := Value{Kind: Object, Start: start}
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		v.End = p.pos
+		v.Members = []Member{}
+		return v, nil
+	}
+	var seen map[string]struct{}
+	for {
+		p.skipWS()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return Value{}, p.errorf(p.pos, "unexpected %s, want a member name string", p.describe(p.pos))
+		}
+		keyStart := p.pos
+		key, err := p.str()
+		if err != nil {
+			return Value{}, err
+		}
+		// Duplicate check: linear for small objects, a map beyond that.
+		if len(v.Members) < 16 {
+			for i := range v.Members {
+				if v.Members[i].Key == key {
+					return Value{}, p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, v.Members[i].KeyStart)
+				}
+			}
+		} else {
+			if seen == nil {
+				seen = make(map[string]struct{}, 32)
+				for i := range v.Members {
+					seen[v.Members[i].Key] = struct{}{}
+				}
+			}
+			if _, dup := seen[key]; dup {
+				first := 0
+				for i := range v.Members {
+					if v.Members[i].Key == key {
+						first = v.Members[i].KeyStart
+					}
+				}
+				return Value{}, p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, first)
+			}
+			seen[key] = struct{}{}
+		}
+		p.skipWS()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return Value{}, p.errorf(p.pos, "unexpected %s after member name, want ':'", p.describe(p.pos))
+		}
+		p.pos++
+		p.skipWS()
+		mv, err := p.value(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		v.Members = append(v.Members, Member{Key: key, KeyStart: keyStart, Value: mv})
+		p.skipWS()
+		if p.pos >= len(p.data) {
+			return Value{}, p.errorf(p.pos, "unexpected end of input in object opened at byte offset %d", start)
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			v.End = p.pos
+			return v, nil
+		default:
+			return Value{}, p.errorf(p.pos, "unexpected %s in object, want ',' or '}'", p.describe(p.pos))
+		}
+	}
+}
+
+func (p *parser) array(depth int) (Value, error) {
+	if depth >= MaxDepth {
+		return Value{}, p.errorf(p.pos, "nesting deeper than %d", MaxDepth)
+	}
+	start := p.pos
+	p.pos++ // [
+	v := Value{Kind: Array, Start: start}
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		v.End = p.pos
+		v.Items = []Value{}
+		return v, nil
+	}
+	for {
+		p.skipWS()
+		item, err := p.value(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		v.Items = append(v.Items, item)
+		p.skipWS()
+		if p.pos >= len(p.data) {
+			return Value{}, p.errorf(p.pos, "unexpected end of input in array opened at byte offset %d", start)
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			v.End = p.pos
+			return v, nil
+		default:
+			return Value{}, p.errorf(p.pos, "unexpected %s in array, want ',' or ']'", p.describe(p.pos))
+		}
+	}
+}
+
+func (p *parser) number() (Value, error) {
+	start := p.pos
+	d := p.data
+	i := p.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return Value{}, p.errorf(i, "invalid number: want a digit, got %s", p.describe(i))
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return Value{}, p.errorf(i, "invalid number: want a digit after '.', got %s", p.describe(i))
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return Value{}, p.errorf(i, "invalid number: want a digit in the exponent, got %s", p.describe(i))
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	p.pos = i
+	return Value{Kind: Number, Str: string(d[start:i]), Start: start, End: i}, nil
+}
+
+// str reads a string starting at the opening quote and returns it decoded.
+func (p *parser) str() (string, error) {
+	d := p.data
+	open := p.pos
+	i := p.pos + 1
+	// Fast path: no escapes, ASCII or valid UTF-8.
+	for i < len(d) {
+		c := d[i]
+		if c == '"' {
+			s := d[open+1 : i]
+			p.pos = i + 1
+			return string(s), nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.errorf(i, "control character 0x%02x in string (must be escaped)", c)
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(d[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return "", p.errorf(i, "invalid UTF-8 byte 0x%02x in string", c)
+		}
+		i += size
+	}
+	if i >= len(d) {
+		return "", p.errorf(open, "unterminated string")
+	}
+	// Slow path with escapes.
+	buf := append(p.buf[:0], d[open+1:i]...)
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			p.buf = buf
+			return string(buf), nil
+		case c == '\\':
+			if i+1 >= len(d) {
+				return "", p.errorf(open, "unterminated string")
+			}
+			esc := d[i+1]
+			switch esc {
+			case '"', '\\', '/':
+				buf = append(buf, esc)
+				i += 2
+			case 'b':
+				buf = append(buf, '\b')
+				i += 2
+			case 'f':
+				buf = append(buf, '\f')
+				i += 2
+			case 'n':
+				buf = append(buf, '\n')
+				i += 2
+			case 'r':
+				buf = append(buf, '\r')
+				i += 2
+			case 't':
+				buf = append(buf, '\t')
+				i += 2
+			case 'u':
+				r, err := p.hex4(i)
+				if err != nil {
+					return "", err
+				}
+				escStart := i
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if r >= 0xDC00 || i+1 >= len(d) || d[i] != '\\' || d[i+1] != 'u' {
+						return "", p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
+					}
+					r2, err := p.hex4(i)
+					if err != nil {
+						return "", err
+					}
+					if r2 < 0xDC00 || r2 > 0xDFFF {
+						return "", p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
+					}
+					r = utf16.DecodeRune(r, r2)
+					i += 6
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				return "", p.errorf(i, "invalid escape \\%s in string", p.describe(i+1))
+			}
+		case c < 0x20:
+			return "", p.errorf(i, "control character 0x%02x in string (must be escaped)", c)
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", p.errorf(i, "invalid UTF-8 byte 0x%02x in string", c)
+			}
+			buf = append(buf, d[i:i+size]...)
+			i += size
+		}
+	}
+	return "", p.errorf(open, "unterminated string")
+}
+
+func (p *parser) hex4(i int) (rune, error) {
+	d := p.data
+	if i+6 > len(d) {
+		return 0, p.errorf(i, "truncated \\u escape")
+	}
+	var r rune
+	for _, c := range d[i+2 : i+6] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, p.errorf(i, "invalid \\u escape")
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,136 @@
+// Package schema compiles JSON Schemas held as canon values with
+// github.com/santhosh-tekuri/jsonschema/v6 and validates instances against
+// them. It is the one place mcpctl turns a schema into a validator, shared by
+// lint, diff (witnesses), replay and serve.
+//
+// Drafts are chosen by "$schema" (draft-04, -06, -07, 2019-09, 2020-12), with
+// 2020-12 when it is absent, as MCP 2025-11-25 specifies for tool schemas.
+// Only local references resolve: a $ref to any other document is a compile
+// error, never a network or file fetch.
+//
+//	c, err := schema.Compile(tool.InputSchema())
+//	if err != nil { … }            // located: JSON Pointer in the message
+//	err = c.Validate(schema.Instance(&args))
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpctl/mcpctl/canon"
+)
+
+// resourceURL is the in-memory location every schema is compiled at.
+const resourceURL = "mem:///schema.json"
+
+// Compiled is a compiled schema, safe for concurrent use.
+type Compiled struct {
+	s *jsonschema.Schema
+}
+
+// Compile compiles a schema given as a canon value (an object or a boolean).
+// Errors say what failed: an invalid keyword value (checked against the
+// draft's metaschema), an unresolvable local $ref, a remote $ref.
+func Compile(v *canon.Value) (*Compiled, error) {
+	if v == nil {
+		return nil, errors.New("no schema")
+	}
+	return CompileAny(Instance(v))
+}
+
+// CompileAny compiles a schema given as a decoded JSON value (map[string]any,
+// []any, string, json.Number, bool, nil).
+func CompileAny(doc any) (*Compiled, error) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(resourceURL, doc); err != nil {
+		return nil, cleanError(err)
+	}
+	s, err := c.Compile(resourceURL)
+	if err != nil {
+		return nil, cleanError(err)
+	}
+	return &Compiled{s: s}, nil
+}
+
+// Validate checks instance (a decoded JSON value, numbers as json.Number or
+// float64) against the schema. It returns nil or a *jsonschema.ValidationError.
+func (c *Compiled) Validate(instance any) error {
+	return c.s.Validate(instance)
+}
+
+// Valid reports whether instance validates.
+func (c *Compiled) Valid(instance any) bool { return c.s.Validate(instance) == nil }
+
+// Raw returns the underlying jsonschema v6 schema.
+func (c *Compiled) Raw() *jsonschema.Schema { return c.s }
+
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("only local references (#…) are resolved; not loading %s", url)
+}
+
+// cleanError strips the in-memory resource URL from compiler messages.
+func cleanError(err error) error {
+	msg := err.Error()
+	msg = strings.ReplaceAll(msg, resourceURL, "")
+	return errors.New(msg)
+}
+
+// Instance converts a canon value to the decoded form jsonschema v6 and
+// encoding/json use: map[string]any, []any, string, bool, nil, and
+// json.Number for numbers (exact, never rounded).
+func Instance(v *canon.Value) any {
+	switch v.Kind {
+	case canon.Null:
+		return nil
+	case canon.Bool:
+		return v.Bool
+	case canon.Number:
+		return json.Number(v.Str)
+	case canon.String:
+		return v.Str
+	case canon.Array:
+		out := make([]any, len(v.Items))
+		for i := range v.Items {
+			out[i] = Instance(&v.Items[i])
+		}
+		return out
+	case canon.Object:
+		out := make(map[string]any, len(v.Members))
+		for i := range v.Members {
+			out[v.Members[i].Key] = Instance(&v.Members[i].Value)
+		}
+		return out
+	}
+	return nil
+}
+
+// Decode parses JSON bytes into the form Instance returns (numbers as
+// json.Number), strictly (see canon.Parse).
+func Decode(data []byte) (any, error) {
+	v, err := canon.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return Instance(&v), nil
+}
+
+// Pointer renders a jsonschema instance location as an RFC 6901 JSON Pointer.
+func Pointer(loc []string) string {
+	if len(loc) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, tok := range loc {
+		b.WriteByte('/')
+		b.WriteString(canon.EscapePointer(tok))
+	}
+	return b.String()
+}

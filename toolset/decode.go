@@ -1,0 +1,123 @@
+package toolset
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mcpctl/mcpctl/canon"
+)
+
+// Shapes lists the document shapes Decode accepts, for error messages.
+const Shapes = `a tools/list result {"tools":[…]}, a JSON-RPC response {"jsonrpc":"2.0","result":{"tools":[…]}}, or a bare array of tools`
+
+// Decode reads one discovery document (DESIGN §4.1) strictly: a tools/list
+// result, a full JSON-RPC response, or a bare array of tool objects. source
+// names the input in errors. Every error is an *InputError with a byte
+// offset: invalid JSON (canon.Parse's strictness: duplicate keys, invalid
+// UTF-8, trailing data), a shape none of the above, a tool that is not an
+// object or has no string name, two tools with one name.
+func Decode(source string, data []byte) (*Set, error) {
+	root, err := canon.Parse(data)
+	if err != nil {
+		return nil, syntaxError(source, data, err)
+	}
+	list, ptr, err := findToolList(&root)
+	if err != nil {
+		return nil, located(source, data, root.Start, "", "", err.Error())
+	}
+	tools := make([]*Tool, 0, len(list.Items))
+	for i := range list.Items {
+		item := &list.Items[i]
+		p := fmt.Sprintf("%s/%d", ptr, i)
+		if item.Kind != canon.Object {
+			return nil, located(source, data, item.Start, "", p, fmt.Sprintf("a tool must be an object, got %s", item.Kind))
+		}
+		t, err := toolFromValue(source, data, item, i)
+		if err != nil {
+			return nil, located(source, data, item.Start, "", p, err.Error())
+		}
+		tools = append(tools, t)
+	}
+	set, err := NewSet(source, tools)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) && ie.Offset >= 0 {
+			ie.Line, ie.Col = canon.LineCol(data, ie.Offset)
+		}
+		return nil, err
+	}
+	return set, nil
+}
+
+// DecodeTool reads one tool object (a per-tool snapshot file).
+func DecodeTool(source string, data []byte, index int) (*Tool, error) {
+	v, err := canon.Parse(data)
+	if err != nil {
+		return nil, syntaxError(source, data, err)
+	}
+	if v.Kind != canon.Object {
+		return nil, located(source, data, v.Start, "", "", fmt.Sprintf("a tool snapshot must be one tool object, got %s", v.Kind))
+	}
+	t, err := toolFromValue(source, data, &v, index)
+	if err != nil {
+		return nil, located(source, data, v.Start, "", "", err.Error())
+	}
+	return t, nil
+}
+
+func toolFromValue(source string, data []byte, v *canon.Value, index int) (*Tool, error) {
+	name := v.Get("name")
+	if name == nil {
+		return nil, errors.New(`tool has no "name"`)
+	}
+	if name.Kind != canon.String {
+		return nil, fmt.Errorf(`tool "name" must be a string, got %s`, name.Kind)
+	}
+	raw := data[v.Start:v.End]
+	return &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}, nil
+}
+
+// findToolList locates the tools array in a discovery document and returns
+// it with its JSON Pointer.
+func findToolList(root *canon.Value) (*canon.Value, string, error) {
+	switch root.Kind {
+	case canon.Array:
+		return root, "", nil
+	case canon.Object:
+		if tools := root.Get("tools"); tools != nil {
+			if tools.Kind != canon.Array {
+				return nil, "", fmt.Errorf(`"tools" must be an array, got %s`, tools.Kind)
+			}
+			return tools, "/tools", nil
+		}
+		if res := root.Get("result"); res != nil && root.Has("jsonrpc") {
+			if res.Kind == canon.Object {
+				if tools := res.Get("tools"); tools != nil && tools.Kind == canon.Array {
+					return tools, "/result/tools", nil
+				}
+			}
+			return nil, "", errors.New(`JSON-RPC response has no "result.tools" array`)
+		}
+		if root.Has("jsonrpc") && root.Has("error") {
+			return nil, "", errors.New("JSON-RPC response is an error, not a tools/list result")
+		}
+		if root.Has("name") && root.Has("inputSchema") {
+			return nil, "", fmt.Errorf("a single tool object, not a tool set; want %s (a folder of per-tool files is also accepted)", Shapes)
+		}
+	}
+	return nil, "", fmt.Errorf("unknown document shape (%s); want %s", root.Kind, Shapes)
+}
+
+func syntaxError(source string, data []byte, err error) error {
+	var se *canon.SyntaxError
+	if errors.As(err, &se) {
+		line, col := canon.LineCol(data, se.Offset)
+		return &InputError{Source: source, Offset: se.Offset, Line: line, Col: col, Msg: se.Msg, Err: err}
+	}
+	return &InputError{Source: source, Offset: -1, Msg: err.Error(), Err: err}
+}
+
+func located(source string, data []byte, off int, tool, ptr, msg string) error {
+	line, col := canon.LineCol(data, off)
+	return &InputError{Source: source, Offset: off, Line: line, Col: col, Tool: tool, Pointer: ptr, Msg: msg}
+}

@@ -1,0 +1,169 @@
+package toolset
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// LoadOptions tunes Load. The zero value reads files relative to the working
+// directory and has no stdin.
+type LoadOptions struct {
+	// Stdin is read for the source "-".
+	Stdin io.Reader
+	// Dir resolves relative paths and is where git runs; "" means the
+	// working directory.
+	Dir string
+	// Live configures sources that are running servers.
+	Live LiveOptions
+}
+
+// Load reads a tool set from any source of DESIGN §4.1:
+//
+//   - "-": standard input;
+//   - "git:REV:PATH": the file PATH as it was at git revision REV (read with
+//     `git show REV:PATH`, no shell);
+//   - "stdio:COMMAND ARGS…": a server started as a subprocess (the rest of the
+//     string split into words as a POSIX shell would, never run by a shell);
+//   - "http://…", "https://…": a streamable HTTP server;
+//   - a folder: every *.json and *.snap file in it, one tool object each;
+//   - a file: a discovery document (see Decode).
+//
+// Errors about the input wrap ErrInput (most are *InputError).
+func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
+	switch {
+	case source == "-":
+		if opts.Stdin == nil {
+			return nil, &InputError{Source: "<stdin>", Offset: -1, Msg: "no standard input"}
+		}
+		data, err := io.ReadAll(opts.Stdin)
+		if err != nil {
+			return nil, &InputError{Source: "<stdin>", Offset: -1, Msg: err.Error(), Err: err}
+		}
+		return Decode("<stdin>", data)
+	case strings.HasPrefix(source, "git:"):
+		data, err := gitShow(ctx, opts.Dir, source)
+		if err != nil {
+			return nil, err
+		}
+		return Decode(source, data)
+	case strings.HasPrefix(source, "stdio:"), strings.HasPrefix(source, "http://"), strings.HasPrefix(source, "https://"):
+		return LoadLive(ctx, source, opts.Live)
+	}
+	path := source
+	if opts.Dir != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(opts.Dir, path)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+	}
+	if fi.IsDir() {
+		return LoadDir(source, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+	}
+	return Decode(source, data)
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// LoadDir reads a folder of per-tool snapshot files (*.json or *.snap, one
+// tool object each, as github-mcp-server keeps in __toolsnaps__). Files are
+// read in name order; other files are ignored; an empty folder is an error.
+func LoadDir(source, dir string) (*Set, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read folder: %v", unwrapPathError(err)), Err: err}
+	}
+	var tools []*Tool
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !(strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".snap")) {
+			continue
+		}
+		file := filepath.Join(source, name)
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, &InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+		}
+		t, err := DecodeTool(file, data, len(tools))
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	if len(tools) == 0 {
+		return nil, &InputError{Source: source, Offset: -1, Msg: "folder holds no *.json or *.snap tool files"}
+	}
+	set, err := NewSet(source, tools)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			// Name the files rather than positions in a list.
+			for _, t := range tools {
+				if t.Name == ie.Tool {
+					ie.Msg += "; files: " + strings.Join(filesNamed(tools, t.Name), ", ")
+					break
+				}
+			}
+			ie.Offset = -1
+		}
+		return nil, err
+	}
+	return set, nil
+}
+
+func filesNamed(tools []*Tool, name string) []string {
+	var files []string
+	for _, t := range tools {
+		if t.Name == name {
+			files = append(files, t.Source)
+		}
+	}
+	slices.Sort(files)
+	return files
+}
+
+// gitShow reads "git:REV:PATH" with `git show REV:PATH`. PATH is taken
+// relative to the current directory inside the repository ("./" is added
+// unless it is already relative-explicit), as a user types it.
+func gitShow(ctx context.Context, dir, source string) ([]byte, error) {
+	rest := strings.TrimPrefix(source, "git:")
+	i := strings.LastIndex(rest, ":")
+	if i <= 0 || i == len(rest)-1 {
+		return nil, &InputError{Source: source, Offset: -1, Msg: "want git:REV:PATH, e.g. git:origin/main:tools.lock.json"}
+	}
+	rev, path := rest[:i], rest[i+1:]
+	if !strings.HasPrefix(path, "./") && !strings.HasPrefix(path, "../") && !strings.HasPrefix(path, "/") {
+		path = "./" + path
+	}
+	cmd := exec.CommandContext(ctx, "git", "show", rev+":"+path)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, &InputError{Source: source, Offset: -1, Msg: "git show " + rev + ":" + path + ": " + msg, Err: err}
+	}
+	return out, nil
+}
