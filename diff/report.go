@@ -1,0 +1,115 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpctl/mcpctl/facade"
+)
+
+// Level orders findings: LevelNone < Safe < Facade < Breaking (DESIGN §1).
+type Level int
+
+// The levels. LevelNone is the level of a report with no finding.
+const (
+	LevelNone Level = iota
+	Safe
+	Facade
+	Breaking
+)
+
+var levelNames = [...]string{"none", "safe", "facade", "breaking"}
+
+func (l Level) String() string {
+	if l >= 0 && int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("level(%d)", int(l))
+}
+
+// ParseLevel parses "none", "safe", "facade" or "breaking".
+func ParseLevel(s string) (Level, error) {
+	for i, n := range levelNames {
+		if n == s {
+			return Level(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown level %q (want safe, facade or breaking)", s)
+}
+
+// MarshalText writes the level's name.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText reads a level's name.
+func (l *Level) UnmarshalText(b []byte) error {
+	v, err := ParseLevel(string(b))
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}
+
+// Direction says who reads what changed (DESIGN §4.3).
+type Direction string
+
+// The directions.
+const (
+	Input  Direction = "input"  // inputSchema, read by the server
+	Output Direction = "output" // outputSchema, read by clients
+	ToolD  Direction = "tool"   // name, description, annotations, _meta, …
+)
+
+// Side identifies one side of a comparison in a report.
+type Side struct {
+	Source      string `json:"source"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// Suggestion is a facade that would carry old calls across a facade-level
+// change: Block belongs in the facade of tool Tool (DESIGN §6.1 facade-file
+// shape: {Tool: Block}).
+type Suggestion struct {
+	Tool  string       `json:"tool"`
+	Block facade.Block `json:"block"`
+}
+
+// Change is one finding (DESIGN §1, §4.8). Old, New and Witness hold JSON
+// (canonical encoding, or null).
+type Change struct {
+	Rule      string          `json:"rule"`
+	Level     Level           `json:"level"`
+	Direction Direction       `json:"direction"`
+	Tool      string          `json:"tool"`
+	Path      string          `json:"path"`
+	Old       json.RawMessage `json:"old"`
+	New       json.RawMessage `json:"new"`
+	Message   string          `json:"message"`
+	Witness   json.RawMessage `json:"witness"`
+	Facade    *Suggestion     `json:"facade"`
+	Notice    *string         `json:"notice"`
+
+	// NoWitness says why a breaking or facade finding carries no witness.
+	NoWitness string `json:"noWitness,omitempty"`
+	// Undecided marks a finding the engine could not decide; it is
+	// reported at level breaking with Reason.
+	Undecided bool   `json:"undecided,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// Covered: a declared facade turns the witness into accepted arguments.
+	Covered bool `json:"covered,omitempty"`
+	// Ignored by a .mcpctl.yaml ignore entry (with its reason).
+	Ignored      bool   `json:"ignored,omitempty"`
+	IgnoreReason string `json:"ignoreReason,omitempty"`
+	// RuleBug: --verify found a counterexample to this rule's verdict.
+	RuleBug bool `json:"ruleBug,omitempty"`
+}
+
+// Report is the result of Compare; its JSON form is the public contract of
+// DESIGN §4.8.
+type Report struct {
+	Level   Level          `json:"level"`
+	Counts  map[string]int `json:"counts"`
+	Old     Side           `json:"old"`
+	New     Side           `json:"new"`
+	Changes []Change       `json:"changes"`
+}
