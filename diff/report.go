@@ -1,8 +1,11 @@
+// Package diff compares two tool sets and classifies every change as safe,
+// facade or breaking (DESIGN §4).
 package diff
 
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mcpctl/mcpctl/facade"
 )
@@ -112,4 +115,45 @@ type Report struct {
 	Old     Side           `json:"old"`
 	New     Side           `json:"new"`
 	Changes []Change       `json:"changes"`
+}
+
+// Rule is one entry of the rule catalog (DESIGN §4.4): a stable kebab-case
+// ID (never renamed once released), its default level, direction, tags and a
+// one-sentence purpose.
+type Rule struct {
+	ID        string    `json:"id"`
+	Level     Level     `json:"level"`
+	Direction Direction `json:"direction"`
+	Tags      []string  `json:"tags"`
+	Purpose   string    `json:"purpose"`
+}
+
+// Ignore suppresses findings matching Rule, Tool and Path (JSON Pointer; ""
+// matches any) until Expires (zero: never). An expired ignore stops
+// ignoring and the report says so (DESIGN §4.7).
+type Ignore struct {
+	Rule    string    `json:"rule" yaml:"rule"`
+	Tool    string    `json:"tool" yaml:"tool"`
+	Path    string    `json:"path,omitempty" yaml:"path,omitempty"`
+	Reason  string    `json:"reason" yaml:"reason"`
+	Expires time.Time `json:"expires,omitzero" yaml:"expires,omitempty"`
+}
+
+// Options tunes Compare. The zero value is the default policy.
+type Options struct {
+	// StrictOpenContent makes an optional property added to an open input
+	// schema breaking instead of safe (DESIGN §4.4 open content).
+	StrictOpenContent bool
+	// Levels overrides the default level of rules, by rule ID.
+	Levels map[string]Level
+	// Ignores suppress matching findings (they stay in the report, marked).
+	Ignores []Ignore
+	// Facades, when set, mark facade findings covered (DESIGN §4.6).
+	Facades facade.File
+	// Verify samples this many instances per changed schema to test safe
+	// verdicts (DESIGN §4.5); 0 disables.
+	Verify int
+	// Now is the time lifecycle sunsets and ignore expiries are judged
+	// against; zero means time.Now().
+	Now time.Time
 }
