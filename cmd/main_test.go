@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run mcpctl in-process as a command.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mcpctl": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the CLI end-to-end scripts in testdata/script/*.txtar.
+func TestScripts(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(file))
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("REALDATA", filepath.Join(root, "testdata", "realdata"))
+			env.Setenv("CASES", filepath.Join(root, "testdata", "cases"))
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// validjson FILE: the file parses as one JSON value.
+			"validjson": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: validjson FILE")
+				}
+				data := ts.ReadFile(args[0])
+				var v any
+				err := json.Unmarshal([]byte(data), &v)
+				if neg {
+					if err == nil {
+						ts.Fatalf("%s is valid JSON", args[0])
+					}
+					return
+				}
+				if err != nil {
+					ts.Fatalf("%s is not valid JSON: %v\n%s", args[0], err, data)
+				}
+			},
+			// exitcode N COMMAND ARGS…: run COMMAND and require exit code N.
+			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 || neg {
+					ts.Fatalf("usage: exitcode N COMMAND ARGS…")
+				}
+				want := atoi(ts, args[0])
+				err := ts.Exec(args[1], args[2:]...)
+				got := 0
+				if err != nil {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) {
+						ts.Fatalf("exec %s: %v", args[1], err)
+					}
+					got = ee.ExitCode()
+				}
+				if got != want {
+					ts.Fatalf("exit code %d, want %d", got, want)
+				}
+			},
+			// nlines N FILE: the file has exactly N lines.
+			"nlines": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: nlines N FILE")
+				}
+				n := strings.Count(ts.ReadFile(args[1]), "\n")
+				if (n == atoi(ts, args[0])) == neg {
+					ts.Fatalf("%s has %d lines", args[1], n)
+				}
+			},
+		},
+	})
+}
+
+func atoi(ts *testscript.TestScript, s string) int {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			ts.Fatalf("not a number: %q", s)
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

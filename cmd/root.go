@@ -1,0 +1,115 @@
+// Package cmd holds mcpctl's cobra commands: each parses flags into an
+// options struct, calls the domain packages, picks a renderer and maps errors
+// to exit codes. Main is the whole CLI as a function, so tests run it
+// in-process.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs mcpctl with args (without the program name) and returns the exit
+// code (see `mcpctl help exit-codes`).
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, &Streams{In: stdin, Out: stdout, ErrOut: stderr})
+}
+
+func run(ctx context.Context, args []string, s *Streams) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(s.ErrOut, "mcpctl: internal error (a bug, please report it): %v\n", r)
+			code = ExitInternal
+		}
+	}()
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code = exitCode(err)
+	if code == ExitInternal && isCobraUsage(err) {
+		code = ExitInput
+	}
+	if !errors.Is(err, ErrFindings) {
+		fmt.Fprintf(s.ErrOut, "mcpctl: %v\n", err)
+	}
+	return code
+}
+
+// isCobraUsage recognizes cobra's own flag and argument errors, which it
+// returns as plain errors.
+func isCobraUsage(err error) bool {
+	var fe flagError
+	if errors.As(err, &fe) {
+		return true
+	}
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+		strings.HasPrefix(msg, "unknown shorthand flag") || strings.HasPrefix(msg, "invalid argument")
+}
+
+type flagError struct{ error }
+
+func newRootCmd(s *Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mcpctl",
+		Short: "Check, compare, replay and serve MCP tool contracts",
+		Long: `mcpctl works on the tool contract an MCP server advertises in tools/list:
+canonical forms and fingerprints (canon), change classification with proof
+(diff), replay of recorded calls (replay) and a hot-reloading gated server
+(serve).`,
+		Version:       versionString(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.ErrOut)
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{fmt.Errorf("%w: %v", ErrUsage, err)} })
+	root.AddCommand(
+		newVersionCmd(s),
+		newCanonCmd(s),
+	)
+	for _, c := range extraCommands {
+		root.AddCommand(c(s))
+	}
+	root.AddCommand(&cobra.Command{
+		Use:   "exit-codes",
+		Short: "What mcpctl's exit codes mean",
+		Long:  exitCodesHelp,
+	})
+	// Wrap positional-argument errors as usage errors.
+	wrapArgs(root)
+	return root
+}
+
+// extraCommands lets command files register themselves.
+var extraCommands []func(*Streams) *cobra.Command
+
+func wrapArgs(c *cobra.Command) {
+	if c.Args != nil {
+		orig := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := orig(cmd, args); err != nil {
+				return fmt.Errorf("%w: %v", ErrUsage, err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		wrapArgs(sub)
+	}
+}
