@@ -49,4 +49,3 @@ func TestGoreleaserConfig(t *testing.T) {
 		t.Errorf("ldflags do not stamp cmd.Version: %q", b.Ldflags)
 	}
 }
-
