@@ -1,0 +1,18 @@
+// Package callcheck validates tool-call arguments against a tool's input
+// schema and, when they are invalid, builds the actionable message a model
+// can repair its call from (DESIGN §5 "rejected", §6.3 "self-healing
+// errors"): each offending field by JSON Pointer (RFC 6901), what the schema
+// expected there, and a valid example built from the schema itself (its
+// defaults, examples, enum members and minimal values) and checked with the
+// validator. replay prints this message for a rejected call; serve returns
+// it as the text of an isError result.
+//
+//	ok, msg := callcheck.Check(compiled, tool.InputSchema(), args)
+//	if !ok {
+//		// msg:
+//		// invalid arguments:
+//		// - /q: unexpected property (allowed: query)
+//		// - /query: missing required property; expected a string
+//		// example of valid arguments: {"query":"example"}
+//	}
+package callcheck
