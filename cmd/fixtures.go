@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/fixtures"
+)
+
+func init() { extraCommands = append(extraCommands, newFixturesCmd) }
+
+type convertOptions struct {
+	Input  string
+	To     string
+	Redact []string
+}
+
+func newFixturesCmd(s *Streams) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "fixtures",
+		Short: "Work with recorded tool calls (fixtures)",
+		Long: `Work with recorded tool calls: mcpctl JSON Lines, MCP JSON-RPC transcripts,
+Anthropic Messages tool_use blocks, OpenAI Chat Completions tool_calls and
+OpenAI Responses function_call items (the format of each file is detected
+from its content).`,
+	}
+	c.AddCommand(newFixturesConvertCmd(s))
+	return c
+}
+
+func newFixturesConvertCmd(s *Streams) *cobra.Command {
+	opts := convertOptions{}
+	c := &cobra.Command{
+		Use:   "convert IN",
+		Short: "Normalize recorded calls into mcpctl JSON Lines",
+		Long: `Read the tool calls in IN (a file, a folder of files, or - for standard
+input; any supported format) and write them to standard output as mcpctl
+JSON Lines, one {"tool", "arguments", "generation"?, "expect"?} object per
+line — the format serve --record writes and replay reads.
+
+--redact KEY,… replaces the value of every argument member with one of these
+names, at any depth, with "[redacted]"; a KEY starting with / is a JSON
+Pointer naming one position.`,
+		Example: `  mcpctl fixtures convert transcript.jsonl --to jsonl > calls.jsonl
+  mcpctl fixtures convert anthropic-logs/ --to jsonl --redact token,password`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Input = args[0]
+			if opts.To != "jsonl" {
+				return usageErrorf("--to must be jsonl, got %q", opts.To)
+			}
+			for _, k := range opts.Redact {
+				if strings.TrimSpace(k) == "" {
+					return usageErrorf("--redact: empty key")
+				}
+			}
+			return runConvert(c.Context(), s, opts)
+		},
+	}
+	c.Flags().StringVar(&opts.To, "to", "jsonl", "output format: jsonl (mcpctl JSON Lines)")
+	c.Flags().StringSliceVar(&opts.Redact, "redact", nil, "argument names (or JSON Pointers) whose values are replaced with \"[redacted]\", comma-separated")
+	return c
+}
+
+func runConvert(ctx context.Context, s *Streams, opts convertOptions) error {
+	calls, err := fixtures.Read(ctx, opts.Input, s.In)
+	if err != nil {
+		return err
+	}
+	return fixtures.WriteJSONL(s.Out, calls, opts.Redact)
+}
