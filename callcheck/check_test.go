@@ -192,3 +192,22 @@ func TestMessageNamesEveryProblem(t *testing.T) {
 		}
 	}
 }
+
+func TestCloseNames(t *testing.T) {
+	names := []string{"actions_get", "actions_list", "get_me", "list_issues", "search_code", "search_issues", "list_workflows_v2"}
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"serch_code", []string{"search_code"}},
+		{"list_workflows", []string{"list_workflows_v2"}},
+		{"list_issue", []string{"list_issues"}},
+		{"actions", []string{"actions_get", "actions_list"}},
+		{"zzz", nil},
+	}
+	for _, tt := range tests {
+		if d := cmp.Diff(tt.want, CloseNames(tt.name, names, 3)); d != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", tt.name, d)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package callcheck
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// CloseNames returns up to n names from names that look like name (an
+// unknown tool or argument name): those within an edit distance of a third
+// of name's length (at least 2), or that contain it or are contained in it
+// (case-insensitively), closest first, ties in name order.
+func CloseNames(name string, names []string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	lname := strings.ToLower(name)
+	limit := max(2, len(name)/3)
+	for _, other := range names {
+		if other == name {
+			continue
+		}
+		ln := strings.ToLower(other)
+		d := levenshtein(lname, ln)
+		if d <= limit || (len(lname) >= 3 && strings.Contains(ln, lname)) || (len(ln) >= 3 && strings.Contains(lname, ln)) {
+			cs = append(cs, cand{other, d})
+		}
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		if c := cmp.Compare(a.d, b.d); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	var out []string
+	for _, c := range cs {
+		if len(out) == n {
+			break
+		}
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// levenshtein is the edit distance between a and b, by bytes.
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
