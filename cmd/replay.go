@@ -1,0 +1,170 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+func init() { extraCommands = append(extraCommands, newReplayCmd) }
+
+// replayFormats are the output formats of replay.
+var replayFormats = []string{"text", "json", "markdown", "github", "junit"}
+
+type replayOptions struct {
+	Fixtures string
+	Against  string
+	Facades  string
+	FailOn   string
+	Format   string
+	Live     string
+	Yes      bool
+}
+
+func newReplayCmd(s *Streams) *cobra.Command {
+	opts := replayOptions{}
+	c := &cobra.Command{
+		Use:   "replay FIXTURES --against SOURCE",
+		Short: "Replay recorded tool calls against a tool set",
+		Long: `Replay recorded tool calls against a tool set and say, per call, whether the
+new contract accepts it as sent (accepted), after the declared facade
+(translated, with the translated call), or not at all (rejected, with the
+message serve would return: each offending field by JSON Pointer, what was
+expected and a valid example), or does not know the tool (unknown-tool).
+
+FIXTURES is a file, a folder (every file in it) or - for standard input, in
+any supported format, detected per file: mcpctl JSON Lines, MCP JSON-RPC
+transcripts, Anthropic Messages, OpenAI Chat Completions and Responses.
+SOURCE is any tool-set source, as for diff. --facades takes a facade file
+(tool name → facade block, YAML or JSON) or a serve config.
+
+--live SOURCE also sends every call (translated when translated) to a
+running server (stdio:COMMAND ARGS… or an http(s) URL) and records whether
+it answered with a result, an isError result or a protocol error. Calls can
+have side effects: the calls are listed first and sent only with --yes or
+after confirming on a terminal.
+
+Exit codes: 0 when no call reaches --fail-on, 1 when one does (rejected and
+unknown-tool by default; translated too with --fail-on translated; a call
+with a recorded "expect" fails only when its outcome differs), 2 for bad
+input or usage, 3 for a bug.`,
+		Example: `  mcpctl replay calls.jsonl --against tools.lock.json
+  mcpctl replay fixtures/ --against v2.json --facades facades.yaml --format markdown
+  mcpctl replay calls.jsonl --against tools.lock.json --live stdio:./server --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Fixtures = args[0]
+			return runReplay(c.Context(), s, opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.Against, "against", "", "the tool set to replay against (required): a file, folder, git:REV:PATH, stdio:COMMAND or http(s) URL")
+	f.StringVar(&opts.Facades, "facades", "", "facade file (YAML or JSON: tool name → facade block, or a serve config)")
+	f.StringVar(&opts.FailOn, "fail-on", "rejected", "exit 1 when a call is: rejected (or unknown-tool), translated (or worse), or never")
+	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(replayFormats, ", "))
+	f.StringVar(&opts.Live, "live", "", "also send every call to this running server (stdio:COMMAND ARGS… or http(s) URL)")
+	f.BoolVar(&opts.Yes, "yes", false, "with --live: send without asking (calls can have side effects)")
+	return c
+}
+
+// inputError marks err as bad input (exit code 2) and keeps its message.
+type inputError struct{ error }
+
+func (e inputError) Unwrap() []error { return []error{ErrUsage, e.error} }
+
+func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
+	failOn, err := fixtures.ParseFailOn(opts.FailOn)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if !containsString(replayFormats, opts.Format) {
+		return usageErrorf("--format must be one of %s, got %q", strings.Join(replayFormats, ", "), opts.Format)
+	}
+	if opts.Against == "" {
+		return usageErrorf("--against SOURCE is required")
+	}
+	if opts.Fixtures == "-" && opts.Against == "-" {
+		return usageErrorf("only one of FIXTURES and --against can be - (standard input)")
+	}
+	var facades facade.File
+	if opts.Facades != "" {
+		if facades, err = facade.LoadFile(opts.Facades); err != nil {
+			return inputError{err}
+		}
+	}
+	calls, err := fixtures.Read(ctx, opts.Fixtures, s.In)
+	if err != nil {
+		return err
+	}
+	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
+	if err != nil {
+		return err
+	}
+	r, err := fixtures.NewReplayer(set, facades)
+	if err != nil {
+		return inputError{fmt.Errorf("--facades %s: %w", opts.Facades, err)}
+	}
+	rep, err := r.Run(ctx, calls)
+	if err != nil {
+		return err
+	}
+	if opts.Live != "" {
+		if err := replayLive(ctx, s, opts, rep); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := renderReplay(&buf, opts.Format, rep, failOn, opts.Format == "text" && s.ColorOut()); err != nil {
+		return fmt.Errorf("render %s: %w", opts.Format, err)
+	}
+	if _, err := s.Out.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if rep.Fails(failOn) {
+		return ErrFindings
+	}
+	return nil
+}
+
+func containsString(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// replayLive lists the calls it will send on stderr, asks for confirmation
+// (unless --yes), then sends them.
+func replayLive(ctx context.Context, s *Streams, opts replayOptions, rep *fixtures.Report) error {
+	fmt.Fprintf(s.ErrOut, "mcpctl: --live will send %d call(s) to %s; calls can have side effects:\n", len(rep.Calls), opts.Live)
+	for i := range rep.Calls {
+		tool, args := rep.Calls[i].Sent()
+		fmt.Fprintf(s.ErrOut, "  %s  %s %s\n", rep.Calls[i].Source, tool, compactJSON(args))
+	}
+	if !opts.Yes {
+		if !s.InIsTerminal() {
+			return usageErrorf("--live sends calls that can have side effects: pass --yes to send them (standard input is not a terminal to ask on)")
+		}
+		fmt.Fprint(s.ErrOut, "Send these calls? [y/N] ")
+		answer, _ := bufio.NewReader(s.In).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			return usageErrorf("--live: not confirmed; nothing sent")
+		}
+	}
+	live, err := fixtures.ConnectLive(ctx, opts.Live, fixtures.LiveOptions{Stderr: s.ErrOut})
+	if err != nil {
+		return inputError{fmt.Errorf("--live: %w", err)}
+	}
+	defer live.Close()
+	return fixtures.SendAll(ctx, live, rep)
+}
