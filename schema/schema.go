@@ -116,11 +116,13 @@ func cleanError(err error) error {
 }
 
 // deepestLeaves returns the instance location of the deepest leaf errors of a
-// validation error tree, and their messages (each once, in tree order).
+// validation error tree (the first in JSON Pointer order when several are
+// equally deep, since jsonschema v6 orders some causes by map iteration),
+// and their distinct messages, sorted.
 func deepestLeaves(ve *jsonschema.ValidationError) ([]string, []string) {
-	var loc []string
+	var best []string
 	var reasons []string
-	depth := -1
+	found := false
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) > 0 {
@@ -129,20 +131,18 @@ func deepestLeaves(ve *jsonschema.ValidationError) ([]string, []string) {
 			}
 			return
 		}
-		d := len(e.InstanceLocation)
-		if d < depth {
-			return
-		}
+		loc := e.InstanceLocation
 		msg := e.BasicOutput().Error.String()
 		switch {
-		case d > depth:
-			depth, loc, reasons = d, e.InstanceLocation, []string{msg}
-		case slices.Equal(e.InstanceLocation, loc) && !slices.Contains(reasons, msg):
+		case !found || len(loc) > len(best) || len(loc) == len(best) && Pointer(loc) < Pointer(best):
+			found, best, reasons = true, loc, []string{msg}
+		case slices.Equal(loc, best) && !slices.Contains(reasons, msg):
 			reasons = append(reasons, msg)
 		}
 	}
 	walk(ve)
-	return loc, reasons
+	slices.Sort(reasons)
+	return best, reasons
 }
 
 // Instance converts a canon value to the decoded form jsonschema v6 and
