@@ -125,13 +125,13 @@ func ruleSeverity(id string) Severity {
 
 // ValidateTool returns the errors (DESIGN §3b.2) of one tool on its own: an
 // invalid name, a missing or non-object inputSchema, a non-object
-// outputSchema, a schema that does not compile (schema.Compile), a local $ref
+// outputSchema, a schema that does not compile (schema.Compile; an anchor or
+// $id declared twice is reported here too, at its own pointer), a local $ref
 // that does not resolve, a $ref to another document. Uniqueness needs the
 // whole set and is checked by Check. The result is sorted like Check's and is
 // empty for a valid tool.
 func ValidateTool(t *toolset.Tool) []Finding {
-	var c collector
-	c.tool = t.Name
+	c := collector{tool: t.Name}
 	c.validate(t)
 	sortFindings(c.out)
 	return c.out
