@@ -100,10 +100,6 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 			return inputError{err}
 		}
 	}
-	calls, err := fixtures.Read(ctx, opts.Fixtures, s.In)
-	if err != nil {
-		return err
-	}
 	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
 	if err != nil {
 		return err
@@ -112,7 +108,7 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	if err != nil {
 		return inputError{fmt.Errorf("--facades %s: %w", opts.Facades, err)}
 	}
-	rep, err := r.Run(ctx, calls)
+	rep, err := r.RunPath(ctx, opts.Fixtures, s.In)
 	if err != nil {
 		return err
 	}
