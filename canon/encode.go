@@ -2,71 +2,119 @@ package canon
 
 import (
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// maxExactInt is 2^53, the largest magnitude below which every integer is an
-// exact IEEE 754 double.
-const maxExactInt = 1 << 53
-
 // AppendNumber appends the canonical form of the JSON number text num to dst,
 // as RFC 8785 §3.2.2.3 prescribes (the ECMAScript Number.prototype.toString
 // of the IEEE 754 double nearest to num): 1.0 → 1, 1e2 → 100, -0 → 0,
-// 1e21 → 1e+21, 0.000001 → 0.000001, 1e-7 → 1e-7.
+// 1e21 → 1e+21, 0.000001 → 0.000001, 1e-7 → 1e-7, 5e-324 → 5e-324.
 //
-// Deviation, on purpose: an integer literal (no fraction, no exponent) whose
-// magnitude exceeds 2^53 is kept as its exact decimal digits instead of being
-// rounded to the nearest double, so that two different large identifiers never
-// compare equal. Numbers that overflow a double (1e400) are likewise kept as
-// their source text, since JCS has no form for them.
+// Deviations, on purpose, where a double cannot hold the value:
+//
+//   - An integer literal (digits only, no fraction, no exponent) is written
+//     as its exact decimal digits, whatever its magnitude: 9007199254740993
+//     stays 9007199254740993 (JCS would round it to 9007199254740992), so two
+//     different large identifiers never compare equal. Up to 2^53 this is
+//     exactly what JCS prints; beyond it, different spellings of one value
+//     (12345678901234567890 and 1.234567890123456789e19) do not meet.
+//   - A number beyond the double range (1e400, which JCS cannot represent) is
+//     written exactly in normalized scientific form, d.ddde+N with no
+//     redundant zeros: 1E400, 10e399 and 0.1e401 all become 1e+400.
+//
+// Numbers that underflow (1e-400) become the double they round to, 0. num
+// must be a JSON number (RFC 8259 §6); other text is appended unchanged.
 func AppendNumber(dst []byte, num string) []byte {
-	if isPlainInt(num) {
-		// Fast path for the common case: small integers print as themselves,
-		// minus a negative zero's sign.
-		if len(num) <= 15 {
-			if num == "-0" {
-				return append(dst, '0')
-			}
-			return append(dst, num...)
+	if digits, neg, ok := plainInt(num); ok {
+		if digits == "0" {
+			return append(dst, '0') // also -0
 		}
-		digits := strings.TrimPrefix(num, "-")
-		if len(digits) > 16 || mustParse(digits) > maxExactInt {
-			return append(dst, num...)
+		if neg {
+			dst = append(dst, '-')
 		}
+		return append(dst, digits...)
 	}
 	f, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsInf(f, 0) {
+	if err != nil {
+		if math.IsInf(f, 0) {
+			if out, ok := appendExactDecimal(dst, num); ok {
+				return out
+			}
+		}
 		return append(dst, num...)
 	}
 	return AppendFloat(dst, f)
 }
 
-func isPlainInt(num string) bool {
+// plainInt reports whether num is an integer literal, [-]digits, and returns
+// its digits without sign and leading zeros ("0" for zero).
+func plainInt(num string) (digits string, neg, ok bool) {
 	s := num
 	if len(s) > 0 && s[0] == '-' {
-		s = s[1:]
+		s, neg = s[1:], true
 	}
 	if s == "" {
-		return false
+		return "", false, false
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return false
+			return "", false, false
 		}
 	}
-	return true
+	for len(s) > 1 && s[0] == '0' {
+		s = s[1:]
+	}
+	return s, neg, true
 }
 
-func mustParse(digits string) float64 {
-	f, _ := strconv.ParseFloat(digits, 64)
-	return f
+// appendExactDecimal appends the JSON number num, exactly, in the form
+// [-]d[.ddd]e±N with no leading or trailing zeros in the digits. It reports
+// false when num is not a JSON number or is zero.
+func appendExactDecimal(dst []byte, num string) ([]byte, bool) {
+	s := num
+	neg := false
+	if len(s) > 0 && s[0] == '-' {
+		s, neg = s[1:], true
+	}
+	mant, expText, hasExp := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return dst, false
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	// value = digits × 10^(exp − len(frac)); the first digit's power of ten
+	// is exp − len(frac) + len(digits) − 1.
+	exp := new(big.Int)
+	if hasExp {
+		if _, ok := exp.SetString(strings.TrimPrefix(expText, "+"), 10); !ok {
+			return dst, false
+		}
+	}
+	exp.Add(exp, big.NewInt(int64(len(digits)-len(frac)-1)))
+	if neg {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, trimmed[0])
+	if len(trimmed) > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, trimmed[1:]...)
+	}
+	dst = append(dst, 'e')
+	if exp.Sign() >= 0 {
+		dst = append(dst, '+')
+	}
+	return exp.Append(dst, 10), true
 }
 
 // AppendFloat appends f in the ECMAScript Number.prototype.toString form that
-// RFC 8785 §3.2.2.3 requires. f must be finite.
+// RFC 8785 §3.2.2.3 requires (ECMA-262 §7.1.12.1: the shortest digits that
+// round-trip, in plain notation for exponents in [-7, 21), scientific with an
+// explicit exponent sign otherwise). f must be finite; -0 is written as 0.
 func AppendFloat(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, '0')
@@ -75,12 +123,24 @@ func AppendFloat(dst []byte, f float64) []byte {
 		dst = append(dst, '-')
 		f = -f
 	}
-	// Shortest round-trip digits, as d.ddddde±x.
-	var tmp [32]byte
+	// Shortest round-trip digits, as d[.dddd]e±xx.
+	var tmp, dig [32]byte
 	s := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
-	mant, expPart, _ := strings.Cut(string(s), "e")
-	exp, _ := strconv.Atoi(expPart)
-	digits := strings.Replace(mant, ".", "", 1)
+	e := len(s) - 1
+	for s[e] != 'e' {
+		e--
+	}
+	digits := append(dig[:0], s[0])
+	if e > 1 {
+		digits = append(digits, s[2:e]...)
+	}
+	exp := 0
+	for _, c := range s[e+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if s[e+1] == '-' {
+		exp = -exp
+	}
 	k := len(digits)
 	n := exp + 1 // position of the decimal point relative to the digits
 	switch {

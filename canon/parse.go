@@ -81,8 +81,8 @@ func (p *parser) describe(off int) string {
 	if off >= len(p.data) {
 		return "end of input"
 	}
-	r, _ := utf8.DecodeRune(p.data[off:])
-	if r == utf8.RuneError {
+	r, size := utf8.DecodeRune(p.data[off:])
+	if r == utf8.RuneError && size <= 1 {
 		return fmt.Sprintf("byte 0x%02x", p.data[off])
 	}
 	return strconv.QuoteRune(r)
@@ -123,6 +123,8 @@ func (p *parser) value(depth int) (Value, error) {
 		return p.literal("false", Value{Kind: Bool})
 	case c == 'n':
 		return p.literal("null", Value{Kind: Null})
+	case c == 0xEF && len(p.data)-p.pos >= 3 && p.data[p.pos+1] == 0xBB && p.data[p.pos+2] == 0xBF:
+		return Value{}, p.errorf(p.pos, "unexpected byte order mark (U+FEFF); JSON text must not start with one (RFC 8259 §8.1)")
 	default:
 		return Value{}, p.errorf(p.pos, "unexpected %s, want a JSON value", p.describe(p.pos))
 	}
