@@ -72,11 +72,11 @@ func TestCanonCases(t *testing.T) {
 	// For the error cases: the JSON Pointer of the value the error must point
 	// at (its byte offset is checked against the document).
 	known := map[string]string{
-		"canon-key-order":           "", // members in another order are one document
-		"canon-tool-order":          "", // the tools array is sorted by name
-		"canon-set-keywords":        "", // required, type and enum are sets in schemas
-		"canon-default-array-order": "", // an array-valued default keeps its order
-		"canon-numbers":             "", // 1.0 and 1 are one number (RFC 8785)
+		"canon-key-order":           "",         // members in another order are one document
+		"canon-tool-order":          "",         // the tools array is sorted by name
+		"canon-set-keywords":        "",         // required, type and enum are sets in schemas
+		"canon-default-array-order": "",         // an array-valued default keeps its order
+		"canon-numbers":             "",         // 1.0 and 1 are one number (RFC 8785)
 		"canon-duplicate-name":      "/tools/1", // the second tool named execute_sql
 	}
 	cases := loadCanonCases(t)
