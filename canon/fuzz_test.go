@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/canon"
@@ -73,6 +76,84 @@ func reencode(form int, data []byte) ([]byte, error) {
 		return nil, err
 	}
 	return canonForms(&v)[form], nil
+}
+
+// checkNumbers checks every number of v against its canonical text: an
+// integer literal or a number beyond the double range keeps its exact value
+// (the documented deviation of AppendNumber), any other number becomes the
+// same double.
+func checkNumbers(t *testing.T, v *canon.Value) {
+	t.Helper()
+	switch v.Kind {
+	case canon.Number:
+		out := string(canon.AppendNumber(nil, v.Str))
+		in := v.Str
+		f, err := strconv.ParseFloat(in, 64)
+		exact := err != nil || !strings.ContainsAny(in, ".eE")
+		if !exact {
+			g, err := strconv.ParseFloat(out, 64)
+			if err != nil || g != f {
+				t.Fatalf("number %s became %s, another double", in, out)
+			}
+			return
+		}
+		// Compare exact values; skip exponents too large for big.Rat.
+		if _, e, ok := strings.Cut(strings.ToLower(in), "e"); ok && len(e) > 5 {
+			return
+		}
+		var a, b big.Rat
+		if _, ok := a.SetString(in); !ok {
+			t.Fatalf("big.Rat cannot read %s", in)
+		}
+		if _, ok := b.SetString(out); !ok || a.Cmp(&b) != 0 {
+			t.Fatalf("number %s became %s, not the same exact value", in, out)
+		}
+	case canon.Array:
+		for i := range v.Items {
+			checkNumbers(t, &v.Items[i])
+		}
+	case canon.Object:
+		for i := range v.Members {
+			checkNumbers(t, &v.Members[i].Value)
+		}
+	}
+}
+
+// respellNumbers rewrites every number with a fraction or an exponent into
+// another spelling of the same value: one more trailing zero in the
+// fraction, and the other case of "e". Integer literals have one spelling.
+func respellNumbers(v *canon.Value) {
+	switch v.Kind {
+	case canon.Number:
+		mant, exp, hasExp := strings.Cut(v.Str, "e")
+		if !hasExp {
+			mant, exp, hasExp = strings.Cut(v.Str, "E")
+		}
+		switch {
+		case strings.Contains(mant, "."):
+			mant += "0"
+		case hasExp:
+			mant += ".0"
+		default:
+			return
+		}
+		if hasExp {
+			e := "E"
+			if strings.Contains(v.Str, "E") {
+				e = "e"
+			}
+			mant += e + exp
+		}
+		v.Str = mant
+	case canon.Array:
+		for i := range v.Items {
+			respellNumbers(&v.Items[i])
+		}
+	case canon.Object:
+		for i := range v.Members {
+			respellNumbers(&v.Members[i].Value)
+		}
+	}
 }
 
 // addSeeds adds the canon cases of testdata/cases and a few real tools.
@@ -146,6 +227,13 @@ func FuzzCanon(f *testing.F) {
 			if !bytes.Equal(again, c) {
 				t.Fatalf("%s not idempotent:\n first %s\nsecond %s", formNames[i], c, again)
 			}
+		}
+		checkNumbers(t, &v)
+		// Another spelling of the same numbers gives the same form.
+		re := v.Clone()
+		respellNumbers(&re)
+		if c := canon.AppendJCS(nil, &re); !bytes.Equal(c, forms[0]) {
+			t.Fatalf("AppendJCS changed when numbers were respelled:\nwant %s\n got %s", forms[0], c)
 		}
 		// Same meaning as the input, as encoding/json reads both (numbers as
 		// float64; the input may still be out of float64 range).
