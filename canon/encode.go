@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // AppendNumber appends the canonical form of the JSON number text num to dst,
@@ -214,11 +213,18 @@ func AppendString(dst []byte, s string) []byte {
 }
 
 // CompareKeys orders member names by their UTF-16 code units, as RFC 8785
-// §3.2.3 requires. It returns -1, 0 or +1.
-func CompareKeys(a, b string) int {
-	// UTF-8 byte order equals code point order, which equals UTF-16 order
-	// except between U+E000–U+FFFF and supplementary characters (encoded as
-	// surrogates D800–DFFF in UTF-16). Compare bytes, and fix up only that case.
+// §3.2.3 requires. It returns -1, 0 or +1. a and b are UTF-8; on invalid
+// UTF-8 the order is still total and deterministic.
+func CompareKeys(a, b string) int { return compareUTF16(a, b) }
+
+// compareUTF16 compares UTF-8 texts in UTF-16 code unit order without
+// decoding them. UTF-8 byte order is code point order, which is UTF-16 order
+// except that supplementary characters (4-byte sequences, lead bytes F0–F4;
+// surrogates D800–DBFF in UTF-16) sort before U+E000–U+FFFF (lead bytes
+// EE–EF). The first differing bytes of two valid texts are either both lead
+// bytes or both continuation bytes of runes of one length, so ranking lead
+// bytes EE–EF above F0–FF, and comparing bytes otherwise, is enough.
+func compareUTF16[T string | []byte](a, b T) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
@@ -227,25 +233,24 @@ func CompareKeys(a, b string) int {
 	if i == n {
 		return cmpInt(len(a), len(b))
 	}
-	if a[i] < 0xEE && b[i] < 0xEE {
-		return cmpInt(int(a[i]), int(b[i]))
+	ca, cb := a[i], b[i]
+	if ra, rb := utf16Rank(ca), utf16Rank(cb); ra != rb {
+		return cmpInt(ra, rb)
 	}
-	// Back up to the start of the differing rune.
-	for i > 0 && !utf8.RuneStart(a[i]) {
-		i--
-	}
-	ra, _ := utf8.DecodeRuneInString(a[i:])
-	rb, _ := utf8.DecodeRuneInString(b[i:])
-	return cmpInt(utf16Key(ra), utf16Key(rb))
+	return cmpInt(int(ca), int(cb))
 }
 
-// utf16Key maps a rune to the value of its first UTF-16 code unit, with
-// supplementary characters ordered as their high surrogate.
-func utf16Key(r rune) int {
-	if r >= 0x10000 {
-		return 0xD800 + int((r-0x10000)>>10)
+// utf16Rank groups bytes by where their rune sorts in UTF-16: 0 for bytes
+// below EE (code points below U+E000, and continuation bytes), 1 for lead
+// bytes F0–FF (supplementary, high surrogates), 2 for EE–EF (U+E000–U+FFFF).
+func utf16Rank(c byte) int {
+	switch {
+	case c < 0xEE:
+		return 0
+	case c < 0xF0:
+		return 2
 	}
-	return int(r)
+	return 1
 }
 
 func cmpInt(a, b int) int {
@@ -258,12 +263,23 @@ func cmpInt(a, b int) int {
 	return 0
 }
 
-// Encoder writes canonical JSON. The zero value encodes plain RFC 8785 JCS;
-// set Schema to treat the value being encoded as a JSON Schema (DESIGN §3.3).
+// encoder writes canonical JSON into buf.
 type encoder struct {
 	buf []byte
-	// scratch holds per-depth member index slices reused across objects.
+	// order holds per-depth member index slices reused across objects.
 	order [][]int
+	// spans and scratch are reused by set to sort encoded members.
+	spans   []span
+	scratch []byte
+}
+
+type span struct{ start, end int }
+
+// grow makes room for about n more bytes in e.buf.
+func (e *encoder) grow(n int) {
+	if n > 0 && cap(e.buf)-len(e.buf) < n {
+		e.buf = slices.Grow(e.buf, n)
+	}
 }
 
 // AppendJCS appends the RFC 8785 canonical form of v to dst: members sorted by
@@ -271,6 +287,7 @@ type encoder struct {
 // Array order is kept everywhere.
 func AppendJCS(dst []byte, v *Value) []byte {
 	e := encoder{buf: dst}
+	e.grow(v.End - v.Start)
 	e.value(v, posData, 0)
 	return e.buf
 }
@@ -370,13 +387,13 @@ func (e *encoder) object(v *Value, pos position, depth int) {
 	}
 	sorted := true
 	for i := 1; i < len(idx); i++ {
-		if CompareKeys(v.Members[i-1].Key, v.Members[i].Key) > 0 {
+		if compareUTF16(v.Members[i-1].Key, v.Members[i].Key) > 0 {
 			sorted = false
 			break
 		}
 	}
 	if !sorted {
-		slices.SortFunc(idx, func(a, b int) int { return CompareKeys(v.Members[a].Key, v.Members[b].Key) })
+		slices.SortFunc(idx, func(a, b int) int { return compareUTF16(v.Members[a].Key, v.Members[b].Key) })
 	}
 	e.order[depth] = idx
 	e.buf = append(e.buf, '{')
@@ -413,27 +430,32 @@ func (e *encoder) object(v *Value, pos position, depth int) {
 }
 
 // set writes an array of a set keyword with its members sorted by their
-// canonical encoding; members are instance data.
+// canonical encoding; members are instance data. The members are encoded in
+// place at the end of e.buf, then written back in sorted order.
 func (e *encoder) set(v *Value, depth int) {
 	if len(v.Items) <= 1 {
 		e.value(v, posData, depth)
 		return
 	}
-	enc := make([][]byte, len(v.Items))
+	start := len(e.buf)
+	spans := e.spans[:0]
 	for i := range v.Items {
-		sub := encoder{}
-		sub.value(&v.Items[i], posData, 0)
-		enc[i] = sub.buf
+		s := len(e.buf)
+		e.value(&v.Items[i], posData, depth+1) // never reaches set again
+		spans = append(spans, span{s - start, len(e.buf) - start})
 	}
-	slices.SortFunc(enc, func(a, b []byte) int { return compareCanonical(a, b) })
-	e.buf = append(e.buf, '[')
-	for i, b := range enc {
+	e.scratch = append(e.scratch[:0], e.buf[start:]...)
+	enc := e.scratch
+	slices.SortFunc(spans, func(a, b span) int {
+		return compareUTF16(enc[a.start:a.end], enc[b.start:b.end])
+	})
+	e.buf = append(e.buf[:start], '[')
+	for i, sp := range spans {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		e.buf = append(e.buf, b...)
+		e.buf = append(e.buf, enc[sp.start:sp.end]...)
 	}
 	e.buf = append(e.buf, ']')
+	e.spans = spans
 }
-
-func compareCanonical(a, b []byte) int { return CompareKeys(string(a), string(b)) }

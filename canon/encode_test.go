@@ -2,8 +2,11 @@ package canon_test
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -271,6 +274,35 @@ func TestCompareKeysUTF16(t *testing.T) {
 			if got := canon.CompareKeys(a, b); got != want {
 				t.Errorf("CompareKeys(%+q, %+q) = %d, want %d", a, b, got, want)
 			}
+		}
+	}
+}
+
+// TestCompareKeysMatchesUTF16 compares CompareKeys with a reference (encode
+// both keys to UTF-16, compare code units) on random keys drawn from the
+// ranges where UTF-8 and UTF-16 orders differ.
+func TestCompareKeysMatchesUTF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	ranges := [][2]rune{{0, 0x7f}, {0x80, 0x7ff}, {0x800, 0xd7ff}, {0xe000, 0xffff}, {0x10000, 0x10ffff}}
+	key := func() string {
+		rs := make([]rune, r.IntN(4))
+		for i := range rs {
+			rg := ranges[r.IntN(len(ranges))]
+			rs[i] = rg[0] + r.Int32N(rg[1]-rg[0]+1)
+			if r.IntN(3) == 0 {
+				rs[i] = rg[0] // boundaries collide more often
+			}
+		}
+		return string(rs)
+	}
+	for range 20000 {
+		a, b := key(), key()
+		if r.IntN(4) == 0 {
+			b = a + b // shared prefixes
+		}
+		want := slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+		if got := canon.CompareKeys(a, b); got != want {
+			t.Fatalf("CompareKeys(%+q, %+q) = %d, want %d", a, b, got, want)
 		}
 	}
 }
