@@ -178,7 +178,9 @@ const hexDigits = "0123456789abcdef"
 // AppendString appends s as a JSON string escaped as RFC 8785 §3.2.2.2
 // prescribes: only '"', '\\' and control characters below U+0020 are
 // escaped, with the short forms \b \t \n \f \r where they exist and \u00xx
-// (lower-case hex) otherwise; everything else is written as UTF-8.
+// (lower-case hex) otherwise; everything else is written as UTF-8. s must be
+// valid UTF-8, as every string Parse returns is; invalid bytes are copied
+// unchanged.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0

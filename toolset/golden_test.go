@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -69,6 +70,15 @@ func TestGoldenCanon(t *testing.T) {
 			}
 			if !bytes.Equal(want, got) {
 				t.Errorf("canonical form differs from %s at byte %d (run with -update if the change is intended)", golden, firstDiff(want, got))
+			}
+
+			// Set.Canonical is canon.AppendToolList of the same tools.
+			values := make([]*canon.Value, len(set.Tools))
+			for i, tl := range set.Tools {
+				values[i] = &tl.Value
+			}
+			if list := canon.AppendToolList(nil, values); !bytes.Equal(list, got) {
+				t.Errorf("Set.Canonical and canon.AppendToolList differ at byte %d", firstDiff(list, got))
 			}
 
 			again, err := toolset.Decode(golden, got)
