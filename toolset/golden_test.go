@@ -14,7 +14,7 @@ import (
 
 // update rewrites golden files under testdata/golden instead of comparing:
 // go test ./toolset/ -run Golden -update
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/ (canonical forms, snapshots)")
 
 // realdataFiles lists testdata/realdata/<server>/<file>.json as paths
 // relative to testdata/realdata.
