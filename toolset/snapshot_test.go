@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-
 func TestWriteSnapshotGolden(t *testing.T) {
 	in := filepath.Join("testdata", "snapshot", "input.json")
 	data, err := os.ReadFile(in)
