@@ -89,8 +89,7 @@ func Compare(old, new *toolset.Set, opts Options) *Report {
 		}
 		if routed && rte.Rule == "tool-renamed" {
 			renamedTo[rte.Target] = true
-			nt := new.Lookup(rte.Target)
-			r.Changes = append(r.Changes, c.compareTool(rt.Name, rt, nt)...)
+			r.Changes = append(r.Changes, c.compareRenamed(rt, new.Lookup(rte.Target), rte.Alias.Rename)...)
 		}
 	}
 	for _, nt := range added {
@@ -154,9 +153,26 @@ func (c *comparison) compiled(s *canon.Value) (*schema.Compiled, error) {
 }
 
 // compareTool compares two versions of one tool; findings are reported
-// under name (the old name when the tool was renamed).
+// under name.
 func (c *comparison) compareTool(name string, ot, nt *toolset.Tool) []Change {
-	ov, nv := c.normalized(ot), c.normalized(nt)
+	return c.compareValues(name, c.normalized(ot), c.normalized(nt))
+}
+
+// compareRenamed compares a renamed tool with its new version, under the
+// old name, after applying the alias's argument renames to the old input
+// schema, so that only what the alias does not carry is reported.
+func (c *comparison) compareRenamed(ot, nt *toolset.Tool, rename map[string]string) []Change {
+	ov := c.normalized(ot)
+	if len(rename) > 0 {
+		v := ov.Clone()
+		renameProperties(v.Get("inputSchema"), rename)
+		ov = &v
+	}
+	return c.compareValues(ot.Name, ov, c.normalized(nt))
+}
+
+// compareValues compares two normalized tool values.
+func (c *comparison) compareValues(name string, ov, nv *canon.Value) []Change {
 	var out []Change
 	if inputSchemaGone(ov, nv) {
 		out = append(out, inputSchemaRemoved(name, ov, nv))

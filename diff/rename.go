@@ -433,6 +433,25 @@ func redescribed(old, tgt argSet, rename map[string]string) []string {
 	return out
 }
 
+// renameProperties renames top-level properties of an object schema in
+// place (in "properties" and "required"), as an alias rename does to calls.
+func renameProperties(s *canon.Value, rename map[string]string) {
+	if p := s.Get("properties"); p != nil && p.Kind == canon.Object {
+		for i := range p.Members {
+			if to, ok := rename[p.Members[i].Key]; ok {
+				p.Members[i].Key = to
+			}
+		}
+	}
+	if r := s.Get("required"); r != nil && r.Kind == canon.Array {
+		for i := range r.Items {
+			if to, ok := rename[r.Items[i].Str]; ok && r.Items[i].Kind == canon.String {
+				r.Items[i].Str = to
+			}
+		}
+	}
+}
+
 // stringEnum returns the string members of a schema's enum.
 func stringEnum(s *canon.Value) []string {
 	e := s.Get("enum")
