@@ -145,4 +145,3 @@ func TestRenameSuggestionCovers(t *testing.T) {
 		t.Errorf("witness %s is not valid for the old tool: %v", c.Witness, err)
 	}
 }
-
