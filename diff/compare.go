@@ -87,7 +87,7 @@ func Compare(old, new *toolset.Set, opts Options) *Report {
 			ch.NoWitness = "any call to the tool is a witness"
 			r.Changes = append(r.Changes, ch)
 		}
-		if routed && rte.Rule == "tool-renamed" {
+		if routed && !after && rte.Rule == "tool-renamed" {
 			renamedTo[rte.Target] = true
 			r.Changes = append(r.Changes, c.compareRenamed(rt, new.Lookup(rte.Target), rte.Alias.Rename)...)
 		}
@@ -160,15 +160,16 @@ func (c *comparison) compareTool(name string, ot, nt *toolset.Tool) []Change {
 
 // compareRenamed compares a renamed tool with its new version, under the
 // old name, after applying the alias's argument renames to the old input
-// schema, so that only what the alias does not carry is reported.
+// schema, so that only what the alias does not carry is reported. The old
+// name's deprecation is left out: it was about the old name, which is gone;
+// a deprecation of the new tool is still reported.
 func (c *comparison) compareRenamed(ot, nt *toolset.Tool, rename map[string]string) []Change {
-	ov := c.normalized(ot)
-	if len(rename) > 0 {
-		v := ov.Clone()
-		renameProperties(v.Get("inputSchema"), rename)
-		ov = &v
+	v := c.normalized(ot).Clone()
+	renameProperties(v.Get("inputSchema"), rename)
+	if m := v.Get("_meta"); m != nil && m.Delete(deprecatedKey) && len(m.Members) == 0 {
+		v.Delete("_meta")
 	}
-	return c.compareValues(ot.Name, ov, c.normalized(nt))
+	return c.compareValues(ot.Name, &v, c.normalized(nt))
 }
 
 // compareValues compares two normalized tool values.
