@@ -517,10 +517,10 @@ func (c *comparison) verifyRoute(old, target *toolset.Tool, alias facade.Alias) 
 }
 
 // sampleCalls returns example argument objects valid under the old input
-// schema s (compiled as sc): exampleInstance's first, then one that sets
-// every top-level property (to exercise every argument mapping) and one
-// with only the required ones, each checked with the validator and
-// without duplicates.
+// schema s (compiled as sc), each checked with the validator, without
+// duplicates: first one that sets every top-level property (so the witness
+// of a route, and coverage, exercise every argument mapping), then
+// exampleInstance's, then one with only the required properties.
 func sampleCalls(s *canon.Value, sc *schema.Compiled) []map[string]any {
 	var out []map[string]any
 	seen := map[string]bool{}
@@ -536,13 +536,14 @@ func sampleCalls(s *canon.Value, sc *schema.Compiled) []map[string]any {
 		seen[k] = true
 		out = append(out, m)
 	}
+	if v, ok := sampleObject(s, true, 0); ok {
+		add(v)
+	}
 	if v, ok := exampleInstance(s); ok {
 		add(v)
 	}
-	for _, all := range []bool{true, false} {
-		if v, ok := sampleObject(s, all, 0); ok {
-			add(v)
-		}
+	if v, ok := sampleObject(s, false, 0); ok {
+		add(v)
 	}
 	return out
 }
