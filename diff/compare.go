@@ -118,6 +118,7 @@ type comparison struct {
 	now      time.Time
 	norm     map[*toolset.Tool]*canon.Value
 	comp     map[*canon.Value]compileResult
+	argCache map[*toolset.Tool]argResult
 }
 
 type compileResult struct {

@@ -113,6 +113,25 @@ func readArgs(s *canon.Value) (argSet, bool) {
 	return a, true
 }
 
+// args returns the argument description of a tool's normalized input
+// schema (cached per comparison).
+func (c *comparison) args(t *toolset.Tool) (argSet, bool) {
+	if r, ok := c.argCache[t]; ok {
+		return r.set, r.ok
+	}
+	a, ok := readArgs(c.normalized(t).Get("inputSchema"))
+	if c.argCache == nil {
+		c.argCache = map[*toolset.Tool]argResult{}
+	}
+	c.argCache[t] = argResult{a, ok}
+	return a, ok
+}
+
+type argResult struct {
+	set argSet
+	ok  bool
+}
+
 func (a argSet) get(name string) (argInfo, bool) {
 	i, ok := a.byName[name]
 	if !ok {
@@ -301,11 +320,10 @@ func (f *routeFinder) find() map[string]route {
 			if _, done := routes[t.Name]; (side == 0 && done) || (side == 1 && used[t.Name]) {
 				continue
 			}
-			s := f.c.normalized(t).Get("inputSchema")
-			if a, ok := readArgs(s); !ok || len(a.Args) == 0 {
+			if a, ok := f.c.args(t); !ok || len(a.Args) == 0 {
 				continue
 			}
-			k := string(canon.AppendSchema(nil, s))
+			k := string(canon.AppendSchema(nil, f.c.normalized(t).Get("inputSchema")))
 			g, seen := group[k]
 			if !seen {
 				keys = append(keys, k)
@@ -337,8 +355,8 @@ func (f *routeFinder) find() map[string]route {
 
 // rename checks a removed/added pair for tool-renamed.
 func (f *routeFinder) rename(rt, at *toolset.Tool) (route, bool) {
-	old, ok1 := readArgs(f.c.normalized(rt).Get("inputSchema"))
-	tgt, ok2 := readArgs(f.c.normalized(at).Get("inputSchema"))
+	old, ok1 := f.c.args(rt)
+	tgt, ok2 := f.c.args(at)
 	if !ok1 || !ok2 || len(old.Args) != len(tgt.Args) {
 		return route{}, false
 	}
@@ -360,7 +378,7 @@ func (f *routeFinder) rename(rt, at *toolset.Tool) (route, bool) {
 
 // consolidation looks for a tool-consolidated route of rt.
 func (f *routeFinder) consolidation(rt *toolset.Tool) (route, bool) {
-	old, ok := readArgs(f.c.normalized(rt).Get("inputSchema"))
+	old, ok := f.c.args(rt)
 	if !ok {
 		return route{}, false
 	}
@@ -375,7 +393,7 @@ func (f *routeFinder) consolidation(rt *toolset.Tool) (route, bool) {
 		if t.Name == rt.Name {
 			continue
 		}
-		tgt, ok := readArgs(f.c.normalized(t).Get("inputSchema"))
+		tgt, ok := f.c.args(t)
 		if !ok {
 			continue
 		}

@@ -107,15 +107,18 @@ func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool) []Ch
 	var out []Change
 	oldCollide, newCollide := caseCollisions(old), caseCollisions(new)
 	for _, nt := range new.Tools {
+		probs := toolProblems(&nt.Value)
+		if first, ok := newCollide[nt.Name]; ok && oldCollide[nt.Name] != first {
+			probs = append(probs, problem{Path: "/name", Msg: fmt.Sprintf("name equals %q case-insensitively (names must be unique ignoring case)", first)})
+		}
+		if len(probs) == 0 {
+			continue
+		}
 		had := map[string]bool{}
 		if ot := old.Lookup(nt.Name); ot != nil {
 			for _, p := range toolProblems(&ot.Value) {
 				had[p.Path+"\x00"+p.Msg] = true
 			}
-		}
-		probs := toolProblems(&nt.Value)
-		if first, ok := newCollide[nt.Name]; ok && oldCollide[nt.Name] != first {
-			probs = append(probs, problem{Path: "/name", Msg: fmt.Sprintf("name equals %q case-insensitively (names must be unique ignoring case)", first)})
 		}
 		for _, p := range probs {
 			if had[p.Path+"\x00"+p.Msg] || (p.schemaGone && skipSchemaGone[nt.Name]) {
