@@ -57,11 +57,11 @@ func (c *comparison) covers(f facade.File, ch *Change) (bool, string) {
 	}
 	sc, err := c.compiled(nt.InputSchema())
 	if err != nil {
-		return false, fmt.Sprintf("input schema of %s does not compile: %v", target, err)
+		return false, fmt.Sprintf("input schema of %s does not compile: %s", target, errorText(err))
 	}
 	validate := func(a map[string]any) error { return sc.Validate(a) }
 	if _, _, err := facade.Apply(f, target, validate, facade.Call{Tool: ch.Tool, Arguments: args}); err != nil {
-		return false, oneLine(err.Error())
+		return false, errorText(err)
 	}
 	return true, ""
 }
@@ -75,4 +75,46 @@ func aliasTarget(f facade.File, name string) string {
 		}
 	}
 	return ""
+}
+
+// SuggestedFacades merges the facade suggestions of all findings into one
+// facade file (DESIGN §6.1 shape), ready to review and pass back as
+// Options.Facades or --facades. Findings are taken in report order: aliases
+// are appended, and a key that two suggestions map differently keeps the
+// first mapping. Nil when no finding carries a suggestion.
+func (r *Report) SuggestedFacades() facade.File {
+	var f facade.File
+	for _, c := range r.Changes {
+		if c.Facade == nil {
+			continue
+		}
+		if f == nil {
+			f = facade.File{}
+		}
+		b, s := f[c.Facade.Tool], c.Facade.Block
+		b.Rename = mergeMap(b.Rename, s.Rename)
+		b.Defaults = mergeMap(b.Defaults, s.Defaults)
+		b.Coerce = mergeMap(b.Coerce, s.Coerce)
+		b.Values = mergeMap(b.Values, s.Values)
+		for _, a := range s.Aliases {
+			if !slices.ContainsFunc(b.Aliases, func(x facade.Alias) bool { return x.Name == a.Name }) {
+				b.Aliases = append(b.Aliases, a)
+			}
+		}
+		f[c.Facade.Tool] = b
+	}
+	return f
+}
+
+// mergeMap adds the keys of src that dst lacks.
+func mergeMap[V any](dst, src map[string]V) map[string]V {
+	for k, v := range src {
+		if dst == nil {
+			dst = map[string]V{}
+		}
+		if _, ok := dst[k]; !ok {
+			dst[k] = v
+		}
+	}
+	return dst
 }

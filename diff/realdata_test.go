@@ -258,13 +258,9 @@ func TestRealGithubConsolidation(t *testing.T) {
 	// All suggestions together, declared as the facade file, cover every
 	// consolidation; the gate level stays breaking (7 real removals) until
 	// those are ignored.
-	file := facade.File{}
-	for _, c := range r.Changes {
-		if c.Facade != nil {
-			b := file[c.Facade.Tool]
-			b.Aliases = append(b.Aliases, c.Facade.Block.Aliases...)
-			file[c.Facade.Tool] = b
-		}
+	file := r.SuggestedFacades()
+	if len(file) != 5 || len(file["actions_run_trigger"].Aliases) != 5 {
+		t.Errorf("suggested facades: %d tools, %d aliases on actions_run_trigger; want 5, 5", len(file), len(file["actions_run_trigger"].Aliases))
 	}
 	var ignores []Ignore
 	for _, name := range wantRemoved {

@@ -514,11 +514,11 @@ func derivedValues(old, target string) []string {
 func (c *comparison) verifyRoute(old, target *toolset.Tool, alias facade.Alias) (map[string]any, error) {
 	oc, err := c.compiled(old.InputSchema())
 	if err != nil {
-		return nil, fmt.Errorf("old input schema does not compile: %w", err)
+		return nil, fmt.Errorf("old input schema does not compile: %s", errorText(err))
 	}
 	nc, err := c.compiled(target.InputSchema())
 	if err != nil {
-		return nil, fmt.Errorf("input schema of %s does not compile: %w", target.Name, err)
+		return nil, fmt.Errorf("input schema of %s does not compile: %s", target.Name, errorText(err))
 	}
 	examples := sampleCalls(old.InputSchema(), oc)
 	if len(examples) == 0 {
@@ -528,7 +528,7 @@ func (c *comparison) verifyRoute(old, target *toolset.Tool, alias facade.Alias) 
 	validate := func(args map[string]any) error { return nc.Validate(args) }
 	for _, ex := range examples {
 		if _, _, err := facade.Apply(f, target.Name, validate, facade.Call{Tool: old.Name, Arguments: ex}); err != nil {
-			return nil, fmt.Errorf("example %s is rejected after translation: %s", instanceText(ex), oneLine(err.Error()))
+			return nil, fmt.Errorf("example %s is rejected after translation: %s", instanceText(ex), errorText(err))
 		}
 	}
 	return examples[0], nil

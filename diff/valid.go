@@ -1,8 +1,13 @@
 package diff
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/schema"
@@ -78,7 +83,7 @@ func schemaProblems(t *canon.Value, key string, required bool) []problem {
 		out = append(out, problem{Path: ptr + "/type", Msg: fmt.Sprintf(`%s "type" is %s, want "object"`, key, canon.AppendJCS(nil, ty))})
 	}
 	if _, err := schema.Compile(s); err != nil {
-		out = append(out, problem{Path: ptr, Msg: fmt.Sprintf("%s does not compile: %s", key, oneLine(err.Error()))})
+		out = append(out, problem{Path: ptr, Msg: fmt.Sprintf("%s does not compile: %s", key, errorText(err))})
 	}
 	return out
 }
@@ -154,4 +159,38 @@ func pointerGet(v *canon.Value, ptr string) *canon.Value {
 // oneLine folds a multi-line error message onto one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// errorText renders a validator or compiler error on one line, the same
+// way on every run: jsonschema builds some error lists by iterating Go maps
+// (the causes under "properties", the names in "additional properties …
+// not allowed"), so a validation error is rendered as its leaf messages,
+// sorted, and a compile error (which arrives as text) has its " - at "
+// parts after the first sorted.
+func errorText(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		parts := strings.Split(oneLine(err.Error()), " - at ")
+		if len(parts) > 2 {
+			slices.Sort(parts[1:])
+		}
+		return strings.Join(parts, " - at ")
+	}
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if k, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+			slices.Sort(k.Properties)
+		}
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, oneLine(e.Error()))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	slices.Sort(leaves)
+	return strings.Join(slices.Compact(leaves), "; ")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 func TestToolProblems(t *testing.T) {
@@ -80,5 +81,28 @@ func TestInvalidFindings(t *testing.T) {
 	}
 	if r.Level != Breaking {
 		t.Errorf("level %v, want breaking", r.Level)
+	}
+}
+
+// errorText is the same on every run although jsonschema builds some
+// lists by iterating maps.
+func TestErrorTextDeterministic(t *testing.T) {
+	v, err := canon.Parse([]byte(`{"type":"object","properties":{"n":{"type":"integer"},"m":{"type":"integer"}},"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := schema.Compile(&v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := map[string]any{"e": 1, "d": 1, "c": 1, "b": 1, "a": 1, "n": "x", "m": "y"}
+	want := errorText(sc.Validate(inst))
+	for range 30 {
+		if got := errorText(sc.Validate(inst)); got != want {
+			t.Fatalf("errorText differs between runs:\n%s\n%s", want, got)
+		}
+	}
+	if !strings.Contains(want, "additional properties 'a', 'b', 'c', 'd', 'e' not allowed") || !strings.Contains(want, "at '/m'") {
+		t.Errorf("errorText = %q", want)
 	}
 }
