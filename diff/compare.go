@@ -71,7 +71,7 @@ func Compare(old, new *toolset.Set, opts Options) *Report {
 		case routed:
 			ch := routeChange(rt.Name, rte)
 			if note != "" {
-				ch.Message += " (" + note + ")"
+				ch.Message += "; " + note
 			}
 			r.Changes = append(r.Changes, ch)
 		default:
@@ -79,7 +79,7 @@ func Compare(old, new *toolset.Set, opts Options) *Report {
 			ch.Old = jsonString(rt.Name)
 			ch.Message = "tool removed: every call to it fails"
 			if note != "" {
-				ch.Message += " (" + note + ")"
+				ch.Message += "; " + note
 			}
 			if why := finder.Why[rt.Name]; len(why) > 0 {
 				ch.Reason = "no facade: " + strings.Join(why, "; ")
