@@ -179,9 +179,9 @@ func (c *comparison) compareValues(name string, ov, nv *canon.Value) []Change {
 	if inputSchemaGone(ov, nv) {
 		out = append(out, inputSchemaRemoved(name, ov, nv))
 	} else {
-		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: ov.Get("inputSchema"), New: nv.Get("inputSchema"), Opts: c.opts})...)
+		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: schemaMember(ov, "inputSchema"), New: schemaMember(nv, "inputSchema"), Opts: c.opts})...)
 	}
-	out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Output, Old: ov.Get("outputSchema"), New: nv.Get("outputSchema"), Opts: c.opts})...)
+	out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Output, Old: schemaMember(ov, "outputSchema"), New: schemaMember(nv, "outputSchema"), Opts: c.opts})...)
 	out = append(out, documentationChanges(name, ov, nv)...)
 	out = append(out, annotationChanges(name, ov, nv)...)
 	out = append(out, executionChanges(name, ov, nv)...)
@@ -189,6 +189,16 @@ func (c *comparison) compareValues(name string, ov, nv *canon.Value) []Change {
 	out = append(out, lifecycleChanges(name, ov, nv)...)
 	out = append(out, otherMemberChanges(name, ov, nv)...)
 	return out
+}
+
+// schemaMember returns a tool's schema member, nil when it is absent or
+// JSON null (both mean "no schema" to the schema comparison).
+func schemaMember(tool *canon.Value, key string) *canon.Value {
+	v := tool.Get(key)
+	if v == nil || v.Kind == canon.Null {
+		return nil
+	}
+	return v
 }
 
 // finish sorts the changes deterministically and fills level and counts.
