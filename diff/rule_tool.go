@@ -16,7 +16,7 @@ var toolRules = []Rule{
 	{ID: "tool-removed", Level: Breaking, Direction: ToolD, Tags: []string{"existence"},
 		Purpose: "A tool disappeared with no rename or consolidation that a facade could route its calls to, so every call to it fails."},
 	{ID: "tool-renamed", Level: Facade, Direction: ToolD, Tags: []string{"existence"},
-		Purpose: "A removed tool reappears under another name with an equal or nearly equal input schema (same argument names up to case style, same types, same required set), so an alias carries its calls."},
+		Purpose: "A removed tool reappears under a name of the same style key, or as the only tool with its identical input schema, with arguments that match one to one up to case style, accept the old types and require nothing new, so an alias carries its calls."},
 	{ID: "tool-consolidated", Level: Facade, Direction: ToolD, Tags: []string{"existence", "values"},
 		Purpose: "A removed tool's calls fit another tool once a constant discriminator argument (method, action, operation, …) naming the old tool is injected, so an alias with inject carries them."},
 	{ID: "tool-invalid", Level: Breaking, Direction: ToolD, Tags: []string{"structure"},
