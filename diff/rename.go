@@ -300,9 +300,14 @@ func (f *routeFinder) find() map[string]route {
 	routes := map[string]route{}
 	used := map[string]bool{}
 	// Renames by name: same style key.
+	byKey := map[string][]*toolset.Tool{}
+	for _, at := range f.added {
+		k := styleKey(at.Name)
+		byKey[k] = append(byKey[k], at)
+	}
 	for _, rt := range f.removed {
-		for _, at := range f.added {
-			if used[at.Name] || styleKey(at.Name) != styleKey(rt.Name) {
+		for _, at := range byKey[styleKey(rt.Name)] {
+			if used[at.Name] {
 				continue
 			}
 			if r, ok := f.rename(rt, at); ok {

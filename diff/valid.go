@@ -49,20 +49,21 @@ func validName(name string) (string, bool) {
 }
 
 // toolProblems lists why tool t (raw, not normalized) is invalid MCP, in a
-// fixed order; nil when it is valid.
-func toolProblems(t *canon.Value) []problem {
+// fixed order; nil when it is valid. Schemas named in noCompile are not
+// compiled (the caller knows the answer already).
+func toolProblems(t *canon.Value, noCompile map[string]bool) []problem {
 	var out []problem
 	if msg, ok := validName(canon.ToolName(t)); !ok {
 		out = append(out, problem{Path: "/name", Msg: msg})
 	}
-	out = append(out, schemaProblems(t, "inputSchema", true)...)
-	out = append(out, schemaProblems(t, "outputSchema", false)...)
+	out = append(out, schemaProblems(t, "inputSchema", true, !noCompile["inputSchema"])...)
+	out = append(out, schemaProblems(t, "outputSchema", false, !noCompile["outputSchema"])...)
 	return out
 }
 
 // schemaProblems checks the schema member key of a tool: present (when
-// required), an object, with "type": "object", compiling.
-func schemaProblems(t *canon.Value, key string, required bool) []problem {
+// required), an object, with "type": "object", compiling (when compile).
+func schemaProblems(t *canon.Value, key string, required, compile bool) []problem {
 	ptr := "/" + key
 	s := t.Get(key)
 	switch {
@@ -81,6 +82,9 @@ func schemaProblems(t *canon.Value, key string, required bool) []problem {
 		out = append(out, problem{Path: ptr, Msg: fmt.Sprintf(`%s has no "type": "object" (MCP requires an object schema)`, key)})
 	case ty.Kind != canon.String || ty.Str != "object":
 		out = append(out, problem{Path: ptr + "/type", Msg: fmt.Sprintf(`%s "type" is %s, want "object"`, key, canon.AppendJCS(nil, ty))})
+	}
+	if !compile {
+		return out
 	}
 	if _, err := schema.Compile(s); err != nil {
 		out = append(out, problem{Path: ptr, Msg: fmt.Sprintf("%s does not compile: %s", key, errorText(err))})
@@ -106,13 +110,21 @@ func caseCollisions(s *toolset.Set) map[string]string {
 
 // invalidFindings reports, as rule tool-invalid, every problem of the new
 // side's tools that the same tool on the old side did not have (a tool that
-// stays equally invalid is not news). skipSchemaGone names tools whose
-// missing input schema is reported by input-schema-removed instead.
+// stays equally invalid is not news; a schema identical on both sides is
+// not compiled again). skipSchemaGone names tools whose missing input
+// schema is reported by input-schema-removed instead.
 func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool) []Change {
 	var out []Change
 	oldCollide, newCollide := caseCollisions(old), caseCollisions(new)
 	for _, nt := range new.Tools {
-		probs := toolProblems(&nt.Value)
+		ot := old.Lookup(nt.Name)
+		same := map[string]bool{}
+		if ot != nil {
+			for _, k := range []string{"inputSchema", "outputSchema"} {
+				same[k] = sameValue(ot.Value.Get(k), nt.Value.Get(k))
+			}
+		}
+		probs := toolProblems(&nt.Value, same)
 		if first, ok := newCollide[nt.Name]; ok && oldCollide[nt.Name] != first {
 			probs = append(probs, problem{Path: "/name", Msg: fmt.Sprintf("name equals %q case-insensitively (names must be unique ignoring case)", first)})
 		}
@@ -120,8 +132,8 @@ func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool) []Ch
 			continue
 		}
 		had := map[string]bool{}
-		if ot := old.Lookup(nt.Name); ot != nil {
-			for _, p := range toolProblems(&ot.Value) {
+		if ot != nil {
+			for _, p := range toolProblems(&ot.Value, same) {
 				had[p.Path+"\x00"+p.Msg] = true
 			}
 		}

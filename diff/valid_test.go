@@ -38,7 +38,7 @@ func TestToolProblems(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, p := range toolProblems(&v) {
+			for _, p := range toolProblems(&v, nil) {
 				got = append(got, p.Path+": "+p.Msg)
 			}
 			// Compiler messages are long: compare their prefix.
