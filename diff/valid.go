@@ -10,84 +10,34 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/mcpctl/mcpctl/canon"
-	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// This file holds the MCP validity checks diff needs for rule tool-invalid
-// (DESIGN §3b.2). The lint package owns the full set; diff will call it once
-// it exists.
+// This file turns the MCP validity checks of package lint (DESIGN §3b.2)
+// into findings of rule tool-invalid.
 
 // problem is one way a tool is invalid MCP: Path is a JSON Pointer into the
 // tool object, Msg says what is wrong. schemaGone marks the problems that
 // rule input-schema-removed reports instead when the old side had an input
-// schema.
+// schema (the inputSchema is absent, null or not a JSON object at all).
 type problem struct {
 	Path       string
 	Msg        string
 	schemaGone bool
 }
 
-// maxNameLen is the longest tool name MCP allows (2025-11-25, Tool.name).
-const maxNameLen = 128
-
-// validName reports whether name is 1–128 characters of A–Z a–z 0–9 _ - .
-// and, when not, why.
-func validName(name string) (string, bool) {
-	if name == "" {
-		return "name is empty", false
-	}
-	if len(name) > maxNameLen {
-		return fmt.Sprintf("name is %d characters long, more than %d", len(name), maxNameLen), false
-	}
-	for i, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-			return fmt.Sprintf("name has %q at byte %d; allowed are A-Z a-z 0-9 _ - .", r, i), false
+// toolProblems lists why tool t is invalid MCP, as lint.ValidateTool finds
+// it, in lint's order; nil when it is valid.
+func toolProblems(t *toolset.Tool) []problem {
+	var out []problem
+	for _, f := range lint.ValidateTool(t) {
+		p := problem{Path: f.Pointer, Msg: f.Message}
+		if f.Pointer == "/inputSchema" && (f.Rule == lint.RuleInputSchemaMissing || f.Rule == lint.RuleInputSchemaNotObject) {
+			in := t.Value.Get("inputSchema")
+			p.schemaGone = in == nil || in.Kind != canon.Object
 		}
-	}
-	return "", true
-}
-
-// toolProblems lists why tool t (raw, not normalized) is invalid MCP, in a
-// fixed order; nil when it is valid. Schemas named in noCompile are not
-// compiled (the caller knows the answer already).
-func toolProblems(t *canon.Value, noCompile map[string]bool) []problem {
-	var out []problem
-	if msg, ok := validName(canon.ToolName(t)); !ok {
-		out = append(out, problem{Path: "/name", Msg: msg})
-	}
-	out = append(out, schemaProblems(t, "inputSchema", true, !noCompile["inputSchema"])...)
-	out = append(out, schemaProblems(t, "outputSchema", false, !noCompile["outputSchema"])...)
-	return out
-}
-
-// schemaProblems checks the schema member key of a tool: present (when
-// required), an object, with "type": "object", compiling (when compile).
-func schemaProblems(t *canon.Value, key string, required, compile bool) []problem {
-	ptr := "/" + key
-	s := t.Get(key)
-	switch {
-	case s == nil && !required:
-		return nil
-	case s == nil:
-		return []problem{{Path: ptr, Msg: key + " is missing", schemaGone: true}}
-	case s.Kind == canon.Null:
-		return []problem{{Path: ptr, Msg: key + " is null, not an object schema", schemaGone: true}}
-	case s.Kind != canon.Object:
-		return []problem{{Path: ptr, Msg: fmt.Sprintf("%s is a %s, not an object schema", key, s.Kind), schemaGone: true}}
-	}
-	var out []problem
-	switch ty := s.Get("type"); {
-	case ty == nil:
-		out = append(out, problem{Path: ptr, Msg: fmt.Sprintf(`%s has no "type": "object" (MCP requires an object schema)`, key)})
-	case ty.Kind != canon.String || ty.Str != "object":
-		out = append(out, problem{Path: ptr + "/type", Msg: fmt.Sprintf(`%s "type" is %s, want "object"`, key, canon.AppendJCS(nil, ty))})
-	}
-	if !compile {
-		return out
-	}
-	if _, err := schema.Compile(s); err != nil {
-		out = append(out, problem{Path: ptr, Msg: fmt.Sprintf("%s does not compile: %s", key, errorText(err))})
+		out = append(out, p)
 	}
 	return out
 }
@@ -118,27 +68,27 @@ func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool) []Ch
 	oldCollide, newCollide := caseCollisions(old), caseCollisions(new)
 	for _, nt := range new.Tools {
 		ot := old.Lookup(nt.Name)
-		same := map[string]bool{}
-		if ot != nil {
-			for _, k := range []string{"inputSchema", "outputSchema"} {
-				same[k] = sameValue(ot.Value.Get(k), nt.Value.Get(k))
+		var probs, had []problem
+		// A tool identical on both sides is as valid as it was: not news,
+		// and not worth compiling its schemas again.
+		if ot == nil || !sameValue(&ot.Value, &nt.Value) {
+			probs = toolProblems(nt)
+			if ot != nil && len(probs) > 0 {
+				had = toolProblems(ot)
 			}
 		}
-		probs := toolProblems(&nt.Value, same)
 		if first, ok := newCollide[nt.Name]; ok && oldCollide[nt.Name] != first {
 			probs = append(probs, problem{Path: "/name", Msg: fmt.Sprintf("name equals %q case-insensitively (names must be unique ignoring case)", first)})
 		}
 		if len(probs) == 0 {
 			continue
 		}
-		had := map[string]bool{}
-		if ot != nil {
-			for _, p := range toolProblems(&ot.Value, same) {
-				had[p.Path+"\x00"+p.Msg] = true
-			}
+		seen := map[string]bool{}
+		for _, p := range had {
+			seen[p.Path+"\x00"+p.Msg] = true
 		}
 		for _, p := range probs {
-			if had[p.Path+"\x00"+p.Msg] || (p.schemaGone && skipSchemaGone[nt.Name]) {
+			if seen[p.Path+"\x00"+p.Msg] || (p.schemaGone && skipSchemaGone[nt.Name]) {
 				continue
 			}
 			c := newChange("tool-invalid", nt.Name, p.Path)
