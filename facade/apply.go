@@ -15,6 +15,10 @@ import (
 // tool nor one of the aliases its facade declares.
 var ErrNoRoute = errors.New("no route to tool")
 
+// ErrFacade is wrapped by errors about the facade itself rather than the
+// call: a key that is not a valid JSON Pointer, an unknown coercion.
+var ErrFacade = errors.New("invalid facade")
+
 // Call is one tool call: a tool name and its arguments as decoded JSON
 // (map[string]any, []any, string, json.Number or float64, bool, nil), the
 // form schema.Instance and encoding/json with UseNumber produce.
@@ -23,11 +27,13 @@ type Call struct {
 	Arguments map[string]any `json:"arguments"`
 }
 
-// Step is one translation Apply made, in the order it made them. Kind is
-// one of the Step* constants; Detail names what it touched (for a rename
-// "perPage -> per_page", for an alias "list_workflows -> actions_list", for
-// the others the argument name). serve counts translations by tool and
-// Kind.
+// Step is one translation Apply made, in the order it made them. Kind and
+// Detail together name the step, stably, for serve's per-tool counters and
+// for reports: Kind is one of the Step* constants; Detail names what it
+// touched, as the facade spells it — for a rename "perPage -> per_page" or
+// "status -> /workflow_runs_filter/status", for an alias
+// "list_workflows -> actions_list", for the others the argument name or
+// JSON Pointer.
 type Step struct {
 	Kind   string `json:"kind"`
 	Detail string `json:"detail"`
@@ -39,7 +45,7 @@ func (s Step) String() string { return s.Kind + " " + s.Detail }
 const (
 	StepAlias   = "alias"   // the call's tool name was routed to the target
 	StepInject  = "inject"  // a constant argument of the alias was set
-	StepRename  = "rename"  // an argument was renamed
+	StepRename  = "rename"  // an argument was renamed or moved
 	StepDefault = "default" // a missing argument was filled in
 	StepValue   = "value"   // an enum value was mapped to its new spelling
 	StepCoerce  = "coerce"  // an argument was converted to another type
@@ -64,26 +70,46 @@ const (
 //     call (before the tool-level block).
 //   - otherwise: an error wrapping ErrNoRoute.
 //
-// Key conventions: rename keys are old argument names and its values new
-// names; the keys of inject, defaults, values and coerce are names after
-// renaming. Steps run in a fixed order (rename, values, coerce, defaults
-// for a block; inject first for an alias), each over its keys in sorted
-// order, so the result is deterministic. An inject that would overwrite an
-// argument the call already holds with another value is an error; a rename
-// whose new name is already present is skipped.
+// So a result without error always validates: a translation is attempted
+// only when the call does not validate as sent, and kept only when it does.
 //
-// This first version handles top-level arguments only: a key that is a
-// JSON Pointer (starting with "/") returns an error wrapping
-// errors.ErrUnsupported rather than being ignored. Coercions: "string"
-// (number or boolean to its JSON text), "number" and "integer" (a string
-// holding a JSON number, an integral one for "integer", to that number),
-// "boolean" ("true"/"false"), "array" (x to [x]); a value that does not
-// convert is left for the validator to reject.
+// Keys. Every key (of rename, both sides; inject, defaults, values, coerce)
+// is an argument name, or a JSON Pointer (RFC 6901) when it starts with "/":
+// "/filters/tag" is the member tag of the object argument filters; array
+// elements are addressed by index ("/labels/0"). Rename keys are old
+// locations and its values new ones, so a rename can move an argument into
+// or out of a sub-object ({status: /workflow_runs_filter/status}); the keys
+// of inject, defaults, values and coerce are locations after renaming.
 //
-// call.Arguments is never modified; the returned call holds a copy.
+// Steps run in a fixed order — inject first for an alias, then rename,
+// values, coerce, defaults — each over its keys in sorted order, so the
+// result is deterministic:
+//
+//   - inject sets its location (creating missing parent objects; an equal
+//     value already there takes the facade's spelling); when the call
+//     already holds another value there (numbers compared by value) Apply
+//     returns an error, since the old call contradicts the alias;
+//   - rename moves the value at the old location to the new one, creating
+//     missing parent objects, and removes parent objects the move left
+//     empty; it is skipped when the old location is absent, when the new
+//     one is already present, or when a parent on the new path is not an
+//     object;
+//   - values maps a string argument (or each string of an array argument)
+//     through its table; numbers and booleans match the key that is their
+//     JSON text ("1", "true");
+//   - coerce converts by the exact rules of Coerce;
+//   - defaults sets a location that is absent (creating parent objects).
+//
+// Values from the facade (inject, defaults, value maps) may come from YAML
+// (int, float64, …); they are converted to the decoded-JSON form (numbers
+// as json.Number) and copied, never shared with f.
+//
+// call.Arguments is never modified; the returned call holds a copy. A key
+// that is not a valid JSON Pointer, or an unknown coercion, is an error
+// wrapping ErrFacade.
 func Apply(f File, target string, validate func(args map[string]any) error, call Call) (Call, []Step, error) {
 	block := f[target]
-	args := maps.Clone(call.Arguments)
+	args := call.Arguments
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -92,6 +118,7 @@ func Apply(f File, target string, validate func(args map[string]any) error, call
 		if first == nil {
 			return call, nil, nil
 		}
+		args = cloneJSON(args).(map[string]any)
 		steps, err := applyBlock(args, block.Rename, block.Values, block.Coerce, block.Defaults)
 		if err != nil {
 			return call, nil, fmt.Errorf("facade of %s: %w", target, err)
@@ -107,16 +134,20 @@ func Apply(f File, target string, validate func(args map[string]any) error, call
 		return call, nil, fmt.Errorf("%w: %q is not %q or one of its aliases", ErrNoRoute, call.Tool, target)
 	}
 	alias := block.Aliases[i]
+	args = cloneJSON(args).(map[string]any)
 	steps := []Step{{Kind: StepAlias, Detail: call.Tool + " -> " + target}}
 	for _, k := range slices.Sorted(maps.Keys(alias.Inject)) {
-		if isPointer(k) {
-			return call, nil, fmt.Errorf("alias %s of %s: inject key %q: %w", alias.Name, target, k, errors.ErrUnsupported)
+		toks, err := parseKey(k)
+		if err != nil {
+			return call, nil, fmt.Errorf("alias %s of %s: inject: %w", alias.Name, target, err)
 		}
-		want := alias.Inject[k]
-		if have, ok := args[k]; ok && !sameJSON(have, want) {
+		want := jsonForm(alias.Inject[k])
+		if have, ok := get(args, toks); ok && !sameJSON(have, want) {
 			return call, nil, fmt.Errorf("alias %s of %s: argument %q is %s, inject wants %s", alias.Name, target, k, jsonText(have), jsonText(want))
 		}
-		args[k] = want
+		if !set(args, toks, want) {
+			return call, nil, fmt.Errorf("alias %s of %s: inject %q: a parent of that location is not an object", alias.Name, target, k)
+		}
 		steps = append(steps, Step{Kind: StepInject, Detail: k})
 	}
 	more, err := applyBlock(args, alias.Rename, alias.Values, nil, alias.Defaults)
@@ -141,91 +172,320 @@ func Apply(f File, target string, validate func(args map[string]any) error, call
 // applyBlock applies one set of translations to args in place.
 func applyBlock(args map[string]any, rename map[string]string, values map[string]map[string]any, coerce map[string]string, defaults map[string]any) ([]Step, error) {
 	var steps []Step
-	for _, table := range [][]string{slices.Collect(maps.Keys(rename)), slices.Collect(maps.Keys(values)), slices.Collect(maps.Keys(coerce)), slices.Collect(maps.Keys(defaults))} {
-		for _, k := range table {
-			if isPointer(k) {
-				return nil, fmt.Errorf("key %q: %w", k, errors.ErrUnsupported)
-			}
-		}
-	}
 	for _, from := range slices.Sorted(maps.Keys(rename)) {
 		to := rename[from]
-		if isPointer(to) {
-			return nil, fmt.Errorf("rename %s: target %q: %w", from, to, errors.ErrUnsupported)
+		ft, err := parseKey(from)
+		if err != nil {
+			return nil, fmt.Errorf("rename: %w", err)
 		}
-		v, ok := args[from]
-		if !ok || from == to {
+		tt, err := parseKey(to)
+		if err != nil {
+			return nil, fmt.Errorf("rename %s: %w", from, err)
+		}
+		if slices.Equal(ft, tt) || isPrefix(ft, tt) {
 			continue
 		}
-		if _, taken := args[to]; taken {
+		v, ok := get(args, ft)
+		if !ok {
 			continue
 		}
-		delete(args, from)
-		args[to] = v
+		if _, taken := get(args, tt); taken || !canSet(args, tt) {
+			continue
+		}
+		remove(args, ft)
+		if !set(args, tt, v) {
+			// canSet said yes, and removing ft cannot make a parent of tt
+			// a non-object; still, never lose the value.
+			set(args, ft, v)
+			continue
+		}
 		steps = append(steps, Step{Kind: StepRename, Detail: from + " -> " + to})
 	}
 	for _, k := range slices.Sorted(maps.Keys(values)) {
-		v, ok := args[k]
+		toks, err := parseKey(k)
+		if err != nil {
+			return nil, fmt.Errorf("values: %w", err)
+		}
+		v, ok := get(args, toks)
 		if !ok {
 			continue
 		}
 		if nv, changed := mapValue(v, values[k]); changed {
-			args[k] = nv
+			set(args, toks, nv)
 			steps = append(steps, Step{Kind: StepValue, Detail: k})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(coerce)) {
-		v, ok := args[k]
+		toks, err := parseKey(k)
+		if err != nil {
+			return nil, fmt.Errorf("coerce: %w", err)
+		}
+		v, ok := get(args, toks)
 		if !ok {
 			continue
 		}
-		nv, changed, err := coerceValue(v, coerce[k])
+		nv, changed, err := Coerce(v, coerce[k])
 		if err != nil {
 			return nil, fmt.Errorf("coerce %s: %w", k, err)
 		}
 		if changed {
-			args[k] = nv
+			set(args, toks, nv)
 			steps = append(steps, Step{Kind: StepCoerce, Detail: k})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(defaults)) {
-		if _, ok := args[k]; ok {
+		toks, err := parseKey(k)
+		if err != nil {
+			return nil, fmt.Errorf("defaults: %w", err)
+		}
+		if _, ok := get(args, toks); ok {
 			continue
 		}
-		args[k] = defaults[k]
-		steps = append(steps, Step{Kind: StepDefault, Detail: k})
+		if set(args, toks, jsonForm(defaults[k])) {
+			steps = append(steps, Step{Kind: StepDefault, Detail: k})
+		}
 	}
 	return steps, nil
 }
 
-func isPointer(k string) bool { return strings.HasPrefix(k, "/") }
+// ParseKey splits a facade key into reference tokens: a name not starting
+// with "/" is one token (the top-level argument of that name, "/" and "~"
+// included as is); a key starting with "/" is a JSON Pointer (RFC 6901 §3,
+// "~1" for "/" and "~0" for "~"). "/" alone is the member named "". An
+// error wraps ErrFacade.
+func ParseKey(key string) ([]string, error) { return parseKey(key) }
 
-// mapValue maps a string value, or each string of an array, through table.
+func parseKey(key string) ([]string, error) {
+	if key == "" {
+		return nil, fmt.Errorf("%w: empty key", ErrFacade)
+	}
+	if !strings.HasPrefix(key, "/") {
+		return []string{key}, nil
+	}
+	toks := strings.Split(key[1:], "/")
+	for i, t := range toks {
+		if !strings.Contains(t, "~") {
+			continue
+		}
+		var b strings.Builder
+		for j := 0; j < len(t); j++ {
+			if t[j] != '~' {
+				b.WriteByte(t[j])
+				continue
+			}
+			if j+1 < len(t) && (t[j+1] == '0' || t[j+1] == '1') {
+				b.WriteByte("~/"[t[j+1]-'0'])
+				j++
+				continue
+			}
+			return nil, fmt.Errorf("%w: key %q: \"~\" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)", ErrFacade, key)
+		}
+		toks[i] = b.String()
+	}
+	return toks, nil
+}
+
+func isPrefix(a, b []string) bool { return len(a) < len(b) && slices.Equal(a, b[:len(a)]) }
+
+// index parses an array index token (RFC 6901 §4: digits, no leading zero).
+func index(tok string, n int) (int, bool) {
+	if tok == "" || (len(tok) > 1 && tok[0] == '0') {
+		return 0, false
+	}
+	i, err := strconv.Atoi(tok)
+	if err != nil || i < 0 || i >= n {
+		return 0, false
+	}
+	return i, true
+}
+
+// get returns the value at toks.
+func get(root map[string]any, toks []string) (any, bool) {
+	var cur any = root
+	for _, t := range toks {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[t]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, ok := index(t, len(c))
+			if !ok {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// canSet reports whether set(root, toks, v) would succeed.
+func canSet(root map[string]any, toks []string) bool {
+	var cur any = root
+	for i, t := range toks {
+		last := i == len(toks)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[t]
+			if !ok || last {
+				return true // missing parents are created
+			}
+			cur = v
+		case []any:
+			j, ok := index(t, len(c))
+			if !ok {
+				return false
+			}
+			if last {
+				return true
+			}
+			cur = c[j]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// set stores v at toks, creating missing parent objects; it reports false
+// when a parent is neither an object nor an array holding that index.
+func set(root map[string]any, toks []string, v any) bool {
+	if !canSet(root, toks) {
+		return false
+	}
+	var cur any = root
+	for i, t := range toks {
+		last := i == len(toks)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			if last {
+				c[t] = v
+				return true
+			}
+			next, ok := c[t]
+			if !ok {
+				next = map[string]any{}
+				c[t] = next
+			}
+			cur = next
+		case []any:
+			j, _ := index(t, len(c))
+			if last {
+				c[j] = v
+				return true
+			}
+			cur = c[j]
+		}
+	}
+	return false
+}
+
+// remove deletes the object member at toks (array elements are never
+// removed: that would shift their neighbours) and then every parent object
+// the removal left empty.
+func remove(root map[string]any, toks []string) {
+	parents := []map[string]any{root}
+	var cur any = root
+	for _, t := range toks[:len(toks)-1] {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[t]
+		case []any:
+			j, ok := index(t, len(c))
+			if !ok {
+				return
+			}
+			cur = c[j]
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			parents = nil // an array on the way: prune nothing above it
+			continue
+		}
+		parents = append(parents, m)
+	}
+	m, ok := cur.(map[string]any)
+	if !ok {
+		return
+	}
+	delete(m, toks[len(toks)-1])
+	// Prune emptied objects, innermost first, while the chain is all objects.
+	if len(parents) != len(toks) {
+		return
+	}
+	for i := len(parents) - 1; i > 0; i-- {
+		if len(parents[i]) != 0 {
+			break
+		}
+		delete(parents[i-1], toks[i-1])
+	}
+}
+
+// mapValue maps a string value, or each string of an array, through table;
+// numbers and booleans match by their JSON text.
 func mapValue(v any, table map[string]any) (any, bool) {
 	switch x := v.(type) {
-	case string:
-		if nv, ok := table[x]; ok {
-			return nv, true
-		}
 	case []any:
 		out := slices.Clone(x)
 		changed := false
 		for i, e := range x {
-			if s, ok := e.(string); ok {
-				if nv, ok := table[s]; ok {
-					out[i] = nv
-					changed = true
-				}
+			if nv, ok := lookupValue(e, table); ok {
+				out[i] = nv
+				changed = true
 			}
 		}
 		return out, changed
+	default:
+		if nv, ok := lookupValue(v, table); ok {
+			return nv, true
+		}
 	}
 	return v, false
 }
 
-// coerceValue converts v to the JSON type named by to, reporting whether
-// it changed anything. A value that does not convert is returned as is.
-func coerceValue(v any, to string) (any, bool, error) {
+func lookupValue(v any, table map[string]any) (any, bool) {
+	var key string
+	switch x := v.(type) {
+	case string:
+		key = x
+	case json.Number:
+		key = x.String()
+	case float64, int, int64:
+		key = jsonText(x)
+	case bool:
+		key = strconv.FormatBool(x)
+	default:
+		return nil, false
+	}
+	nv, ok := table[key]
+	if !ok {
+		return nil, false
+	}
+	return jsonForm(nv), true
+}
+
+// Coerce converts v, a decoded JSON value, to the JSON type named by to,
+// and reports whether it changed anything. The rules are exact:
+//
+//   - "string": a number becomes its JSON text as written (json.Number
+//     "1.50" → "1.50"; a float64 in shortest form), a boolean "true" or
+//     "false";
+//   - "number": a string that is exactly a JSON number (RFC 8259 §6: no
+//     surrounding space, no "+", no leading zeros, no hex, no NaN or
+//     Infinity) becomes that number (json.Number of the text);
+//   - "integer": the same, for a number whose value is integral ("20",
+//     "2.0", "1e2"; not "2.5");
+//   - "boolean": the strings "true" and "false", exactly, become booleans;
+//   - "array": any value that is not an array and not null becomes a
+//     one-element array.
+//
+// Anything else is returned unchanged (changed false), for the validator to
+// judge. An unknown type name is an error wrapping ErrFacade.
+func Coerce(v any, to string) (any, bool, error) {
 	switch to {
 	case "string":
 		switch x := v.(type) {
@@ -233,16 +493,16 @@ func coerceValue(v any, to string) (any, bool, error) {
 			return x.String(), true, nil
 		case float64:
 			return strconv.FormatFloat(x, 'g', -1, 64), true, nil
+		case int:
+			return strconv.Itoa(x), true, nil
+		case int64:
+			return strconv.FormatInt(x, 10), true, nil
 		case bool:
 			return strconv.FormatBool(x), true, nil
 		}
 	case "number", "integer":
 		s, ok := v.(string)
-		if !ok {
-			return v, false, nil
-		}
-		s = strings.TrimSpace(s)
-		if !json.Valid([]byte(s)) || !isNumberText(s) {
+		if !ok || !IsJSONNumber(s) {
 			return v, false, nil
 		}
 		if to == "integer" {
@@ -257,17 +517,107 @@ func coerceValue(v any, to string) (any, bool, error) {
 			return s == "true", true, nil
 		}
 	case "array":
-		if _, ok := v.([]any); !ok {
+		if _, ok := v.([]any); !ok && v != nil {
 			return []any{v}, true, nil
 		}
 	default:
-		return v, false, fmt.Errorf("unknown coercion %q (want string, number, integer, boolean or array)", to)
+		return v, false, fmt.Errorf("%w: unknown coercion %q (want string, number, integer, boolean or array)", ErrFacade, to)
 	}
 	return v, false, nil
 }
 
-func isNumberText(s string) bool {
-	return s != "" && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))
+// IsJSONNumber reports whether s is exactly a JSON number (RFC 8259 §6).
+func IsJSONNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	return i == len(s)
+}
+
+// jsonForm converts a value from a facade file (YAML or JSON decoded) into
+// a fresh copy in decoded-JSON form: numbers as json.Number, objects as
+// map[string]any, arrays as []any.
+func jsonForm(v any) any {
+	switch x := v.(type) {
+	case int:
+		return json.Number(strconv.Itoa(x))
+	case int64:
+		return json.Number(strconv.FormatInt(x, 10))
+	case uint64:
+		return json.Number(strconv.FormatUint(x, 10))
+	case float64:
+		return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonForm(e)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fmt.Sprint(k)] = jsonForm(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonForm(e)
+		}
+		return out
+	}
+	return v
+}
+
+// cloneJSON deep-copies decoded JSON.
+func cloneJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneJSON(e)
+		}
+		return out
+	}
+	return v
 }
 
 // sameJSON reports whether two decoded JSON values encode identically

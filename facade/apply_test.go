@@ -124,10 +124,11 @@ func TestApply(t *testing.T) {
 			wantSteps: []string{"alias find -> search_code", "inject limit"},
 		},
 		{
-			name: "nested keys are not supported yet",
-			f:    facade.File{"search_code": {Rename: map[string]string{"/a/b": "/query"}}}, target: "search_code", schema: searchCode,
-			call:    `{"tool":"search_code","arguments":{"a":{"b":"x"}}}`,
-			wantErr: "unsupported",
+			name: "nested keys: a move out of a sub-object prunes the emptied parent",
+			f:    facade.File{"search_code": {Rename: map[string]string{"/a/b": "/query"}, Defaults: map[string]any{"limit": 1}}}, target: "search_code", schema: searchCode,
+			call:      `{"tool":"search_code","arguments":{"a":{"b":"x"}}}`,
+			want:      `{"tool":"search_code","arguments":{"query":"x","limit":1}}`,
+			wantSteps: []string{"rename /a/b -> /query", "default limit"},
 		},
 	}
 	for _, tt := range tests {
