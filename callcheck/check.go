@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -52,7 +53,7 @@ func Check(c *schema.Compiled, s *canon.Value, args any) (ok bool, msg string) {
 func Message(c *schema.Compiled, s *canon.Value, args any, err error) string {
 	var b strings.Builder
 	b.WriteString("invalid arguments:")
-	for _, p := range Problems(s, err) {
+	for _, p := range Problems(s, args, err) {
 		b.WriteString("\n- ")
 		if p.Pointer == "" {
 			b.WriteString("(arguments)")
@@ -69,17 +70,18 @@ func Message(c *schema.Compiled, s *canon.Value, args any, err error) string {
 	return b.String()
 }
 
-// Problems lists the leaf problems of a validation error, sorted by pointer,
-// without duplicates. s is the schema err was produced with (used to say
-// what a missing property expects and which properties are allowed); an
+// Problems lists the leaf problems of a validation error of args, sorted by
+// pointer, without duplicates. s is the schema err was produced with (used
+// to say what a location expects and which properties are allowed); an
 // error that is not a *jsonschema.ValidationError becomes one problem at "".
-func Problems(s *canon.Value, err error) []Problem {
+func Problems(s *canon.Value, args any, err error) []Problem {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return []Problem{{Message: err.Error()}}
 	}
 	var out []Problem
-	collect(s, ve, &out)
+	c := collector{root: s, args: args, out: &out}
+	c.collect(ve)
 	if len(out) == 0 {
 		out = append(out, Problem{Pointer: schema.Pointer(ve.InstanceLocation), Message: ve.ErrorKind.LocalizedString(printer)})
 	}
@@ -87,12 +89,19 @@ func Problems(s *canon.Value, err error) []Problem {
 	return slices.Compact(out)
 }
 
-func collect(root *canon.Value, e *jsonschema.ValidationError, out *[]Problem) {
+type collector struct {
+	root *canon.Value
+	args any
+	out  *[]Problem
+}
+
+func (c *collector) collect(e *jsonschema.ValidationError) {
+	root, out := c.root, c.out
 	at := schema.Pointer(e.InstanceLocation)
 	switch k := e.ErrorKind.(type) {
 	case *kind.Group, *kind.Schema, *kind.Reference, *kind.AllOf:
-		for _, c := range e.Causes {
-			collect(root, c, out)
+		for _, cause := range e.Causes {
+			c.collect(cause)
 		}
 		return
 	case *kind.AnyOf, *kind.OneOf:
@@ -151,10 +160,19 @@ func collect(root *canon.Value, e *jsonschema.ValidationError, out *[]Problem) {
 	case *kind.FalseSchema:
 		*out = append(*out, Problem{Pointer: at, Message: "not allowed here"})
 		return
+	case *kind.Minimum, *kind.Maximum, *kind.ExclusiveMinimum, *kind.ExclusiveMaximum, *kind.MultipleOf,
+		*kind.MinLength, *kind.MaxLength, *kind.Pattern, *kind.Format, *kind.MinItems, *kind.MaxItems:
+		sub := resolve(root, schemaPointer(e.SchemaURL))
+		if v, ok := instanceAt(c.args, e.InstanceLocation); ok {
+			if d := Describe(root, sub); d != "" {
+				*out = append(*out, Problem{Pointer: at, Message: "got " + brief(v) + ", expected " + d})
+				return
+			}
+		}
 	}
 	if len(e.Causes) > 0 {
-		for _, c := range e.Causes {
-			collect(root, c, out)
+		for _, cause := range e.Causes {
+			c.collect(cause)
 		}
 		return
 	}
@@ -181,6 +199,48 @@ func alternatives(root *canon.Value, e *jsonschema.ValidationError, k jsonschema
 		return "matches none of the " + kw + " alternatives"
 	}
 	return "matches none of the alternatives; expected " + strings.Join(slices.Compact(ds), ", or ")
+}
+
+// instanceAt returns the value at a jsonschema instance location.
+func instanceAt(v any, loc []string) (any, bool) {
+	for _, tok := range loc {
+		switch x := v.(type) {
+		case map[string]any:
+			e, ok := x[tok]
+			if !ok {
+				return nil, false
+			}
+			v = e
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// brief renders a value as JSON, shortened to about 60 bytes.
+func brief(v any) string {
+	b := string(encode(v))
+	if len(b) > 60 {
+		cut := 57
+		for cut > 0 && !utf8.RuneStart(b[cut]) {
+			cut--
+		}
+		b = b[:cut] + "…"
+	}
+	switch v.(type) {
+	case []any:
+		return fmt.Sprintf("%s (%d items)", b, len(v.([]any)))
+	case string:
+		return fmt.Sprintf("%s (%d characters)", b, utf8.RuneCountInString(v.(string)))
+	}
+	return b
 }
 
 // schemaPointer extracts the JSON Pointer fragment of a jsonschema v6 schema

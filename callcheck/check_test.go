@@ -75,7 +75,7 @@ example of valid arguments: {"filters":{"state":"OPEN"}}`,
 			schema: `{"type":"object","$defs":{"path":{"type":"string","minLength":1}},"properties":{"paths":{"type":"array","items":{"$ref":"#/$defs/path"},"minItems":1}},"required":["paths"]}`,
 			args:   `{"paths":[]}`,
 			want: `invalid arguments:
-- /paths: minItems: got 0, want 1
+- /paths: got [] (0 items), expected an array of string (of at least 1 character) with at least 1 item
 example of valid arguments: {"paths":["example"]}`,
 		},
 		{
@@ -99,7 +99,7 @@ example of valid arguments: {"id":1}`,
 			schema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"when":{"type":"string","format":"date-time"},"code":{"type":"string","pattern":"^[A-Z]{3}$"}},"required":["when"]}`,
 			args:   `{"code":"usd"}`,
 			want: `invalid arguments:
-- /code: 'usd' does not match pattern '^[A-Z]{3}$'
+- /code: got "usd" (3 characters), expected a string (matching ^[A-Z]{3}$)
 - /when: missing required property; expected a string (format date-time)
 example of valid arguments: {"when":"2025-01-31T12:00:00Z"}`,
 		},

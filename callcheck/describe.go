@@ -122,9 +122,9 @@ func describe(root, s *canon.Value, depth int) string {
 		case minL != "" && maxL != "":
 			cs = append(cs, fmt.Sprintf("of %s to %s characters", minL, maxL))
 		case minL != "":
-			cs = append(cs, fmt.Sprintf("of at least %s characters", minL))
+			cs = append(cs, "of at least "+plural(minL, "character"))
 		case maxL != "":
-			cs = append(cs, fmt.Sprintf("of at most %s characters", maxL))
+			cs = append(cs, "of at most "+plural(maxL, "character"))
 		}
 		if len(cs) > 0 {
 			d += " (" + strings.Join(cs, ", ") + ")"
@@ -156,7 +156,7 @@ func describe(root, s *canon.Value, depth int) string {
 			}
 		}
 		if m := num(s, "minItems"); m != "" {
-			d += " with at least " + m + " items"
+			d += " with at least " + plural(m, "item")
 		}
 	case "object":
 		var req []string
@@ -170,6 +170,14 @@ func describe(root, s *canon.Value, depth int) string {
 		}
 	}
 	return d
+}
+
+// plural returns "1 item", "2 items".
+func plural(n, noun string) string {
+	if n == "1" {
+		return n + " " + noun
+	}
+	return n + " " + noun + "s"
 }
 
 func num(s *canon.Value, key string) string {

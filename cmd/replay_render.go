@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"github.com/mcpctl/mcpctl/fixtures"
 )
@@ -71,11 +72,15 @@ func stepsText(r *fixtures.Result) string {
 }
 
 func replayText(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn, color bool) error {
-	style := func(o fixtures.Outcome) lipgloss.Style { return lipgloss.NewStyle() }
+	plain := lipgloss.NewRenderer(io.Discard)
+	plain.SetColorProfile(termenv.Ascii)
+	style := func(fixtures.Outcome) lipgloss.Style { return plain.NewStyle() }
 	if color {
+		r := lipgloss.NewRenderer(io.Discard)
+		r.SetColorProfile(termenv.ANSI)
 		colors := map[fixtures.Outcome]string{fixtures.Accepted: "2", fixtures.Translated: "3", fixtures.Rejected: "1", fixtures.UnknownTool: "1"}
 		style = func(o fixtures.Outcome) lipgloss.Style {
-			return lipgloss.NewStyle().Foreground(lipgloss.Color(colors[o])).Bold(o != fixtures.Accepted)
+			return r.NewStyle().Foreground(lipgloss.Color(colors[o])).Bold(o != fixtures.Accepted)
 		}
 	}
 	var b strings.Builder
@@ -103,17 +108,25 @@ func replayText(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn, color
 			}
 		}
 		if r.Live != nil {
-			fmt.Fprintf(&b, "    live: %s", r.Live.Outcome)
-			if r.Live.Message != "" {
-				fmt.Fprintf(&b, ": %s", firstLine(r.Live.Message))
-			}
-			b.WriteByte('\n')
+			fmt.Fprintf(&b, "    %s\n", firstLine(liveText(r.Live)))
 		}
 	}
 	b.WriteString(summary(rep))
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// liveText says what a live server answered.
+func liveText(l *fixtures.LiveResult) string {
+	s := "live: " + l.Outcome
+	if l.Code != 0 {
+		s += fmt.Sprintf(" %d", l.Code)
+	}
+	if l.Message != "" {
+		s += ": " + l.Message
+	}
+	return s
 }
 
 func short(fp string) string {
@@ -162,20 +175,20 @@ func replayMarkdown(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) e
 		if r.Failing(failOn) {
 			outcome = "**" + outcome + "**"
 		}
-		var details string
+		var details []string
+		if r.Unexpected {
+			details = append(details, "expected "+string(r.Expect))
+		}
 		switch {
 		case r.Translated != nil:
-			details = "→ " + mdCode(r.Translated.Tool) + " " + mdCode(compactJSON(r.Translated.Arguments))
+			details = append(details, "→ "+mdCode(r.Translated.Tool)+" "+mdCode(compactJSON(r.Translated.Arguments)))
 		case r.Error != nil:
-			details = *r.Error
-		}
-		if r.Unexpected {
-			details = "expected " + string(r.Expect) + "\n" + details
+			details = append(details, *r.Error)
 		}
 		if r.Live != nil {
-			details += "\nlive: " + r.Live.Outcome
+			details = append(details, liveText(r.Live))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCode(r.Source), mdCode(r.Tool), outcome, mdCell(details))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCode(r.Source), mdCode(r.Tool), outcome, mdCell(strings.Join(details, "\n")))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -218,20 +231,20 @@ func replayGitHub(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) err
 		}
 		file, line := callFileLine(r.Source)
 		title := fmt.Sprintf("mcpctl replay: %s %s", r.Tool, r.Outcome)
-		var msg string
+		var msg []string
+		if r.Unexpected {
+			msg = append(msg, fmt.Sprintf("expected %s, got %s", r.Expect, r.Outcome))
+		}
 		switch {
 		case r.Translated != nil:
-			msg = fmt.Sprintf("translated to %s %s (%s)", r.Translated.Tool, compactJSON(r.Translated.Arguments), stepsText(r))
+			msg = append(msg, fmt.Sprintf("translated to %s %s (%s)", r.Translated.Tool, compactJSON(r.Translated.Arguments), stepsText(r)))
 		case r.Error != nil:
-			msg = *r.Error
-		}
-		if r.Unexpected {
-			msg = fmt.Sprintf("expected %s, got %s\n%s", r.Expect, r.Outcome, msg)
+			msg = append(msg, *r.Error)
 		}
 		if r.Live != nil {
-			msg += "\nlive: " + r.Live.Outcome + " " + r.Live.Message
+			msg = append(msg, liveText(r.Live))
 		}
-		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", cmd, ghProp(file), line, ghProp(title), ghEscape(msg))
+		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", cmd, ghProp(file), line, ghProp(title), ghEscape(strings.Join(msg, "\n")))
 	}
 	b.WriteString(summary(rep))
 	b.WriteByte('\n')
@@ -288,18 +301,19 @@ func replayJUnit(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) erro
 			tc.SystemOut = fmt.Sprintf("translated to %s %s (%s)", r.Translated.Tool, compactJSON(r.Translated.Arguments), stepsText(r))
 		}
 		if r.Failing(failOn) {
-			text := ""
+			var text []string
 			if r.Error != nil {
-				text = *r.Error
+				text = append(text, *r.Error)
 			}
 			msg := string(r.Outcome)
 			if r.Unexpected {
 				msg = fmt.Sprintf("expected %s, got %s", r.Expect, r.Outcome)
 			}
 			if r.Live != nil && r.Live.Failed() {
-				text += "\nlive: " + r.Live.Outcome + " " + r.Live.Message
+				msg = fmt.Sprintf("%s, live %s", msg, r.Live.Outcome)
+				text = append(text, liveText(r.Live))
 			}
-			tc.Failure = &junitFailure{Message: msg, Type: string(r.Outcome), Text: text}
+			tc.Failure = &junitFailure{Message: msg, Type: string(r.Outcome), Text: strings.Join(text, "\n")}
 			out.Suites[si].Failures++
 			out.Failures++
 		}
