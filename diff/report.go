@@ -105,6 +105,11 @@ type Change struct {
 	IgnoreReason string `json:"ignoreReason,omitempty"`
 	// RuleBug: --verify found a counterexample to this rule's verdict.
 	RuleBug bool `json:"ruleBug,omitempty"`
+	// Calls is the number of recorded calls the finding affects (diff
+	// --usage, DESIGN §4.6); nil when usage was not measured.
+	Calls *int `json:"calls,omitempty"`
+	// Unused marks a breaking finding that no recorded call touches.
+	Unused bool `json:"unused,omitempty"`
 }
 
 // Report is the result of Compare; its JSON form is the public contract of
