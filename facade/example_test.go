@@ -31,3 +31,16 @@ func ExampleApply() {
 	// {"tool":"actions_list","arguments":{"method":"list_workflows","owner":"o","per_page":10}}
 	// [alias list_workflows -> actions_list inject method rename perPage -> per_page]
 }
+
+// Coercions follow exact rules: only a string that is exactly a JSON
+// number becomes a number.
+func ExampleCoerce() {
+	for _, in := range []any{"20", " 20", "2.5"} {
+		v, changed, _ := facade.Coerce(in, "integer")
+		fmt.Printf("%q -> %T %v, changed: %v\n", in, v, v, changed)
+	}
+	// Output:
+	// "20" -> json.Number 20, changed: true
+	// " 20" -> string  20, changed: false
+	// "2.5" -> string 2.5, changed: false
+}
