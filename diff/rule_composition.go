@@ -1,0 +1,455 @@
+package diff
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/mcpctl/mcpctl/canon"
+)
+
+// Composition rules: allOf branches left after merging, anyOf/oneOf
+// branches matched by subsumption (not position), oneOf exclusivity, not
+// (compared with the direction inverted) and if/then/else.
+
+var compositionFamily = family{
+	name: "composition",
+	rules: []ruleDef{
+		rule("input-any-of-branch-removed", Breaking, narrows, tagsStructure,
+			"An input anyOf/oneOf loses a branch that no new branch covers: arguments matching only it are rejected."),
+		rule("output-any-of-branch-removed", Safe, narrows, tagsStructure,
+			"An output anyOf/oneOf loses a branch: every new result was valid before."),
+		rule("input-any-of-branch-added", Safe, widens, tagsStructure,
+			"An input anyOf/oneOf gains a branch no old branch covers: more arguments are accepted."),
+		rule("output-any-of-branch-added", Breaking, widens, tagsStructure,
+			"An output anyOf/oneOf gains a branch no old branch covers: clients may receive results of a shape they never handled."),
+		rule("input-one-of-overlap", Breaking, narrows, tagsStructure,
+			"Two branches of an input oneOf may now both match (a branch added or widened, or anyOf turned into oneOf): arguments matching both are rejected."),
+		rule("output-one-of-overlap", Safe, narrows, tagsStructure,
+			"Two branches of an output oneOf may now both match: such results are rejected, so every new result was valid before."),
+		rule("input-all-of-branch-added", Breaking, narrows, tagsStructure,
+			"An input allOf gains a branch that could not be merged: arguments must satisfy it too."),
+		rule("output-all-of-branch-added", Safe, narrows, tagsStructure,
+			"An output allOf gains a branch: every new result was valid before."),
+		rule("input-all-of-branch-removed", Safe, widens, tagsStructure,
+			"An input allOf loses a branch: every old argument stays valid."),
+		rule("output-all-of-branch-removed", Breaking, widens, tagsStructure,
+			"An output allOf loses a branch: results may violate what it required."),
+		rule("input-composition-narrowed", Breaking, narrows, tagsStructure,
+			"An input anyOf, oneOf, not or if/then/else constraint is added or tightened (or something inside a not is widened): some old arguments are rejected."),
+		rule("output-composition-narrowed", Safe, narrows, tagsStructure,
+			"An output anyOf, oneOf, not or if/then/else constraint is added or tightened: every new result was valid before."),
+		rule("input-composition-widened", Safe, widens, tagsStructure,
+			"An input anyOf, oneOf, not or if/then/else constraint is removed or relaxed (or something inside a not is narrowed): every old argument stays valid."),
+		rule("output-composition-widened", Breaking, widens, tagsStructure,
+			"An output anyOf, oneOf, not or if/then/else constraint is removed or relaxed: clients may receive results the old schema rejected."),
+		rule("input-composition-changed", Breaking, reshapes, tagsStructure,
+			"An input schema changed in a way not analyzed keyword by keyword (an if condition replaced, an unresolvable or non-local $ref, unevaluated*, nesting too deep): breaking unless a search shows otherwise, and marked undecided when no witness is found."),
+		rule("output-composition-changed", Breaking, reshapes, tagsStructure,
+			"An output schema changed in a way not analyzed keyword by keyword: breaking, and marked undecided when no witness is found."),
+	},
+	check: checkComposition,
+}
+
+func schemaList(s *canon.Value, kw string) []canon.Value {
+	if a := get(s, kw); a != nil && a.Kind == canon.Array {
+		return a.Items
+	}
+	return nil
+}
+
+func checkComposition(p *pair) {
+	checkAllOf(p)
+	checkDisjunctions(p)
+	checkNot(p)
+	checkConditional(p)
+	checkUnanalyzed(p)
+}
+
+func checkAllOf(p *pair) {
+	ao, an := schemaList(p.o, "allOf"), schemaList(p.n, "allOf")
+	if ao == nil && an == nil {
+		return
+	}
+	usedN := make([]bool, len(an))
+	var restO []int
+	for i := range ao {
+		found := false
+		for j := range an {
+			if !usedN[j] && sameSchema(p.c, &ao[i], &an[j]) {
+				usedN[j], found = true, true
+				break
+			}
+		}
+		if !found {
+			restO = append(restO, i)
+		}
+	}
+	var restN []int
+	for j := range an {
+		if !usedN[j] {
+			restN = append(restN, j)
+		}
+	}
+	k := min(len(restO), len(restN))
+	for x := 0; x < k; x++ {
+		i, j := restO[x], restN[x]
+		p.c.walk(&ao[i], &an[j], pathKW(p.path, "allOf", strconv.Itoa(j)), p.at.branch(&ao[i], &an[j]), p.inv)
+	}
+	for _, j := range restN[k:] {
+		f := p.emit("all-of-branch-added", pathKW(p.path, "allOf", strconv.Itoa(j)), nil, &an[j], fmt.Sprintf("%s must now also match allOf branch %d", where(p.path), j))
+		p.samplesFor(f)
+		f.reject = nil
+	}
+	for _, i := range restO[k:] {
+		f := p.emit("all-of-branch-removed", pathKW(p.path, "allOf", strconv.Itoa(i)), &ao[i], nil, fmt.Sprintf("%s no longer has to match old allOf branch %d", where(p.path), i))
+		p.samplesFor(f)
+		f.reject = nil
+	}
+}
+
+func checkDisjunctions(p *pair) {
+	oa, oo := schemaList(p.o, "anyOf"), schemaList(p.o, "oneOf")
+	na, no := schemaList(p.n, "anyOf"), schemaList(p.n, "oneOf")
+	switch {
+	case oa != nil && oo == nil && na == nil && no != nil:
+		compareDisjunction(p, oa, "anyOf", no, "oneOf")
+		return
+	case oo != nil && oa == nil && no == nil && na != nil:
+		compareDisjunction(p, oo, "oneOf", na, "anyOf")
+		return
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		ol, nl := schemaList(p.o, kw), schemaList(p.n, kw)
+		switch {
+		case ol == nil && nl == nil:
+		case ol == nil:
+			f := p.emit("composition-narrowed", pathKW(p.path, kw), nil, get(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches", where(p.path), len(nl), kw))
+			p.samplesFor(f)
+			f.reject = nil
+		case nl == nil:
+			f := p.emit("composition-widened", pathKW(p.path, kw), get(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches", where(p.path), len(ol), kw))
+			p.samplesFor(f)
+			f.reject = nil
+		default:
+			compareDisjunction(p, ol, kw, nl, kw)
+		}
+	}
+}
+
+// conjSchema returns s without keyword kw, conjoined with branch b: the
+// schema an instance matching that branch at this location meets.
+func conjSchema(s *canon.Value, kw string, b *canon.Value) *canon.Value {
+	if s == nil || s.Kind != canon.Object {
+		return b
+	}
+	c := s.Clone()
+	c.Delete(kw)
+	if len(c.Members) == 0 {
+		return b
+	}
+	v := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(c, b.Clone())})
+	return &v
+}
+
+// compareDisjunction matches old branches O (of keyword ok) with new
+// branches N (of keyword nk) by subsumption: an old branch is covered when
+// some new branch accepts all it accepts, and vice versa. Uncovered
+// branches in the breaking direction are compared with their most similar
+// counterpart, or reported as removed/added.
+func compareDisjunction(p *pair, O []canon.Value, ok string, N []canon.Value, nk string) {
+	c := p.c
+	covO := make([]bool, len(O))
+	covN := make([]bool, len(N))
+	for i := range O {
+		for j := range N {
+			if sameSchema(c, &O[i], &N[j]) {
+				covO[i], covN[j] = true, true
+			}
+		}
+	}
+	for i := range O {
+		for j := 0; j < len(N) && !covO[i]; j++ {
+			covO[i] = c.subset(&O[i], c.old, &N[j], c.new)
+		}
+	}
+	for j := range N {
+		for i := 0; i < len(O) && !covN[j]; i++ {
+			covN[j] = c.subset(&N[j], c.new, &O[i], c.old)
+		}
+	}
+	input := c.p.Direction == Input
+	if p.inv {
+		input = !input
+	}
+	explained := map[int]bool{}
+	if input {
+		for i := range O {
+			if covO[i] {
+				continue
+			}
+			if j := bestPartner(&O[i], N, c.old, c.new); j >= 0 {
+				explained[j] = true
+				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
+				continue
+			}
+			f := p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d, which no new branch covers", where(p.path), ok, i))
+			f.samples, f.sampleSide = conjSchema(p.o, ok, &O[i]), c.old
+			if p.inv {
+				f.samples, f.sampleSide = nil, nil
+			}
+		}
+		for j := range N {
+			if !covN[j] && !explained[j] {
+				p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d", where(p.path), nk, j))
+			}
+		}
+	} else {
+		for j := range N {
+			if covN[j] {
+				continue
+			}
+			if i := bestPartner(&N[j], O, c.new, c.old); i >= 0 {
+				explained[i] = true
+				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
+				continue
+			}
+			f := p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d, which no old branch covers", where(p.path), nk, j))
+			f.samples, f.sampleSide = conjSchema(p.n, nk, &N[j]), c.new
+			if p.inv {
+				f.samples, f.sampleSide = nil, nil
+			}
+		}
+		for i := range O {
+			if !covO[i] && !explained[i] {
+				p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d", where(p.path), ok, i))
+			}
+		}
+	}
+	// Exclusivity: under oneOf a value matching two branches is rejected.
+	if nk == "oneOf" {
+		for j := range N {
+			for k := j + 1; k < len(N); k++ {
+				if disjoint(c, &N[j], c.new, &N[k], c.new) {
+					continue
+				}
+				if ok == "oneOf" && hadPair(c, O, &N[j], &N[k]) {
+					continue // the same two branches overlapped before
+				}
+				both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(N[j].Clone(), N[k].Clone())})
+				f := p.emit("one-of-overlap", pathKW(p.path, "oneOf", strconv.Itoa(k)), &N[j], &N[k],
+					fmt.Sprintf("%s: a value may match both oneOf branches %d and %d and is then rejected", where(p.path), j, k))
+				f.samples, f.sampleSide = conjSchema(p.n, "oneOf", &both), c.new
+				f.undecided = fmt.Sprintf("whether oneOf branches %d and %d can both match is not decided, and no value matching both was found", j, k)
+			}
+		}
+	}
+	if ok == "oneOf" && nk == "anyOf" {
+		for i := range O {
+			for k := i + 1; k < len(O); k++ {
+				if !disjoint(c, &O[i], c.old, &O[k], c.old) {
+					f := p.emit("composition-widened", pathKW(p.path, "anyOf"), get(p.o, "oneOf"), get(p.n, "anyOf"),
+						fmt.Sprintf("%s: oneOf became anyOf, so values matching several branches are now accepted", where(p.path)))
+					p.samplesFor(f)
+					return
+				}
+			}
+		}
+	}
+}
+
+// hadPair reports whether two new branches both equal old branches (so
+// their overlap is not new).
+func hadPair(c *comparison, O []canon.Value, a, b *canon.Value) bool {
+	fa, fb := false, false
+	for i := range O {
+		fa = fa || sameSchema(c, &O[i], a)
+		fb = fb || sameSchema(c, &O[i], b)
+	}
+	return fa && fb
+}
+
+// bestPartner returns the index of the branch in list most similar to x
+// (by type, declared properties and discriminator values), or -1 when
+// none is similar.
+func bestPartner(x *canon.Value, list []canon.Value, xs, ls *side) int {
+	rx, _ := xs.resolve(x)
+	best, bestScore := -1, 0
+	for i := range list {
+		ri, _ := ls.resolve(&list[i])
+		if ri == nil || rx == nil {
+			continue
+		}
+		score := 0
+		tx, ti := typesOf(rx), typesOf(ri)
+		if tx&ti == 0 {
+			continue
+		}
+		if tx == ti {
+			score += 2
+		}
+		px, pi := get(rx, "properties"), get(ri, "properties")
+		for _, k := range memberNames(px) {
+			if pi != nil && pi.Get(k) != nil {
+				score++
+				ex, ei := get(px.Get(k), "enum"), get(pi.Get(k), "enum")
+				if ex != nil && ei != nil {
+					if enumsOverlap(ex, ei) {
+						score += 5
+					} else {
+						score -= 5
+					}
+				}
+			}
+		}
+		if len(list) == 1 && score == 0 {
+			score = 1
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
+}
+
+func enumsOverlap(a, b *canon.Value) bool {
+	if a.Kind != canon.Array || b.Kind != canon.Array {
+		return true
+	}
+	for i := range a.Items {
+		k := jcsKey(&a.Items[i])
+		for j := range b.Items {
+			if jcsKey(&b.Items[j]) == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// disjoint reports whether no instance can match both a and b: their types
+// do not meet, their enums do not meet, or a property both require has
+// enums (discriminators) that do not meet.
+func disjoint(c *comparison, a *canon.Value, as *side, b *canon.Value, bs *side) bool {
+	ra, okA := as.resolve(a)
+	rb, okB := bs.resolve(b)
+	if !okA || !okB {
+		return false
+	}
+	ta, tb := typesOf(ra), typesOf(rb)
+	if ta&tb == 0 {
+		return true
+	}
+	if ea, eb := get(ra, "enum"), get(rb, "enum"); ea != nil && eb != nil && !enumsOverlap(ea, eb) {
+		return true
+	}
+	if ta&tb&^tObject != 0 {
+		return false // they may share a non-object value
+	}
+	ra2, rb2 := requiredNames(ra), requiredNames(rb)
+	for _, k := range ra2 {
+		pa, pb := effective(ra, k), effective(rb, k)
+		for _, r := range rb2 {
+			if r != k {
+				continue
+			}
+			if isFalse(pb) || isFalse(pa) {
+				return true
+			}
+			ea, eb := get(pa, "enum"), get(pb, "enum")
+			if ea != nil && eb != nil && !enumsOverlap(ea, eb) {
+				return true
+			}
+			if typesOf(pa)&typesOf(pb) == 0 {
+				return true
+			}
+		}
+		if isFalse(effective(rb, k)) {
+			return true
+		}
+	}
+	for _, k := range rb2 {
+		if isFalse(effective(ra, k)) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkNot(p *pair) {
+	on, nn := get(p.o, "not"), get(p.n, "not")
+	path := pathKW(p.path, "not")
+	switch {
+	case on == nil && nn == nil:
+	case on != nil && nn != nil:
+		p.c.walk(on, nn, path, p.at, !p.inv)
+	case nn != nil:
+		f := p.emit("composition-narrowed", path, nil, nn, fmt.Sprintf("%s must now not match a schema", where(p.path)))
+		p.samplesFor(f)
+		f.reject = nil
+	default:
+		f := p.emit("composition-widened", path, on, nil, fmt.Sprintf("%s no longer excludes values matching a schema", where(p.path)))
+		p.samplesFor(f)
+		f.reject = nil
+	}
+}
+
+func checkConditional(p *pair) {
+	oi, ni := get(p.o, "if"), get(p.n, "if")
+	if oi == nil && ni == nil {
+		return
+	}
+	path := pathKW(p.path, "if")
+	switch {
+	case oi != nil && ni != nil && sameSchema(p.c, oi, ni):
+		for _, kw := range []string{"then", "else"} {
+			ov, nv := get(p.o, kw), get(p.n, kw)
+			if ov == nil {
+				ov = &trueSchema
+			}
+			if nv == nil {
+				nv = &trueSchema
+			}
+			at := p.at
+			if kw == "then" {
+				at = at.branch(oi, ni)
+			}
+			p.c.walk(ov, nv, pathKW(p.path, kw), at, p.inv)
+		}
+	case oi == nil:
+		f := p.emit("composition-narrowed", path, nil, ni, fmt.Sprintf("%s gains an if/then/else condition", where(p.path)))
+		p.samplesFor(f)
+		f.reject = nil
+	case ni == nil:
+		f := p.emit("composition-widened", path, oi, nil, fmt.Sprintf("%s loses its if/then/else condition", where(p.path)))
+		p.samplesFor(f)
+		f.reject = nil
+	default:
+		f := p.emit("composition-changed", path, oi, ni, fmt.Sprintf("%s changed its if condition", where(p.path)))
+		p.samplesFor(f)
+		f.reject = nil
+		f.undecided = "a changed if condition is not compared keyword by keyword, and no instance telling the schemas apart was found"
+	}
+}
+
+// unanalyzed keywords are compared as text: a change is undecided unless a
+// witness is found.
+var unanalyzed = []string{"unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef", "$ref"}
+
+func checkUnanalyzed(p *pair) {
+	for _, kw := range unanalyzed {
+		ov, nv := get(p.o, kw), get(p.n, kw)
+		if ov == nil && nv == nil {
+			continue
+		}
+		if kw == "$ref" && pureRef(p.o) == "" && pureRef(p.n) == "" && ov != nil && nv != nil && ov.Str == nv.Str {
+			continue
+		}
+		if ov != nil && nv != nil && string(canon.AppendSchema(nil, ov)) == string(canon.AppendSchema(nil, nv)) {
+			continue
+		}
+		f := p.emit("composition-changed", pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s changed %s, which is not compared keyword by keyword", where(p.path), kw))
+		p.samplesFor(f)
+		f.reject = nil
+		f.undecided = kw + " is not analyzed, and no instance telling the schemas apart was found"
+	}
+}

@@ -1,0 +1,480 @@
+package diff
+
+import (
+	"bytes"
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/facade"
+)
+
+var ratOne = big.NewRat(1, 1)
+
+// Structure rules: object properties (added, removed, renamed),
+// additionalProperties, patternProperties, propertyNames,
+// dependentSchemas, array items, prefixItems and contains. Subschemas that
+// exist on both sides are compared recursively, at their own path.
+
+var trueSchema = canon.BoolValue(true)
+
+var structureFamily = family{
+	name: "structure",
+	rules: []ruleDef{
+		rule("input-property-added", Safe, widens, tagsExistence,
+			"An input object gains an optional property. Safe by default; on an open object (no additionalProperties: false) it narrows by pure set semantics, since the property could hold any value before, and Options.StrictOpenContent (--strict-open-content) makes that case breaking."),
+		rule("output-property-added", Safe, narrows, tagsExistence,
+			"An open output object declares a new property: results could carry it before, and every new result was valid before."),
+		rule("output-property-added-closed", Breaking, widens, tagsExistence,
+			"A closed output object (additionalProperties: false) gains a property: clients validating against the old schema reject results that carry it."),
+		rule("input-property-removed", Breaking, reshapes, tagsExistence,
+			"An input property is no longer declared: arguments using it are rejected, or, on an open object, accepted but no longer documented or honoured by the server."),
+		rule("output-property-removed", Breaking, reshapes, tagsExistence,
+			"An output property is no longer declared: clients that read it lose it, and on an open object it may now hold any value."),
+		rule("input-property-renamed", Facade, narrows, tagsExistence,
+			"An input property is removed and another with an equal schema is added to the same object: old calls fail as sent, a rename facade carries them."),
+		rule("input-additional-properties-closed", Breaking, narrows, tagsStructure,
+			"An input object forbids undeclared properties (additionalProperties: false added): extra keys clients or models send are rejected."),
+		rule("output-additional-properties-closed", Safe, narrows, tagsStructure,
+			"An output object forbids undeclared properties: every new result was valid before."),
+		rule("input-additional-properties-opened", Safe, widens, tagsStructure,
+			"An input object allows undeclared properties again (additionalProperties: false removed): every old argument stays valid."),
+		rule("output-additional-properties-opened", Breaking, widens, tagsStructure,
+			"An output object allows undeclared properties: clients validating against the old schema reject results that carry extra keys."),
+		rule("input-dependent-schema-added", Breaking, narrows, tagsStructure,
+			"An input object gains a dependentSchemas entry: when the key is present, arguments must also satisfy the new schema."),
+		rule("output-dependent-schema-added", Safe, narrows, tagsStructure,
+			"An output object gains a dependentSchemas entry: every new result was valid before."),
+		rule("input-dependent-schema-removed", Safe, widens, tagsStructure,
+			"An input object loses a dependentSchemas entry: every old argument stays valid."),
+		rule("output-dependent-schema-removed", Breaking, widens, tagsStructure,
+			"An output object loses a dependentSchemas entry: results may violate what it required."),
+		rule("input-contains-added", Breaking, narrows, tagsStructure,
+			"An input array gains a contains constraint: arrays without a matching item are rejected."),
+		rule("output-contains-added", Safe, narrows, tagsStructure,
+			"An output array gains a contains constraint: every new result was valid before."),
+		rule("input-contains-removed", Safe, widens, tagsStructure,
+			"An input array loses its contains constraint: every old argument stays valid."),
+		rule("output-contains-removed", Breaking, widens, tagsStructure,
+			"An output array loses its contains constraint: results may lack the item clients relied on."),
+	},
+	check: checkStructure,
+}
+
+func checkStructure(p *pair) {
+	both := p.to & p.tn
+	if both&tObject != 0 && !hasEnum(p.o) && !hasEnum(p.n) {
+		checkProperties(p)
+		checkAdditional(p)
+		checkPatternProperties(p)
+		checkPropertyNames(p)
+		checkDependentSchemas(p)
+	}
+	if both&tArray != 0 && !hasEnum(p.o) && !hasEnum(p.n) {
+		checkItems(p)
+		checkContains(p)
+	}
+}
+
+// memberNames returns the keys of an object keyword, in canonical order.
+func memberNames(v *canon.Value) []string {
+	if v == nil || v.Kind != canon.Object {
+		return nil
+	}
+	names := make([]string, len(v.Members))
+	for i, m := range v.Members {
+		names[i] = m.Key
+	}
+	slices.SortFunc(names, canon.CompareKeys)
+	return names
+}
+
+// effective returns the schema that applies to member key of objects under
+// s (property, pattern, additionalProperties), with true for "anything".
+func effective(s *canon.Value, key string) *canon.Value {
+	v := propSchema(s, key)
+	if v == nil {
+		return &trueSchema
+	}
+	return v
+}
+
+// isFalse reports whether s is the false schema (after resolution).
+func isFalse(s *canon.Value) bool { return s != nil && s.Kind == canon.Bool && !s.Bool }
+
+// isTrue reports whether s accepts everything syntactically.
+func isTrue(s *canon.Value) bool {
+	return s == nil || (s.Kind == canon.Bool && s.Bool) || (s.Kind == canon.Object && len(s.Members) == 0)
+}
+
+func checkProperties(p *pair) {
+	op, np := get(p.o, "properties"), get(p.n, "properties")
+	var removed, added []string
+	for _, k := range memberNames(op) {
+		if np == nil || np.Get(k) == nil {
+			removed = append(removed, k)
+		}
+	}
+	for _, k := range memberNames(np) {
+		if op == nil || op.Get(k) == nil {
+			added = append(added, k)
+		}
+	}
+	// Properties on both sides are compared recursively.
+	for _, k := range memberNames(op) {
+		if np != nil && np.Get(k) != nil {
+			ov, nv := op.Get(k), np.Get(k)
+			p.c.walk(ov, nv, pathKW(p.path, "properties", k), p.at.child(k, ov, nv), p.inv)
+		}
+	}
+	removed, added = checkRenames(p, removed, added)
+	dir := p.c.p.Direction
+	for _, k := range removed {
+		ov := op.Get(k)
+		ne := effective(p.n, k)
+		path := pathKW(p.path, "properties", k)
+		at := p.at.child(k, ov, ne)
+		f := p.c.emitAt("property-removed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
+		if dir == Input {
+			f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
+			if isTrue(ne) && !p.inv {
+				f.noWitness = fmt.Sprintf("the new schema still accepts %q (the object is open), but no longer documents it: the server may ignore it", k)
+			}
+		} else {
+			f.samples, f.sampleSide, f.reject = ne, p.c.new, ov
+			if isFalse(ne) && !p.inv {
+				f.noWitness = fmt.Sprintf("new results never carry %q; clients that read it lose it", k)
+			}
+		}
+	}
+	for _, k := range added {
+		nv := np.Get(k)
+		oe := effective(p.o, k)
+		path := pathKW(p.path, "properties", k)
+		at := p.at.child(k, oe, nv)
+		if !isTrue(oe) && !isFalse(oe) {
+			// The key was governed by additionalProperties or a pattern:
+			// compare that schema with the new property's.
+			p.c.walk(oe, nv, path, at, p.inv)
+		}
+		switch {
+		case dir == Output && isFalse(oe):
+			f := p.c.emitAt("property-added-closed", path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared, and the old closed schema rejects it", propWhere(p.path, k)))
+			f.samples, f.sampleSide = nv, p.c.new
+		case dir == Output:
+			p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared", propWhere(p.path, k)))
+		default:
+			eff := widens
+			if isTrue(oe) {
+				eff = narrows
+			}
+			f := p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
+			if eff == narrows && p.inv {
+				f.Rule, f.def = "input-composition-widened", lookupRule("input-composition-widened")
+				f.Level = f.def.Level
+			}
+			if eff == narrows && !p.inv && p.c.p.Opts.StrictOpenContent && isTrue(oe) && f.def != nil {
+				f.Level = Breaking
+				f.Message += " (the object is open, and strict open content treats constraining a free property as breaking)"
+				f.samples, f.sampleSide, f.reject = &trueSchema, p.c.old, nv
+			}
+		}
+	}
+}
+
+// checkRenames pairs removed and added input properties with equal schemas
+// (annotations aside) and equal requiredness as renames; it returns the
+// properties left over.
+func checkRenames(p *pair, removed, added []string) ([]string, []string) {
+	if p.c.p.Direction != Input || p.inv || len(removed) == 0 || len(added) == 0 {
+		return removed, added
+	}
+	op, np := get(p.o, "properties"), get(p.n, "properties")
+	oreq, nreq := requiredNames(p.o), requiredNames(p.n)
+	used := map[string]bool{}
+	var restRemoved []string
+	for _, r := range removed {
+		best, bestScore := "", -1
+		rk := stripAnnotations(op.Get(r))
+		for _, a := range added {
+			if used[a] || slices.Contains(oreq, r) != slices.Contains(nreq, a) {
+				continue
+			}
+			if !bytes.Equal(rk, stripAnnotations(np.Get(a))) {
+				continue
+			}
+			if s := nameSimilarity(r, a); s > bestScore {
+				best, bestScore = a, s
+			}
+		}
+		arg, ok := p.at.argKey(r)
+		if best == "" || !ok {
+			restRemoved = append(restRemoved, r)
+			continue
+		}
+		used[best] = true
+		if p.renamed == nil {
+			p.renamed = map[string]string{}
+		}
+		p.renamed[best] = r
+		ov, nv := op.Get(r), np.Get(best)
+		at := p.at.child(r, ov, effective(p.n, r))
+		f := p.c.emitAt("property-renamed", pathKW(p.path, "properties", r), at, false, ov, nv,
+			fmt.Sprintf("%s was renamed to %q; a rename facade carries old calls", propWhere(p.path, r), best))
+		p.c.suggest(f, facade.Block{Rename: map[string]string{arg: best}})
+		f.samples, f.sampleSide = ov, p.c.old
+		if isTrue(effective(p.n, r)) && !slices.Contains(nreq, best) {
+			f.noWitness = fmt.Sprintf("the new schema still accepts %q (the object is open and %q is optional), but the server no longer reads it", r, best)
+		}
+	}
+	var restAdded []string
+	for _, a := range added {
+		if !used[a] {
+			restAdded = append(restAdded, a)
+		}
+	}
+	return restRemoved, restAdded
+}
+
+// stripAnnotations returns the canonical form of a schema without its
+// top-level annotations (title, description, examples, $comment).
+func stripAnnotations(s *canon.Value) []byte {
+	if s == nil {
+		return nil
+	}
+	if s.Kind != canon.Object {
+		return canon.AppendSchema(nil, s)
+	}
+	c := *s
+	c.Members = nil
+	for _, m := range s.Members {
+		switch m.Key {
+		case "title", "description", "examples", "$comment":
+			continue
+		}
+		c.Members = append(c.Members, m)
+	}
+	return canon.AppendSchema(nil, &c)
+}
+
+// nameSimilarity scores how alike two property names are: the length of
+// their common prefix and suffix, case-insensitively, plus containment.
+func nameSimilarity(a, b string) int {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	m := 0
+	for m < len(a)-n && m < len(b)-n && a[len(a)-1-m] == b[len(b)-1-m] {
+		m++
+	}
+	score := n + m
+	if strings.Contains(a, b) || strings.Contains(b, a) {
+		score += 2
+	}
+	return score
+}
+
+// freshKey returns a property name neither schema declares or patterns.
+func freshKey(o, n *canon.Value) string {
+	for i := 0; ; i++ {
+		k := "extra"
+		if i > 0 {
+			k += strconv.Itoa(i)
+		}
+		if declaredOrPatterned(o, k) || declaredOrPatterned(n, k) {
+			continue
+		}
+		return k
+	}
+}
+
+func declaredOrPatterned(s *canon.Value, k string) bool {
+	if p := get(s, "properties"); p != nil && p.Get(k) != nil {
+		return true
+	}
+	if pp := get(s, "patternProperties"); pp != nil {
+		for _, m := range pp.Members {
+			if re := compileRegexp(m.Key); re == nil || re.MatchString(k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func additional(s *canon.Value) *canon.Value {
+	if a := get(s, "additionalProperties"); a != nil {
+		return a
+	}
+	return &trueSchema
+}
+
+func checkAdditional(p *pair) {
+	oa, na := additional(p.o), additional(p.n)
+	oF, nF := isFalse(oa), isFalse(na)
+	key := freshKey(p.o, p.n)
+	at := p.at.child(key, oa, na)
+	path := pathKW(p.path, "additionalProperties")
+	ov, nv := get(p.o, "additionalProperties"), get(p.n, "additionalProperties")
+	switch {
+	case oF && nF:
+	case nF:
+		f := p.c.emitAt("additional-properties-closed", path, at, p.inv, ov, nv, fmt.Sprintf("%s no longer allows undeclared properties", where(p.path)))
+		f.samples, f.sampleSide = oa, p.c.old
+	case oF:
+		f := p.c.emitAt("additional-properties-opened", path, at, p.inv, ov, nv, fmt.Sprintf("%s now allows undeclared properties", where(p.path)))
+		f.samples, f.sampleSide = na, p.c.new
+	default:
+		p.c.walk(oa, na, path, at, p.inv)
+	}
+}
+
+func checkPatternProperties(p *pair) {
+	op, np := get(p.o, "patternProperties"), get(p.n, "patternProperties")
+	if op == nil && np == nil {
+		return
+	}
+	keys := memberNames(op)
+	for _, k := range memberNames(np) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, canon.CompareKeys)
+	for _, k := range keys {
+		var ov, nv *canon.Value
+		if op != nil {
+			ov = op.Get(k)
+		}
+		if np != nil {
+			nv = np.Get(k)
+		}
+		if ov == nil {
+			ov = additional(p.o)
+		}
+		if nv == nil {
+			nv = additional(p.n)
+		}
+		name := "x"
+		if s := regexSamples(k, 1, nil); len(s) > 0 {
+			name = s[0]
+		}
+		p.c.walk(ov, nv, pathKW(p.path, "patternProperties", k), p.at.child(name, ov, nv), p.inv)
+	}
+}
+
+func checkPropertyNames(p *pair) {
+	ov, nv := get(p.o, "propertyNames"), get(p.n, "propertyNames")
+	if ov == nil && nv == nil {
+		return
+	}
+	if ov == nil {
+		ov = &canon.Value{Kind: canon.Object}
+		*ov = canon.ObjectValue(canon.Member{Key: "type", Value: canon.StringValue("string")})
+	}
+	if nv == nil {
+		nv = &canon.Value{Kind: canon.Object}
+		*nv = canon.ObjectValue(canon.Member{Key: "type", Value: canon.StringValue("string")})
+	}
+	p.c.walk(ov, nv, pathKW(p.path, "propertyNames"), p.at.propName(ov, nv), p.inv)
+}
+
+func checkDependentSchemas(p *pair) {
+	od, nd := get(p.o, "dependentSchemas"), get(p.n, "dependentSchemas")
+	if od == nil && nd == nil {
+		return
+	}
+	keys := memberNames(od)
+	for _, k := range memberNames(nd) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, canon.CompareKeys)
+	for _, k := range keys {
+		var ov, nv *canon.Value
+		if od != nil {
+			ov = od.Get(k)
+		}
+		if nd != nil {
+			nv = nd.Get(k)
+		}
+		path := pathKW(p.path, "dependentSchemas", k)
+		// The location holds key k, so the dependent schema applies.
+		keyed := func(cands *finding, s *canon.Value, sd *side) {
+			g := &gen{sd: sd}
+			base := g.value(s)
+			if base.Kind != canon.Object {
+				base = canon.ObjectValue()
+			}
+			if !base.Has(k) {
+				base.Set(k, g.value(effective(s, k)))
+			}
+			cands.cands = append(cands.cands, []edit{{val: base}})
+		}
+		switch {
+		case ov != nil && nv != nil:
+			p.c.walk(ov, nv, path, p.at.branch(ov, nv), p.inv)
+		case nv != nil:
+			f := p.emit("dependent-schema-added", path, nil, nv, fmt.Sprintf("%s: when %q is present the object must now also match a dependent schema", where(p.path), k))
+			keyed(f, p.o, p.c.old)
+			p.samplesFor(f)
+		default:
+			f := p.emit("dependent-schema-removed", path, ov, nil, fmt.Sprintf("%s: the dependent schema for %q is gone", where(p.path), k))
+			keyed(f, p.n, p.c.new)
+			p.samplesFor(f)
+		}
+	}
+}
+
+func items(s *canon.Value) *canon.Value {
+	if i := get(s, "items"); i != nil {
+		return i
+	}
+	return &trueSchema
+}
+
+func prefix(s *canon.Value) []canon.Value {
+	if p := get(s, "prefixItems"); p != nil && p.Kind == canon.Array {
+		return p.Items
+	}
+	return nil
+}
+
+func checkItems(p *pair) {
+	po, pn := prefix(p.o), prefix(p.n)
+	n := max(len(po), len(pn))
+	at := func(s []canon.Value, rest *canon.Value, i int) *canon.Value {
+		if i < len(s) {
+			return &s[i]
+		}
+		return rest
+	}
+	io, in := items(p.o), items(p.n)
+	for i := 0; i < n; i++ {
+		ov, nv := at(po, io, i), at(pn, in, i)
+		p.c.walk(ov, nv, pathKW(p.path, "prefixItems", strconv.Itoa(i)), p.at.item(i, ov, nv), p.inv)
+	}
+	p.c.walk(io, in, pathKW(p.path, "items"), p.at.item(n, io, in), p.inv)
+}
+
+func checkContains(p *pair) {
+	ov, nv := get(p.o, "contains"), get(p.n, "contains")
+	path := pathKW(p.path, "contains")
+	switch {
+	case ov == nil && nv == nil:
+	case ov == nil:
+		f := p.emit("contains-added", path, nil, nv, fmt.Sprintf("%s must now contain an item matching a schema", where(p.path)))
+		p.samplesFor(f)
+	case nv == nil:
+		f := p.emit("contains-removed", path, ov, nil, fmt.Sprintf("%s no longer needs an item matching a schema", where(p.path)))
+		p.samplesFor(f)
+	default:
+		p.c.walk(ov, nv, path, p.at.item(0, ov, nv), p.inv)
+	}
+}
