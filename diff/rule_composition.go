@@ -453,3 +453,187 @@ func checkUnanalyzed(p *pair) {
 		f.undecided = kw + " is not analyzed, and no instance telling the schemas apart was found"
 	}
 }
+
+// asymmetricDisjunction returns the disjunction keyword (anyOf or oneOf)
+// that exactly one of o and n has, and whether it is o; "" when both or
+// neither have one, or a side has both keywords.
+func asymmetricDisjunction(o, n *canon.Value) (string, bool) {
+	kwOf := func(s *canon.Value) (string, bool) {
+		a, b := get(s, "anyOf") != nil, get(s, "oneOf") != nil
+		switch {
+		case a && b:
+			return "", false
+		case a:
+			return "anyOf", true
+		case b:
+			return "oneOf", true
+		}
+		return "", true
+	}
+	ko, okO := kwOf(o)
+	kn, okN := kwOf(n)
+	if !okO || !okN || (ko == "") == (kn == "") {
+		return "", false
+	}
+	if ko != "" {
+		return ko, true
+	}
+	return kn, false
+}
+
+// branchSchema returns the schema an instance matching branch b of
+// disjunction kw in s meets: s without kw, merged with b where exact.
+func branchSchema(sd *side, s *canon.Value, kw string, b *canon.Value) *canon.Value {
+	k := s.Clone()
+	k.Delete(kw)
+	rb, ok := sd.resolve(b)
+	if !ok {
+		rb = b
+	}
+	if len(k.Members) == 0 {
+		return rb
+	}
+	if m, ok := mergeSchemas(&k, rb); ok {
+		nz := &normalizer{draft: sd.draft}
+		nz.node(&m)
+		return &m
+	}
+	v := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(k, rb.Clone())})
+	return &v
+}
+
+// decomposeDisjunction compares a source side (the side that must be the
+// subset: old for input, new for output) that is a disjunction with a
+// target side that is not: each branch must be covered by the target.
+// Uncovered branches are compared with the target when similar (same
+// types, no conflicting discriminator), else reported as a lost (input) or
+// gained (output) branch.
+func decomposeDisjunction(p *pair, kw string, onOld bool) {
+	c := p.c
+	src, dst := c.old, c.new
+	d, x := p.o, p.n
+	if !onOld {
+		src, dst = c.new, c.old
+		d, x = p.n, p.o
+	}
+	branches := schemaList(d, kw)
+	for i := range branches {
+		si := branchSchema(src, d, kw, &branches[i])
+		if c.subset(si, src, x, dst) {
+			continue
+		}
+		path := pathKW(p.path, kw, strconv.Itoa(i))
+		score, conflict := similarity(si, src, x, dst)
+		if score >= 2 && !conflict {
+			if onOld {
+				c.walk(si, x, path, p.at.branch(si, nil), false)
+			} else {
+				c.walk(x, si, path, p.at.branch(nil, si), false)
+			}
+			continue
+		}
+		if onOld {
+			f := p.emit("any-of-branch-removed", path, &branches[i], nil, fmt.Sprintf("%s no longer accepts what %s branch %d accepted", where(p.path), kw, i))
+			f.samples, f.sampleSide = si, src
+		} else {
+			f := p.emit("any-of-branch-added", path, nil, &branches[i], fmt.Sprintf("%s now also allows what %s branch %d allows", where(p.path), kw, i))
+			f.samples, f.sampleSide = si, src
+		}
+	}
+}
+
+// againstDisjunction compares a source side that is not a disjunction with
+// a target side that is: the families compare the source with the target's
+// other keywords (keeping only findings in the breaking sense, since the
+// branches may restore what those keywords lack), and the source must be
+// covered by one branch, else the disjunction itself is reported.
+func againstDisjunction(p *pair, kw string, onOld bool) {
+	c := p.c
+	input := c.p.Direction == Input
+	target := p.n
+	if onOld {
+		target = p.o
+	}
+	k := target.Clone()
+	k.Delete(kw)
+	if !k.Has("type") {
+		if tv, ok := typesOf(target).typeValue(); ok && typesOf(target) != tAll {
+			k.Set("type", tv)
+		}
+	}
+	q := *p
+	if onOld {
+		q.o = &k
+	} else {
+		q.n = &k
+	}
+	q.to, q.tn = typesOf(q.o), typesOf(q.n)
+	mark := len(c.found)
+	runFamilies(&q)
+	want := narrows
+	if !input {
+		want = widens
+	}
+	kept := c.found[:mark]
+	for _, f := range c.found[mark:] {
+		if f.def != nil && f.def.effect == want {
+			kept = append(kept, f)
+		}
+	}
+	c.found = kept
+	// Coverage by one branch.
+	src, dst, x := c.old, c.new, p.o
+	sd := c.new
+	if !input {
+		src, dst, x = c.new, c.old, p.n
+	}
+	if onOld {
+		sd = c.old
+	}
+	branches := schemaList(target, kw)
+	for i := range branches {
+		if c.subset(x, src, branchSchema(sd, target, kw, &branches[i]), dst) {
+			return
+		}
+	}
+	path := pathKW(p.path, kw)
+	var f *finding
+	if input {
+		f = p.emit("composition-narrowed", path, nil, get(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches, and no single branch accepts everything it accepted", where(p.path), len(branches), kw))
+	} else {
+		f = p.emit("composition-widened", path, get(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches, and no single old branch accepts everything it now allows", where(p.path), len(branches), kw))
+	}
+	p.samplesFor(f)
+	f.reject = nil
+	f.undecided = fmt.Sprintf("no single %s branch covers the other schema, and whether their union does is not decided", kw)
+}
+
+// similarity scores how alike two schemas are (types, shared properties)
+// and whether a shared property has disjoint enums (a discriminator that
+// tells them apart).
+func similarity(a *canon.Value, as *side, b *canon.Value, bs *side) (score int, conflict bool) {
+	ra, okA := as.resolve(a)
+	rb, okB := bs.resolve(b)
+	if !okA || !okB {
+		return 0, false
+	}
+	ta, tb := typesOf(ra), typesOf(rb)
+	if ta&tb == 0 {
+		return 0, true
+	}
+	if ta == tb {
+		score += 2
+	}
+	pa, pb := get(ra, "properties"), get(rb, "properties")
+	for _, k := range memberNames(pa) {
+		if pb == nil || pb.Get(k) == nil {
+			continue
+		}
+		score++
+		ea, eb := get(pa.Get(k), "enum"), get(pb.Get(k), "enum")
+		if ea != nil && eb != nil && !enumsOverlap(ea, eb) {
+			conflict = true
+		}
+	}
+	return score, conflict
+}

@@ -328,6 +328,20 @@ func (c *comparison) walk(o, n *canon.Value, path string, at *loc, inv bool) {
 	}
 	p := &pair{c: c, o: o, n: n, path: path, at: at, inv: inv}
 	p.to, p.tn = typesOf(o), typesOf(n)
+	if !inv {
+		if kw, onOld := asymmetricDisjunction(o, n); kw != "" {
+			if onOld == (c.p.Direction == Input) {
+				decomposeDisjunction(p, kw, onOld)
+			} else {
+				againstDisjunction(p, kw, onOld)
+			}
+			return
+		}
+	}
+	runFamilies(p)
+}
+
+func runFamilies(p *pair) {
 	for _, f := range families() {
 		f.check(p)
 	}

@@ -161,6 +161,21 @@ func typesOf(s *canon.Value) types {
 		return tAll
 	}
 	t := declaredTypes(s.Get("type"))
+	// An instance matches one anyOf/oneOf branch and every allOf branch.
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if a := s.Get(kw); a != nil && a.Kind == canon.Array {
+			var hull types
+			for i := range a.Items {
+				hull |= typesOf(&a.Items[i])
+			}
+			t &= hull
+		}
+	}
+	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array {
+		for i := range a.Items {
+			t &= typesOf(&a.Items[i])
+		}
+	}
 	if e := s.Get("enum"); e != nil && e.Kind == canon.Array {
 		var et types
 		for i := range e.Items {
