@@ -618,6 +618,19 @@ func (g *gen) variants(s *canon.Value, limit int) []canon.Value {
 			if len(iv) > 0 {
 				add(canon.ArrayValue(iv[0], iv[0]))
 			}
+			if cs := s.Get("contains"); cs != nil {
+				// As many matching items as the contains bounds allow.
+				cv := g.variants(cs, 2)
+				for _, kw := range []string{"minContains", "maxContains"} {
+					if n, ok := intOf(s.Get(kw)); ok && n <= 64 && len(cv) > 0 {
+						a := canon.ArrayValue()
+						for i := int64(0); i < n; i++ {
+							a.Items = append(a.Items, cv[0])
+						}
+						add(a)
+					}
+				}
+			}
 			if maxI, ok := intOf(s.Get("maxItems")); ok && maxI <= 64 && len(iv) > 0 {
 				a := canon.ArrayValue()
 				for i := int64(0); i < maxI; i++ {
@@ -629,6 +642,19 @@ func (g *gen) variants(s *canon.Value, limit int) []canon.Value {
 	}
 	if t&tObject != 0 {
 		add(canon.ObjectValue())
+		if maxP, ok := intOf(s.Get("maxProperties")); ok && maxP <= 64 {
+			// As many properties as allowed: declared ones first.
+			o := rich.value(s)
+			if o.Kind == canon.Object {
+				for i := 0; int64(len(o.Members)) < maxP && i < 64; i++ {
+					k := "p" + strconv.Itoa(i)
+					if !o.Has(k) {
+						o.Set(k, g.value(propSchema(s, k)))
+					}
+				}
+				add(o)
+			}
+		}
 	}
 	if t == tAll {
 		for _, v := range anyPool() {

@@ -1,0 +1,155 @@
+package diff
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Every schema rule has a fixture folder testdata/rules/<rule-id>/ with
+// old.json and new.json (tool sets), want.json (the findings at facade level
+// or above, plus the rule's own finding) and optionally options.json.
+
+type wantFinding struct {
+	Rule      string `json:"rule"`
+	Level     string `json:"level"`
+	Direction string `json:"direction"`
+	Tool      string `json:"tool"`
+	Path      string `json:"path"`
+}
+
+type fixtureOptions struct {
+	Verify            int      `json:"verify"`
+	StrictOpenContent bool     `json:"strictOpenContent"`
+	DisableRules      []string `json:"disableRules"`
+}
+
+func readJSON(t *testing.T, path string, v any) bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return true
+}
+
+func TestRuleFixtures(t *testing.T) {
+	dirs, err := os.ReadDir(filepath.Join("testdata", "rules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		name := d.Name()
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("testdata", "rules", name)
+			oldData, err := os.ReadFile(filepath.Join(dir, "old.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			newData, err := os.ReadFile(filepath.Join(dir, "new.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, new := decodeSet(t, "old.json", oldData), decodeSet(t, "new.json", newData)
+			var want []wantFinding
+			if !readJSON(t, filepath.Join(dir, "want.json"), &want) {
+				t.Fatal("no want.json")
+			}
+			var fo fixtureOptions
+			readJSON(t, filepath.Join(dir, "options.json"), &fo)
+			if len(fo.DisableRules) > 0 {
+				disabledRulesForTest = map[string]bool{}
+				for _, r := range fo.DisableRules {
+					disabledRulesForTest[r] = true
+				}
+				defer func() { disabledRulesForTest = nil }()
+			}
+			r := Compare(old, new, Options{Verify: fo.Verify, StrictOpenContent: fo.StrictOpenContent})
+			got := make([]wantFinding, len(r.Changes))
+			for i, c := range r.Changes {
+				got[i] = wantFinding{Rule: c.Rule, Level: c.Level.String(), Direction: string(c.Direction), Tool: c.Tool, Path: c.Path}
+			}
+			own := false
+			for _, w := range want {
+				own = own || w.Rule == name
+				if !slices.Contains(got, w) {
+					t.Errorf("missing %+v%s", w, summary(r))
+				}
+			}
+			if !own {
+				t.Errorf("want.json does not list a finding of rule %s", name)
+			}
+			for _, c := range r.Changes {
+				if c.Rule == name && c.Level >= Facade && !hasWitness(c) {
+					t.Errorf("%s finding without witness: %s", name, c.NoWitness)
+				}
+			}
+			for _, g := range got {
+				if g.Level != "safe" && !slices.Contains(want, g) {
+					t.Errorf("unexpected %+v%s", g, summary(r))
+				}
+			}
+			checkWitnesses(t, old, new, r)
+		})
+	}
+}
+
+var kebab = regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
+
+func TestRuleCatalog(t *testing.T) {
+	tags := []string{"existence", "requiredness", "type", "constraint", "values", "structure", "annotation", "lifecycle", "security", "documentation"}
+	seen := map[string]bool{}
+	for _, r := range schemaRules() {
+		if seen[r.ID] {
+			t.Errorf("duplicate rule %s", r.ID)
+		}
+		seen[r.ID] = true
+		if !kebab.MatchString(r.ID) {
+			t.Errorf("%s: id is not kebab-case", r.ID)
+		}
+		if r.Purpose == "" || !strings.HasSuffix(r.Purpose, ".") {
+			t.Errorf("%s: purpose must be a sentence", r.ID)
+		}
+		if strings.HasPrefix(r.ID, "output-") != (r.Direction == Output) {
+			t.Errorf("%s: direction %s does not match the id", r.ID, r.Direction)
+		}
+		if r.Level < Safe || r.Level > Breaking {
+			t.Errorf("%s: level %s", r.ID, r.Level)
+		}
+		if len(r.Tags) == 0 {
+			t.Errorf("%s: no tags", r.ID)
+		}
+		for _, tg := range r.Tags {
+			if !slices.Contains(tags, tg) {
+				t.Errorf("%s: unknown tag %q", r.ID, tg)
+			}
+		}
+		if _, err := os.Stat(filepath.Join("testdata", "rules", r.ID, "want.json")); err != nil {
+			t.Errorf("%s: no fixture: %v", r.ID, err)
+		}
+	}
+	dirs, err := os.ReadDir(filepath.Join("testdata", "rules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if !seen[d.Name()] {
+			t.Errorf("fixture %s names no rule", d.Name())
+		}
+	}
+	for _, r := range schemaRules() {
+		if r.ID == "input-property-added" && !strings.Contains(r.Purpose, "StrictOpenContent") {
+			t.Errorf("%s: the purpose must say how StrictOpenContent changes it", r.ID)
+		}
+	}
+}
