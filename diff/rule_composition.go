@@ -592,9 +592,30 @@ func againstDisjunction(p *pair, kw string, onOld bool) {
 	}
 	branches := schemaList(target, kw)
 	for i := range branches {
-		if c.subset(x, src, branchSchema(sd, target, kw, &branches[i]), dst) {
+		if !c.subset(x, src, branchSchema(sd, target, kw, &branches[i]), dst) {
+			continue
+		}
+		if kw != "oneOf" {
 			return
 		}
+		// Under oneOf, a value that also matches another branch is
+		// rejected.
+		for k := range branches {
+			if k == i || disjoint(c, x, src, &branches[k], sd) {
+				continue
+			}
+			path := pathKW(p.path, kw, strconv.Itoa(k))
+			both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(x.Clone(), branches[k].Clone())})
+			var f *finding
+			if input {
+				f = p.emit("one-of-overlap", path, nil, &branches[k], fmt.Sprintf("%s: a value the old schema accepts may match both oneOf branches %d and %d and is then rejected", where(p.path), i, k))
+			} else {
+				f = p.emit("composition-widened", path, &branches[k], nil, fmt.Sprintf("%s: a result may match both old oneOf branches %d and %d, which the old schema rejects", where(p.path), i, k))
+			}
+			f.samples, f.sampleSide = &both, src
+			f.undecided = fmt.Sprintf("whether a value can match oneOf branches %d and %d is not decided, and none was found", i, k)
+		}
+		return
 	}
 	path := pathKW(p.path, kw)
 	var f *finding

@@ -67,7 +67,7 @@ func (c *comparison) verify() {
 			cands = append(cands, g.value(src.root))
 		}
 		v := &cands[i]
-		if !src.accepts(v) || dst.accepts(v) {
+		if v.Kind != canon.Object || !src.accepts(v) || dst.accepts(v) {
 			continue
 		}
 		d := lookupRule("verify-counterexample")

@@ -248,6 +248,11 @@ func (c *comparison) searchWitness(f *finding, src, dst *side) (canon.Value, boo
 				inst := base.Clone()
 				g := &gen{sd: src}
 				c.place(&inst, steps, 0, regen, useOld, g, edits)
+				// Tool arguments and structured results are objects
+				// (MCP 2025-11-25 CallToolRequest, CallToolResult).
+				if inst.Kind != canon.Object {
+					continue
+				}
 				if src.accepts(&inst) && !dst.accepts(&inst) {
 					return inst, true
 				}
