@@ -100,7 +100,7 @@ func mutateSet(t *testing.T, s *toolset.Set, choices []byte) *toolset.Set {
 					subs = append(subs, x)
 				}
 			})
-			for n := next() % 3; n >= 0 && len(subs) > 0; n-- {
+			for n := next() % mutN; n >= 0 && len(subs) > 0; n-- {
 				mutateSchema(subs[next()%len(subs)], next(), next())
 			}
 		}
@@ -119,7 +119,10 @@ func mutateSet(t *testing.T, s *toolset.Set, choices []byte) *toolset.Set {
 func mutateSchema(s *canon.Value, op, arg int) {
 	num := func(n int) canon.Value { return canon.NumberValue(itoaTest(n)) }
 	types := []string{"string", "number", "integer", "boolean", "object", "array", "null"}
-	switch op % 18 {
+	str := func(x string) canon.Value { return canon.StringValue(x) }
+	obj := func(ms ...canon.Member) canon.Value { return canon.ObjectValue(ms...) }
+	mem := func(k string, v canon.Value) canon.Member { return canon.Member{Key: k, Value: v} }
+	switch op % 27 {
 	case 0:
 		s.Set("type", canon.StringValue(types[arg%len(types)]))
 	case 1:
@@ -177,8 +180,32 @@ func mutateSchema(s *canon.Value, op, arg int) {
 		*s = canon.ObjectValue(canon.Member{Key: "oneOf", Value: canon.ArrayValue(c, canon.ObjectValue(canon.Member{Key: "required", Value: canon.ArrayValue(canon.StringValue("k"))}))})
 	case 17:
 		s.Set("format", canon.StringValue([]string{"date", "email", "uri"}[arg%3]))
+	case 18:
+		c := s.Clone()
+		*s = obj(mem("allOf", canon.ArrayValue(c, obj(mem([]string{"minLength", "minimum", "minItems"}[arg%3], num(1))))))
+	case 19:
+		s.Set("if", obj(mem("type", str(types[arg%len(types)]))))
+		s.Set("then", obj(mem([]string{"maxLength", "maximum", "maxItems", "maxProperties"}[arg%4], num(arg%3))))
+	case 20:
+		c := s.Clone()
+		*s = obj(mem("$defs", obj(mem("D", c))), mem("$ref", str("#/$defs/D")))
+	case 21:
+		s.Set("patternProperties", obj(mem([]string{"^x", "^p", "[0-9]"}[arg%3], obj(mem("type", str(types[arg%len(types)]))))))
+	case 22:
+		s.Set("prefixItems", canon.ArrayValue(obj(mem("type", str(types[arg%len(types)])))))
+	case 23:
+		s.Set("dependentRequired", obj(mem("a", canon.ArrayValue(str("b")))))
+	case 24:
+		s.Set("propertyNames", obj(mem("maxLength", num(arg%5))))
+	case 25:
+		s.Set("contains", obj(mem("type", str(types[arg%len(types)]))))
+	case 26:
+		s.Set("const", str("x"))
+		s.Delete("enum")
 	}
 }
+
+var mutN = 3
 
 func itoaTest(n int) string {
 	b, _ := json.Marshal(n)

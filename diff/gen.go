@@ -45,6 +45,9 @@ func (g *gen) coin() bool { return g.rng != nil && g.rng.IntN(2) == 0 }
 func (g *gen) value(s *canon.Value) canon.Value {
 	g.depth++
 	defer func() { g.depth-- }()
+	if g.depth > 2*maxGenDepth {
+		return canon.NullValue() // an infinitely deep required structure
+	}
 	s = g.resolve(s)
 	if s == nil {
 		return canon.StringValue("x")
@@ -509,6 +512,9 @@ func anyPool() []canon.Value {
 func (g *gen) variants(s *canon.Value, limit int) []canon.Value {
 	g.depth++
 	defer func() { g.depth-- }()
+	if g.depth > 2*maxGenDepth {
+		return nil
+	}
 	s = g.resolve(s)
 	if s == nil {
 		return nil

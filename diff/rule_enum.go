@@ -41,10 +41,10 @@ var enumFamily = family{
 // enumMembers returns the values a schema is limited to: its enum, or the
 // values of a finite type set (boolean, null); implicit is true for the
 // latter; nil when the schema is not finite.
-func enumMembers(s *canon.Value) (vals []canon.Value, implicit bool) {
+func enumMembers(s *canon.Value, draft int) (vals []canon.Value, implicit bool) {
 	if e := get(s, "enum"); e != nil && e.Kind == canon.Array {
 		for i := range e.Items {
-			if admits(s, &e.Items[i]) {
+			if admits(s, &e.Items[i]) && admitsFormat(s, &e.Items[i], draft) {
 				vals = append(vals, e.Items[i])
 			}
 		}
@@ -75,8 +75,8 @@ func checkEnum(p *pair) {
 	if p.to == 0 || p.tn == 0 {
 		return // a false schema: the type family reports it
 	}
-	om, oImp := enumMembers(p.o)
-	nm, nImp := enumMembers(p.n)
+	om, oImp := enumMembers(p.o, p.c.old.draft)
+	nm, nImp := enumMembers(p.n, p.c.new.draft)
 	path := pathKW(p.path, "enum")
 	ov, nv := get(p.o, "enum"), get(p.n, "enum")
 	if oImp {

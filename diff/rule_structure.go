@@ -95,11 +95,44 @@ func memberNames(v *canon.Value) []string {
 // effective returns the schema that applies to member key of objects under
 // s (property, pattern, additionalProperties), with true for "anything".
 func effective(s *canon.Value, key string) *canon.Value {
-	v := propSchema(s, key)
-	if v == nil {
-		return &trueSchema
+	var all []*canon.Value
+	if p := get(s, "properties"); p != nil && p.Kind == canon.Object {
+		if v := p.Get(key); v != nil {
+			all = append(all, v)
+		}
 	}
-	return v
+	all = append(all, matchingPatterns(s, key)...)
+	switch len(all) {
+	case 0:
+		return additional(s)
+	case 1:
+		return all[0]
+	}
+	// A declared property also meets every pattern its name matches.
+	items := make([]canon.Value, len(all))
+	for i, v := range all {
+		items[i] = v.Clone()
+	}
+	v := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(items...)})
+	nz := &normalizer{draft: 2020}
+	nz.node(&v)
+	return &v
+}
+
+// matchingPatterns returns the patternProperties schemas of s whose
+// pattern matches key (a pattern that does not compile matches nothing).
+func matchingPatterns(s *canon.Value, key string) []*canon.Value {
+	pp := get(s, "patternProperties")
+	if pp == nil || pp.Kind != canon.Object {
+		return nil
+	}
+	var out []*canon.Value
+	for i := range pp.Members {
+		if re := compileRegexp(pp.Members[i].Key); re != nil && re.MatchString(key) {
+			out = append(out, &pp.Members[i].Value)
+		}
+	}
+	return out
 }
 
 // isFalse reports whether s is the false schema (after resolution).
@@ -127,6 +160,9 @@ func checkProperties(p *pair) {
 	for _, k := range memberNames(op) {
 		if np != nil && np.Get(k) != nil {
 			ov, nv := op.Get(k), np.Get(k)
+			if len(matchingPatterns(p.o, k))+len(matchingPatterns(p.n, k)) > 0 {
+				ov, nv = effective(p.o, k), effective(p.n, k)
+			}
 			p.c.walk(ov, nv, pathKW(p.path, "properties", k), p.at.child(k, ov, nv), p.inv)
 		}
 	}

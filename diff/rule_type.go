@@ -27,8 +27,8 @@ var typeFamily = family{
 }
 
 func checkType(p *pair) {
-	if p.to == p.tn || (hasEnum(p.o) && hasEnum(p.n)) {
-		return
+	if p.to == p.tn || (hasEnum(p.o) && hasEnum(p.n) && p.to != 0 && p.tn != 0) {
+		return // two enums: the enum family compares their values
 	}
 	lost, gained := p.to&^p.tn, p.tn&^p.to
 	dir := p.c.p.Direction

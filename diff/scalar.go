@@ -2,8 +2,13 @@ package diff
 
 import (
 	"math/big"
+	"net"
+	"net/mail"
+	"net/url"
 	"regexp"
+	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/canon"
@@ -228,3 +233,39 @@ func compileRegexp(p string) *regexp.Regexp {
 	regexpCache[p] = re
 	return re
 }
+
+// admitsFormat reports whether a string value satisfies the schema's
+// format where the validator asserts formats (drafts before 2019-09, see
+// jsonschema/v6's Compiler.AssertFormat); true for unknown formats and
+// non-strings.
+func admitsFormat(s, v *canon.Value, draft int) bool {
+	f := get(s, "format")
+	if draft >= 2019 || f == nil || f.Kind != canon.String || v.Kind != canon.String {
+		return true
+	}
+	x := v.Str
+	switch f.Str {
+	case "date":
+		_, err := time.Parse("2006-01-02", x)
+		return err == nil
+	case "date-time":
+		_, err := time.Parse(time.RFC3339Nano, strings.ToUpper(x))
+		return err == nil
+	case "email":
+		_, err := mail.ParseAddress(x)
+		return err == nil && !strings.ContainsAny(x, "<> ")
+	case "ipv4":
+		ip := net.ParseIP(x)
+		return ip != nil && ip.To4() != nil && !strings.Contains(x, ":")
+	case "ipv6":
+		return net.ParseIP(x) != nil && strings.Contains(x, ":")
+	case "uri":
+		u, err := url.Parse(x)
+		return err == nil && u.IsAbs()
+	case "uuid":
+		return uuidRE.MatchString(x)
+	}
+	return true
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
