@@ -39,8 +39,8 @@ type side struct {
 	// (nullable), compiled to check witnesses; root is the semantically
 	// normalized copy the walk reads.
 	orig, valid, root *canon.Value
-	draft            int
-	defsKey          string
+	draft             int
+	defsKey           string
 	// refs caches normalized $ref targets by reference string.
 	refs map[string]*canon.Value
 

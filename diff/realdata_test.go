@@ -84,7 +84,7 @@ func TestRealFilesystemMinItems(t *testing.T) {
 func TestRealFilesystemSafeAdditions(t *testing.T) {
 	for _, tc := range []struct {
 		old, new, tool string
-		props       []string
+		props          []string
 	}{
 		{"server-filesystem/0.5.1", "server-filesystem/2025.1.14", "search_files", []string{"excludePatterns"}},
 		{"server-filesystem/2025.1.14", "server-filesystem/2025.7.1", "read_file", []string{"head", "tail"}},

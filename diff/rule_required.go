@@ -162,4 +162,3 @@ func checkDependentRequired(p *pair) {
 		}
 	}
 }
-
