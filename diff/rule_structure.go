@@ -354,7 +354,7 @@ func checkAdditional(p *pair) {
 	oa, na := additional(p.o), additional(p.n)
 	oF, nF := isFalse(oa), isFalse(na)
 	key := freshKey(p.o, p.n)
-	at := p.at.child(key, oa, na)
+	at := p.at.sample(key, oa, na)
 	path := pathKW(p.path, "additionalProperties")
 	ov, nv := get(p.o, "additionalProperties"), get(p.n, "additionalProperties")
 	switch {
@@ -400,7 +400,7 @@ func checkPatternProperties(p *pair) {
 		if s := regexSamples(k, 1, nil); len(s) > 0 {
 			name = s[0]
 		}
-		p.c.walk(ov, nv, pathKW(p.path, "patternProperties", k), p.at.child(name, ov, nv), p.inv)
+		p.c.walk(ov, nv, pathKW(p.path, "patternProperties", k), p.at.sample(name, ov, nv), p.inv)
 	}
 }
 

@@ -25,7 +25,10 @@ type loc struct {
 	key    string
 	index  int  // ≥ 0 for an array index, -1 for a key
 	name   bool // the location is a property name (propertyNames)
-	root   bool
+	// synthetic: the key is a sample (patternProperties,
+	// additionalProperties), not a declared name a facade could address.
+	synthetic bool
+	root      bool
 	o, n   *canon.Value
 	oAnd   []*canon.Value
 	nAnd   []*canon.Value
@@ -41,6 +44,11 @@ func (l *loc) child(key string, o, n *canon.Value) *loc {
 // item returns the location of array element i.
 func (l *loc) item(i int, o, n *canon.Value) *loc {
 	return &loc{parent: l, index: i, o: o, n: n}
+}
+
+// sample returns the location of a member whose key is a sample name.
+func (l *loc) sample(key string, o, n *canon.Value) *loc {
+	return &loc{parent: l, key: key, index: -1, synthetic: true, o: o, n: n}
 }
 
 // propName returns the location of a property name of the object at l.
@@ -80,7 +88,7 @@ func (l *loc) steps() []*loc {
 func (l *loc) argKey(key string) (string, bool) {
 	var toks []string
 	for x := l; x != nil && !x.root; x = x.parent {
-		if x.index >= 0 || x.name {
+		if x.index >= 0 || x.name || x.synthetic {
 			return "", false
 		}
 		toks = append(toks, x.key)
@@ -100,7 +108,7 @@ func (l *loc) argKey(key string) (string, bool) {
 
 // argPath is argKey for the location itself (its last key).
 func (l *loc) argPath() (string, bool) {
-	if l.root || l.parent == nil || l.index >= 0 || l.name {
+	if l.root || l.parent == nil || l.index >= 0 || l.name || l.synthetic {
 		return "", false
 	}
 	return l.parent.argKey(l.key)
