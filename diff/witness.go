@@ -29,9 +29,9 @@ type loc struct {
 	// additionalProperties), not a declared name a facade could address.
 	synthetic bool
 	root      bool
-	o, n   *canon.Value
-	oAnd   []*canon.Value
-	nAnd   []*canon.Value
+	o, n      *canon.Value
+	oAnd      []*canon.Value
+	nAnd      []*canon.Value
 }
 
 func rootLoc(o, n *canon.Value) *loc { return &loc{root: true, index: -1, o: o, n: n} }
