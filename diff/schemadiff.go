@@ -310,7 +310,7 @@ func (c *comparison) walk(o, n *canon.Value, path string, at *loc, inv bool) {
 	ro, okO := c.old.resolve(o)
 	rn, okN := c.new.resolve(n)
 	if !okO || !okN {
-		if !sameSchema(c, o, n) {
+		if !bytes.Equal(canon.AppendSchema(nil, o), canon.AppendSchema(nil, n)) {
 			c.emitUndecided(path, at, inv, o, n, "a $ref that is not a local JSON Pointer (or does not resolve) cannot be compared")
 		}
 		return
@@ -385,7 +385,27 @@ func sameSchema(c *comparison, o, n *canon.Value) bool {
 	if !bytes.Equal(a, b) {
 		return false
 	}
-	return c.old.defsKey == c.new.defsKey || !bytes.Contains(a, []byte(`"$ref"`))
+	if !bytes.Contains(a, []byte(`"$ref"`)) {
+		return true
+	}
+	return c.old.defsKey == c.new.defsKey && refsOnlyToDefs(a)
+}
+
+// refsOnlyToDefs reports whether every "$ref" in canonical JSON points into
+// $defs (whose equality the caller checked), so equal text means equal
+// targets.
+func refsOnlyToDefs(b []byte) bool {
+	key := []byte(`"$ref":"`)
+	for {
+		i := bytes.Index(b, key)
+		if i < 0 {
+			return true
+		}
+		b = b[i+len(key):]
+		if !bytes.HasPrefix(b, []byte("#/$defs/")) {
+			return false
+		}
+	}
 }
 
 // emit reports a finding of the rule named by the direction prefix and

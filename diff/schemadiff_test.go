@@ -285,3 +285,24 @@ func TestRegexSamples(t *testing.T) {
 		}
 	}
 }
+
+func TestRefsUnchanged(t *testing.T) {
+	// An unchanged remote reference is no change, whatever else changed.
+	cs := compareJSON(t, Input,
+		`{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"},"b":{"type":"string"}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"},"b":{"type":"string","description":"B."}}}`, Options{})
+	if got := ruleIDs(cs); !slices.Equal(got, []string{"input-description-changed"}) {
+		t.Errorf("got %v, want only the description change", got)
+	}
+	// Equal text with references to different targets is compared through
+	// the references.
+	cs = compareJSON(t, Input,
+		`{"type":"object","properties":{"a":{"$ref":"#/properties/b"},"b":{"type":"string"}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"#/properties/b"},"b":{"type":"string","maxLength":2}}}`, Options{})
+	if got := ruleIDs(cs); !slices.Equal(got, []string{"input-max-length-lowered"}) {
+		t.Errorf("got %v, want input-max-length-lowered (for a and b)", got)
+	}
+	if len(cs) != 2 {
+		t.Errorf("want two findings (a through its reference, and b), got %d", len(cs))
+	}
+}
