@@ -46,7 +46,7 @@ func loadDiffCases(t testing.TB) []diffCase {
 	return out
 }
 
-func wrapTools(tools json.RawMessage) []byte {
+func wrapToolsJSON(tools json.RawMessage) []byte {
 	return append(append([]byte(`{"tools": `), tools...), '}')
 }
 
@@ -57,11 +57,11 @@ func TestDiffCases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.ID, func(t *testing.T) {
-			old := decodeSet(t, "old", wrapTools(tc.Old))
-			new := decodeSet(t, "new", wrapTools(tc.New))
+			old := decodeToolSet(t, "old", wrapToolsJSON(tc.Old))
+			new := decodeToolSet(t, "new", wrapToolsJSON(tc.New))
 			r := Compare(old, new, Options{})
 			if got := r.Level.String(); got != tc.Expect.Level {
-				t.Errorf("level = %s, want %s (%s)%s", got, tc.Expect.Level, tc.About, summary(r))
+				t.Errorf("level = %s, want %s (%s)%s", got, tc.Expect.Level, tc.About, changeSummary(r))
 			}
 			for _, want := range tc.Expect.Findings {
 				if len(want.Witness) > 0 && !witnessHolds(t, old, new, want.Tool, Input, want.Witness) {
@@ -75,7 +75,7 @@ func TestDiffCases(t *testing.T) {
 					if want.Direction != "" && string(c.Direction) != want.Direction {
 						continue
 					}
-					if want.Mentions != "" && !mentions(c, want.Mentions) {
+					if want.Mentions != "" && !mentionsWord(c, want.Mentions) {
 						continue
 					}
 					if len(want.Witness) > 0 {
@@ -90,7 +90,7 @@ func TestDiffCases(t *testing.T) {
 					break
 				}
 				if !found {
-					t.Errorf("missing finding tool=%s direction=%s level=%s mentions=%q witness=%s%s", want.Tool, want.Direction, want.Level, want.Mentions, want.Witness, summary(r))
+					t.Errorf("missing finding tool=%s direction=%s level=%s mentions=%q witness=%s%s", want.Tool, want.Direction, want.Level, want.Mentions, want.Witness, changeSummary(r))
 				}
 			}
 			checkWitnesses(t, old, new, r)

@@ -16,7 +16,7 @@ import (
 // bug on the mutated pair (a counterexample to a safe verdict).
 func FuzzDiff(f *testing.F) {
 	for _, c := range loadDiffCases(f) {
-		f.Add(wrapTools(c.Old), wrapTools(c.New), []byte{1, 2, 3})
+		f.Add(wrapToolsJSON(c.Old), wrapToolsJSON(c.New), []byte{1, 2, 3})
 	}
 	for _, name := range []string{"server-filesystem/2025.11.25", "server-filesystem/2026.7.10", "github-mcp-server/v0.11.0", "github-mcp-server/v1.10.0"} {
 		data, err := os.ReadFile(filepath.Join("..", "testdata", "realdata", name+".json"))
@@ -43,14 +43,14 @@ func FuzzDiff(f *testing.F) {
 			return
 		}
 		if r := Compare(old, old, Options{}); len(r.Changes) != 0 {
-			t.Fatalf("diff(a, a) has findings:%s", summary(r))
+			t.Fatalf("diff(a, a) has findings:%s", changeSummary(r))
 		}
 		canonical, err := toolset.Decode("canon(a)", old.Canonical(false))
 		if err != nil {
 			t.Fatalf("canonical form does not decode: %v", err)
 		}
 		if r := Compare(old, canonical, Options{}); len(r.Changes) != 0 {
-			t.Fatalf("diff(a, canon(a)) has findings:%s", summary(r))
+			t.Fatalf("diff(a, canon(a)) has findings:%s", changeSummary(r))
 		}
 		if new, err := toolset.Decode("b", b); err == nil {
 			checkWitnesses(t, old, new, Compare(old, new, Options{}))
@@ -61,13 +61,13 @@ func FuzzDiff(f *testing.F) {
 		for _, c := range r.Changes {
 			if c.RuleBug {
 				o, n := schemaOf(old, c.Tool, c.Direction), schemaOf(mutated, c.Tool, c.Direction)
-				t.Errorf("rule bug on %s %s: witness %s\nold %s\nnew %s%s", c.Tool, c.Direction, c.Witness, jcs(o), jcs(n), summary(r))
+				t.Errorf("rule bug on %s %s: witness %s\nold %s\nnew %s%s", c.Tool, c.Direction, c.Witness, jcsString(o), jcsString(n), changeSummary(r))
 			}
 		}
 	})
 }
 
-func jcs(v *canon.Value) string {
+func jcsString(v *canon.Value) string {
 	if v == nil {
 		return "(none)"
 	}

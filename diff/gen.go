@@ -10,13 +10,13 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// gen builds instances of schemas (DESIGN §4.5): a deterministic minimal
+// instanceGen builds instances of schemas (DESIGN §4.5): a deterministic minimal
 // instance (required properties only, defaults, examples and enum members
 // preferred), a "rich" one (every declared property), local boundary
 // samples for witnesses, and seeded random instances for --verify. Results
 // are candidates: callers check them with the validator.
-type gen struct {
-	sd   *side
+type instanceGen struct {
+	sd   *schemaSide
 	rng  *rand.Rand // nil: deterministic
 	rich bool
 	// depth bounds nesting (recursive schemas).
@@ -26,7 +26,7 @@ type gen struct {
 const maxGenDepth = 16
 
 // resolve follows references on the generator's side.
-func (g *gen) resolve(s *canon.Value) *canon.Value {
+func (g *instanceGen) resolve(s *canon.Value) *canon.Value {
 	if s == nil {
 		return nil
 	}
@@ -39,10 +39,10 @@ func (g *gen) resolve(s *canon.Value) *canon.Value {
 	return s
 }
 
-func (g *gen) coin() bool { return g.rng != nil && g.rng.IntN(2) == 0 }
+func (g *instanceGen) coin() bool { return g.rng != nil && g.rng.IntN(2) == 0 }
 
 // value returns one instance of s.
-func (g *gen) value(s *canon.Value) canon.Value {
+func (g *instanceGen) value(s *canon.Value) canon.Value {
 	g.depth++
 	defer func() { g.depth-- }()
 	if g.depth > 2*maxGenDepth {
@@ -122,7 +122,7 @@ func (g *gen) value(s *canon.Value) canon.Value {
 
 // conj returns s without its keyword kw, conjoined with branch b (merged
 // when exact, else as allOf).
-func (g *gen) conj(s *canon.Value, kw string, b *canon.Value) *canon.Value {
+func (g *instanceGen) conj(s *canon.Value, kw string, b *canon.Value) *canon.Value {
 	c := s.Clone()
 	c.Delete(kw)
 	rb := g.resolve(b)
@@ -140,7 +140,7 @@ func (g *gen) conj(s *canon.Value, kw string, b *canon.Value) *canon.Value {
 }
 
 // chooseType picks the instance type to build for s.
-func (g *gen) chooseType(s *canon.Value) types {
+func (g *instanceGen) chooseType(s *canon.Value) types {
 	t := typesOf(s)
 	if t == 0 {
 		return 0
@@ -206,7 +206,7 @@ func requiredNames(s *canon.Value) []string {
 	return out
 }
 
-func (g *gen) object(s *canon.Value) canon.Value {
+func (g *instanceGen) object(s *canon.Value) canon.Value {
 	out := canon.ObjectValue()
 	add := func(k string) {
 		if out.Has(k) {
@@ -266,7 +266,7 @@ func (g *gen) object(s *canon.Value) canon.Value {
 	return out
 }
 
-func (g *gen) array(s *canon.Value) canon.Value {
+func (g *instanceGen) array(s *canon.Value) canon.Value {
 	var prefix []canon.Value
 	if p := s.Get("prefixItems"); p != nil && p.Kind == canon.Array {
 		prefix = p.Items
@@ -336,7 +336,7 @@ func (g *gen) array(s *canon.Value) canon.Value {
 	return out
 }
 
-func (g *gen) str(s *canon.Value) canon.Value {
+func (g *instanceGen) str(s *canon.Value) canon.Value {
 	minL, _ := intOf(s.Get("minLength"))
 	maxL, hasMax := intOf(s.Get("maxLength"))
 	fit := func(x string) (string, bool) {
@@ -414,7 +414,7 @@ func formatSample(f string) (string, bool) {
 
 // number returns a number of type t (tInteger or tFraction) within s's
 // bounds and multipleOf.
-func (g *gen) number(s *canon.Value, t types) canon.Value {
+func (g *instanceGen) number(s *canon.Value, t types) canon.Value {
 	intOnly := t == tInteger
 	for _, r := range g.numberCandidates(s, intOnly) {
 		v := canon.NumberValue(ratText(r))
@@ -426,7 +426,7 @@ func (g *gen) number(s *canon.Value, t types) canon.Value {
 }
 
 // numberCandidates lists numbers near s's bounds and multiples.
-func (g *gen) numberCandidates(s *canon.Value, intOnly bool) []*big.Rat {
+func (g *instanceGen) numberCandidates(s *canon.Value, intOnly bool) []*big.Rat {
 	lo, hi := lowerBound(s, intOnly), upperBound(s, intOnly)
 	one := big.NewRat(1, 1)
 	half := big.NewRat(1, 2)
@@ -509,7 +509,7 @@ func anyPool() []canon.Value {
 // variants returns up to limit diverse instances of s, valid for its local
 // keywords: boundary values of its bounds, every enum member, default and
 // examples, values of each allowed type, each anyOf/oneOf branch.
-func (g *gen) variants(s *canon.Value, limit int) []canon.Value {
+func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 	g.depth++
 	defer func() { g.depth-- }()
 	if g.depth > 2*maxGenDepth {

@@ -13,7 +13,7 @@ import (
 
 // decodeSet reads a tool set from JSON (a {"tools": …} document or a bare
 // array).
-func decodeSet(t testing.TB, source string, data []byte) *toolset.Set {
+func decodeToolSet(t testing.TB, source string, data []byte) *toolset.Set {
 	t.Helper()
 	s, err := toolset.Decode(source, data)
 	if err != nil {
@@ -46,7 +46,7 @@ func schemaOf(s *toolset.Set, tool string, d Direction) *canon.Value {
 }
 
 // accepts validates instance against schema s (nil accepts everything).
-func accepts(t testing.TB, s *canon.Value, instance json.RawMessage) bool {
+func acceptsJSON(t testing.TB, s *canon.Value, instance json.RawMessage) bool {
 	t.Helper()
 	if s == nil {
 		return true
@@ -69,9 +69,9 @@ func witnessHolds(t testing.TB, old, new *toolset.Set, tool string, d Direction,
 	t.Helper()
 	os, ns := schemaOf(old, tool, d), schemaOf(new, tool, d)
 	if d == Output {
-		return accepts(t, ns, w) && !accepts(t, os, w)
+		return acceptsJSON(t, ns, w) && !acceptsJSON(t, os, w)
 	}
-	return accepts(t, os, w) && !accepts(t, ns, w)
+	return acceptsJSON(t, os, w) && !acceptsJSON(t, ns, w)
 }
 
 // checkWitnesses fails for every reported witness that is not one, and for
@@ -98,7 +98,7 @@ func checkWitnesses(t testing.TB, old, new *toolset.Set, r *Report) {
 
 // mentions reports whether word appears in the finding's path, message or
 // facade suggestion.
-func mentions(c Change, word string) bool {
+func mentionsWord(c Change, word string) bool {
 	if strings.Contains(c.Path, word) || strings.Contains(c.Message, word) {
 		return true
 	}
@@ -110,7 +110,7 @@ func mentions(c Change, word string) bool {
 }
 
 // summary renders findings for failure messages.
-func summary(r *Report) string {
+func changeSummary(r *Report) string {
 	var b strings.Builder
 	for _, c := range r.Changes {
 		b.WriteString("\n  ")

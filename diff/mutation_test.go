@@ -27,7 +27,7 @@ func TestMutationsOfRealTools(t *testing.T) {
 	for i := 0; i < n && !t.Failed(); i++ {
 		full := loaded[i%len(loaded)]
 		tl := full.Tools[rng.IntN(len(full.Tools))]
-		one := decodeSet(t, "one", append(append([]byte(`{"tools":[`), tl.Raw...), "]}"...))
+		one := decodeToolSet(t, "one", append(append([]byte(`{"tools":[`), tl.Raw...), "]}"...))
 		choices := make([]byte, 16)
 		for j := range choices {
 			choices[j] = byte(rng.IntN(256))
@@ -38,7 +38,7 @@ func TestMutationsOfRealTools(t *testing.T) {
 		for _, c := range r.Changes {
 			if c.RuleBug {
 				t.Errorf("rule bug on %s %s: witness %s\nold %s\nnew %s%s", c.Tool, c.Direction, c.Witness,
-					jcs(schemaOf(one, c.Tool, c.Direction)), jcs(schemaOf(m, c.Tool, c.Direction)), summary(r))
+					jcsString(schemaOf(one, c.Tool, c.Direction)), jcsString(schemaOf(m, c.Tool, c.Direction)), changeSummary(r))
 			}
 		}
 	}

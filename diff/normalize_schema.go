@@ -33,8 +33,8 @@ import (
 //   - keywords with no effect (additionalProperties: true, minItems: 0, …)
 //     are dropped.
 
-// side is one schema of a comparison.
-type side struct {
+// schemaSide is one schema of a comparison.
+type schemaSide struct {
 	// orig is the schema as given; valid is orig with the dialect rewrite
 	// (nullable), compiled to check witnesses; root is the semantically
 	// normalized copy the walk reads.
@@ -54,8 +54,8 @@ type side struct {
 // budget bounds the number of values inlining may copy per side.
 const inlineBudget = 50000
 
-func newSide(v *canon.Value) *side {
-	s := &side{orig: v, refs: map[string]*canon.Value{}}
+func newSide(v *canon.Value) *schemaSide {
+	s := &schemaSide{orig: v, refs: map[string]*canon.Value{}}
 	if v == nil {
 		return s
 	}
@@ -99,7 +99,7 @@ func draftOf(v *canon.Value) int {
 
 // resolve follows $ref chains to a schema that is not a plain reference;
 // ok is false when a reference does not resolve.
-func (s *side) resolve(v *canon.Value) (*canon.Value, bool) {
+func (s *schemaSide) resolve(v *canon.Value) (*canon.Value, bool) {
 	for hops := 0; hops < 32; hops++ {
 		ref := pureRef(v)
 		if ref == "" {
@@ -133,7 +133,7 @@ func pureRef(v *canon.Value) string {
 }
 
 // target returns the normalized target of a local reference, or nil.
-func (s *side) target(ref string) *canon.Value {
+func (s *schemaSide) target(ref string) *canon.Value {
 	if t, ok := s.refs[ref]; ok {
 		return t
 	}
@@ -173,7 +173,7 @@ func lookupRef(root *canon.Value, ref string) *canon.Value {
 		case canon.Object:
 			cur = cur.Get(tok)
 		case canon.Array:
-			i, ok := atoi(tok)
+			i, ok := atoiToken(tok)
 			if !ok || i >= len(cur.Items) {
 				return nil
 			}
@@ -188,7 +188,7 @@ func lookupRef(root *canon.Value, ref string) *canon.Value {
 	return cur
 }
 
-func atoi(s string) (int, bool) {
+func atoiToken(s string) (int, bool) {
 	if s == "" || len(s) > 9 {
 		return 0, false
 	}

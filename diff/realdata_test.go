@@ -21,7 +21,7 @@ func loadReal(t testing.TB, name string) *toolset.Set {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return decodeSet(t, name, data)
+	return decodeToolSet(t, name, data)
 }
 
 func compareReal(t *testing.T, a, b string) (*toolset.Set, *toolset.Set, *Report) {
@@ -33,7 +33,7 @@ func compareReal(t *testing.T, a, b string) (*toolset.Set, *toolset.Set, *Report
 }
 
 // find returns the findings matching tool, rule and (when not "") path.
-func find(r *Report, tool, rule, path string) []Change {
+func findChanges(r *Report, tool, rule, path string) []Change {
 	var out []Change
 	for _, c := range r.Changes {
 		if c.Tool == tool && c.Rule == rule && (path == "" || c.Path == path) {
@@ -43,7 +43,9 @@ func find(r *Report, tool, rule, path string) []Change {
 	return out
 }
 
-func hasWitness(c Change) bool { return len(c.Witness) > 0 && !bytes.Equal(c.Witness, []byte("null")) }
+func hasWitnessJSON(c Change) bool {
+	return len(c.Witness) > 0 && !bytes.Equal(c.Witness, []byte("null"))
+}
 
 func TestRealFilesystemMinItems(t *testing.T) {
 	old, new, r := compareReal(t, "server-filesystem/2025.8.18", "server-filesystem/2025.11.25")
@@ -54,13 +56,13 @@ func TestRealFilesystemMinItems(t *testing.T) {
 		}
 	}
 	if len(breaking) != 1 {
-		t.Fatalf("want exactly one breaking finding, got %d:%s", len(breaking), summary(r))
+		t.Fatalf("want exactly one breaking finding, got %d:%s", len(breaking), changeSummary(r))
 	}
 	c := breaking[0]
 	if c.Tool != "read_multiple_files" || c.Direction != Input || c.Rule != "input-min-items-raised" || c.Path != "/properties/paths/minItems" {
 		t.Errorf("breaking finding = %s %s %s %s, want read_multiple_files input input-min-items-raised /properties/paths/minItems", c.Tool, c.Direction, c.Rule, c.Path)
 	}
-	if !hasWitness(c) || !witnessHolds(t, old, new, c.Tool, c.Direction, c.Witness) {
+	if !hasWitnessJSON(c) || !witnessHolds(t, old, new, c.Tool, c.Direction, c.Witness) {
 		t.Errorf("witness %s does not hold", c.Witness)
 	}
 	// additionalProperties: false dropped from inputs is a safe widening.
@@ -74,9 +76,9 @@ func TestRealFilesystemMinItems(t *testing.T) {
 		}
 	}
 	if opened == 0 {
-		t.Errorf("no input-additional-properties-opened finding:%s", summary(r))
+		t.Errorf("no input-additional-properties-opened finding:%s", changeSummary(r))
 	}
-	if got := find(r, "read_file", "output-schema-added", ""); len(got) != 1 || got[0].Level != Safe {
+	if got := findChanges(r, "read_file", "output-schema-added", ""); len(got) != 1 || got[0].Level != Safe {
 		t.Errorf("read_file output-schema-added = %v, want one safe finding", got)
 	}
 }
@@ -92,12 +94,12 @@ func TestRealFilesystemSafeAdditions(t *testing.T) {
 		t.Run(tc.old+"->"+tc.new, func(t *testing.T) {
 			_, _, r := compareReal(t, tc.old, tc.new)
 			if r.Level > Safe {
-				t.Errorf("level = %s, want safe:%s", r.Level, summary(r))
+				t.Errorf("level = %s, want safe:%s", r.Level, changeSummary(r))
 			}
 			for _, p := range tc.props {
-				got := find(r, tc.tool, "input-property-added", "/properties/"+p)
+				got := findChanges(r, tc.tool, "input-property-added", "/properties/"+p)
 				if len(got) != 1 || got[0].Level != Safe {
-					t.Errorf("%s: want one safe input-property-added for %s:%s", tc.tool, p, summary(r))
+					t.Errorf("%s: want one safe input-property-added for %s:%s", tc.tool, p, changeSummary(r))
 				}
 			}
 		})
@@ -110,13 +112,13 @@ func TestRealFilesystemOutputWidened(t *testing.T) {
 	for _, c := range r.Changes {
 		if c.Tool == "read_media_file" && c.Direction == Output && c.Level == Breaking {
 			found = true
-			if !hasWitness(c) || !witnessHolds(t, old, new, c.Tool, Output, c.Witness) {
+			if !hasWitnessJSON(c) || !witnessHolds(t, old, new, c.Tool, Output, c.Witness) {
 				t.Errorf("%s: witness %s does not hold (%s)", c.Rule, c.Witness, c.NoWitness)
 			}
 		}
 	}
 	if !found {
-		t.Errorf("no breaking output finding for read_media_file:%s", summary(r))
+		t.Errorf("no breaking output finding for read_media_file:%s", changeSummary(r))
 	}
 }
 
@@ -131,7 +133,7 @@ func TestRealFilesystemSchemaLost(t *testing.T) {
 			continue
 		}
 		for _, m := range props.Members {
-			if got := find(r, tl.Name, "input-property-removed", "/properties/"+m.Key); len(got) != 1 || got[0].Level != Breaking {
+			if got := findChanges(r, tl.Name, "input-property-removed", "/properties/"+m.Key); len(got) != 1 || got[0].Level != Breaking {
 				t.Errorf("%s: want breaking input-property-removed for %q", tl.Name, m.Key)
 			}
 		}
@@ -143,24 +145,24 @@ func TestRealGithubListIssues(t *testing.T) {
 	if r.Level != Breaking {
 		t.Errorf("level = %s, want breaking", r.Level)
 	}
-	removed := find(r, "list_issues", "input-enum-value-removed", "/properties/state/enum")
-	if len(removed) != 1 || !mentions(removed[0], `"all"`) || !hasWitness(removed[0]) || !witnessHolds(t, old, new, "list_issues", Input, removed[0].Witness) {
-		t.Errorf("state: want input-enum-value-removed naming \"all\" with a witness:%s", summary(r))
+	removed := findChanges(r, "list_issues", "input-enum-value-removed", "/properties/state/enum")
+	if len(removed) != 1 || !mentionsWord(removed[0], `"all"`) || !hasWitnessJSON(removed[0]) || !witnessHolds(t, old, new, "list_issues", Input, removed[0].Witness) {
+		t.Errorf("state: want input-enum-value-removed naming \"all\" with a witness:%s", changeSummary(r))
 	}
-	renamed := find(r, "list_issues", "input-enum-value-renamed", "/properties/direction/enum")
+	renamed := findChanges(r, "list_issues", "input-enum-value-renamed", "/properties/direction/enum")
 	if len(renamed) != 1 || renamed[0].Level != Facade || renamed[0].Facade == nil {
-		t.Fatalf("direction: want a facade input-enum-value-renamed:%s", summary(r))
+		t.Fatalf("direction: want a facade input-enum-value-renamed:%s", changeSummary(r))
 	}
 	if got, want := renamed[0].Facade.Block.Values["direction"], map[string]any{"asc": "ASC", "desc": "DESC"}; !mapsEqual(got, want) {
 		t.Errorf("direction values facade = %v, want %v", got, want)
 	}
 	for _, p := range []string{"sort", "page"} {
-		if got := find(r, "list_issues", "input-property-removed", "/properties/"+p); len(got) != 1 || got[0].Level != Breaking {
+		if got := findChanges(r, "list_issues", "input-property-removed", "/properties/"+p); len(got) != 1 || got[0].Level != Breaking {
 			t.Errorf("want breaking input-property-removed for %s", p)
 		}
 	}
 	for _, p := range []string{"orderBy", "after"} {
-		if got := find(r, "list_issues", "input-property-added", "/properties/"+p); len(got) != 1 || got[0].Level != Safe {
+		if got := findChanges(r, "list_issues", "input-property-added", "/properties/"+p); len(got) != 1 || got[0].Level != Safe {
 			t.Errorf("want safe input-property-added for %s", p)
 		}
 	}
@@ -183,14 +185,14 @@ func TestRealGithubSearchCodeRename(t *testing.T) {
 	if r.Level < Facade {
 		t.Errorf("level = %s, want facade or breaking", r.Level)
 	}
-	got := find(r, "search_code", "input-property-renamed", "/properties/q")
+	got := findChanges(r, "search_code", "input-property-renamed", "/properties/q")
 	if len(got) != 1 || got[0].Level != Facade || got[0].Facade == nil || got[0].Facade.Block.Rename["q"] != "query" {
-		t.Fatalf("want a facade rename q → query:%s", summary(r))
+		t.Fatalf("want a facade rename q → query:%s", changeSummary(r))
 	}
-	if !hasWitness(got[0]) || !witnessHolds(t, old, new, "search_code", Input, got[0].Witness) {
+	if !hasWitnessJSON(got[0]) || !witnessHolds(t, old, new, "search_code", Input, got[0].Witness) {
 		t.Errorf("rename witness %s does not hold", got[0].Witness)
 	}
-	if n := len(find(r, "search_code", "input-required-added", "")); n != 0 {
+	if n := len(findChanges(r, "search_code", "input-required-added", "")); n != 0 {
 		t.Errorf("the renamed required property must not also be reported as newly required")
 	}
 }
@@ -208,11 +210,11 @@ func TestRealGithubKeyOrder(t *testing.T) {
 			t.Errorf("%s %s: finding %s on a schema that only changed key order", c.Tool, c.Direction, c.Rule)
 		}
 	}
-	if got := find(r, "dismiss_notification", "input-required-added", "/properties/state"); len(got) != 1 || got[0].Level != Breaking {
-		t.Errorf("dismiss_notification: want breaking input-required-added for state:%s", summary(r))
+	if got := findChanges(r, "dismiss_notification", "input-required-added", "/properties/state"); len(got) != 1 || got[0].Level != Breaking {
+		t.Errorf("dismiss_notification: want breaking input-required-added for state:%s", changeSummary(r))
 	}
-	if got := find(r, "push_files", "input-additional-properties-opened", "/properties/files/items/additionalProperties"); len(got) != 1 || got[0].Level != Safe {
-		t.Errorf("push_files: want safe input-additional-properties-opened:%s", summary(r))
+	if got := findChanges(r, "push_files", "input-additional-properties-opened", "/properties/files/items/additionalProperties"); len(got) != 1 || got[0].Level != Safe {
+		t.Errorf("push_files: want safe input-additional-properties-opened:%s", changeSummary(r))
 	}
 	var tools []string
 	for _, c := range r.Changes {
@@ -221,7 +223,7 @@ func TestRealGithubKeyOrder(t *testing.T) {
 		}
 	}
 	if !slices.Equal(tools, []string{"dismiss_notification", "push_files"}) {
-		t.Errorf("schema findings on tools %v, want only dismiss_notification and push_files:%s", tools, summary(r))
+		t.Errorf("schema findings on tools %v, want only dismiss_notification and push_files:%s", tools, changeSummary(r))
 	}
 }
 

@@ -10,32 +10,32 @@ import (
 // behaviour (default) or how a model writes calls (description). Input
 // only: they are what the server and the model read.
 
-var annotationFamily = family{
+var annotationFamily = ruleFamily{
 	name: "annotation",
-	rules: []ruleDef{
-		rule("input-default-changed", Safe, annotates, tagsDocumentation,
+	rules: []schemaRuleDef{
+		schemaRule("input-default-changed", Safe, annotates, schemaTagsDocumentation,
 			"An input default is added, removed or changed: calls that omit the argument may now behave differently (a notice; validation is unchanged)."),
-		rule("input-description-changed", Safe, annotates, tagsDocumentation,
+		schemaRule("input-description-changed", Safe, annotates, schemaTagsDocumentation,
 			"An input property's description changes: descriptions steer the model that writes the calls (a notice)."),
 	},
 	check: checkAnnotations,
 }
 
-func checkAnnotations(p *pair) {
+func checkAnnotations(p *subPair) {
 	if p.c.p.Direction != Input || p.inv {
 		return
 	}
-	od, nd := get(p.o, "default"), get(p.n, "default")
+	od, nd := getKW(p.o, "default"), getKW(p.n, "default")
 	if !sameJSON(od, nd) {
 		f := p.emit("default-changed", pathKW(p.path, "default"), od, nd,
-			fmt.Sprintf("%s default changed from %s to %s", where(p.path), quote(od), quote(nd)))
-		notice(f, "calls that omit this argument now get "+quote(nd)+" instead of "+quote(od))
+			fmt.Sprintf("%s default changed from %s to %s", whereIs(p.path), quoteJSON(od), quoteJSON(nd)))
+		setNotice(f, "calls that omit this argument now get "+quoteJSON(nd)+" instead of "+quoteJSON(od))
 	}
-	ods, nds := get(p.o, "description"), get(p.n, "description")
+	ods, nds := getKW(p.o, "description"), getKW(p.n, "description")
 	if !sameJSON(ods, nds) {
 		f := p.emit("description-changed", pathKW(p.path, "description"), ods, nds,
-			fmt.Sprintf("%s description changed", where(p.path)))
-		notice(f, "descriptions steer the model that writes calls; review the new wording")
+			fmt.Sprintf("%s description changed", whereIs(p.path)))
+		setNotice(f, "descriptions steer the model that writes calls; review the new wording")
 	}
 }
 
@@ -46,7 +46,7 @@ func sameJSON(a, b *canon.Value) bool {
 	return string(canon.AppendJCS(nil, a)) == string(canon.AppendJCS(nil, b))
 }
 
-func notice(f *finding, s string) {
+func setNotice(f *finding, s string) {
 	if f.def == nil {
 		return
 	}

@@ -11,53 +11,53 @@ import (
 // branches matched by subsumption (not position), oneOf exclusivity, not
 // (compared with the direction inverted) and if/then/else.
 
-var compositionFamily = family{
+var compositionFamily = ruleFamily{
 	name: "composition",
-	rules: []ruleDef{
-		rule("input-any-of-branch-removed", Breaking, narrows, tagsStructure,
+	rules: []schemaRuleDef{
+		schemaRule("input-any-of-branch-removed", Breaking, narrows, schemaTagsStructure,
 			"An input anyOf/oneOf loses a branch that no new branch covers: arguments matching only it are rejected."),
-		rule("output-any-of-branch-removed", Safe, narrows, tagsStructure,
+		schemaRule("output-any-of-branch-removed", Safe, narrows, schemaTagsStructure,
 			"An output anyOf/oneOf loses a branch: every new result was valid before."),
-		rule("input-any-of-branch-added", Safe, widens, tagsStructure,
+		schemaRule("input-any-of-branch-added", Safe, widens, schemaTagsStructure,
 			"An input anyOf/oneOf gains a branch no old branch covers: more arguments are accepted."),
-		rule("output-any-of-branch-added", Breaking, widens, tagsStructure,
+		schemaRule("output-any-of-branch-added", Breaking, widens, schemaTagsStructure,
 			"An output anyOf/oneOf gains a branch no old branch covers: clients may receive results of a shape they never handled."),
-		rule("input-one-of-overlap", Breaking, narrows, tagsStructure,
+		schemaRule("input-one-of-overlap", Breaking, narrows, schemaTagsStructure,
 			"Two branches of an input oneOf may now both match (a branch added or widened, or anyOf turned into oneOf): arguments matching both are rejected."),
-		rule("output-one-of-overlap", Safe, narrows, tagsStructure,
+		schemaRule("output-one-of-overlap", Safe, narrows, schemaTagsStructure,
 			"Two branches of an output oneOf may now both match: such results are rejected, so every new result was valid before."),
-		rule("input-all-of-branch-added", Breaking, narrows, tagsStructure,
+		schemaRule("input-all-of-branch-added", Breaking, narrows, schemaTagsStructure,
 			"An input allOf gains a branch that could not be merged: arguments must satisfy it too."),
-		rule("output-all-of-branch-added", Safe, narrows, tagsStructure,
+		schemaRule("output-all-of-branch-added", Safe, narrows, schemaTagsStructure,
 			"An output allOf gains a branch: every new result was valid before."),
-		rule("input-all-of-branch-removed", Safe, widens, tagsStructure,
+		schemaRule("input-all-of-branch-removed", Safe, widens, schemaTagsStructure,
 			"An input allOf loses a branch: every old argument stays valid."),
-		rule("output-all-of-branch-removed", Breaking, widens, tagsStructure,
+		schemaRule("output-all-of-branch-removed", Breaking, widens, schemaTagsStructure,
 			"An output allOf loses a branch: results may violate what it required."),
-		rule("input-composition-narrowed", Breaking, narrows, tagsStructure,
+		schemaRule("input-composition-narrowed", Breaking, narrows, schemaTagsStructure,
 			"An input anyOf, oneOf, not or if/then/else constraint is added or tightened (or something inside a not is widened): some old arguments are rejected."),
-		rule("output-composition-narrowed", Safe, narrows, tagsStructure,
+		schemaRule("output-composition-narrowed", Safe, narrows, schemaTagsStructure,
 			"An output anyOf, oneOf, not or if/then/else constraint is added or tightened: every new result was valid before."),
-		rule("input-composition-widened", Safe, widens, tagsStructure,
+		schemaRule("input-composition-widened", Safe, widens, schemaTagsStructure,
 			"An input anyOf, oneOf, not or if/then/else constraint is removed or relaxed (or something inside a not is narrowed): every old argument stays valid."),
-		rule("output-composition-widened", Breaking, widens, tagsStructure,
+		schemaRule("output-composition-widened", Breaking, widens, schemaTagsStructure,
 			"An output anyOf, oneOf, not or if/then/else constraint is removed or relaxed: clients may receive results the old schema rejected."),
-		rule("input-composition-changed", Breaking, reshapes, tagsStructure,
+		schemaRule("input-composition-changed", Breaking, reshapes, schemaTagsStructure,
 			"An input schema changed in a way not analyzed keyword by keyword (an if condition replaced, an unresolvable or non-local $ref, unevaluated*, nesting too deep): breaking unless a search shows otherwise, and marked undecided when no witness is found."),
-		rule("output-composition-changed", Breaking, reshapes, tagsStructure,
+		schemaRule("output-composition-changed", Breaking, reshapes, schemaTagsStructure,
 			"An output schema changed in a way not analyzed keyword by keyword: breaking, and marked undecided when no witness is found."),
 	},
 	check: checkComposition,
 }
 
 func schemaList(s *canon.Value, kw string) []canon.Value {
-	if a := get(s, kw); a != nil && a.Kind == canon.Array {
+	if a := getKW(s, kw); a != nil && a.Kind == canon.Array {
 		return a.Items
 	}
 	return nil
 }
 
-func checkComposition(p *pair) {
+func checkComposition(p *subPair) {
 	checkAllOf(p)
 	checkDisjunctions(p)
 	checkNot(p)
@@ -65,7 +65,7 @@ func checkComposition(p *pair) {
 	checkUnanalyzed(p)
 }
 
-func checkAllOf(p *pair) {
+func checkAllOf(p *subPair) {
 	ao, an := schemaList(p.o, "allOf"), schemaList(p.n, "allOf")
 	if ao == nil && an == nil {
 		return
@@ -96,18 +96,18 @@ func checkAllOf(p *pair) {
 		p.c.walk(&ao[i], &an[j], pathKW(p.path, "allOf", strconv.Itoa(j)), p.at.branch(&ao[i], &an[j]), p.inv)
 	}
 	for _, j := range restN[k:] {
-		f := p.emit("all-of-branch-added", pathKW(p.path, "allOf", strconv.Itoa(j)), nil, &an[j], fmt.Sprintf("%s must now also match allOf branch %d", where(p.path), j))
+		f := p.emit("all-of-branch-added", pathKW(p.path, "allOf", strconv.Itoa(j)), nil, &an[j], fmt.Sprintf("%s must now also match allOf branch %d", whereIs(p.path), j))
 		p.samplesFor(f)
 		f.reject = nil
 	}
 	for _, i := range restO[k:] {
-		f := p.emit("all-of-branch-removed", pathKW(p.path, "allOf", strconv.Itoa(i)), &ao[i], nil, fmt.Sprintf("%s no longer has to match old allOf branch %d", where(p.path), i))
+		f := p.emit("all-of-branch-removed", pathKW(p.path, "allOf", strconv.Itoa(i)), &ao[i], nil, fmt.Sprintf("%s no longer has to match old allOf branch %d", whereIs(p.path), i))
 		p.samplesFor(f)
 		f.reject = nil
 	}
 }
 
-func checkDisjunctions(p *pair) {
+func checkDisjunctions(p *subPair) {
 	oa, oo := schemaList(p.o, "anyOf"), schemaList(p.o, "oneOf")
 	na, no := schemaList(p.n, "anyOf"), schemaList(p.n, "oneOf")
 	switch {
@@ -123,11 +123,11 @@ func checkDisjunctions(p *pair) {
 		switch {
 		case ol == nil && nl == nil:
 		case ol == nil:
-			f := p.emit("composition-narrowed", pathKW(p.path, kw), nil, get(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches", where(p.path), len(nl), kw))
+			f := p.emit("composition-narrowed", pathKW(p.path, kw), nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches", whereIs(p.path), len(nl), kw))
 			p.samplesFor(f)
 			f.reject = nil
 		case nl == nil:
-			f := p.emit("composition-widened", pathKW(p.path, kw), get(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches", where(p.path), len(ol), kw))
+			f := p.emit("composition-widened", pathKW(p.path, kw), getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches", whereIs(p.path), len(ol), kw))
 			p.samplesFor(f)
 			f.reject = nil
 		default:
@@ -156,7 +156,7 @@ func conjSchema(s *canon.Value, kw string, b *canon.Value) *canon.Value {
 // some new branch accepts all it accepts, and vice versa. Uncovered
 // branches in the breaking direction are compared with their most similar
 // counterpart, or reported as removed/added.
-func compareDisjunction(p *pair, O []canon.Value, ok string, N []canon.Value, nk string) {
+func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value, nk string) {
 	c := p.c
 	covO := make([]bool, len(O))
 	covN := make([]bool, len(N))
@@ -192,7 +192,7 @@ func compareDisjunction(p *pair, O []canon.Value, ok string, N []canon.Value, nk
 				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
 				continue
 			}
-			f := p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d, which no new branch covers", where(p.path), ok, i))
+			f := p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d, which no new branch covers", whereIs(p.path), ok, i))
 			f.samples, f.sampleSide = conjSchema(p.o, ok, &O[i]), c.old
 			if p.inv {
 				f.samples, f.sampleSide = nil, nil
@@ -200,7 +200,7 @@ func compareDisjunction(p *pair, O []canon.Value, ok string, N []canon.Value, nk
 		}
 		for j := range N {
 			if !covN[j] && !explained[j] {
-				p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d", where(p.path), nk, j))
+				p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d", whereIs(p.path), nk, j))
 			}
 		}
 	} else {
@@ -213,7 +213,7 @@ func compareDisjunction(p *pair, O []canon.Value, ok string, N []canon.Value, nk
 				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
 				continue
 			}
-			f := p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d, which no old branch covers", where(p.path), nk, j))
+			f := p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d, which no old branch covers", whereIs(p.path), nk, j))
 			f.samples, f.sampleSide = conjSchema(p.n, nk, &N[j]), c.new
 			if p.inv {
 				f.samples, f.sampleSide = nil, nil
@@ -221,7 +221,7 @@ func compareDisjunction(p *pair, O []canon.Value, ok string, N []canon.Value, nk
 		}
 		for i := range O {
 			if !covO[i] && !explained[i] {
-				p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d", where(p.path), ok, i))
+				p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d", whereIs(p.path), ok, i))
 			}
 		}
 	}
@@ -237,7 +237,7 @@ func compareDisjunction(p *pair, O []canon.Value, ok string, N []canon.Value, nk
 				}
 				both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(N[j].Clone(), N[k].Clone())})
 				f := p.emit("one-of-overlap", pathKW(p.path, "oneOf", strconv.Itoa(k)), &N[j], &N[k],
-					fmt.Sprintf("%s: a value may match both oneOf branches %d and %d and is then rejected", where(p.path), j, k))
+					fmt.Sprintf("%s: a value may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), j, k))
 				f.samples, f.sampleSide = conjSchema(p.n, "oneOf", &both), c.new
 				f.undecided = fmt.Sprintf("whether oneOf branches %d and %d can both match is not decided, and no value matching both was found", j, k)
 			}
@@ -247,8 +247,8 @@ func compareDisjunction(p *pair, O []canon.Value, ok string, N []canon.Value, nk
 		for i := range O {
 			for k := i + 1; k < len(O); k++ {
 				if !disjoint(c, &O[i], c.old, &O[k], c.old) {
-					f := p.emit("composition-widened", pathKW(p.path, "anyOf"), get(p.o, "oneOf"), get(p.n, "anyOf"),
-						fmt.Sprintf("%s: oneOf became anyOf, so values matching several branches are now accepted", where(p.path)))
+					f := p.emit("composition-widened", pathKW(p.path, "anyOf"), getKW(p.o, "oneOf"), getKW(p.n, "anyOf"),
+						fmt.Sprintf("%s: oneOf became anyOf, so values matching several branches are now accepted", whereIs(p.path)))
 					p.samplesFor(f)
 					return
 				}
@@ -271,7 +271,7 @@ func hadPair(c *comparison, O []canon.Value, a, b *canon.Value) bool {
 // bestPartner returns the index of the branch in list most similar to x
 // (by type, declared properties and discriminator values), or -1 when
 // none is similar.
-func bestPartner(x *canon.Value, list []canon.Value, xs, ls *side) int {
+func bestPartner(x *canon.Value, list []canon.Value, xs, ls *schemaSide) int {
 	rx, _ := xs.resolve(x)
 	best, bestScore := -1, 0
 	for i := range list {
@@ -287,11 +287,11 @@ func bestPartner(x *canon.Value, list []canon.Value, xs, ls *side) int {
 		if tx == ti {
 			score += 2
 		}
-		px, pi := get(rx, "properties"), get(ri, "properties")
+		px, pi := getKW(rx, "properties"), getKW(ri, "properties")
 		for _, k := range memberNames(px) {
 			if pi != nil && pi.Get(k) != nil {
 				score++
-				ex, ei := get(px.Get(k), "enum"), get(pi.Get(k), "enum")
+				ex, ei := getKW(px.Get(k), "enum"), getKW(pi.Get(k), "enum")
 				if ex != nil && ei != nil {
 					if enumsOverlap(ex, ei) {
 						score += 5
@@ -329,7 +329,7 @@ func enumsOverlap(a, b *canon.Value) bool {
 // disjoint reports whether no instance can match both a and b: their types
 // do not meet, their enums do not meet, or a property both require has
 // enums (discriminators) that do not meet.
-func disjoint(c *comparison, a *canon.Value, as *side, b *canon.Value, bs *side) bool {
+func disjoint(c *comparison, a *canon.Value, as *schemaSide, b *canon.Value, bs *schemaSide) bool {
 	ra, okA := as.resolve(a)
 	rb, okB := bs.resolve(b)
 	if !okA || !okB {
@@ -339,7 +339,7 @@ func disjoint(c *comparison, a *canon.Value, as *side, b *canon.Value, bs *side)
 	if ta&tb == 0 {
 		return true
 	}
-	if ea, eb := get(ra, "enum"), get(rb, "enum"); ea != nil && eb != nil && !enumsOverlap(ea, eb) {
+	if ea, eb := getKW(ra, "enum"), getKW(rb, "enum"); ea != nil && eb != nil && !enumsOverlap(ea, eb) {
 		return true
 	}
 	if ta&tb&^tObject != 0 {
@@ -355,7 +355,7 @@ func disjoint(c *comparison, a *canon.Value, as *side, b *canon.Value, bs *side)
 			if isFalse(pb) || isFalse(pa) {
 				return true
 			}
-			ea, eb := get(pa, "enum"), get(pb, "enum")
+			ea, eb := getKW(pa, "enum"), getKW(pb, "enum")
 			if ea != nil && eb != nil && !enumsOverlap(ea, eb) {
 				return true
 			}
@@ -375,26 +375,26 @@ func disjoint(c *comparison, a *canon.Value, as *side, b *canon.Value, bs *side)
 	return false
 }
 
-func checkNot(p *pair) {
-	on, nn := get(p.o, "not"), get(p.n, "not")
+func checkNot(p *subPair) {
+	on, nn := getKW(p.o, "not"), getKW(p.n, "not")
 	path := pathKW(p.path, "not")
 	switch {
 	case on == nil && nn == nil:
 	case on != nil && nn != nil:
 		p.c.walk(on, nn, path, p.at, !p.inv)
 	case nn != nil:
-		f := p.emit("composition-narrowed", path, nil, nn, fmt.Sprintf("%s must now not match a schema", where(p.path)))
+		f := p.emit("composition-narrowed", path, nil, nn, fmt.Sprintf("%s must now not match a schema", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	default:
-		f := p.emit("composition-widened", path, on, nil, fmt.Sprintf("%s no longer excludes values matching a schema", where(p.path)))
+		f := p.emit("composition-widened", path, on, nil, fmt.Sprintf("%s no longer excludes values matching a schema", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	}
 }
 
-func checkConditional(p *pair) {
-	oi, ni := get(p.o, "if"), get(p.n, "if")
+func checkConditional(p *subPair) {
+	oi, ni := getKW(p.o, "if"), getKW(p.n, "if")
 	if oi == nil && ni == nil {
 		return
 	}
@@ -402,7 +402,7 @@ func checkConditional(p *pair) {
 	switch {
 	case oi != nil && ni != nil && sameSchema(p.c, oi, ni):
 		for _, kw := range []string{"then", "else"} {
-			ov, nv := get(p.o, kw), get(p.n, kw)
+			ov, nv := getKW(p.o, kw), getKW(p.n, kw)
 			if ov == nil {
 				ov = &trueSchema
 			}
@@ -416,15 +416,15 @@ func checkConditional(p *pair) {
 			p.c.walk(ov, nv, pathKW(p.path, kw), at, p.inv)
 		}
 	case oi == nil:
-		f := p.emit("composition-narrowed", path, nil, ni, fmt.Sprintf("%s gains an if/then/else condition", where(p.path)))
+		f := p.emit("composition-narrowed", path, nil, ni, fmt.Sprintf("%s gains an if/then/else condition", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	case ni == nil:
-		f := p.emit("composition-widened", path, oi, nil, fmt.Sprintf("%s loses its if/then/else condition", where(p.path)))
+		f := p.emit("composition-widened", path, oi, nil, fmt.Sprintf("%s loses its if/then/else condition", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	default:
-		f := p.emit("composition-changed", path, oi, ni, fmt.Sprintf("%s changed its if condition", where(p.path)))
+		f := p.emit("composition-changed", path, oi, ni, fmt.Sprintf("%s changed its if condition", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 		f.undecided = "a changed if condition is not compared keyword by keyword, and no instance telling the schemas apart was found"
@@ -435,9 +435,9 @@ func checkConditional(p *pair) {
 // witness is found.
 var unanalyzed = []string{"unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef", "$ref"}
 
-func checkUnanalyzed(p *pair) {
+func checkUnanalyzed(p *subPair) {
 	for _, kw := range unanalyzed {
-		ov, nv := get(p.o, kw), get(p.n, kw)
+		ov, nv := getKW(p.o, kw), getKW(p.n, kw)
 		if ov == nil && nv == nil {
 			continue
 		}
@@ -447,7 +447,7 @@ func checkUnanalyzed(p *pair) {
 		if ov != nil && nv != nil && string(canon.AppendSchema(nil, ov)) == string(canon.AppendSchema(nil, nv)) {
 			continue
 		}
-		f := p.emit("composition-changed", pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s changed %s, which is not compared keyword by keyword", where(p.path), kw))
+		f := p.emit("composition-changed", pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s changed %s, which is not compared keyword by keyword", whereIs(p.path), kw))
 		p.samplesFor(f)
 		f.reject = nil
 		f.undecided = kw + " is not analyzed, and no instance telling the schemas apart was found"
@@ -459,7 +459,7 @@ func checkUnanalyzed(p *pair) {
 // neither have one, or a side has both keywords.
 func asymmetricDisjunction(o, n *canon.Value) (string, bool) {
 	kwOf := func(s *canon.Value) (string, bool) {
-		a, b := get(s, "anyOf") != nil, get(s, "oneOf") != nil
+		a, b := getKW(s, "anyOf") != nil, getKW(s, "oneOf") != nil
 		switch {
 		case a && b:
 			return "", false
@@ -483,7 +483,7 @@ func asymmetricDisjunction(o, n *canon.Value) (string, bool) {
 
 // branchSchema returns the schema an instance matching branch b of
 // disjunction kw in s meets: s without kw, merged with b where exact.
-func branchSchema(sd *side, s *canon.Value, kw string, b *canon.Value) *canon.Value {
+func branchSchema(sd *schemaSide, s *canon.Value, kw string, b *canon.Value) *canon.Value {
 	k := s.Clone()
 	k.Delete(kw)
 	rb, ok := sd.resolve(b)
@@ -508,7 +508,7 @@ func branchSchema(sd *side, s *canon.Value, kw string, b *canon.Value) *canon.Va
 // Uncovered branches are compared with the target when similar (same
 // types, no conflicting discriminator), else reported as a lost (input) or
 // gained (output) branch.
-func decomposeDisjunction(p *pair, kw string, onOld bool) {
+func decomposeDisjunction(p *subPair, kw string, onOld bool) {
 	c := p.c
 	src, dst := c.old, c.new
 	d, x := p.o, p.n
@@ -533,10 +533,10 @@ func decomposeDisjunction(p *pair, kw string, onOld bool) {
 			continue
 		}
 		if onOld {
-			f := p.emit("any-of-branch-removed", path, &branches[i], nil, fmt.Sprintf("%s no longer accepts what %s branch %d accepted", where(p.path), kw, i))
+			f := p.emit("any-of-branch-removed", path, &branches[i], nil, fmt.Sprintf("%s no longer accepts what %s branch %d accepted", whereIs(p.path), kw, i))
 			f.samples, f.sampleSide = si, src
 		} else {
-			f := p.emit("any-of-branch-added", path, nil, &branches[i], fmt.Sprintf("%s now also allows what %s branch %d allows", where(p.path), kw, i))
+			f := p.emit("any-of-branch-added", path, nil, &branches[i], fmt.Sprintf("%s now also allows what %s branch %d allows", whereIs(p.path), kw, i))
 			f.samples, f.sampleSide = si, src
 		}
 	}
@@ -547,7 +547,7 @@ func decomposeDisjunction(p *pair, kw string, onOld bool) {
 // other keywords (keeping only findings in the breaking sense, since the
 // branches may restore what those keywords lack), and the source must be
 // covered by one branch, else the disjunction itself is reported.
-func againstDisjunction(p *pair, kw string, onOld bool) {
+func againstDisjunction(p *subPair, kw string, onOld bool) {
 	c := p.c
 	input := c.p.Direction == Input
 	target := p.n
@@ -608,9 +608,9 @@ func againstDisjunction(p *pair, kw string, onOld bool) {
 			both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(x.Clone(), branches[k].Clone())})
 			var f *finding
 			if input {
-				f = p.emit("one-of-overlap", path, nil, &branches[k], fmt.Sprintf("%s: a value the old schema accepts may match both oneOf branches %d and %d and is then rejected", where(p.path), i, k))
+				f = p.emit("one-of-overlap", path, nil, &branches[k], fmt.Sprintf("%s: a value the old schema accepts may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), i, k))
 			} else {
-				f = p.emit("composition-widened", path, &branches[k], nil, fmt.Sprintf("%s: a result may match both old oneOf branches %d and %d, which the old schema rejects", where(p.path), i, k))
+				f = p.emit("composition-widened", path, &branches[k], nil, fmt.Sprintf("%s: a result may match both old oneOf branches %d and %d, which the old schema rejects", whereIs(p.path), i, k))
 			}
 			f.samples, f.sampleSide = &both, src
 			f.undecided = fmt.Sprintf("whether a value can match oneOf branches %d and %d is not decided, and none was found", i, k)
@@ -620,9 +620,9 @@ func againstDisjunction(p *pair, kw string, onOld bool) {
 	path := pathKW(p.path, kw)
 	var f *finding
 	if input {
-		f = p.emit("composition-narrowed", path, nil, get(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches, and no single branch accepts everything it accepted", where(p.path), len(branches), kw))
+		f = p.emit("composition-narrowed", path, nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches, and no single branch accepts everything it accepted", whereIs(p.path), len(branches), kw))
 	} else {
-		f = p.emit("composition-widened", path, get(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches, and no single old branch accepts everything it now allows", where(p.path), len(branches), kw))
+		f = p.emit("composition-widened", path, getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches, and no single old branch accepts everything it now allows", whereIs(p.path), len(branches), kw))
 	}
 	p.samplesFor(f)
 	f.reject = nil
@@ -632,7 +632,7 @@ func againstDisjunction(p *pair, kw string, onOld bool) {
 // similarity scores how alike two schemas are (types, shared properties)
 // and whether a shared property has disjoint enums (a discriminator that
 // tells them apart).
-func similarity(a *canon.Value, as *side, b *canon.Value, bs *side) (score int, conflict bool) {
+func similarity(a *canon.Value, as *schemaSide, b *canon.Value, bs *schemaSide) (score int, conflict bool) {
 	ra, okA := as.resolve(a)
 	rb, okB := bs.resolve(b)
 	if !okA || !okB {
@@ -645,13 +645,13 @@ func similarity(a *canon.Value, as *side, b *canon.Value, bs *side) (score int, 
 	if ta == tb {
 		score += 2
 	}
-	pa, pb := get(ra, "properties"), get(rb, "properties")
+	pa, pb := getKW(ra, "properties"), getKW(rb, "properties")
 	for _, k := range memberNames(pa) {
 		if pb == nil || pb.Get(k) == nil {
 			continue
 		}
 		score++
-		ea, eb := get(pa.Get(k), "enum"), get(pb.Get(k), "enum")
+		ea, eb := getKW(pa.Get(k), "enum"), getKW(pb.Get(k), "enum")
 		if ea != nil && eb != nil && !enumsOverlap(ea, eb) {
 			conflict = true
 		}

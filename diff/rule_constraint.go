@@ -12,62 +12,62 @@ import (
 // is the type family's finding) and neither side is an enum (the enum
 // family compares the values themselves).
 
-func boundRules(name, tighterVerb, looserVerb, what string) []ruleDef {
-	return []ruleDef{
-		rule("input-"+name+"-"+tighterVerb, Breaking, narrows, tagsConstraint,
+func boundRules(name, tighterVerb, looserVerb, what string) []schemaRuleDef {
+	return []schemaRuleDef{
+		schemaRule("input-"+name+"-"+tighterVerb, Breaking, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is %s (or added): arguments outside the new bound are rejected.", what, tighterVerb)),
-		rule("output-"+name+"-"+tighterVerb, Safe, narrows, tagsConstraint,
+		schemaRule("output-"+name+"-"+tighterVerb, Safe, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is %s (or added): every new result was valid before.", what, tighterVerb)),
-		rule("input-"+name+"-"+looserVerb, Safe, widens, tagsConstraint,
+		schemaRule("input-"+name+"-"+looserVerb, Safe, widens, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is %s (or removed): every old argument stays valid.", what, looserVerb)),
-		rule("output-"+name+"-"+looserVerb, Breaking, widens, tagsConstraint,
+		schemaRule("output-"+name+"-"+looserVerb, Breaking, widens, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is %s (or removed): clients may receive values outside the old bound.", what, looserVerb)),
 	}
 }
 
-func keywordRules(name, what string) []ruleDef {
-	return []ruleDef{
-		rule("input-"+name+"-added", Breaking, narrows, tagsConstraint,
+func keywordRules(name, what string) []schemaRuleDef {
+	return []schemaRuleDef{
+		schemaRule("input-"+name+"-added", Breaking, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An input value gains %s: arguments that do not satisfy it are rejected.", what)),
-		rule("output-"+name+"-added", Safe, narrows, tagsConstraint,
+		schemaRule("output-"+name+"-added", Safe, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An output value gains %s: every new result was valid before.", what)),
-		rule("input-"+name+"-removed", Safe, widens, tagsConstraint,
+		schemaRule("input-"+name+"-removed", Safe, widens, schemaTagsConstraint,
 			fmt.Sprintf("An input value loses %s: every old argument stays valid.", what)),
-		rule("output-"+name+"-removed", Breaking, widens, tagsConstraint,
+		schemaRule("output-"+name+"-removed", Breaking, widens, schemaTagsConstraint,
 			fmt.Sprintf("An output value loses %s: clients may receive values that do not satisfy it.", what)),
 	}
 }
 
-func changedRules(name, what string) []ruleDef {
-	return []ruleDef{
-		rule("input-"+name+"-changed", Breaking, reshapes, tagsConstraint,
+func changedRules(name, what string) []schemaRuleDef {
+	return []schemaRuleDef{
+		schemaRule("input-"+name+"-changed", Breaking, reshapes, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is replaced by another: arguments valid under the old one may be rejected.", what)),
-		rule("output-"+name+"-changed", Breaking, reshapes, tagsConstraint,
+		schemaRule("output-"+name+"-changed", Breaking, reshapes, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is replaced by another: clients may receive values the old one rejected.", what)),
 	}
 }
 
-func concat(lists ...[]ruleDef) []ruleDef {
-	var out []ruleDef
+func concatRules(lists ...[]schemaRuleDef) []schemaRuleDef {
+	var out []schemaRuleDef
 	for _, l := range lists {
 		out = append(out, l...)
 	}
 	return out
 }
 
-var constraintFamily = family{
+var constraintFamily = ruleFamily{
 	name: "constraint",
-	rules: concat(
+	rules: concatRules(
 		boundRules("max", "lowered", "raised", "maximum (maximum or exclusiveMaximum)"),
 		boundRules("min", "raised", "lowered", "minimum (minimum or exclusiveMinimum)"),
-		[]ruleDef{
-			rule("input-multiple-of-changed", Breaking, narrows, tagsConstraint,
+		[]schemaRuleDef{
+			schemaRule("input-multiple-of-changed", Breaking, narrows, schemaTagsConstraint,
 				"An input multipleOf is added or changed so that some old multiples are rejected (the old step is not a multiple of the new one)."),
-			rule("output-multiple-of-changed", Safe, narrows, tagsConstraint,
+			schemaRule("output-multiple-of-changed", Safe, narrows, schemaTagsConstraint,
 				"An output multipleOf is added or made stricter: every new result was valid before."),
-			rule("input-multiple-of-relaxed", Safe, widens, tagsConstraint,
+			schemaRule("input-multiple-of-relaxed", Safe, widens, schemaTagsConstraint,
 				"An input multipleOf is removed or relaxed (the new step divides the old one): every old argument stays valid."),
-			rule("output-multiple-of-relaxed", Breaking, widens, tagsConstraint,
+			schemaRule("output-multiple-of-relaxed", Breaking, widens, schemaTagsConstraint,
 				"An output multipleOf is removed or changed so that results may be numbers the old step rejected."),
 		},
 		boundRules("max-length", "lowered", "raised", "maxLength"),
@@ -87,7 +87,7 @@ var constraintFamily = family{
 	check: checkConstraints,
 }
 
-func checkConstraints(p *pair) {
+func checkConstraints(p *subPair) {
 	if hasEnum(p.o) || hasEnum(p.n) {
 		return
 	}
@@ -105,7 +105,7 @@ func checkConstraints(p *pair) {
 		p.count("maxItems", "max-items", false)
 		p.count("minItems", "min-items", true)
 		checkUnique(p)
-		if get(p.o, "contains") != nil && get(p.n, "contains") != nil {
+		if getKW(p.o, "contains") != nil && getKW(p.n, "contains") != nil {
 			p.count("maxContains", "max-contains", false)
 			p.count("minContains", "min-contains", true)
 		}
@@ -116,12 +116,12 @@ func checkConstraints(p *pair) {
 	}
 }
 
-func checkNumeric(p *pair, intOnly bool) {
+func checkNumeric(p *subPair, intOnly bool) {
 	lo, ln := lowerBound(p.o, intOnly), lowerBound(p.n, intOnly)
 	switch tighterLower(lo, ln) {
 	case 1:
 		f := p.emit("min-raised", pathKW(p.path, ln.kw), lo.src, ln.src,
-			fmt.Sprintf("%s minimum raised from %s to %s%s", where(p.path), boundText(lo), boundText(ln), exclText(ln)))
+			fmt.Sprintf("%s minimum raised from %s to %s%s", whereIs(p.path), boundText(lo), boundText(ln), exclText(ln)))
 		p.samplesFor(f)
 	case -1:
 		kw := ln.kw
@@ -129,14 +129,14 @@ func checkNumeric(p *pair, intOnly bool) {
 			kw = lo.kw
 		}
 		f := p.emit("min-lowered", pathKW(p.path, kw), lo.src, ln.src,
-			fmt.Sprintf("%s minimum lowered from %s to %s%s", where(p.path), boundText(lo), boundText(ln), exclText(ln)))
+			fmt.Sprintf("%s minimum lowered from %s to %s%s", whereIs(p.path), boundText(lo), boundText(ln), exclText(ln)))
 		p.samplesFor(f)
 	}
 	ho, hn := upperBound(p.o, intOnly), upperBound(p.n, intOnly)
 	switch tighterUpper(ho, hn) {
 	case 1:
 		f := p.emit("max-lowered", pathKW(p.path, hn.kw), ho.src, hn.src,
-			fmt.Sprintf("%s maximum lowered from %s to %s%s", where(p.path), boundText(ho), boundText(hn), exclText(hn)))
+			fmt.Sprintf("%s maximum lowered from %s to %s%s", whereIs(p.path), boundText(ho), boundText(hn), exclText(hn)))
 		p.samplesFor(f)
 	case -1:
 		kw := hn.kw
@@ -144,11 +144,11 @@ func checkNumeric(p *pair, intOnly bool) {
 			kw = ho.kw
 		}
 		f := p.emit("max-raised", pathKW(p.path, kw), ho.src, hn.src,
-			fmt.Sprintf("%s maximum raised from %s to %s%s", where(p.path), boundText(ho), boundText(hn), exclText(hn)))
+			fmt.Sprintf("%s maximum raised from %s to %s%s", whereIs(p.path), boundText(ho), boundText(hn), exclText(hn)))
 		p.samplesFor(f)
 	}
-	mo, okO := ratOf(get(p.o, "multipleOf"))
-	mn, okN := ratOf(get(p.n, "multipleOf"))
+	mo, okO := ratOf(getKW(p.o, "multipleOf"))
+	mn, okN := ratOf(getKW(p.n, "multipleOf"))
 	if intOnly {
 		// multipleOf 1 (or any 1/k) constrains no integer.
 		if okO && isMultiple(ratOne, mo) {
@@ -164,8 +164,8 @@ func checkNumeric(p *pair, intOnly bool) {
 	narrow := okN && (!okO || !isMultiple(mo, mn))
 	widen := okO && (!okN || !isMultiple(mn, mo))
 	path := pathKW(p.path, "multipleOf")
-	ov, nv := get(p.o, "multipleOf"), get(p.n, "multipleOf")
-	msg := fmt.Sprintf("%s multipleOf changed from %s to %s", where(p.path), quote(ov), quote(nv))
+	ov, nv := getKW(p.o, "multipleOf"), getKW(p.n, "multipleOf")
+	msg := fmt.Sprintf("%s multipleOf changed from %s to %s", whereIs(p.path), quoteJSON(ov), quoteJSON(nv))
 	dir := p.c.p.Direction
 	if narrow && (dir == Input || !widen) {
 		f := p.emit("multiple-of-changed", path, ov, nv, msg)
@@ -192,8 +192,8 @@ func exclText(b bound) string {
 
 // count compares a non-negative size keyword; lower says whether it is a
 // lower bound (minItems) or an upper one (maxItems).
-func (p *pair) count(kw, name string, lower bool) {
-	ov, nv := get(p.o, kw), get(p.n, kw)
+func (p *subPair) count(kw, name string, lower bool) {
+	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
 	a, okA := intOf(ov)
 	b, okB := intOf(nv)
 	if okA == okB && a == b {
@@ -223,13 +223,13 @@ func (p *pair) count(kw, name string, lower bool) {
 	if c < 0 {
 		kind, v = name+"-"+loose, loose
 	}
-	f := p.emit(kind, pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s %s %s from %s to %s", where(p.path), kw, v, show(okA, a), show(okB, b)))
+	f := p.emit(kind, pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s %s %s from %s to %s", whereIs(p.path), kw, v, show(okA, a), show(okB, b)))
 	p.samplesFor(f)
 }
 
 // stringKeyword compares pattern or format.
-func (p *pair) stringKeyword(kw, name string) {
-	ov, nv := get(p.o, kw), get(p.n, kw)
+func (p *subPair) stringKeyword(kw, name string) {
+	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
 	if ov == nil && nv == nil {
 		return
 	}
@@ -240,11 +240,11 @@ func (p *pair) stringKeyword(kw, name string) {
 	var f *finding
 	switch {
 	case ov == nil:
-		f = p.emit(name+"-added", path, ov, nv, fmt.Sprintf("%s gains %s %s", where(p.path), kw, quote(nv)))
+		f = p.emit(name+"-added", path, ov, nv, fmt.Sprintf("%s gains %s %s", whereIs(p.path), kw, quoteJSON(nv)))
 	case nv == nil:
-		f = p.emit(name+"-removed", path, ov, nv, fmt.Sprintf("%s loses %s %s", where(p.path), kw, quote(ov)))
+		f = p.emit(name+"-removed", path, ov, nv, fmt.Sprintf("%s loses %s %s", whereIs(p.path), kw, quoteJSON(ov)))
 	default:
-		f = p.emit(name+"-changed", path, ov, nv, fmt.Sprintf("%s %s changed from %s to %s", where(p.path), kw, quote(ov), quote(nv)))
+		f = p.emit(name+"-changed", path, ov, nv, fmt.Sprintf("%s %s changed from %s to %s", whereIs(p.path), kw, quoteJSON(ov), quoteJSON(nv)))
 		if kw == "pattern" {
 			f.undecided = "whether one regular expression accepts every string another accepts is not decided here, and no string telling them apart was found"
 		}
@@ -255,9 +255,9 @@ func (p *pair) stringKeyword(kw, name string) {
 	}
 }
 
-func checkUnique(p *pair) {
+func checkUnique(p *subPair) {
 	isOn := func(s *canon.Value) bool {
-		u := get(s, "uniqueItems")
+		u := getKW(s, "uniqueItems")
 		return u != nil && u.Kind == canon.Bool && u.Bool
 	}
 	a, b := isOn(p.o), isOn(p.n)
@@ -267,9 +267,9 @@ func checkUnique(p *pair) {
 	path := pathKW(p.path, "uniqueItems")
 	var f *finding
 	if b {
-		f = p.emit("unique-items-added", path, get(p.o, "uniqueItems"), get(p.n, "uniqueItems"), fmt.Sprintf("%s now requires unique items", where(p.path)))
+		f = p.emit("unique-items-added", path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s now requires unique items", whereIs(p.path)))
 	} else {
-		f = p.emit("unique-items-removed", path, get(p.o, "uniqueItems"), get(p.n, "uniqueItems"), fmt.Sprintf("%s no longer requires unique items", where(p.path)))
+		f = p.emit("unique-items-removed", path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s no longer requires unique items", whereIs(p.path)))
 	}
 	p.samplesFor(f)
 }

@@ -13,26 +13,26 @@ import (
 // one-member enum). A schema whose types are finite (boolean, null) is
 // compared as the enum of its values.
 
-var enumFamily = family{
+var enumFamily = ruleFamily{
 	name: "enum",
-	rules: []ruleDef{
-		rule("input-enum-value-removed", Breaking, narrows, tagsValues,
+	rules: []schemaRuleDef{
+		schemaRule("input-enum-value-removed", Breaking, narrows, schemaTagsValues,
 			"An input enum (or const) loses a value: arguments using it are rejected."),
-		rule("output-enum-value-removed", Safe, narrows, tagsValues,
+		schemaRule("output-enum-value-removed", Safe, narrows, schemaTagsValues,
 			"An output enum loses a value: results no longer use it, and every new result was valid before."),
-		rule("input-enum-value-added", Safe, widens, tagsValues,
+		schemaRule("input-enum-value-added", Safe, widens, schemaTagsValues,
 			"An input enum gains a value: every old argument stays valid."),
-		rule("output-enum-value-added", Breaking, widens, tagsValues,
+		schemaRule("output-enum-value-added", Breaking, widens, schemaTagsValues,
 			"An output enum gains a value: clients may receive a value they do not know."),
-		rule("input-enum-added", Breaking, narrows, tagsValues,
+		schemaRule("input-enum-added", Breaking, narrows, schemaTagsValues,
 			"An input value that was free (any value of its type) is restricted to an enum or const: other values are rejected."),
-		rule("output-enum-added", Safe, narrows, tagsValues,
+		schemaRule("output-enum-added", Safe, narrows, schemaTagsValues,
 			"An output value is restricted to an enum or const: every new result was valid before."),
-		rule("input-enum-removed", Safe, widens, tagsValues,
+		schemaRule("input-enum-removed", Safe, widens, schemaTagsValues,
 			"An input enum or const restriction is dropped: any value of the type is accepted."),
-		rule("output-enum-removed", Breaking, widens, tagsValues,
+		schemaRule("output-enum-removed", Breaking, widens, schemaTagsValues,
 			"An output enum or const restriction is dropped: clients may receive values outside the old set."),
-		rule("input-enum-value-renamed", Facade, narrows, tagsValues,
+		schemaRule("input-enum-value-renamed", Facade, narrows, schemaTagsValues,
 			"An input enum value is replaced by another spelling of it (case or separators changed, e.g. open → OPEN): old calls fail as sent, a values facade maps them."),
 	},
 	check: checkEnum,
@@ -42,7 +42,7 @@ var enumFamily = family{
 // values of a finite type set (boolean, null); implicit is true for the
 // latter; nil when the schema is not finite.
 func enumMembers(s *canon.Value, draft int) (vals []canon.Value, implicit bool) {
-	if e := get(s, "enum"); e != nil && e.Kind == canon.Array {
+	if e := getKW(s, "enum"); e != nil && e.Kind == canon.Array {
 		for i := range e.Items {
 			if admits(s, &e.Items[i]) && admitsFormat(s, &e.Items[i], draft) {
 				vals = append(vals, e.Items[i])
@@ -68,7 +68,7 @@ func enumMembers(s *canon.Value, draft int) (vals []canon.Value, implicit bool) 
 
 func jcsKey(v *canon.Value) string { return string(canon.AppendJCS(nil, v)) }
 
-func checkEnum(p *pair) {
+func checkEnum(p *subPair) {
 	if !hasEnum(p.o) && !hasEnum(p.n) {
 		return
 	}
@@ -78,7 +78,7 @@ func checkEnum(p *pair) {
 	om, oImp := enumMembers(p.o, p.c.old.draft)
 	nm, nImp := enumMembers(p.n, p.c.new.draft)
 	path := pathKW(p.path, "enum")
-	ov, nv := get(p.o, "enum"), get(p.n, "enum")
+	ov, nv := getKW(p.o, "enum"), getKW(p.n, "enum")
 	if oImp {
 		a := canon.ArrayValue(om...)
 		ov = &a
@@ -111,11 +111,11 @@ func checkEnum(p *pair) {
 		}
 		removed, added = enumRenames(p, path, ov, nv, removed, added)
 		if len(removed) > 0 {
-			f := p.emit("enum-value-removed", path, ov, nv, fmt.Sprintf("%s no longer allows %s", where(p.path), listValues(removed)))
+			f := p.emit("enum-value-removed", path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(removed)))
 			enumCands(p, f, removed)
 		}
 		if len(added) > 0 {
-			f := p.emit("enum-value-added", path, ov, nv, fmt.Sprintf("%s now also allows %s", where(p.path), listValues(added)))
+			f := p.emit("enum-value-added", path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(added)))
 			enumCands(p, f, added)
 		}
 	case om != nil:
@@ -128,10 +128,10 @@ func checkEnum(p *pair) {
 			}
 		}
 		if len(rejected) > 0 {
-			f := p.emit("enum-value-removed", path, ov, nv, fmt.Sprintf("%s no longer allows %s", where(p.path), listValues(rejected)))
+			f := p.emit("enum-value-removed", path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(rejected)))
 			enumCands(p, f, rejected)
 		}
-		f := p.emit("enum-removed", path, ov, nv, fmt.Sprintf("%s is no longer limited to %s", where(p.path), listValues(om)))
+		f := p.emit("enum-removed", path, ov, nv, fmt.Sprintf("%s is no longer limited to %s", whereIs(p.path), listValues(om)))
 		p.samplesFor(f)
 	case nm != nil:
 		var fresh []canon.Value
@@ -141,25 +141,25 @@ func checkEnum(p *pair) {
 			}
 		}
 		if len(fresh) > 0 {
-			f := p.emit("enum-value-added", path, ov, nv, fmt.Sprintf("%s now also allows %s", where(p.path), listValues(fresh)))
+			f := p.emit("enum-value-added", path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(fresh)))
 			enumCands(p, f, fresh)
 		}
-		f := p.emit("enum-added", path, ov, nv, fmt.Sprintf("%s is now limited to %s", where(p.path), listValues(nm)))
+		f := p.emit("enum-added", path, ov, nv, fmt.Sprintf("%s is now limited to %s", whereIs(p.path), listValues(nm)))
 		p.samplesFor(f)
 	}
 }
 
 // enumCands makes each listed value a witness candidate at the location.
-func enumCands(p *pair, f *finding, vals []canon.Value) {
+func enumCands(p *subPair, f *finding, vals []canon.Value) {
 	for _, v := range vals {
-		f.cands = append(f.cands, []edit{{val: v}})
+		f.cands = append(f.cands, []witnessEdit{{val: v}})
 	}
 }
 
 // enumRenames reports, for input, removed string values that reappear as
 // an added value spelled differently (case, "-", "_", spaces), as one
 // facade finding with a values map; it returns the values left over.
-func enumRenames(p *pair, path string, ov, nv *canon.Value, removed, added []canon.Value) ([]canon.Value, []canon.Value) {
+func enumRenames(p *subPair, path string, ov, nv *canon.Value, removed, added []canon.Value) ([]canon.Value, []canon.Value) {
 	if p.c.p.Direction != Input || p.inv || len(removed) == 0 || len(added) == 0 {
 		return removed, added
 	}
@@ -209,7 +209,7 @@ func enumRenames(p *pair, path string, ov, nv *canon.Value, removed, added []can
 	for _, r := range renamedFrom {
 		pairs = append(pairs, fmt.Sprintf("%q → %q", r.Str, mapping[r.Str]))
 	}
-	f := p.emit("enum-value-renamed", path, ov, nv, fmt.Sprintf("%s renamed enum values %s; a values facade maps old calls", where(p.path), strings.Join(pairs, ", ")))
+	f := p.emit("enum-value-renamed", path, ov, nv, fmt.Sprintf("%s renamed enum values %s; a values facade maps old calls", whereIs(p.path), strings.Join(pairs, ", ")))
 	p.c.suggest(f, facade.Block{Values: map[string]map[string]any{arg: mapping}})
 	enumCands(p, f, renamedFrom)
 	return restRemoved, restAdded
@@ -223,7 +223,7 @@ func listValues(vals []canon.Value) string {
 			parts = append(parts, fmt.Sprintf("… (%d more)", len(vals)-8))
 			break
 		}
-		parts = append(parts, quote(&vals[i]))
+		parts = append(parts, quoteJSON(&vals[i]))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -12,37 +12,37 @@ import (
 
 // Requiredness rules: required and dependentRequired.
 
-var requiredFamily = family{
+var requiredFamily = ruleFamily{
 	name: "required",
-	rules: []ruleDef{
-		rule("input-required-added", Breaking, narrows, tagsRequiredness,
+	rules: []schemaRuleDef{
+		schemaRule("input-required-added", Breaking, narrows, schemaTagsRequiredness,
 			"An input property becomes required (new, or formerly optional) and has no default: calls that omit it are rejected."),
-		rule("input-required-added-with-default", Facade, narrows, tagsRequiredness,
+		schemaRule("input-required-added-with-default", Facade, narrows, schemaTagsRequiredness,
 			"An input property becomes required but declares a default: calls that omit it are rejected as sent, and a defaults facade fills it in."),
-		rule("output-required-added", Safe, narrows, tagsRequiredness,
+		schemaRule("output-required-added", Safe, narrows, schemaTagsRequiredness,
 			"An output property becomes required: results always carry it, and every new result was valid before."),
-		rule("input-required-removed", Safe, widens, tagsRequiredness,
+		schemaRule("input-required-removed", Safe, widens, schemaTagsRequiredness,
 			"An input property is no longer required: every old argument stays valid."),
-		rule("output-required-removed", Breaking, widens, tagsRequiredness,
+		schemaRule("output-required-removed", Breaking, widens, schemaTagsRequiredness,
 			"An output property is no longer required (made optional): clients that read it may find it missing."),
-		rule("input-dependent-required-added", Breaking, narrows, tagsRequiredness,
+		schemaRule("input-dependent-required-added", Breaking, narrows, schemaTagsRequiredness,
 			"An input object gains a dependentRequired entry: when the key is present, calls must also send the dependent properties."),
-		rule("output-dependent-required-added", Safe, narrows, tagsRequiredness,
+		schemaRule("output-dependent-required-added", Safe, narrows, schemaTagsRequiredness,
 			"An output object gains a dependentRequired entry: every new result was valid before."),
-		rule("input-dependent-required-removed", Safe, widens, tagsRequiredness,
+		schemaRule("input-dependent-required-removed", Safe, widens, schemaTagsRequiredness,
 			"An input object loses a dependentRequired entry: every old argument stays valid."),
-		rule("output-dependent-required-removed", Breaking, widens, tagsRequiredness,
+		schemaRule("output-dependent-required-removed", Breaking, widens, schemaTagsRequiredness,
 			"An output object loses a dependentRequired entry: results may lack properties clients relied on."),
 	},
 	check: checkRequired,
 }
 
-func checkRequired(p *pair) {
+func checkRequired(p *subPair) {
 	if p.to&p.tn&tObject == 0 || hasEnum(p.o) || hasEnum(p.n) {
 		return
 	}
 	oreq, nreq := requiredNames(p.o), requiredNames(p.n)
-	ov, nv := get(p.o, "required"), get(p.n, "required")
+	ov, nv := getKW(p.o, "required"), getKW(p.n, "required")
 	dir := p.c.p.Direction
 	for _, k := range sortedNames(nreq) {
 		if slices.Contains(oreq, k) {
@@ -52,10 +52,10 @@ func checkRequired(p *pair) {
 			continue // a renamed required property: the rename finding covers it
 		}
 		path := pathKW(p.path, "properties", k)
-		def := get(get(get(p.n, "properties"), k), "default")
+		def := getKW(getKW(getKW(p.n, "properties"), k), "default")
 		arg, argOK := p.at.argKey(k)
 		if dir == Input && def != nil && argOK && !p.inv {
-			f := p.emit("required-added-with-default", path, ov, nv, fmt.Sprintf("%s is now required; its default %s can be filled in by a defaults facade", propWhere(p.path, k), quote(def)))
+			f := p.emit("required-added-with-default", path, ov, nv, fmt.Sprintf("%s is now required; its default %s can be filled in by a defaults facade", propWhere(p.path, k), quoteJSON(def)))
 			p.c.suggest(f, facade.Block{Defaults: map[string]any{arg: schema.Instance(def)}})
 			f.cands = append(f.cands, delKey(k))
 			continue
@@ -104,8 +104,8 @@ func stringSet(v *canon.Value) []string {
 	return sortedNames(out)
 }
 
-func checkDependentRequired(p *pair) {
-	od, nd := get(p.o, "dependentRequired"), get(p.n, "dependentRequired")
+func checkDependentRequired(p *subPair) {
+	od, nd := getKW(p.o, "dependentRequired"), getKW(p.n, "dependentRequired")
 	if od == nil && nd == nil {
 		return
 	}
@@ -140,23 +140,23 @@ func checkDependentRequired(p *pair) {
 		}
 		path := pathKW(p.path, "dependentRequired", k)
 		if len(added) > 0 {
-			f := p.emit("dependent-required-added", path, ov, nv, fmt.Sprintf("%s: when %q is present, %s must now be sent too", where(p.path), k, strings.Join(added, ", ")))
-			g := &gen{sd: p.c.old}
+			f := p.emit("dependent-required-added", path, ov, nv, fmt.Sprintf("%s: when %q is present, %s must now be sent too", whereIs(p.path), k, strings.Join(added, ", ")))
+			g := &instanceGen{sd: p.c.old}
 			if p.c.p.Direction == Output {
 				g.sd = p.c.new
 			}
 			ed := setKey(k, g.value(effective(p.o, k)))
 			for _, d := range added {
-				ed = append(ed, edit{key: d, del: true})
+				ed = append(ed, witnessEdit{key: d, del: true})
 			}
 			f.cands = append(f.cands, ed)
 		}
 		if len(removed) > 0 {
-			f := p.emit("dependent-required-removed", path, ov, nv, fmt.Sprintf("%s: when %q is present, %s need no longer be sent", where(p.path), k, strings.Join(removed, ", ")))
-			g := &gen{sd: p.c.new}
+			f := p.emit("dependent-required-removed", path, ov, nv, fmt.Sprintf("%s: when %q is present, %s need no longer be sent", whereIs(p.path), k, strings.Join(removed, ", ")))
+			g := &instanceGen{sd: p.c.new}
 			ed := setKey(k, g.value(effective(p.n, k)))
 			for _, d := range removed {
-				ed = append(ed, edit{key: d, del: true})
+				ed = append(ed, witnessEdit{key: d, del: true})
 			}
 			f.cands = append(f.cands, ed)
 		}

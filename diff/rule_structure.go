@@ -21,50 +21,50 @@ var ratOne = big.NewRat(1, 1)
 
 var trueSchema = canon.BoolValue(true)
 
-var structureFamily = family{
+var structureFamily = ruleFamily{
 	name: "structure",
-	rules: []ruleDef{
-		rule("input-property-added", Safe, widens, tagsExistence,
+	rules: []schemaRuleDef{
+		schemaRule("input-property-added", Safe, widens, schemaTagsExistence,
 			"An input object gains an optional property. Safe by default; on an open object (no additionalProperties: false) it narrows by pure set semantics, since the property could hold any value before, and Options.StrictOpenContent (--strict-open-content) makes that case breaking."),
-		rule("output-property-added", Safe, narrows, tagsExistence,
+		schemaRule("output-property-added", Safe, narrows, schemaTagsExistence,
 			"An open output object declares a new property: results could carry it before, and every new result was valid before."),
-		rule("output-property-added-closed", Breaking, widens, tagsExistence,
+		schemaRule("output-property-added-closed", Breaking, widens, schemaTagsExistence,
 			"A closed output object (additionalProperties: false) gains a property: clients validating against the old schema reject results that carry it."),
-		rule("input-property-removed", Breaking, reshapes, tagsExistence,
+		schemaRule("input-property-removed", Breaking, reshapes, schemaTagsExistence,
 			"An input property is no longer declared: arguments using it are rejected, or, on an open object, accepted but no longer documented or honoured by the server."),
-		rule("output-property-removed", Breaking, reshapes, tagsExistence,
+		schemaRule("output-property-removed", Breaking, reshapes, schemaTagsExistence,
 			"An output property is no longer declared: clients that read it lose it, and on an open object it may now hold any value."),
-		rule("input-property-renamed", Facade, narrows, tagsExistence,
+		schemaRule("input-property-renamed", Facade, narrows, schemaTagsExistence,
 			"An input property is removed and another with an equal schema is added to the same object: old calls fail as sent, a rename facade carries them."),
-		rule("input-additional-properties-closed", Breaking, narrows, tagsStructure,
+		schemaRule("input-additional-properties-closed", Breaking, narrows, schemaTagsStructure,
 			"An input object forbids undeclared properties (additionalProperties: false added): extra keys clients or models send are rejected."),
-		rule("output-additional-properties-closed", Safe, narrows, tagsStructure,
+		schemaRule("output-additional-properties-closed", Safe, narrows, schemaTagsStructure,
 			"An output object forbids undeclared properties: every new result was valid before."),
-		rule("input-additional-properties-opened", Safe, widens, tagsStructure,
+		schemaRule("input-additional-properties-opened", Safe, widens, schemaTagsStructure,
 			"An input object allows undeclared properties again (additionalProperties: false removed): every old argument stays valid."),
-		rule("output-additional-properties-opened", Breaking, widens, tagsStructure,
+		schemaRule("output-additional-properties-opened", Breaking, widens, schemaTagsStructure,
 			"An output object allows undeclared properties: clients validating against the old schema reject results that carry extra keys."),
-		rule("input-dependent-schema-added", Breaking, narrows, tagsStructure,
+		schemaRule("input-dependent-schema-added", Breaking, narrows, schemaTagsStructure,
 			"An input object gains a dependentSchemas entry: when the key is present, arguments must also satisfy the new schema."),
-		rule("output-dependent-schema-added", Safe, narrows, tagsStructure,
+		schemaRule("output-dependent-schema-added", Safe, narrows, schemaTagsStructure,
 			"An output object gains a dependentSchemas entry: every new result was valid before."),
-		rule("input-dependent-schema-removed", Safe, widens, tagsStructure,
+		schemaRule("input-dependent-schema-removed", Safe, widens, schemaTagsStructure,
 			"An input object loses a dependentSchemas entry: every old argument stays valid."),
-		rule("output-dependent-schema-removed", Breaking, widens, tagsStructure,
+		schemaRule("output-dependent-schema-removed", Breaking, widens, schemaTagsStructure,
 			"An output object loses a dependentSchemas entry: results may violate what it required."),
-		rule("input-contains-added", Breaking, narrows, tagsStructure,
+		schemaRule("input-contains-added", Breaking, narrows, schemaTagsStructure,
 			"An input array gains a contains constraint: arrays without a matching item are rejected."),
-		rule("output-contains-added", Safe, narrows, tagsStructure,
+		schemaRule("output-contains-added", Safe, narrows, schemaTagsStructure,
 			"An output array gains a contains constraint: every new result was valid before."),
-		rule("input-contains-removed", Safe, widens, tagsStructure,
+		schemaRule("input-contains-removed", Safe, widens, schemaTagsStructure,
 			"An input array loses its contains constraint: every old argument stays valid."),
-		rule("output-contains-removed", Breaking, widens, tagsStructure,
+		schemaRule("output-contains-removed", Breaking, widens, schemaTagsStructure,
 			"An output array loses its contains constraint: results may lack the item clients relied on."),
 	},
 	check: checkStructure,
 }
 
-func checkStructure(p *pair) {
+func checkStructure(p *subPair) {
 	both := p.to & p.tn
 	if both&tObject != 0 && !hasEnum(p.o) && !hasEnum(p.n) {
 		checkProperties(p)
@@ -96,7 +96,7 @@ func memberNames(v *canon.Value) []string {
 // s (property, pattern, additionalProperties), with true for "anything".
 func effective(s *canon.Value, key string) *canon.Value {
 	var all []*canon.Value
-	if p := get(s, "properties"); p != nil && p.Kind == canon.Object {
+	if p := getKW(s, "properties"); p != nil && p.Kind == canon.Object {
 		if v := p.Get(key); v != nil {
 			all = append(all, v)
 		}
@@ -104,7 +104,7 @@ func effective(s *canon.Value, key string) *canon.Value {
 	all = append(all, matchingPatterns(s, key)...)
 	switch len(all) {
 	case 0:
-		return additional(s)
+		return additionalOf(s)
 	case 1:
 		return all[0]
 	}
@@ -122,7 +122,7 @@ func effective(s *canon.Value, key string) *canon.Value {
 // matchingPatterns returns the patternProperties schemas of s whose
 // pattern matches key (a pattern that does not compile matches nothing).
 func matchingPatterns(s *canon.Value, key string) []*canon.Value {
-	pp := get(s, "patternProperties")
+	pp := getKW(s, "patternProperties")
 	if pp == nil || pp.Kind != canon.Object {
 		return nil
 	}
@@ -143,8 +143,8 @@ func isTrue(s *canon.Value) bool {
 	return s == nil || (s.Kind == canon.Bool && s.Bool) || (s.Kind == canon.Object && len(s.Members) == 0)
 }
 
-func checkProperties(p *pair) {
-	op, np := get(p.o, "properties"), get(p.n, "properties")
+func checkProperties(p *subPair) {
+	op, np := getKW(p.o, "properties"), getKW(p.n, "properties")
 	var removed, added []string
 	for _, k := range memberNames(op) {
 		if np == nil || np.Get(k) == nil {
@@ -209,7 +209,7 @@ func checkProperties(p *pair) {
 			}
 			f := p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
 			if eff == narrows && p.inv {
-				f.Rule, f.def = "input-composition-widened", lookupRule("input-composition-widened")
+				f.Rule, f.def = "input-composition-widened", lookupSchemaRule("input-composition-widened")
 				f.Level = f.def.Level
 			}
 			if eff == narrows && !p.inv && p.c.p.Opts.StrictOpenContent && isTrue(oe) && f.def != nil {
@@ -224,11 +224,11 @@ func checkProperties(p *pair) {
 // checkRenames pairs removed and added input properties with equal schemas
 // (annotations aside) and equal requiredness as renames; it returns the
 // properties left over.
-func checkRenames(p *pair, removed, added []string) ([]string, []string) {
+func checkRenames(p *subPair, removed, added []string) ([]string, []string) {
 	if p.c.p.Direction != Input || p.inv || len(removed) == 0 || len(added) == 0 {
 		return removed, added
 	}
-	op, np := get(p.o, "properties"), get(p.n, "properties")
+	op, np := getKW(p.o, "properties"), getKW(p.n, "properties")
 	oreq, nreq := requiredNames(p.o), requiredNames(p.n)
 	used := map[string]bool{}
 	var restRemoved []string
@@ -330,10 +330,10 @@ func freshKey(o, n *canon.Value) string {
 }
 
 func declaredOrPatterned(s *canon.Value, k string) bool {
-	if p := get(s, "properties"); p != nil && p.Get(k) != nil {
+	if p := getKW(s, "properties"); p != nil && p.Get(k) != nil {
 		return true
 	}
-	if pp := get(s, "patternProperties"); pp != nil {
+	if pp := getKW(s, "patternProperties"); pp != nil {
 		for _, m := range pp.Members {
 			if re := compileRegexp(m.Key); re == nil || re.MatchString(k) {
 				return true
@@ -343,35 +343,35 @@ func declaredOrPatterned(s *canon.Value, k string) bool {
 	return false
 }
 
-func additional(s *canon.Value) *canon.Value {
-	if a := get(s, "additionalProperties"); a != nil {
+func additionalOf(s *canon.Value) *canon.Value {
+	if a := getKW(s, "additionalProperties"); a != nil {
 		return a
 	}
 	return &trueSchema
 }
 
-func checkAdditional(p *pair) {
-	oa, na := additional(p.o), additional(p.n)
+func checkAdditional(p *subPair) {
+	oa, na := additionalOf(p.o), additionalOf(p.n)
 	oF, nF := isFalse(oa), isFalse(na)
 	key := freshKey(p.o, p.n)
 	at := p.at.sample(key, oa, na)
 	path := pathKW(p.path, "additionalProperties")
-	ov, nv := get(p.o, "additionalProperties"), get(p.n, "additionalProperties")
+	ov, nv := getKW(p.o, "additionalProperties"), getKW(p.n, "additionalProperties")
 	switch {
 	case oF && nF:
 	case nF:
-		f := p.c.emitAt("additional-properties-closed", path, at, p.inv, ov, nv, fmt.Sprintf("%s no longer allows undeclared properties", where(p.path)))
+		f := p.c.emitAt("additional-properties-closed", path, at, p.inv, ov, nv, fmt.Sprintf("%s no longer allows undeclared properties", whereIs(p.path)))
 		f.samples, f.sampleSide = oa, p.c.old
 	case oF:
-		f := p.c.emitAt("additional-properties-opened", path, at, p.inv, ov, nv, fmt.Sprintf("%s now allows undeclared properties", where(p.path)))
+		f := p.c.emitAt("additional-properties-opened", path, at, p.inv, ov, nv, fmt.Sprintf("%s now allows undeclared properties", whereIs(p.path)))
 		f.samples, f.sampleSide = na, p.c.new
 	default:
 		p.c.walk(oa, na, path, at, p.inv)
 	}
 }
 
-func checkPatternProperties(p *pair) {
-	op, np := get(p.o, "patternProperties"), get(p.n, "patternProperties")
+func checkPatternProperties(p *subPair) {
+	op, np := getKW(p.o, "patternProperties"), getKW(p.n, "patternProperties")
 	if op == nil && np == nil {
 		return
 	}
@@ -391,10 +391,10 @@ func checkPatternProperties(p *pair) {
 			nv = np.Get(k)
 		}
 		if ov == nil {
-			ov = additional(p.o)
+			ov = additionalOf(p.o)
 		}
 		if nv == nil {
-			nv = additional(p.n)
+			nv = additionalOf(p.n)
 		}
 		name := "x"
 		if s := regexSamples(k, 1, nil); len(s) > 0 {
@@ -404,8 +404,8 @@ func checkPatternProperties(p *pair) {
 	}
 }
 
-func checkPropertyNames(p *pair) {
-	ov, nv := get(p.o, "propertyNames"), get(p.n, "propertyNames")
+func checkPropertyNames(p *subPair) {
+	ov, nv := getKW(p.o, "propertyNames"), getKW(p.n, "propertyNames")
 	if ov == nil && nv == nil {
 		return
 	}
@@ -420,8 +420,8 @@ func checkPropertyNames(p *pair) {
 	p.c.walk(ov, nv, pathKW(p.path, "propertyNames"), p.at.propName(ov, nv), p.inv)
 }
 
-func checkDependentSchemas(p *pair) {
-	od, nd := get(p.o, "dependentSchemas"), get(p.n, "dependentSchemas")
+func checkDependentSchemas(p *subPair) {
+	od, nd := getKW(p.o, "dependentSchemas"), getKW(p.n, "dependentSchemas")
 	if od == nil && nd == nil {
 		return
 	}
@@ -442,8 +442,8 @@ func checkDependentSchemas(p *pair) {
 		}
 		path := pathKW(p.path, "dependentSchemas", k)
 		// The location holds key k, so the dependent schema applies.
-		keyed := func(cands *finding, s *canon.Value, sd *side) {
-			g := &gen{sd: sd}
+		keyed := func(cands *finding, s *canon.Value, sd *schemaSide) {
+			g := &instanceGen{sd: sd}
 			base := g.value(s)
 			if base.Kind != canon.Object {
 				base = canon.ObjectValue()
@@ -451,39 +451,39 @@ func checkDependentSchemas(p *pair) {
 			if !base.Has(k) {
 				base.Set(k, g.value(effective(s, k)))
 			}
-			cands.cands = append(cands.cands, []edit{{val: base}})
+			cands.cands = append(cands.cands, []witnessEdit{{val: base}})
 		}
 		switch {
 		case ov != nil && nv != nil:
 			p.c.walk(ov, nv, path, p.at.branch(ov, nv), p.inv)
 		case nv != nil:
-			f := p.emit("dependent-schema-added", path, nil, nv, fmt.Sprintf("%s: when %q is present the object must now also match a dependent schema", where(p.path), k))
+			f := p.emit("dependent-schema-added", path, nil, nv, fmt.Sprintf("%s: when %q is present the object must now also match a dependent schema", whereIs(p.path), k))
 			keyed(f, p.o, p.c.old)
 			p.samplesFor(f)
 		default:
-			f := p.emit("dependent-schema-removed", path, ov, nil, fmt.Sprintf("%s: the dependent schema for %q is gone", where(p.path), k))
+			f := p.emit("dependent-schema-removed", path, ov, nil, fmt.Sprintf("%s: the dependent schema for %q is gone", whereIs(p.path), k))
 			keyed(f, p.n, p.c.new)
 			p.samplesFor(f)
 		}
 	}
 }
 
-func items(s *canon.Value) *canon.Value {
-	if i := get(s, "items"); i != nil {
+func itemsOf(s *canon.Value) *canon.Value {
+	if i := getKW(s, "items"); i != nil {
 		return i
 	}
 	return &trueSchema
 }
 
-func prefix(s *canon.Value) []canon.Value {
-	if p := get(s, "prefixItems"); p != nil && p.Kind == canon.Array {
+func prefixOf(s *canon.Value) []canon.Value {
+	if p := getKW(s, "prefixItems"); p != nil && p.Kind == canon.Array {
 		return p.Items
 	}
 	return nil
 }
 
-func checkItems(p *pair) {
-	po, pn := prefix(p.o), prefix(p.n)
+func checkItems(p *subPair) {
+	po, pn := prefixOf(p.o), prefixOf(p.n)
 	n := max(len(po), len(pn))
 	at := func(s []canon.Value, rest *canon.Value, i int) *canon.Value {
 		if i < len(s) {
@@ -491,7 +491,7 @@ func checkItems(p *pair) {
 		}
 		return rest
 	}
-	io, in := items(p.o), items(p.n)
+	io, in := itemsOf(p.o), itemsOf(p.n)
 	for i := 0; i < n; i++ {
 		ov, nv := at(po, io, i), at(pn, in, i)
 		p.c.walk(ov, nv, pathKW(p.path, "prefixItems", strconv.Itoa(i)), p.at.item(i, ov, nv), p.inv)
@@ -499,16 +499,16 @@ func checkItems(p *pair) {
 	p.c.walk(io, in, pathKW(p.path, "items"), p.at.item(n, io, in), p.inv)
 }
 
-func checkContains(p *pair) {
-	ov, nv := get(p.o, "contains"), get(p.n, "contains")
+func checkContains(p *subPair) {
+	ov, nv := getKW(p.o, "contains"), getKW(p.n, "contains")
 	path := pathKW(p.path, "contains")
 	switch {
 	case ov == nil && nv == nil:
 	case ov == nil:
-		f := p.emit("contains-added", path, nil, nv, fmt.Sprintf("%s must now contain an item matching a schema", where(p.path)))
+		f := p.emit("contains-added", path, nil, nv, fmt.Sprintf("%s must now contain an item matching a schema", whereIs(p.path)))
 		p.samplesFor(f)
 	case nv == nil:
-		f := p.emit("contains-removed", path, ov, nil, fmt.Sprintf("%s no longer needs an item matching a schema", where(p.path)))
+		f := p.emit("contains-removed", path, ov, nil, fmt.Sprintf("%s no longer needs an item matching a schema", whereIs(p.path)))
 		p.samplesFor(f)
 	default:
 		p.c.walk(ov, nv, path, p.at.item(0, ov, nv), p.inv)

@@ -9,24 +9,24 @@ import (
 
 // Type rules: the set of JSON types a schema accepts (integer ⊂ number).
 
-var typeFamily = family{
+var typeFamily = ruleFamily{
 	name: "type",
-	rules: []ruleDef{
-		rule("input-type-narrowed", Breaking, narrows, tagsType,
+	rules: []schemaRuleDef{
+		schemaRule("input-type-narrowed", Breaking, narrows, schemaTagsType,
 			"An input value accepts fewer JSON types (a type removed from a type list, number narrowed to integer, a schema made false): arguments of the lost types are rejected."),
-		rule("output-type-narrowed", Safe, narrows, tagsType,
+		schemaRule("output-type-narrowed", Safe, narrows, schemaTagsType,
 			"An output value allows fewer JSON types: every new result was valid before."),
-		rule("input-type-widened", Safe, widens, tagsType,
+		schemaRule("input-type-widened", Safe, widens, schemaTagsType,
 			"An input value accepts more JSON types (integer widened to number, a type added): every old argument stays valid."),
-		rule("output-type-widened", Breaking, widens, tagsType,
+		schemaRule("output-type-widened", Breaking, widens, schemaTagsType,
 			"An output value allows more JSON types (or changed type): clients may receive values of a type they never handled."),
-		rule("input-type-coercible", Facade, narrows, tagsType,
+		schemaRule("input-type-coercible", Facade, narrows, schemaTagsType,
 			"An input value changed type in a way a coerce facade translates (number, integer or boolean to string; a scalar to an array of it): old calls fail as sent, the facade fixes them."),
 	},
 	check: checkType,
 }
 
-func checkType(p *pair) {
+func checkType(p *subPair) {
 	if p.to == p.tn || (hasEnum(p.o) && hasEnum(p.n) && p.to != 0 && p.tn != 0) {
 		return // two enums: the enum family compares their values
 	}
@@ -34,7 +34,7 @@ func checkType(p *pair) {
 	dir := p.c.p.Direction
 	path := pathKW(p.path, "type")
 	ov, nv := typeKW(p.o), typeKW(p.n)
-	msg := fmt.Sprintf("%s accepted %s and now accepts %s", where(p.path), p.to, p.tn)
+	msg := fmt.Sprintf("%s accepted %s and now accepts %s", whereIs(p.path), p.to, p.tn)
 	if lost != 0 && (dir == Input || gained == 0) {
 		if dir == Input && !p.inv {
 			if f := coercible(p, lost, path, ov, nv, msg); f != nil {
@@ -56,15 +56,15 @@ func typeKW(s *canon.Value) *canon.Value {
 	if s != nil && s.Kind == canon.Bool {
 		return s
 	}
-	return get(s, "type")
+	return getKW(s, "type")
 }
 
-func hasEnum(s *canon.Value) bool { return get(s, "enum") != nil }
+func hasEnum(s *canon.Value) bool { return getKW(s, "enum") != nil }
 
 // coercible reports a facade-level type change when a coerce facade turns
 // every old value into a new one: number/integer/boolean to string, or a
 // scalar to an array whose items accept it.
-func coercible(p *pair, lost types, path string, ov, nv *canon.Value, msg string) *finding {
+func coercible(p *subPair, lost types, path string, ov, nv *canon.Value, msg string) *finding {
 	arg, ok := p.at.argPath()
 	if !ok {
 		return nil
@@ -83,9 +83,9 @@ func coercible(p *pair, lost types, path string, ov, nv *canon.Value, msg string
 			}
 		}
 	case p.tn&tArray != 0 && lost&(tArray|tObject) == 0:
-		items := get(p.n, "items")
+		items := getKW(p.n, "items")
 		if items == nil || p.c.subset(p.o, p.c.old, items, p.c.new) {
-			if minI, ok := intOf(get(p.n, "minItems")); !ok || minI <= 1 {
+			if minI, ok := intOf(getKW(p.n, "minItems")); !ok || minI <= 1 {
 				target = "array"
 			}
 		}
@@ -102,7 +102,7 @@ func coercible(p *pair, lost types, path string, ov, nv *canon.Value, msg string
 // samplesFor sets the local samples of a finding: values of the side that
 // must accept the witness there (old for input, new for output; swapped
 // inside not), pre-filtered by the other side's local keywords.
-func (p *pair) samplesFor(f *finding) {
+func (p *subPair) samplesFor(f *finding) {
 	src := p.c.p.Direction == Input
 	if p.inv {
 		src = !src

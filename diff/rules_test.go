@@ -28,7 +28,7 @@ type fixtureOptions struct {
 	DisableRules      []string `json:"disableRules"`
 }
 
-func readJSON(t *testing.T, path string, v any) bool {
+func readFixtureJSON(t *testing.T, path string, v any) bool {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
@@ -60,13 +60,13 @@ func TestRuleFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			old, new := decodeSet(t, "old.json", oldData), decodeSet(t, "new.json", newData)
+			old, new := decodeToolSet(t, "old.json", oldData), decodeToolSet(t, "new.json", newData)
 			var want []wantFinding
-			if !readJSON(t, filepath.Join(dir, "want.json"), &want) {
+			if !readFixtureJSON(t, filepath.Join(dir, "want.json"), &want) {
 				t.Fatal("no want.json")
 			}
 			var fo fixtureOptions
-			readJSON(t, filepath.Join(dir, "options.json"), &fo)
+			readFixtureJSON(t, filepath.Join(dir, "options.json"), &fo)
 			if len(fo.DisableRules) > 0 {
 				disabledRulesForTest = map[string]bool{}
 				for _, r := range fo.DisableRules {
@@ -83,20 +83,20 @@ func TestRuleFixtures(t *testing.T) {
 			for _, w := range want {
 				own = own || w.Rule == name
 				if !slices.Contains(got, w) {
-					t.Errorf("missing %+v%s", w, summary(r))
+					t.Errorf("missing %+v%s", w, changeSummary(r))
 				}
 			}
 			if !own {
 				t.Errorf("want.json does not list a finding of rule %s", name)
 			}
 			for _, c := range r.Changes {
-				if c.Rule == name && c.Level >= Facade && !hasWitness(c) {
+				if c.Rule == name && c.Level >= Facade && !hasWitnessJSON(c) {
 					t.Errorf("%s finding without witness: %s", name, c.NoWitness)
 				}
 			}
 			for _, g := range got {
 				if g.Level != "safe" && !slices.Contains(want, g) {
-					t.Errorf("unexpected %+v%s", g, summary(r))
+					t.Errorf("unexpected %+v%s", g, changeSummary(r))
 				}
 			}
 			checkWitnesses(t, old, new, r)
@@ -104,7 +104,7 @@ func TestRuleFixtures(t *testing.T) {
 	}
 }
 
-var kebab = regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
+var kebabRE = regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
 
 func TestRuleCatalog(t *testing.T) {
 	tags := []string{"existence", "requiredness", "type", "constraint", "values", "structure", "annotation", "lifecycle", "security", "documentation"}
@@ -114,8 +114,8 @@ func TestRuleCatalog(t *testing.T) {
 			t.Errorf("duplicate rule %s", r.ID)
 		}
 		seen[r.ID] = true
-		if !kebab.MatchString(r.ID) {
-			t.Errorf("%s: id is not kebab-case", r.ID)
+		if !kebabRE.MatchString(r.ID) {
+			t.Errorf("%s: id is not kebabRE-case", r.ID)
 		}
 		if r.Purpose == "" || !strings.HasSuffix(r.Purpose, ".") {
 			t.Errorf("%s: purpose must be a sentence", r.ID)

@@ -239,7 +239,7 @@ func compileRegexp(p string) *regexp.Regexp {
 // jsonschema/v6's Compiler.AssertFormat); true for unknown formats and
 // non-strings.
 func admitsFormat(s, v *canon.Value, draft int) bool {
-	f := get(s, "format")
+	f := getKW(s, "format")
 	if draft >= 2019 || f == nil || f.Kind != canon.String || v.Kind != canon.String {
 		return true
 	}

@@ -47,76 +47,76 @@ const (
 	reshapes                // both, or not decided
 )
 
-// ruleDef is a catalog entry of a schema rule with the effect of the change
+// schemaRuleDef is a catalog entry of a schema rule with the effect of the change
 // it names (used to orient witnesses and to decide subsumption).
-type ruleDef struct {
+type schemaRuleDef struct {
 	Rule
 	effect effect
 }
 
-// handler compares, for one pair of subschemas, the keywords its family
+// ruleHandler compares, for one pair of subschemas, the keywords its family
 // owns, and reports findings through p.emit. Every family uses it.
-type handler func(p *pair)
+type ruleHandler func(p *subPair)
 
-// family is one rule file's declaration: its rules, declared once, and the
+// ruleFamily is one rule file's declaration: its rules, declared once, and the
 // handler that finds them.
-type family struct {
+type ruleFamily struct {
 	name  string
-	rules []ruleDef
-	check handler
+	rules []schemaRuleDef
+	check ruleHandler
 }
 
 // Tags (DESIGN §4.4).
 var (
-	tagsExistence     = []string{"existence"}
-	tagsRequiredness  = []string{"requiredness"}
-	tagsType          = []string{"type"}
-	tagsConstraint    = []string{"constraint"}
-	tagsValues        = []string{"values"}
-	tagsStructure     = []string{"structure"}
-	tagsDocumentation = []string{"documentation"}
+	schemaTagsExistence     = []string{"existence"}
+	schemaTagsRequiredness  = []string{"requiredness"}
+	schemaTagsType          = []string{"type"}
+	schemaTagsConstraint    = []string{"constraint"}
+	schemaTagsValues        = []string{"values"}
+	schemaTagsStructure     = []string{"structure"}
+	schemaTagsDocumentation = []string{"documentation"}
 )
 
 // rule declares one schema rule; the direction is read from the id's prefix
 // ("input-", "output-"; the verifier's rule is listed as input).
-func rule(id string, lvl Level, eff effect, tags []string, purpose string) ruleDef {
+func schemaRule(id string, lvl Level, eff effect, tags []string, purpose string) schemaRuleDef {
 	d := Input
 	if strings.HasPrefix(id, "output-") {
 		d = Output
 	}
-	return ruleDef{Rule: Rule{ID: id, Level: lvl, Direction: d, Tags: tags, Purpose: purpose}, effect: eff}
+	return schemaRuleDef{Rule: Rule{ID: id, Level: lvl, Direction: d, Tags: tags, Purpose: purpose}, effect: eff}
 }
 
 // families lists the rule families in the order their handlers run at each
 // pair of subschemas. Structure runs before requiredness so that renamed
 // properties are known when required entries are compared.
-func families() []*family { return familyList }
+func families() []*ruleFamily { return familyList }
 
 // familyList is filled in init: the families' handlers reach the walk,
 // which reads the list, so a variable initializer would be a cycle.
-var familyList []*family
+var familyList []*ruleFamily
 
 func init() {
-	familyList = []*family{&typeFamily, &enumFamily, &constraintFamily, &structureFamily, &requiredFamily, &compositionFamily, &annotationFamily}
+	familyList = []*ruleFamily{&typeFamily, &enumFamily, &constraintFamily, &structureFamily, &requiredFamily, &compositionFamily, &annotationFamily}
 }
 
 var (
-	catalogOnce sync.Once
-	catalogList []Rule
-	catalogByID map[string]*ruleDef
+	schemaCatalogOnce sync.Once
+	schemaCatalogList []Rule
+	schemaCatalogByID map[string]*schemaRuleDef
 )
 
-func loadCatalog() {
-	catalogOnce.Do(func() {
-		catalogByID = map[string]*ruleDef{}
-		add := func(defs []ruleDef) {
+func loadSchemaCatalog() {
+	schemaCatalogOnce.Do(func() {
+		schemaCatalogByID = map[string]*schemaRuleDef{}
+		add := func(defs []schemaRuleDef) {
 			for i := range defs {
 				d := &defs[i]
-				if _, dup := catalogByID[d.ID]; dup {
+				if _, dup := schemaCatalogByID[d.ID]; dup {
 					panic("diff: duplicate schema rule " + d.ID)
 				}
-				catalogByID[d.ID] = d
-				catalogList = append(catalogList, d.Rule)
+				schemaCatalogByID[d.ID] = d
+				schemaCatalogList = append(schemaCatalogList, d.Rule)
 			}
 		}
 		for _, f := range families() {
@@ -129,18 +129,18 @@ func loadCatalog() {
 
 // schemaRules returns the catalog entries of the schema rules.
 func schemaRules() []Rule {
-	loadCatalog()
-	out := make([]Rule, len(catalogList))
-	for i, r := range catalogList {
+	loadSchemaCatalog()
+	out := make([]Rule, len(schemaCatalogList))
+	for i, r := range schemaCatalogList {
 		r.Tags = slices.Clone(r.Tags)
 		out[i] = r
 	}
 	return out
 }
 
-func lookupRule(id string) *ruleDef {
-	loadCatalog()
-	d := catalogByID[id]
+func lookupSchemaRule(id string) *schemaRuleDef {
+	loadSchemaCatalog()
+	d := schemaCatalogByID[id]
 	if d == nil {
 		panic("diff: undeclared schema rule " + id)
 	}
@@ -148,10 +148,10 @@ func lookupRule(id string) *ruleDef {
 }
 
 // schemaExtraRules are the whole-schema rules found before any walk.
-var schemaExtraRules = []ruleDef{
-	rule("output-schema-added", Safe, narrows, tagsExistence,
+var schemaExtraRules = []schemaRuleDef{
+	schemaRule("output-schema-added", Safe, narrows, schemaTagsExistence,
 		"An outputSchema appears where there was none: results were unconstrained before, so clients lose nothing."),
-	rule("output-schema-removed", Breaking, widens, tagsExistence,
+	schemaRule("output-schema-removed", Breaking, widens, schemaTagsExistence,
 		"The outputSchema is removed: clients that validate structured results against it can no longer rely on any shape."),
 }
 
@@ -219,7 +219,7 @@ func schemaArg(v *canon.Value, d Direction) (*canon.Value, bool) {
 // comparison is the state of one compareSchemas call.
 type comparison struct {
 	p        schemaPair
-	old, new *side
+	old, new *schemaSide
 	found    []*finding
 	seen     map[refKey]bool
 	depth    int
@@ -247,17 +247,17 @@ func newComparison(p schemaPair, o, n *canon.Value) *comparison {
 // needs.
 type finding struct {
 	Change
-	def *ruleDef
-	at  *loc
+	def *schemaRuleDef
+	at  *instLoc
 	inv bool
 	// cands are rule-specific witness candidates: edits applied at the
 	// location (after a base instance is built).
-	cands [][]edit
+	cands [][]witnessEdit
 	// samples, when set, is the local subschema whose sample values are
 	// tried at the location (after cands); sampleSide says which side it
 	// belongs to.
 	samples    *canon.Value
-	sampleSide *side
+	sampleSide *schemaSide
 	// reject, when set, filters local samples: only values it rejects are
 	// tried (a cheap pre-check of the target side).
 	reject *canon.Value
@@ -268,12 +268,12 @@ type finding struct {
 	noWitness string
 }
 
-// pair is one pair of resolved subschemas being compared.
-type pair struct {
+// subPair is one pair of resolved subschemas being compared.
+type subPair struct {
 	c    *comparison
 	o, n *canon.Value // resolved; boolean schemas are kept as they are
 	path string
-	at   *loc
+	at   *instLoc
 	inv  bool // inside "not": effects are inverted
 	// to, tn are the effective type sets.
 	to, tn types
@@ -284,7 +284,7 @@ type pair struct {
 
 // get returns keyword kw of side s ("o" or "n" schemas); nil for boolean
 // schemas.
-func get(s *canon.Value, kw string) *canon.Value {
+func getKW(s *canon.Value, kw string) *canon.Value {
 	if s == nil || s.Kind != canon.Object {
 		return nil
 	}
@@ -293,7 +293,7 @@ func get(s *canon.Value, kw string) *canon.Value {
 
 // walk compares old subschema o with new subschema n at schema path path
 // and instance location at.
-func (c *comparison) walk(o, n *canon.Value, path string, at *loc, inv bool) {
+func (c *comparison) walk(o, n *canon.Value, path string, at *instLoc, inv bool) {
 	c.depth++
 	defer func() { c.depth-- }()
 	*c.budget--
@@ -326,7 +326,7 @@ func (c *comparison) walk(o, n *canon.Value, path string, at *loc, inv bool) {
 	if sameSchema(c, o, n) {
 		return
 	}
-	p := &pair{c: c, o: o, n: n, path: path, at: at, inv: inv}
+	p := &subPair{c: c, o: o, n: n, path: path, at: at, inv: inv}
 	p.to, p.tn = typesOf(o), typesOf(n)
 	if !inv {
 		if kw, onOld := asymmetricDisjunction(o, n); kw != "" {
@@ -341,7 +341,7 @@ func (c *comparison) walk(o, n *canon.Value, path string, at *loc, inv bool) {
 	runFamilies(p)
 }
 
-func runFamilies(p *pair) {
+func runFamilies(p *subPair) {
 	for _, f := range families() {
 		f.check(p)
 	}
@@ -351,7 +351,7 @@ func runFamilies(p *pair) {
 // valid under b (on side bs), as far as the rules can tell: a silent input
 // comparison of a against b finds nothing at facade level or above and
 // nothing undecided.
-func (c *comparison) subset(a *canon.Value, as *side, b *canon.Value, bs *side) bool {
+func (c *comparison) subset(a *canon.Value, as *schemaSide, b *canon.Value, bs *schemaSide) bool {
 	if isTrue(b) || isFalse(a) {
 		return true
 	}
@@ -411,11 +411,11 @@ func refsOnlyToDefs(b []byte) bool {
 // emit reports a finding of the rule named by the direction prefix and
 // kind (e.g. "enum-value-removed") at path. oldV and newV are the keyword
 // values (nil: absent).
-func (p *pair) emit(kind, path string, oldV, newV *canon.Value, msg string) *finding {
+func (p *subPair) emit(kind, path string, oldV, newV *canon.Value, msg string) *finding {
 	return p.c.emitAt(kind, path, p.at, p.inv, oldV, newV, msg)
 }
 
-func (c *comparison) emitAt(kind, path string, at *loc, inv bool, oldV, newV *canon.Value, msg string) *finding {
+func (c *comparison) emitAt(kind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
 	id := dirPrefix(c.p.Direction) + kind
 	if disabledRulesForTest[id] {
 		return &finding{}
@@ -424,7 +424,7 @@ func (c *comparison) emitAt(kind, path string, at *loc, inv bool, oldV, newV *ca
 		// Inside "not" a narrowing of the subschema widens the whole schema
 		// and vice versa: report it as a composition change with the
 		// inverted effect.
-		d := lookupRule(id)
+		d := lookupSchemaRule(id)
 		switch d.effect {
 		case narrows:
 			kind = "composition-widened"
@@ -438,7 +438,7 @@ func (c *comparison) emitAt(kind, path string, at *loc, inv bool, oldV, newV *ca
 		id = dirPrefix(c.p.Direction) + kind
 		msg = "inside not: " + msg
 	}
-	d := lookupRule(id)
+	d := lookupSchemaRule(id)
 	f := &finding{def: d, at: at, inv: inv}
 	f.Change = Change{
 		Rule:      id,
@@ -457,7 +457,7 @@ func (c *comparison) emitAt(kind, path string, at *loc, inv bool, oldV, newV *ca
 
 // emitUndecided reports a change the engine cannot decide by reasoning; the
 // witness search may still decide it.
-func (c *comparison) emitUndecided(path string, at *loc, inv bool, o, n *canon.Value, reason string) {
+func (c *comparison) emitUndecided(path string, at *instLoc, inv bool, o, n *canon.Value, reason string) {
 	f := c.emitAt("composition-changed", path, at, false, o, n, "the schema changed in a way that is not analyzed keyword by keyword: "+reason)
 	f.undecided = reason
 	f.samples, f.sampleSide = c.sampleSchemaAt(at, inv)
@@ -466,7 +466,7 @@ func (c *comparison) emitUndecided(path string, at *loc, inv bool, o, n *canon.V
 // sampleSchemaAt returns the local schema samples come from for a finding
 // at at: the source side's deepest schema there (old for input, new for
 // output; the other side inside not).
-func (c *comparison) sampleSchemaAt(at *loc, inv bool) (*canon.Value, *side) {
+func (c *comparison) sampleSchemaAt(at *instLoc, inv bool) (*canon.Value, *schemaSide) {
 	src := c.p.Direction == Input
 	if inv {
 		src = !src
@@ -479,7 +479,7 @@ func (c *comparison) sampleSchemaAt(at *loc, inv bool) (*canon.Value, *side) {
 
 // emitWhole reports a whole-schema finding (schema added or removed).
 func (c *comparison) emitWhole(id, msg string, v *canon.Value) {
-	d := lookupRule(id)
+	d := lookupSchemaRule(id)
 	f := &finding{def: d, at: rootLoc(c.old.root, c.new.root)}
 	var ov, nv *canon.Value
 	if c.old.orig != nil {
@@ -569,7 +569,7 @@ func pathKW(path string, tokens ...string) string {
 }
 
 // quote renders a JSON value for messages.
-func quote(v *canon.Value) string {
+func quoteJSON(v *canon.Value) string {
 	if v == nil {
 		return "(none)"
 	}
@@ -582,7 +582,7 @@ func quote(v *canon.Value) string {
 
 // where names the location of a path for messages: the pointer, or "the
 // schema root".
-func where(path string) string {
+func whereIs(path string) string {
 	if path == "" {
 		return "the schema root"
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/mcpctl/mcpctl/schema"
 )
 
-func mustParse(t *testing.T, s string) *canon.Value {
+func mustParseSchema(t *testing.T, s string) *canon.Value {
 	t.Helper()
 	v, err := canon.Parse([]byte(s))
 	if err != nil {
@@ -28,7 +28,7 @@ func compareJSON(t *testing.T, d Direction, old, new string, opts Options) []Cha
 		if s == "" {
 			return nil
 		}
-		v := mustParse(t, s)
+		v := mustParseSchema(t, s)
 		canon.NormalizeSchema(v)
 		return v
 	}
@@ -252,7 +252,7 @@ func TestExampleInstance(t *testing.T) {
 		`{"type":"object","properties":{"limit":{"type":"integer","default":20}},"required":["limit"],"additionalProperties":false}`,
 		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"dependentRequired":{"a":["b"]}}`,
 	} {
-		v := mustParse(t, s)
+		v := mustParseSchema(t, s)
 		inst, ok := exampleInstance(v)
 		if !ok {
 			t.Errorf("%s: no instance", s)
@@ -266,7 +266,7 @@ func TestExampleInstance(t *testing.T) {
 			t.Errorf("%s: instance %v does not validate: %v", s, inst, err)
 		}
 	}
-	if _, ok := exampleInstance(mustParse(t, `{"type":"string","minLength":3,"maxLength":2}`)); ok {
+	if _, ok := exampleInstance(mustParseSchema(t, `{"type":"string","minLength":3,"maxLength":2}`)); ok {
 		t.Errorf("an unsatisfiable schema has no instance")
 	}
 }

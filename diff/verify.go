@@ -15,8 +15,8 @@ import (
 // safe is tested, not assumed. A counterexample is a bug in a rule and is
 // reported as one.
 
-var verifyRules = []ruleDef{
-	rule("verify-counterexample", Breaking, reshapes, tagsStructure,
+var verifyRules = []schemaRuleDef{
+	schemaRule("verify-counterexample", Breaking, reshapes, schemaTagsStructure,
 		"--verify sampled an instance the old input schema accepts and the new one rejects (for output: new accepts, old rejects) although no rule reported a breaking change: a bug in a rule, reported with the instance as witness (input or output direction)."),
 }
 
@@ -58,7 +58,7 @@ func (c *comparison) verify() {
 		return
 	}
 	seed := verifySeed(c.p.Tool, c.p.Direction)
-	g := &gen{sd: src, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	g := &instanceGen{sd: src, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	cands := append([]canon.Value{}, src.bases()...)
 	for i := 0; i < c.p.Opts.Verify; i++ {
 		if i < len(cands) {
@@ -70,7 +70,7 @@ func (c *comparison) verify() {
 		if v.Kind != canon.Object || !src.accepts(v) || dst.accepts(v) {
 			continue
 		}
-		d := lookupRule("verify-counterexample")
+		d := lookupSchemaRule("verify-counterexample")
 		what := "the old input schema accepts and the new one rejects"
 		if c.p.Direction == Output {
 			what = "the new output schema accepts and the old one rejects"

@@ -17,11 +17,11 @@ import (
 // at the finding's instance location inside a complete base instance, and
 // kept only when the validator (jsonschema/v6) agrees on both whole schemas.
 
-// loc is an instance location: the keys and indexes from the root instance
+// instLoc is an instance location: the keys and indexes from the root instance
 // to where a finding applies, with the deepest old and new subschemas that
 // apply there (and branch conjuncts met on the way).
-type loc struct {
-	parent *loc
+type instLoc struct {
+	parent *instLoc
 	key    string
 	index  int  // ≥ 0 for an array index, -1 for a key
 	name   bool // the location is a property name (propertyNames)
@@ -34,31 +34,31 @@ type loc struct {
 	nAnd      []*canon.Value
 }
 
-func rootLoc(o, n *canon.Value) *loc { return &loc{root: true, index: -1, o: o, n: n} }
+func rootLoc(o, n *canon.Value) *instLoc { return &instLoc{root: true, index: -1, o: o, n: n} }
 
 // child returns the location of member key.
-func (l *loc) child(key string, o, n *canon.Value) *loc {
-	return &loc{parent: l, key: key, index: -1, o: o, n: n}
+func (l *instLoc) child(key string, o, n *canon.Value) *instLoc {
+	return &instLoc{parent: l, key: key, index: -1, o: o, n: n}
 }
 
 // item returns the location of array element i.
-func (l *loc) item(i int, o, n *canon.Value) *loc {
-	return &loc{parent: l, index: i, o: o, n: n}
+func (l *instLoc) item(i int, o, n *canon.Value) *instLoc {
+	return &instLoc{parent: l, index: i, o: o, n: n}
 }
 
 // sample returns the location of a member whose key is a sample name.
-func (l *loc) sample(key string, o, n *canon.Value) *loc {
-	return &loc{parent: l, key: key, index: -1, synthetic: true, o: o, n: n}
+func (l *instLoc) sample(key string, o, n *canon.Value) *instLoc {
+	return &instLoc{parent: l, key: key, index: -1, synthetic: true, o: o, n: n}
 }
 
 // propName returns the location of a property name of the object at l.
-func (l *loc) propName(o, n *canon.Value) *loc {
-	return &loc{parent: l, index: -1, name: true, o: o, n: n}
+func (l *instLoc) propName(o, n *canon.Value) *instLoc {
+	return &instLoc{parent: l, index: -1, name: true, o: o, n: n}
 }
 
 // branch returns l with extra conjuncts (an anyOf/oneOf/allOf branch) on
 // either side; nil branches add nothing.
-func (l *loc) branch(o, n *canon.Value) *loc {
+func (l *instLoc) branch(o, n *canon.Value) *instLoc {
 	c := *l
 	if o != nil {
 		c.oAnd = append(append([]*canon.Value(nil), l.oAnd...), o)
@@ -70,8 +70,8 @@ func (l *loc) branch(o, n *canon.Value) *loc {
 }
 
 // steps returns the chain from the root location to l.
-func (l *loc) steps() []*loc {
-	var out []*loc
+func (l *instLoc) steps() []*instLoc {
+	var out []*instLoc
 	for x := l; x != nil; x = x.parent {
 		out = append(out, x)
 	}
@@ -85,7 +85,7 @@ func (l *loc) steps() []*loc {
 // the bare name for a top-level argument, a JSON Pointer for a nested one;
 // ok is false when the path goes through arrays or property names (a
 // facade cannot address those).
-func (l *loc) argKey(key string) (string, bool) {
+func (l *instLoc) argKey(key string) (string, bool) {
 	var toks []string
 	for x := l; x != nil && !x.root; x = x.parent {
 		if x.index >= 0 || x.name || x.synthetic {
@@ -107,27 +107,27 @@ func (l *loc) argKey(key string) (string, bool) {
 }
 
 // argPath is argKey for the location itself (its last key).
-func (l *loc) argPath() (string, bool) {
+func (l *instLoc) argPath() (string, bool) {
 	if l.root || l.parent == nil || l.index >= 0 || l.name || l.synthetic {
 		return "", false
 	}
 	return l.parent.argKey(l.key)
 }
 
-// edit is one change to a candidate at a finding's location: with key set,
+// witnessEdit is one change to a candidate at a finding's location: with key set,
 // set (or delete) that member of the object there; without, replace the
 // value there.
-type edit struct {
+type witnessEdit struct {
 	key string
 	del bool
 	val canon.Value
 }
 
-func setKey(key string, v canon.Value) []edit { return []edit{{key: key, val: v}} }
-func delKey(key string) []edit                { return []edit{{key: key, del: true}} }
+func setKey(key string, v canon.Value) []witnessEdit { return []witnessEdit{{key: key, val: v}} }
+func delKey(key string) []witnessEdit                { return []witnessEdit{{key: key, del: true}} }
 
 // compiled returns the side's compiled schema (compiled once, lazily).
-func (s *side) compiledSchema() (*schema.Compiled, error) {
+func (s *schemaSide) compiledSchema() (*schema.Compiled, error) {
 	if !s.compiledOK {
 		s.compiledOK = true
 		s.compiled, s.compileErr = schema.Compile(s.valid)
@@ -137,7 +137,7 @@ func (s *side) compiledSchema() (*schema.Compiled, error) {
 
 // accepts validates v against the whole schema of the side; an absent
 // schema accepts everything.
-func (s *side) accepts(v *canon.Value) bool {
+func (s *schemaSide) accepts(v *canon.Value) bool {
 	if s.orig == nil {
 		return true
 	}
@@ -150,7 +150,7 @@ func (s *side) accepts(v *canon.Value) bool {
 
 // bases returns complete instances of the side's root schema to build
 // witnesses in: the minimal one and the rich one.
-func (s *side) bases() []canon.Value {
+func (s *schemaSide) bases() []canon.Value {
 	if s.examples != nil {
 		return s.examples
 	}
@@ -158,7 +158,7 @@ func (s *side) bases() []canon.Value {
 		s.examples = []canon.Value{canon.ObjectValue()}
 		return s.examples
 	}
-	g := &gen{sd: s}
+	g := &instanceGen{sd: s}
 	min := g.value(s.root)
 	g.rich = true
 	rich := g.value(s.root)
@@ -182,7 +182,7 @@ func (c *comparison) witness(f *finding) {
 	if c.p.Direction == Output {
 		src, dst = c.new, c.old
 	}
-	for _, sd := range []*side{src, dst} {
+	for _, sd := range []*schemaSide{src, dst} {
 		if sd.orig == nil {
 			continue
 		}
@@ -214,7 +214,7 @@ func (c *comparison) undecidedIfNeeded(f *finding) {
 	}
 }
 
-func (c *comparison) sideName(sd *side) string {
+func (c *comparison) sideName(sd *schemaSide) string {
 	if sd == c.old {
 		return "old"
 	}
@@ -223,25 +223,25 @@ func (c *comparison) sideName(sd *side) string {
 
 // searchWitness tries candidates until one is accepted by src and rejected
 // by dst.
-func (c *comparison) searchWitness(f *finding, src, dst *side) (canon.Value, bool) {
-	var locals [][]edit
+func (c *comparison) searchWitness(f *finding, src, dst *schemaSide) (canon.Value, bool) {
+	var locals [][]witnessEdit
 	locals = append(locals, f.cands...)
 	if f.samples != nil || f.sampleSide != nil {
 		// Samples the other side's local keywords reject come first; the
 		// rest follow (the local check does not see nested keywords).
-		g := &gen{sd: f.sampleSide}
-		var later [][]edit
+		g := &instanceGen{sd: f.sampleSide}
+		var later [][]witnessEdit
 		for _, v := range g.variants(f.samples, 24) {
 			if f.reject != nil && admits(f.reject, &v) {
-				later = append(later, []edit{{val: v}})
+				later = append(later, []witnessEdit{{val: v}})
 				continue
 			}
-			locals = append(locals, []edit{{val: v}})
+			locals = append(locals, []witnessEdit{{val: v}})
 		}
 		locals = append(locals, later...)
 	}
 	if len(locals) == 0 {
-		locals = [][]edit{nil}
+		locals = [][]witnessEdit{nil}
 	}
 	tries := 0
 	steps := f.at.steps()
@@ -254,7 +254,7 @@ func (c *comparison) searchWitness(f *finding, src, dst *side) (canon.Value, boo
 				}
 				tries++
 				inst := base.Clone()
-				g := &gen{sd: src}
+				g := &instanceGen{sd: src}
 				c.place(&inst, steps, 0, regen, useOld, g, edits)
 				// Tool arguments and structured results are objects
 				// (MCP 2025-11-25 CallToolRequest, CallToolResult).
@@ -272,7 +272,7 @@ func (c *comparison) searchWitness(f *finding, src, dst *side) (canon.Value, boo
 
 // schemaAt returns the deepest schema of location l on one side, with its
 // branch conjuncts merged in.
-func schemaAt(l *loc, useOld bool) *canon.Value {
+func schemaAt(l *instLoc, useOld bool) *canon.Value {
 	s, extra := l.n, l.nAnd
 	if useOld {
 		s, extra = l.o, l.oAnd
@@ -293,7 +293,7 @@ func schemaAt(l *loc, useOld bool) *canon.Value {
 
 // place walks cur along steps[i:], creating (or, with regen, rebuilding)
 // the containers on the way, and applies edits at the end.
-func (c *comparison) place(cur *canon.Value, steps []*loc, i int, regen, useOld bool, g *gen, edits []edit) {
+func (c *comparison) place(cur *canon.Value, steps []*instLoc, i int, regen, useOld bool, g *instanceGen, edits []witnessEdit) {
 	st := steps[i]
 	if i == 0 {
 		if regen {
@@ -338,7 +338,7 @@ func (c *comparison) place(cur *canon.Value, steps []*loc, i int, regen, useOld 
 	}
 }
 
-func applyEdits(cur *canon.Value, edits []edit, g *gen) {
+func applyEdits(cur *canon.Value, edits []witnessEdit, g *instanceGen) {
 	for _, e := range edits {
 		if e.key == "" {
 			*cur = e.val.Clone()
@@ -367,7 +367,7 @@ func exampleInstance(s *canon.Value) (v any, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	g := &gen{sd: sd}
+	g := &instanceGen{sd: sd}
 	cands := append([]canon.Value{}, sd.bases()...)
 	cands = append(cands, g.variants(sd.root, 32)...)
 	for i := range cands {
