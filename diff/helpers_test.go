@@ -11,7 +11,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// decodeSet reads a tool set from JSON (a {"tools": …} document or a bare
+// decodeToolSet reads a tool set from JSON (a {"tools": …} document or a bare
 // array).
 func decodeToolSet(t testing.TB, source string, data []byte) *toolset.Set {
 	t.Helper()
@@ -45,7 +45,7 @@ func schemaOf(s *toolset.Set, tool string, d Direction) *canon.Value {
 	return &c
 }
 
-// accepts validates instance against schema s (nil accepts everything).
+// acceptsJSON validates instance against schema s (nil accepts everything).
 func acceptsJSON(t testing.TB, s *canon.Value, instance json.RawMessage) bool {
 	t.Helper()
 	if s == nil {
@@ -96,7 +96,7 @@ func checkWitnesses(t testing.TB, old, new *toolset.Set, r *Report) {
 	}
 }
 
-// mentions reports whether word appears in the finding's path, message or
+// mentionsWord reports whether word appears in the finding's path, message or
 // facade suggestion.
 func mentionsWord(c Change, word string) bool {
 	if strings.Contains(c.Path, word) || strings.Contains(c.Message, word) {
@@ -109,7 +109,7 @@ func mentionsWord(c Change, word string) bool {
 	return false
 }
 
-// summary renders findings for failure messages.
+// changeSummary renders findings for failure messages.
 func changeSummary(r *Report) string {
 	var b strings.Builder
 	for _, c := range r.Changes {

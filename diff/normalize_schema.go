@@ -51,7 +51,7 @@ type schemaSide struct {
 	examples []canon.Value // cached base instances
 }
 
-// budget bounds the number of values inlining may copy per side.
+// inlineBudget bounds the number of values inlining may copy per side.
 const inlineBudget = 50000
 
 func newSide(v *canon.Value) *schemaSide {

@@ -32,7 +32,7 @@ func compareReal(t *testing.T, a, b string) (*toolset.Set, *toolset.Set, *Report
 	return old, new, r
 }
 
-// find returns the findings matching tool, rule and (when not "") path.
+// findChanges returns the findings matching tool, rule and (when not "") path.
 func findChanges(r *Report, tool, rule, path string) []Change {
 	var out []Change
 	for _, c := range r.Changes {

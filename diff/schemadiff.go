@@ -77,7 +77,7 @@ var (
 	schemaTagsDocumentation = []string{"documentation"}
 )
 
-// rule declares one schema rule; the direction is read from the id's prefix
+// schemaRule declares one schema rule; the direction is read from the id's prefix
 // ("input-", "output-"; the verifier's rule is listed as input).
 func schemaRule(id string, lvl Level, eff effect, tags []string, purpose string) schemaRuleDef {
 	d := Input
@@ -282,7 +282,7 @@ type subPair struct {
 	renamed map[string]string
 }
 
-// get returns keyword kw of side s ("o" or "n" schemas); nil for boolean
+// getKW returns keyword kw of schema s; nil when absent or for boolean
 // schemas.
 func getKW(s *canon.Value, kw string) *canon.Value {
 	if s == nil || s.Kind != canon.Object {
@@ -568,7 +568,7 @@ func pathKW(path string, tokens ...string) string {
 	return b.String()
 }
 
-// quote renders a JSON value for messages.
+// quoteJSON renders a JSON value for messages.
 func quoteJSON(v *canon.Value) string {
 	if v == nil {
 		return "(none)"
@@ -580,7 +580,7 @@ func quoteJSON(v *canon.Value) string {
 	return string(b)
 }
 
-// where names the location of a path for messages: the pointer, or "the
+// whereIs names the location of a path for messages: the pointer, or "the
 // schema root".
 func whereIs(path string) string {
 	if path == "" {
