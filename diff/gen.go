@@ -648,6 +648,22 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 	}
 	if t&tObject != 0 {
 		add(canon.ObjectValue())
+		// The minimal and rich instances with one property varied at a
+		// time.
+		if props := s.Get("properties"); props != nil && props.Kind == canon.Object && g.depth < maxGenDepth {
+			for _, base := range []canon.Value{g.value(s), rich.value(s)} {
+				if base.Kind != canon.Object {
+					continue
+				}
+				for _, m := range props.Members {
+					for _, v := range g.variants(&m.Value, 4) {
+						o := base.Clone()
+						o.Set(m.Key, v)
+						add(o)
+					}
+				}
+			}
+		}
 		if maxP, ok := intOf(s.Get("maxProperties")); ok && maxP <= 64 {
 			// As many properties as allowed: declared ones first.
 			o := rich.value(s)

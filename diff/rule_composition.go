@@ -581,7 +581,8 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 		}
 	}
 	c.found = kept
-	// Coverage by one branch.
+	// Coverage by one branch: the target is K ∧ (B1 ∨ … ∨ Bn), and the
+	// families compared the source with K, so the source must fit one Bj.
 	src, dst, x := c.old, c.new, p.o
 	sd := c.new
 	if !input {
@@ -592,7 +593,7 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	}
 	branches := schemaList(target, kw)
 	for i := range branches {
-		if !c.subset(x, src, branchSchema(sd, target, kw, &branches[i]), dst) {
+		if !c.subset(x, src, &branches[i], dst) {
 			continue
 		}
 		if kw != "oneOf" {
