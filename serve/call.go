@@ -1,0 +1,389 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/schema"
+)
+
+// Call outcomes, for metrics and /status.
+const (
+	OutcomeOK      = "ok"      // the handler ran and its result is not an error
+	OutcomeError   = "error"   // the handler failed or its output broke its outputSchema
+	OutcomeInvalid = "invalid" // the arguments did not validate (no handler ran)
+	OutcomeUnknown = "unknown" // no such tool (a protocol error)
+)
+
+// callStats counts calls per tool and outcome, and facade translations per
+// tool and facade rule, without locks on the call path.
+type callStats struct {
+	tools   sync.Map // tool name -> *toolCounts
+	facades sync.Map // "tool\x00rule" -> *atomic.Int64
+}
+
+type toolCounts struct {
+	ok, err, invalid atomic.Int64
+}
+
+func (c *callStats) tool(name string) *toolCounts {
+	if v, ok := c.tools.Load(name); ok {
+		return v.(*toolCounts)
+	}
+	v, _ := c.tools.LoadOrStore(name, &toolCounts{})
+	return v.(*toolCounts)
+}
+
+func (c *callStats) facade(tool, rule string) {
+	key := tool + "\x00" + rule
+	v, ok := c.facades.Load(key)
+	if !ok {
+		v, _ = c.facades.LoadOrStore(key, new(atomic.Int64))
+	}
+	v.(*atomic.Int64).Add(1)
+}
+
+// acquireLive returns the live generation with a call reference taken.
+func (s *Server) acquireLive() *Generation {
+	for {
+		g := s.live.Load()
+		if g.acquire() {
+			return g
+		}
+	}
+}
+
+// errShuttingDown answers calls that arrive while the server drains.
+var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
+
+// callTool validates and runs one call against the one generation it loads
+// (DESIGN §6.2, §6.3): arguments are checked against the input schema (after
+// the tool's facade when they do not validate as sent) before any handler
+// runs; the handler's output becomes content, and structuredContent when the
+// tool has an outputSchema (validated against it).
+func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToolRequest) (mcp.Result, error) {
+	s.inflight.add()
+	defer s.inflight.done()
+	if s.draining.Load() {
+		return nil, errShuttingDown
+	}
+	s.metrics.inFlight.Inc()
+	defer s.metrics.inFlight.Dec()
+	g := s.acquireLive()
+	defer g.release()
+
+	name := req.Params.Name
+	t, alias := g.tools[name], (*aliasRoute)(nil)
+	if t == nil {
+		if alias = g.aliases[name]; alias != nil {
+			t = alias.target
+		}
+	}
+	if t == nil {
+		s.metrics.calls.WithLabelValues("", OutcomeUnknown).Inc()
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: unknownToolMessage(name, g.names)}
+	}
+	counts := s.calls.tool(t.name)
+
+	args, msg := parseArguments(req.Params.Arguments)
+	if msg != "" {
+		counts.invalid.Add(1)
+		s.metrics.calls.WithLabelValues(t.name, OutcomeInvalid).Inc()
+		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", t.name, msg)), nil
+	}
+	verr := t.in.Validate(schema.Instance(&args))
+	if alias != nil || verr != nil {
+		// A facade: routing an old name, and translating arguments that do
+		// not validate as sent; the translation must then validate.
+		var rules []string
+		if translated, r, changed := translate(t, alias, &args); changed {
+			if t.in.Validate(schema.Instance(&translated)) == nil {
+				args, verr, rules = translated, nil, r
+			}
+		}
+		if verr == nil {
+			if alias != nil {
+				rules = append([]string{"alias"}, rules...)
+			}
+			for _, r := range rules {
+				s.calls.facade(t.name, r)
+				s.metrics.facades.WithLabelValues(t.name, r).Inc()
+			}
+		}
+	}
+	if verr != nil {
+		counts.invalid.Add(1)
+		s.metrics.calls.WithLabelValues(t.name, OutcomeInvalid).Inc()
+		return errorResult(invalidArgumentsMessage(t, verr)), nil
+	}
+
+	start := time.Now()
+	out, err := t.handler.Call(ctx, appendOrdered(nil, &args))
+	s.metrics.callLatency.WithLabelValues(t.name).Observe(time.Since(start).Seconds())
+	if err != nil {
+		counts.err.Add(1)
+		s.metrics.calls.WithLabelValues(t.name, OutcomeError).Inc()
+		s.log.Warn("tool call failed", "tool", t.name, "generation", g.Version, "kind", failureKind(ctx, err))
+		return errorResult(fmt.Sprintf("Tool %q failed: %v", t.name, err)), nil
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out.Body)}}}
+	if t.out != nil {
+		v, perr := canon.Parse(out.Body)
+		if perr != nil {
+			counts.err.Add(1)
+			s.metrics.calls.WithLabelValues(t.name, OutcomeError).Inc()
+			s.log.Error("handler output is not JSON but the tool declares an outputSchema", "tool", t.name, "generation", g.Version)
+			return errorResult(fmt.Sprintf("Tool %q produced output that is not JSON, but it declares an outputSchema.", t.name)), nil
+		}
+		if oerr := t.out.Validate(schema.Instance(&v)); oerr != nil {
+			counts.err.Add(1)
+			s.metrics.calls.WithLabelValues(t.name, OutcomeError).Inc()
+			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", violationPointers(oerr))
+			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, violationLines(oerr, nil))), nil
+		}
+		res.StructuredContent = json.RawMessage(appendOrdered(nil, &v))
+	}
+	counts.ok.Add(1)
+	s.metrics.calls.WithLabelValues(t.name, OutcomeOK).Inc()
+	return res, nil
+}
+
+func failureKind(ctx context.Context, err error) string {
+	switch {
+	case ctx.Err() != nil:
+		return "cancelled"
+	case errors.Is(err, errOutputTooLarge):
+		return "output-too-large"
+	case strings.Contains(err.Error(), "did not finish within") || strings.Contains(err.Error(), "did not answer within"):
+		return "timeout"
+	}
+	return "failed"
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
+}
+
+// parseArguments reads the arguments strictly; absent or null is {}.
+func parseArguments(raw json.RawMessage) (canon.Value, string) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return canon.Value{Kind: canon.Object}, ""
+	}
+	v, err := canon.Parse(raw)
+	if err != nil {
+		return v, "the arguments are not valid JSON (" + err.Error() + ")"
+	}
+	if v.Kind != canon.Object {
+		return v, fmt.Sprintf("the arguments must be a JSON object, got %s", v.Kind)
+	}
+	return stripOffsets(v), ""
+}
+
+// invalidArgumentsMessage names each offending field (JSON Pointer), what
+// was expected, and a valid example built from the schema (DESIGN §6.3).
+func invalidArgumentsMessage(t *liveTool, verr error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Invalid arguments for tool %q:", t.name)
+	b.WriteString(violationLines(verr, t.inValue))
+	if ex := t.exampleArgs(); ex != nil {
+		fmt.Fprintf(&b, "\nA valid example: %s", ex)
+	}
+	return b.String()
+}
+
+// maxViolations bounds the lines of one message.
+const maxViolations = 10
+
+type violation struct {
+	ptr, keyword, msg string
+}
+
+// violations flattens a validation error into its leaves.
+func violations(err error) []violation {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []violation{{msg: err.Error()}}
+	}
+	var out []violation
+	var walk func(u *jsonschema.OutputUnit)
+	walk = func(u *jsonschema.OutputUnit) {
+		if len(u.Errors) == 0 && u.Error != nil {
+			v := violation{ptr: u.InstanceLocation, keyword: u.KeywordLocation, msg: u.Error.String()}
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+			return
+		}
+		for i := range u.Errors {
+			walk(&u.Errors[i])
+		}
+	}
+	walk(ve.DetailedOutput())
+	return out
+}
+
+// violationLines renders violations as "\n- /ptr: message (expected: …)".
+// With the schema given, the subschema that failed is shown as the
+// expectation.
+func violationLines(err error, sch *canon.Value) string {
+	var b strings.Builder
+	vs := violations(err)
+	for i, v := range vs {
+		if i == maxViolations {
+			fmt.Fprintf(&b, "\n- … and %d more", len(vs)-i)
+			break
+		}
+		where := v.ptr
+		if where == "" {
+			where = "(arguments)"
+		}
+		fmt.Fprintf(&b, "\n- %s: %s", where, v.msg)
+		if sch != nil {
+			if exp := expectedAt(sch, v.keyword); exp != "" {
+				fmt.Fprintf(&b, " (expected: %s)", exp)
+			}
+		}
+	}
+	return b.String()
+}
+
+// violationPointers lists where the output failed, without values (for logs).
+func violationPointers(err error) []string {
+	var ptrs []string
+	for _, v := range violations(err) {
+		p := v.ptr
+		if p == "" {
+			p = "/"
+		}
+		ptrs = append(ptrs, p+" ("+v.keyword+")")
+	}
+	return ptrs
+}
+
+// expectedAt returns the compact subschema holding the failed keyword
+// (keyword location minus its last token), when it is short and not behind
+// a $ref.
+func expectedAt(root *canon.Value, kwLoc string) string {
+	if strings.Contains(kwLoc, "$ref") || kwLoc == "" {
+		return ""
+	}
+	i := strings.LastIndexByte(kwLoc, '/')
+	if i < 0 {
+		return ""
+	}
+	v := lookupPointer(root, kwLoc[:i])
+	if v == nil || v == root {
+		return ""
+	}
+	s := compactJSON(v)
+	if len(s) > 200 {
+		return ""
+	}
+	return s
+}
+
+// lookupPointer resolves a JSON Pointer (RFC 6901) in v.
+func lookupPointer(v *canon.Value, ptr string) *canon.Value {
+	if ptr == "" {
+		return v
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v.Kind {
+		case canon.Object:
+			v = v.Get(tok)
+		case canon.Array:
+			n := 0
+			if _, err := fmt.Sscanf(tok, "%d", &n); err != nil || n < 0 || n >= len(v.Items) {
+				return nil
+			}
+			v = &v.Items[n]
+		default:
+			return nil
+		}
+		if v == nil {
+			return nil
+		}
+	}
+	return v
+}
+
+// unknownToolMessage lists close names (DESIGN §6.3).
+func unknownToolMessage(name string, names []string) string {
+	close := closeNames(name, names, 3)
+	if len(close) == 0 {
+		return fmt.Sprintf("unknown tool %q", name)
+	}
+	return fmt.Sprintf("unknown tool %q; did you mean %s?", name, strings.Join(quoteAll(close), ", "))
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// closeNames returns up to n names close to name: by edit distance (at most
+// a third of the longer name, at least 2), or sharing a word.
+func closeNames(name string, names []string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	ln := strings.ToLower(name)
+	for _, c := range names {
+		lc := strings.ToLower(c)
+		d := levenshtein(ln, lc)
+		limit := max(2, max(len(ln), len(lc))/3)
+		if d <= limit || (len(ln) >= 3 && (strings.Contains(lc, ln) || strings.Contains(ln, lc))) {
+			cs = append(cs, cand{c, d})
+		}
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	out := []string{}
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
