@@ -784,4 +784,3 @@ func (c *Config) Facades() facade.File {
 	}
 	return f
 }
-

@@ -153,7 +153,9 @@ func (n *notifier) changed(g *Generation) {
 	n.mu.Unlock()
 	if anySessionless {
 		n.s.mcp.AddTool(&mcp.Tool{Name: triggerToolName, InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 }
 

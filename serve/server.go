@@ -357,4 +357,3 @@ func findingSummaries(fs []Finding) []string {
 	}
 	return out
 }
-
