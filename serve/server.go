@@ -43,6 +43,9 @@ type Options struct {
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
 	beforePublish func(seq uint64)
+	// onReload, when set (tests), receives every reload result after it is
+	// recorded.
+	onReload func(ReloadResult)
 }
 
 // DefaultDebounce is the watcher's default quiet period.
@@ -286,6 +289,9 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		s.metrics.publishLatency.Observe(time.Since(start).Seconds())
 	}
 	s.recordReload(res)
+	if s.opts.onReload != nil {
+		s.opts.onReload(res)
+	}
 	return res
 }
 
