@@ -67,8 +67,10 @@ func (s *Server) Watch(ctx context.Context) error {
 	defer wg.Wait()
 
 	// A change between the first load and the watches being set up would be
-	// missed: check once now (an unchanged config is a no-op).
-	reload <- struct{}{}
+	// missed: check once now.
+	if cfg, err := LoadConfig(s.opts.ConfigPath); err != nil || cfg.Digest != s.live.Load().Config.Digest {
+		reload <- struct{}{}
+	}
 
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
