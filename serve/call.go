@@ -231,6 +231,16 @@ func violations(err error) []violation {
 		}
 	}
 	walk(ve.DetailedOutput())
+	// The validator visits properties in map order: sort for stable text.
+	slices.SortStableFunc(out, func(a, b violation) int {
+		if c := strings.Compare(a.ptr, b.ptr); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.keyword, b.keyword); c != 0 {
+			return c
+		}
+		return strings.Compare(a.msg, b.msg)
+	})
 	return out
 }
 
