@@ -7,32 +7,10 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
 )
-
-// toolNamePattern is the MCP tool name rule (DESIGN §3b.2; MCP 2025-11-25
-// server/tools "Tool names"): 1–128 characters of A–Z a–z 0–9 _ - .
-var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,128}$`)
-
-// validName explains why name is not a valid MCP tool name, or returns "".
-func validName(name string) string {
-	if toolNamePattern.MatchString(name) {
-		return ""
-	}
-	switch {
-	case name == "":
-		return "a tool name must not be empty"
-	case len(name) > 128:
-		return fmt.Sprintf("a tool name has at most 128 characters, this one has %d", len(name))
-	}
-	for _, r := range name {
-		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-			return fmt.Sprintf("a tool name may only use A-Z a-z 0-9 _ - . (found %q)", r)
-		}
-	}
-	return "invalid tool name"
-}
 
 // compiledTool is a validated tool: its schemas compiled.
 type compiledTool struct {
@@ -42,9 +20,11 @@ type compiledTool struct {
 }
 
 // validateConfig checks every tool of cfg for MCP validity (DESIGN §3b.2):
-// names (charset, length, unique case-insensitively with every facade alias),
-// inputSchema present and an object schema, outputSchema an object schema
-// when present, both compiling with jsonschema v6 (local $refs resolving).
+// names and facade aliases (lint.ValidName; unique case-insensitively, all
+// together), and each tool as lint.ValidateTool sees it (inputSchema present
+// and an object schema, outputSchema an object schema when present, schemas
+// compiling with jsonschema v6, local $refs resolving); then compiles the
+// schemas for serving.
 // It returns the compiled tools in file order, or every problem found, each
 // a located *toolset.InputError, joined.
 func validateConfig(cfg *Config) ([]*compiledTool, error) {
@@ -60,8 +40,8 @@ func validateConfig(cfg *Config) ([]*compiledTool, error) {
 	}
 	seen := map[string]owner{}
 	claim := func(t *ToolConfig, name, ptr string, alias bool) {
-		if why := validName(name); why != "" {
-			add(t, ptr, "%s", why)
+		if err := lint.ValidName(name); err != nil {
+			add(t, ptr, "%v (%s)", err, lint.RuleNameInvalid)
 			return
 		}
 		key := strings.ToLower(name)
@@ -96,29 +76,33 @@ func validateConfig(cfg *Config) ([]*compiledTool, error) {
 			claim(t, a.Name, fmt.Sprintf("/facade/aliases/%d", i), true)
 		}
 	}
+	// Each tool on its own: MCP validity as `mcpctl lint` checks it.
+	for _, t := range cfg.Tools {
+		v, err := canon.Parse(t.Raw)
+		if err != nil {
+			add(t, "", "rendering the tool: %v", err) // a bug
+			continue
+		}
+		for _, f := range lint.ValidateTool(&toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v}) {
+			if f.Severity != lint.SeverityError || f.Rule == lint.RuleNameInvalid {
+				continue // names are checked above, aliases included
+			}
+			add(t, f.Pointer, "%s (%s)", f.Message, f.Rule)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	out := make([]*compiledTool, 0, len(cfg.Tools))
 	for _, t := range cfg.Tools {
 		ct := &compiledTool{cfg: t}
-		in := t.Value.Get("inputSchema")
-		switch {
-		case in == nil:
-			add(t, "", `tool has no "inputSchema" (MCP requires one; use {type: object} for a tool without arguments)`)
-		case in.Kind == canon.Null:
-			add(t, "/inputSchema", `"inputSchema" must not be null`)
-		default:
-			if why := objectSchema(in); why != "" {
-				add(t, "/inputSchema", "inputSchema %s", why)
-			} else if c, err := schema.Compile(in); err != nil {
-				ptr := "/inputSchema" + schemaErrorPointer(err)
-				add(t, ptr, "inputSchema does not compile: %v", err)
-			} else {
-				ct.in = c
-			}
+		if c, err := schema.Compile(t.Value.Get("inputSchema")); err != nil {
+			add(t, "/inputSchema"+schemaErrorPointer(err), "inputSchema does not compile: %v", err)
+		} else {
+			ct.in = c
 		}
 		if o := t.Value.Get("outputSchema"); o != nil {
-			if why := objectSchema(o); why != "" {
-				add(t, "/outputSchema", "outputSchema %s", why)
-			} else if c, err := schema.Compile(o); err != nil {
+			if c, err := schema.Compile(o); err != nil {
 				add(t, "/outputSchema"+schemaErrorPointer(err), "outputSchema does not compile: %v", err)
 			} else {
 				ct.out = c
@@ -140,25 +124,6 @@ func aliasNameFolded(t *ToolConfig, key string) string {
 		}
 	}
 	return key
-}
-
-// objectSchema explains why s is not an object schema ({"type":"object"},
-// MCP 2025-11-25 Tool.inputSchema), or returns "".
-func objectSchema(s *canon.Value) string {
-	if s.Kind != canon.Object {
-		return fmt.Sprintf("must be a JSON Schema object, got %s", s.Kind)
-	}
-	typ := s.Get("type")
-	if typ == nil {
-		return `must have "type": "object"`
-	}
-	if typ.Kind == canon.String && typ.Str == "object" {
-		return ""
-	}
-	if typ.Kind == canon.Array && len(typ.Items) == 1 && typ.Items[0].Kind == canon.String && typ.Items[0].Str == "object" {
-		return ""
-	}
-	return fmt.Sprintf(`must have "type": "object", got %s`, compactJSON(typ))
 }
 
 func compactJSON(v *canon.Value) string { return string(appendOrdered(nil, v)) }
