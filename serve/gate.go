@@ -39,8 +39,12 @@ type gateDecision struct {
 // candidate is refused unless allowBreaking.
 func gate(live, cand *Generation, allowBreaking bool, now time.Time) gateDecision {
 	rep := diff.Compare(live.Set, cand.Set, diff.Options{Facades: cand.Config.Facades(), Now: now})
+	return decide(rep, cand.Config.Gate.Allow, allowBreaking, now)
+}
+
+// decide applies the gate.allow entries to a report.
+func decide(rep *diff.Report, allow []AllowEntry, allowBreaking bool, now time.Time) gateDecision {
 	d := gateDecision{Report: rep}
-	allow := cand.Config.Gate.Allow
 	for _, c := range rep.Changes {
 		f := Finding{Change: c}
 		f.NeedsPermission = !c.Ignored && (c.Level == diff.Breaking || (c.Level == diff.Facade && !c.Covered))

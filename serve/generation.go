@@ -105,7 +105,8 @@ func (g *Generation) release() {
 
 // buildOptions are the inputs of a candidate build beside the config.
 type buildOptions struct {
-	getenv func(string) (string, bool)
+	getenv    func(string) (string, bool)
+	onRelease func(*Generation)
 }
 
 // buildGeneration builds a candidate generation off to the side (DESIGN
@@ -181,6 +182,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	for name := range g.aliases {
 		g.names = append(g.names, name)
 	}
+	g.onRelease = opts.onRelease
 	g.refs.Store(1)
 	return g, nil
 }

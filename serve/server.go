@@ -46,6 +46,9 @@ type Options struct {
 	// onReload, when set (tests), receives every reload result after it is
 	// recorded.
 	onReload func(ReloadResult)
+	// onRelease, when set (tests), is called when a generation's last
+	// reference is dropped and its handlers are closed.
+	onRelease func(*Generation)
 }
 
 // DefaultDebounce is the watcher's default quiet period.
@@ -81,6 +84,10 @@ type Server struct {
 	watchedMu sync.Mutex
 	watched   func(files []string)
 	files     []string
+
+	// watchReady, when set (tests), is called once Watch has set up its
+	// watches.
+	watchReady func()
 
 	ready    atomic.Bool
 	draining atomic.Bool
@@ -222,7 +229,7 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
 			res.Result = ResultUnchanged
 		} else {
-			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv})
+			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease})
 		}
 	}
 	if s.opts.beforePublish != nil {

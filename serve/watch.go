@@ -71,6 +71,9 @@ func (s *Server) Watch(ctx context.Context) error {
 	if cfg, err := LoadConfig(s.opts.ConfigPath); err != nil || cfg.Digest != s.live.Load().Config.Digest {
 		reload <- struct{}{}
 	}
+	if s.watchReady != nil {
+		s.watchReady()
+	}
 
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
