@@ -333,7 +333,9 @@ func TestScenarioRewriteStrategies(t *testing.T) {
 			c := connected(t, s)
 			added := baseConfig + "  - name: list_documents\n    inputSchema: {type: object}\n    handler: {static: {text: listed}}\n"
 			rewrite(t, path, added)
-			r.waitFor(t, "publishing the change", func(res ReloadResult) bool { return res.Trigger == "watch" && res.Result == ResultPublished && res.Changed })
+			r.waitFor(t, "publishing the change", func(res ReloadResult) bool {
+				return res.Trigger == "watch" && res.Result == ResultPublished && res.Changed
+			})
 			if n := c.countListChanged(s); n != 1 {
 				t.Errorf("got %d list_changed, want 1", n)
 			}
@@ -421,7 +423,9 @@ func TestScenarioConfigMapSymlinkSwap(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, "..2026_01_15_12_00_00.1")); err != nil {
 		t.Fatal(err)
 	}
-	r.waitFor(t, "after the ConfigMap swap", func(res ReloadResult) bool { return res.Trigger == "watch" && res.Result == ResultPublished && res.Changed })
+	r.waitFor(t, "after the ConfigMap swap", func(res ReloadResult) bool {
+		return res.Trigger == "watch" && res.Result == ResultPublished && res.Changed
+	})
 	if n := c.countListChanged(s); n != 1 {
 		t.Errorf("got %d list_changed, want 1", n)
 	}
