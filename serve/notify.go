@@ -46,6 +46,8 @@ type notifier struct {
 	sessions sync.Map
 	mu       sync.Mutex
 	flight   inflight
+	// sent counts delivered notifications (as the metric does).
+	sent atomic.Int64
 }
 
 // sessionState is what the server knows of one session.
@@ -84,6 +86,7 @@ func (n *notifier) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			defer cancel()
 			if _, err := next(ctx, method, req); err == nil {
 				n.s.metrics.notifications.Inc()
+				n.sent.Add(1)
 			}
 		}()
 		return nil, nil
@@ -191,6 +194,7 @@ func (n *notifier) sendLoop(ss *mcp.ServerSession, st *sessionState) {
 			n.s.log.Debug("list_changed not delivered", "session", ss.ID(), "error", err)
 		} else {
 			n.s.metrics.notifications.Inc()
+			n.sent.Add(1)
 		}
 		n.mu.Lock()
 		if st.again && n.s.baseCtx.Err() == nil {
