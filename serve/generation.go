@@ -127,7 +127,11 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
-	dir := filepath.Dir(cfg.Source)
+	// Absolute, so a relative program runs the same whatever its Dir.
+	dir, err := filepath.Abs(filepath.Dir(cfg.Source))
+	if err != nil {
+		return nil, err
+	}
 	g := &Generation{
 		Set:     set,
 		Config:  cfg,
