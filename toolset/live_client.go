@@ -346,9 +346,9 @@ func (f *fetcher) decodePage(page int, data []byte, first int) ([]*Tool, string,
 		if item.Kind != canon.Object {
 			return nil, "", bad(item.Start, ptr, fmt.Sprintf("a tool must be an object, got %s", item.Kind))
 		}
-		t, err := toolFromValue(f.source, data, item, first+i)
-		if err != nil {
-			return nil, "", bad(item.Start, ptr, err.Error())
+		t, serr := toolFromValue(f.source, data, item, first+i, ptr)
+		if serr != nil {
+			return nil, "", bad(serr.off, serr.ptr, serr.msg)
 		}
 		t.Offset = -1
 		tools = append(tools, t)

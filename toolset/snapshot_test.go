@@ -12,8 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
 func TestWriteSnapshotGolden(t *testing.T) {
 	in := filepath.Join("testdata", "snapshot", "input.json")
 	data, err := os.ReadFile(in)
@@ -29,7 +27,7 @@ func TestWriteSnapshotGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "snapshot", "input.golden.json")
-	if *update {
+	if updating() {
 		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -123,4 +121,11 @@ func TestWriteSnapshotEmptyAndInvalid(t *testing.T) {
 	if buf.Len() != 0 {
 		t.Errorf("WriteSnapshot wrote %q despite the error", buf.String())
 	}
+}
+
+// updating reports whether -update was given; the flag is declared once, in
+// golden_test.go (package toolset_test, linked into the same test binary).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
 }
