@@ -21,7 +21,6 @@ func TestWalkthrough(t *testing.T) {
 			t.Skipf("needs %s", tool)
 		}
 	}
-	requireDiffEngine(t)
 	dir := t.TempDir()
 	copyTree(t, "../examples/hot-reload", dir)
 	s, err := New(context.Background(), Options{ConfigPath: filepath.Join(dir, "mcpctl.serve.yaml")})

@@ -42,9 +42,17 @@ func gate(live, cand *Generation, allowBreaking bool, now time.Time) gateDecisio
 	return decide(rep, cand.Config.Gate.Allow, allowBreaking, now)
 }
 
-// decide applies the gate.allow entries to a report.
+// decide applies the gate.allow entries to a report. Only findings that
+// count for Report.GateLevel at level facade or above (not ignored; facade
+// not covered) need permission.
 func decide(rep *diff.Report, allow []AllowEntry, allowBreaking bool, now time.Time) gateDecision {
 	d := gateDecision{Report: rep}
+	if rep.GateLevel() <= diff.Safe {
+		for _, c := range rep.Changes {
+			d.Findings = append(d.Findings, Finding{Change: c})
+		}
+		return d
+	}
 	for _, c := range rep.Changes {
 		f := Finding{Change: c}
 		f.NeedsPermission = !c.Ignored && (c.Level == diff.Breaking || (c.Level == diff.Facade && !c.Covered))

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpctl/mcpctl/diff"
-	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Scenario tests: a real config file on disk, the real fsnotify watcher,
@@ -71,17 +69,6 @@ func connected(t *testing.T, s *Server) *rawClient {
 	c := dialRaw(t, s)
 	c.initialize(true)
 	return c
-}
-
-// requireDiffEngine skips gate scenarios until the tool-level diff rules
-// are in this tree (they come with the diff engine).
-func requireDiffEngine(t *testing.T) {
-	t.Helper()
-	a, _ := toolset.Decode("a", []byte(`[{"name":"x","inputSchema":{"type":"object"}}]`))
-	b, _ := toolset.Decode("b", []byte(`[]`))
-	if len(diff.Compare(a, b, diff.Options{}).Changes) == 0 {
-		t.Skip("the diff engine in this tree reports no tool removal yet")
-	}
 }
 
 func TestScenarioSameContentNoNotification(t *testing.T) {
@@ -174,7 +161,6 @@ tools:
 `
 
 func TestScenarioBreakingRemovalRefused(t *testing.T) {
-	requireDiffEngine(t)
 	s, path, r := watched(t, baseConfig)
 	c := connected(t, s)
 	before := c.list()
@@ -209,7 +195,6 @@ func TestScenarioBreakingRemovalRefused(t *testing.T) {
 }
 
 func TestScenarioBreakingRemovalAllowed(t *testing.T) {
-	requireDiffEngine(t)
 	for _, tc := range []struct {
 		name, allow string
 		want        string
