@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -103,26 +104,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		s.metrics.calls.WithLabelValues(t.name, OutcomeInvalid).Inc()
 		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", t.name, msg)), nil
 	}
-	verr := t.in.Validate(schema.Instance(&args))
-	if alias != nil || verr != nil {
-		// A facade: routing an old name, and translating arguments that do
-		// not validate as sent; the translation must then validate.
-		var rules []string
-		if translated, r, changed := translate(t, alias, &args); changed {
-			if t.in.Validate(schema.Instance(&translated)) == nil {
-				args, verr, rules = translated, nil, r
-			}
-		}
-		if verr == nil {
-			if alias != nil {
-				rules = append([]string{"alias"}, rules...)
-			}
-			for _, r := range rules {
-				s.calls.facade(t.name, r)
-				s.metrics.facades.WithLabelValues(t.name, r).Inc()
-			}
-		}
-	}
+	argsJSON, verr := s.facadeArguments(t, alias, name, &args)
 	if verr != nil {
 		counts.invalid.Add(1)
 		s.metrics.calls.WithLabelValues(t.name, OutcomeInvalid).Inc()
@@ -130,7 +112,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	}
 
 	start := time.Now()
-	out, err := t.handler.Call(ctx, appendOrdered(nil, &args))
+	out, err := t.handler.Call(ctx, argsJSON)
 	s.metrics.callLatency.WithLabelValues(t.name).Observe(time.Since(start).Seconds())
 	if err != nil {
 		counts.err.Add(1)
@@ -396,4 +378,44 @@ func levenshtein(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// facadeArguments validates the arguments against the tool's input schema
+// and, for a call through an alias or arguments that do not validate as
+// sent, applies the tool's facade with facade.Apply (DESIGN §6.1, §6.3):
+// the translation is used only when it validates. It returns the arguments
+// to hand the handler as JSON, or the validation error to report (the
+// original one when no translation helps). Each translation step is counted
+// per tool and step kind.
+func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, args *canon.Value) ([]byte, error) {
+	inst := schema.Instance(args).(map[string]any)
+	verr := t.in.Validate(inst)
+	if alias == nil && (verr == nil || t.facade == nil) {
+		return appendOrdered(nil, args), verr
+	}
+	validate := func(a map[string]any) error { return t.in.Validate(a) }
+	out, steps, err := facade.Apply(facade.File{t.name: *t.facade}, t.name, validate, facade.Call{Tool: name, Arguments: inst})
+	if err != nil {
+		// A validation error (of the call as routed), or an alias that
+		// cannot apply (an inject conflicting with an argument) is
+		// reported; a facade the engine cannot apply reports the original
+		// error.
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) || verr == nil {
+			return nil, err
+		}
+		return nil, verr
+	}
+	for _, st := range steps {
+		s.calls.facade(t.name, st.Kind)
+		s.metrics.facades.WithLabelValues(t.name, st.Kind).Inc()
+	}
+	if len(steps) == 0 {
+		return appendOrdered(nil, args), nil
+	}
+	b, err := json.Marshal(out.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
