@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
 )
 
 // Scenario tests: a real config file on disk, the real fsnotify watcher,
