@@ -273,7 +273,7 @@ func yamlSyntaxError(file string, err error) error {
 		p.Col = 1
 		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
 	}
-	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "yaml:"), " ")
+	msg = strings.TrimSpace(strings.TrimPrefix(msg, "yaml:"))
 	return &convError{Pos: p, Msg: "invalid YAML: " + msg}
 }
 
