@@ -42,7 +42,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           o.Stateless,
-		Logger:              s.log.With("component", "mcp-http"),
+		Logger:              sdkLogger(s.log, "mcp-http"),
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		SessionTimeout:      o.SessionTimeout,
 	})

@@ -140,7 +140,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Title: info.Title, Version: info.Version}, &mcp.ServerOptions{
 		Instructions: info.Instructions,
-		Logger:       log.With("component", "mcp"),
+		Logger:       sdkLogger(log, "mcp"),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
@@ -370,3 +370,23 @@ func findingSummaries(fs []Finding) []string {
 	}
 	return out
 }
+
+// sdkLogger gives the go-sdk a logger that keeps its warnings and errors but
+// drops its per-session info chatter unless debug logging is on.
+func sdkLogger(log *slog.Logger, component string) *slog.Logger {
+	return slog.New(quietHandler{log.Handler()}).With("component", component)
+}
+
+type quietHandler struct{ slog.Handler }
+
+func (q quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	if l < slog.LevelWarn && !q.Handler.Enabled(ctx, slog.LevelDebug) {
+		return false
+	}
+	return q.Handler.Enabled(ctx, l)
+}
+
+func (q quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{q.Handler.WithAttrs(as)}
+}
+func (q quietHandler) WithGroup(n string) slog.Handler { return quietHandler{q.Handler.WithGroup(n)} }
