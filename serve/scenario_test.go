@@ -123,9 +123,14 @@ func TestScenarioBurstCoalesced(t *testing.T) {
 	s, path, r := watched(t, baseConfig, func(o *Options) { o.Debounce = 300 * time.Millisecond })
 	c := connected(t, s)
 	var last string
+	var maxGap time.Duration
+	prev := time.Now()
 	for i := 1; i <= 10; i++ {
 		last = strings.Replace(baseConfig, "Keyword search.", fmt.Sprintf("Keyword search, revision %d.", i), 1)
 		writeFile(t, filepath.Dir(path), filepath.Base(path), last)
+		now := time.Now()
+		maxGap = max(maxGap, now.Sub(prev))
+		prev = now
 		time.Sleep(20 * time.Millisecond)
 	}
 	want, err := ParseConfig(path, []byte(last), nil)
@@ -137,8 +142,13 @@ func TestScenarioBurstCoalesced(t *testing.T) {
 		return res.Result == ResultPublished && res.Fingerprint == wantSet.Fingerprint()
 	})
 	n := c.countListChanged(s)
-	if n < 1 || n > 2 {
-		t.Errorf("got %d list_changed for a burst of 10 writes, want 1 or 2", n)
+	switch {
+	case n < 1:
+		t.Errorf("got no list_changed for a burst of 10 writes")
+	case n > 2 && maxGap < s.opts.Debounce:
+		t.Errorf("got %d list_changed for a burst of 10 writes inside the debounce window, want 1 or 2", n)
+	case n > 2:
+		t.Logf("the machine stretched a gap between writes to %v (over the debounce): %d notifications", maxGap, n)
 	}
 	l := c.list()
 	if l.Meta.Gen.Fingerprint != wantSet.Fingerprint() || !strings.Contains(string(l.Tools[1]), "revision 10.") {
