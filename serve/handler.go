@@ -143,7 +143,9 @@ func (h *execHandler) Call(parent context.Context, args []byte) (*Output, error)
 	errOut := &capWriter{max: 4 << 10}
 	cmd.Stdout, cmd.Stderr = out, errOut
 	setProcessGroup(cmd)
-	cmd.WaitDelay = time.Second
+	// After the command exits (or is killed), wait this long for its output
+	// pipes to drain; a grandchild keeping them open cannot hang the call.
+	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	switch {
 	case out.overflow:
