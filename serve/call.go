@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpctl/mcpctl/canon"
@@ -37,6 +38,35 @@ type callStats struct {
 
 type toolCounts struct {
 	ok, err, invalid atomic.Int64
+}
+
+// toolMeters are one tool's counters and metrics, resolved once (when a
+// generation is built) so the call path only does atomic adds: no map or
+// label lookups, no locks.
+type toolMeters struct {
+	counts              *toolCounts
+	okC, errC, invalidC prometheus.Counter
+	latency             prometheus.Observer
+}
+
+func (m *toolMeters) succeeded() { m.counts.ok.Add(1); m.okC.Inc() }
+func (m *toolMeters) failed()    { m.counts.err.Add(1); m.errC.Inc() }
+func (m *toolMeters) invalid()   { m.counts.invalid.Add(1); m.invalidC.Inc() }
+
+// toolMeters returns the meters of a tool name (created on first use).
+func (s *Server) toolMeters(name string) *toolMeters {
+	if v, ok := s.meters.Load(name); ok {
+		return v.(*toolMeters)
+	}
+	m := &toolMeters{
+		counts:   s.calls.tool(name),
+		okC:      s.metrics.calls.WithLabelValues(name, OutcomeOK),
+		errC:     s.metrics.calls.WithLabelValues(name, OutcomeError),
+		invalidC: s.metrics.calls.WithLabelValues(name, OutcomeInvalid),
+		latency:  s.metrics.callLatency.WithLabelValues(name),
+	}
+	v, _ := s.meters.LoadOrStore(name, m)
+	return v.(*toolMeters)
 }
 
 func (c *callStats) tool(name string) *toolCounts {
@@ -93,30 +123,30 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		}
 	}
 	if t == nil {
-		s.metrics.calls.WithLabelValues("", OutcomeUnknown).Inc()
+		s.metrics.unknownCalls.Inc()
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: unknownToolMessage(name, g.names)}
 	}
-	counts := s.calls.tool(t.name)
+	m := t.meters
+	if m == nil {
+		m = s.toolMeters(t.name)
+	}
 
 	args, msg := parseArguments(req.Params.Arguments)
 	if msg != "" {
-		counts.invalid.Add(1)
-		s.metrics.calls.WithLabelValues(t.name, OutcomeInvalid).Inc()
+		m.invalid()
 		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", t.name, msg)), nil
 	}
 	argsJSON, verr := s.facadeArguments(t, alias, name, &args)
 	if verr != nil {
-		counts.invalid.Add(1)
-		s.metrics.calls.WithLabelValues(t.name, OutcomeInvalid).Inc()
+		m.invalid()
 		return errorResult(invalidArgumentsMessage(t, verr)), nil
 	}
 
 	start := time.Now()
 	out, err := t.handler.Call(ctx, argsJSON)
-	s.metrics.callLatency.WithLabelValues(t.name).Observe(time.Since(start).Seconds())
+	m.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
-		counts.err.Add(1)
-		s.metrics.calls.WithLabelValues(t.name, OutcomeError).Inc()
+		m.failed()
 		s.log.Warn("tool call failed", "tool", t.name, "generation", g.Version, "kind", failureKind(ctx, err))
 		return errorResult(fmt.Sprintf("Tool %q failed: %v", t.name, err)), nil
 	}
@@ -124,21 +154,18 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	if t.out != nil {
 		v, perr := canon.Parse(out.Body)
 		if perr != nil {
-			counts.err.Add(1)
-			s.metrics.calls.WithLabelValues(t.name, OutcomeError).Inc()
+			m.failed()
 			s.log.Error("handler output is not JSON but the tool declares an outputSchema", "tool", t.name, "generation", g.Version)
 			return errorResult(fmt.Sprintf("Tool %q produced output that is not JSON, but it declares an outputSchema.", t.name)), nil
 		}
 		if oerr := t.out.Validate(schema.Instance(&v)); oerr != nil {
-			counts.err.Add(1)
-			s.metrics.calls.WithLabelValues(t.name, OutcomeError).Inc()
+			m.failed()
 			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", violationPointers(oerr))
 			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, violationLines(oerr, nil))), nil
 		}
 		res.StructuredContent = json.RawMessage(appendOrdered(nil, &v))
 	}
-	counts.ok.Add(1)
-	s.metrics.calls.WithLabelValues(t.name, OutcomeOK).Inc()
+	m.succeeded()
 	return res, nil
 }
 

@@ -57,6 +57,7 @@ type liveTool struct {
 	out     *schema.Compiled
 	handler Handler
 	facade  *facade.Block
+	meters  *toolMeters
 
 	exampleOnce sync.Once
 	example     []byte // a valid arguments object, or nil
@@ -107,6 +108,8 @@ func (g *Generation) release() {
 type buildOptions struct {
 	getenv    func(string) (string, bool)
 	onRelease func(*Generation)
+	// meters resolves a tool's call meters (nil: resolved at call time).
+	meters func(name string) *toolMeters
 }
 
 // buildGeneration builds a candidate generation off to the side (DESIGN
@@ -152,7 +155,11 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})
 			continue
 		}
-		g.tools[t.Name] = &liveTool{name: t.Name, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, handler: h, facade: t.Facade}
+		lt := &liveTool{name: t.Name, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, handler: h, facade: t.Facade}
+		if opts.meters != nil {
+			lt.meters = opts.meters(t.Name)
+		}
+		g.tools[t.Name] = lt
 	}
 	if len(errs) > 0 {
 		for _, t := range g.tools {

@@ -15,6 +15,7 @@ type metrics struct {
 	notifications        prometheus.Counter
 	notificationFailures prometheus.Counter
 	calls                *prometheus.CounterVec
+	unknownCalls         prometheus.Counter
 	callLatency          *prometheus.HistogramVec
 	inFlight             prometheus.Gauge
 	lists                prometheus.Counter
@@ -66,6 +67,7 @@ func newMetrics() *metrics {
 		Name: "mcpctl_serve_facade_translations_total",
 		Help: "Calls carried by a facade, by tool and facade rule (alias, inject, rename, defaults, coerce, values).",
 	}, []string{"tool", "rule"})
+	m.unknownCalls = m.calls.WithLabelValues("", OutcomeUnknown)
 	m.reg.MustRegister(m.reloads, m.publishLatency, m.version, m.notifications, m.notificationFailures,
 		m.calls, m.callLatency, m.inFlight, m.lists, m.facades,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -74,6 +74,7 @@ type Server struct {
 	notifier *notifier
 	metrics  *metrics
 	calls    callStats
+	meters   sync.Map // tool name -> *toolMeters
 
 	statusMu   sync.Mutex
 	lastReload *ReloadResult
@@ -229,7 +230,7 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
 			res.Result = ResultUnchanged
 		} else {
-			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease})
+			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters})
 		}
 	}
 	if s.opts.beforePublish != nil {
