@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,16 +116,10 @@ func overHTTP(url string) func(b *testing.B) (*mcp.ClientSession, func()) {
 	}
 }
 
-// runClients runs n operations split over benchClients sessions and
-// returns the throughput (ops/s) and the sorted latencies.
-func runClients(b *testing.B, connect func(b *testing.B) (*mcp.ClientSession, func()), n int, op func(*mcp.ClientSession) error) (float64, []time.Duration) {
-	sessions := make([]*mcp.ClientSession, benchClients)
-	for i := range sessions {
-		cs, closeFn := connect(b)
-		defer closeFn()
-		sessions[i] = cs
-	}
-	lat := make([][]time.Duration, benchClients)
+// runClients runs n operations split over sessions (one goroutine each)
+// and returns the elapsed time and the latencies.
+func runClients(b *testing.B, sessions []*mcp.ClientSession, n int, op func(*mcp.ClientSession) error) (time.Duration, []time.Duration) {
+	lat := make([][]time.Duration, len(sessions))
 	var wg sync.WaitGroup
 	var errMu sync.Mutex
 	var firstErr error
@@ -133,8 +128,8 @@ func runClients(b *testing.B, connect func(b *testing.B) (*mcp.ClientSession, fu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			per := n / benchClients
-			if i < n%benchClients {
+			per := n / len(sessions)
+			if i < n%len(sessions) {
 				per++
 			}
 			lat[i] = make([]time.Duration, 0, per)
@@ -159,8 +154,23 @@ func runClients(b *testing.B, connect func(b *testing.B) (*mcp.ClientSession, fu
 	for _, l := range lat {
 		all = append(all, l...)
 	}
-	slices.Sort(all)
-	return float64(len(all)) / elapsed.Seconds(), all
+	return elapsed, all
+}
+
+// connectAll opens benchClients sessions.
+func connectAll(b *testing.B, connect func(b *testing.B) (*mcp.ClientSession, func())) ([]*mcp.ClientSession, func()) {
+	var sessions []*mcp.ClientSession
+	var closers []func()
+	for i := 0; i < benchClients; i++ {
+		cs, c := connect(b)
+		sessions = append(sessions, cs)
+		closers = append(closers, c)
+	}
+	return sessions, func() {
+		for _, c := range closers {
+			c()
+		}
+	}
 }
 
 func pct(l []time.Duration, p float64) float64 {
@@ -171,20 +181,30 @@ func pct(l []time.Duration, p float64) float64 {
 	return float64(l[i].Nanoseconds()) / 1e3
 }
 
-// publishLoop publishes a new generation every 100 ms until stop.
-func publishLoop(b *testing.B, s *Server, path string, tools []json.RawMessage, stop <-chan struct{}) *sync.WaitGroup {
-	var wg sync.WaitGroup
-	wg.Add(1)
+// publisher publishes a new generation every 100 ms while on is set.
+type publisher struct {
+	on        atomic.Bool
+	published atomic.Int64
+	stop      chan struct{}
+	wg        sync.WaitGroup
+}
+
+func startPublisher(b *testing.B, s *Server, path string, tools []json.RawMessage) *publisher {
+	p := &publisher{stop: make(chan struct{})}
+	p.wg.Add(1)
 	go func() {
-		defer wg.Done()
+		defer p.wg.Done()
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		rev := 1
 		for {
 			select {
-			case <-stop:
+			case <-p.stop:
 				return
 			case <-tick.C:
+				if !p.on.Load() {
+					continue
+				}
 				rev++
 				if err := os.WriteFile(path, []byte(benchConfig(tools, rev)), 0o644); err != nil {
 					b.Error(err)
@@ -194,11 +214,14 @@ func publishLoop(b *testing.B, s *Server, path string, tools []json.RawMessage, 
 					b.Errorf("publish: %s %v", res.Result, res.Errors)
 					return
 				}
+				p.published.Add(1)
 			}
 		}
 	}()
-	return &wg
+	return p
 }
+
+func (p *publisher) close() { close(p.stop); p.wg.Wait() }
 
 func BenchmarkServe(b *testing.B) {
 	tools := benchTools(b)
@@ -246,17 +269,39 @@ func BenchmarkServe(b *testing.B) {
 		for _, opName := range []string{"list", "call"} {
 			op := ops[opName]
 			b.Run(opName+"/"+tr.name, func(b *testing.B) {
-				n := max(b.N, benchClients)
-				plainTput, plainLat := runClients(b, tr.plain, n, op)
-				quietTput, quietLat := runClients(b, tr.ours, n, op)
-				stop := make(chan struct{})
-				wg := publishLoop(b, s, path, tools, stop)
-				pubTput, pubLat := runClients(b, tr.ours, n, op)
-				close(stop)
-				wg.Wait()
+				// The variants alternate in rounds, so a change in machine
+				// load affects all three alike.
+				const rounds = 5
+				n := max(b.N, benchClients*rounds)
+				plainS, closePlain := connectAll(b, tr.plain)
+				defer closePlain()
+				oursS, closeOurs := connectAll(b, tr.ours)
+				defer closeOurs()
+				pub := startPublisher(b, s, path, tools)
+				defer pub.close()
+				var plainT, quietT, pubT time.Duration
+				var plainLat, quietLat, pubLat []time.Duration
+				for r := 0; r < rounds; r++ {
+					d, l := runClients(b, plainS, n/rounds, op)
+					plainT, plainLat = plainT+d, append(plainLat, l...)
+					d, l = runClients(b, oursS, n/rounds, op)
+					quietT, quietLat = quietT+d, append(quietLat, l...)
+					pub.on.Store(true)
+					d, l = runClients(b, oursS, n/rounds, op)
+					pub.on.Store(false)
+					pubT, pubLat = pubT+d, append(pubLat, l...)
+				}
+				for _, l := range [][]time.Duration{plainLat, quietLat, pubLat} {
+					slices.Sort(l)
+				}
+				plainTput := float64(len(plainLat)) / plainT.Seconds()
+				quietTput := float64(len(quietLat)) / quietT.Seconds()
+				pubTput := float64(len(pubLat)) / pubT.Seconds()
+				b.ReportMetric(float64(pubT.Nanoseconds())/float64(len(pubLat)), "ns/op")
 				b.ReportMetric(plainTput, "plain-ops/s")
 				b.ReportMetric(quietTput, "quiet-ops/s")
 				b.ReportMetric(pubTput, "pub-ops/s")
+				b.ReportMetric(float64(pub.published.Load())/pubT.Seconds(), "publishes/s")
 				b.ReportMetric(pubTput/plainTput, "pub/plain-throughput")
 				b.ReportMetric(quietTput/plainTput, "quiet/plain-throughput")
 				b.ReportMetric(pct(plainLat, .99), "plain-p99-µs")

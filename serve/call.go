@@ -151,7 +151,9 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		return errorResult(fmt.Sprintf("Tool %q failed: %v", t.name, err)), nil
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out.Body)}}}
-	if t.out != nil {
+	if t.structured != nil {
+		res.StructuredContent = json.RawMessage(t.structured)
+	} else if t.out != nil {
 		v, perr := canon.Parse(out.Body)
 		if perr != nil {
 			m.failed()
@@ -161,7 +163,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		if oerr := t.out.Validate(schema.Instance(&v)); oerr != nil {
 			m.failed()
 			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", violationPointers(oerr))
-			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, violationLines(oerr, nil))), nil
+			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, violationLines(oerr, nil, "(output)"))), nil
 		}
 		res.StructuredContent = json.RawMessage(appendOrdered(nil, &v))
 	}
@@ -205,7 +207,7 @@ func parseArguments(raw json.RawMessage) (canon.Value, string) {
 func invalidArgumentsMessage(t *liveTool, verr error) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Invalid arguments for tool %q:", t.name)
-	b.WriteString(violationLines(verr, t.inValue))
+	b.WriteString(violationLines(verr, t.inValue, "(arguments)"))
 	if ex := t.exampleArgs(); ex != nil {
 		fmt.Fprintf(&b, "\nA valid example: %s", ex)
 	}
@@ -256,7 +258,7 @@ func violations(err error) []violation {
 // violationLines renders violations as "\n- /ptr: message (expected: …)".
 // With the schema given, the subschema that failed is shown as the
 // expectation.
-func violationLines(err error, sch *canon.Value) string {
+func violationLines(err error, sch *canon.Value, root string) string {
 	var b strings.Builder
 	vs := violations(err)
 	for i, v := range vs {
@@ -266,7 +268,7 @@ func violationLines(err error, sch *canon.Value) string {
 		}
 		where := v.ptr
 		if where == "" {
-			where = "(arguments)"
+			where = root
 		}
 		fmt.Fprintf(&b, "\n- %s: %s", where, v.msg)
 		if sch != nil {

@@ -99,11 +99,11 @@ func TestOutputSchema(t *testing.T) {
   - name: violates
     inputSchema: {type: object}
     outputSchema: {type: object, properties: {n: {type: integer}}, required: [n]}
-    handler: {static: {json: {n: three}}}
+    handler: {exec: {command: [/bin/echo, '{"n":"three"}']}}
   - name: not_json
     inputSchema: {type: object}
     outputSchema: {type: object}
-    handler: {static: {text: "plain words"}}
+    handler: {exec: {command: [/bin/echo, plain words]}}
   - name: no_schema
     inputSchema: {type: object}
     handler: {static: {json: {n: 3}}}
@@ -125,6 +125,15 @@ func TestOutputSchema(t *testing.T) {
 	}
 	if st := s.Status().Calls; st["violates"].Error != 1 || st["good"].OK != 1 {
 		t.Errorf("call counts %+v", st)
+	}
+	// A static output that breaks its own outputSchema refuses the
+	// candidate: it would fail every call.
+	cfg, err := ParseConfig("c.yaml", []byte("tools:\n  - name: s\n    inputSchema: {type: object}\n    outputSchema: {type: object, required: [n]}\n    handler: {static: {json: {m: 1}}}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := buildGeneration(cfg, buildOptions{}); err == nil || !strings.Contains(err.Error(), "c.yaml:5:14: tool \"s\": /handler/static: the static output does not match the tool's outputSchema:\n- (output): missing property 'n'") {
+		t.Errorf("static output violating its schema: %v", err)
 	}
 }
 

@@ -58,6 +58,9 @@ type liveTool struct {
 	handler Handler
 	facade  *facade.Block
 	meters  *toolMeters
+	// structured is a static handler's output validated against the
+	// outputSchema once, when the generation was built (nil otherwise).
+	structured []byte
 
 	exampleOnce sync.Once
 	example     []byte // a valid arguments object, or nil
@@ -156,6 +159,23 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 			continue
 		}
 		lt := &liveTool{name: t.Name, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, handler: h, facade: t.Facade}
+		if sh, ok := h.(staticHandler); ok && ct.out != nil {
+			// Fixed output: check it against the outputSchema now, so a
+			// violation refuses the candidate instead of failing each call.
+			v, perr := canon.Parse(sh.body)
+			verr := perr
+			if perr == nil {
+				verr = ct.out.Validate(schema.Instance(&v))
+			}
+			if verr != nil {
+				p := t.Handler.Pos
+				errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler/static",
+					Msg: "the static output does not match the tool's outputSchema:" + violationLines(verr, nil, "(output)")})
+				h.Close()
+				continue
+			}
+			lt.structured = appendOrdered(nil, &v)
+		}
 		if opts.meters != nil {
 			lt.meters = opts.meters(t.Name)
 		}

@@ -108,9 +108,15 @@ func (n *notifier) state(ss *mcp.ServerSession) *sessionState {
 	return v.(*sessionState)
 }
 
-// begin records a session that sent initialize.
+// begin records a session that sent initialize, and forgets it when it
+// ends (stateless HTTP makes one short session per request).
 func (n *notifier) begin(ss *mcp.ServerSession, http bool) {
-	n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Now(), http: http})
+	if _, loaded := n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Now(), http: http}); !loaded {
+		go func() {
+			_ = ss.Wait()
+			n.sessions.Delete(ss)
+		}()
+	}
 }
 
 // initialized marks ss initialized and sends a change it missed.
