@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/canon"
 )
 
 // Benchmarks of the serving path against a plain go-sdk server holding the
@@ -30,8 +32,8 @@ import (
 //	pub/quiet-p99                          target ≤ 2 (tools/list)
 //
 // The tools are the 14 tools of server-filesystem 2026.7.10
-// (testdata/realdata), each with a static handler answering
-// {"content":"ok"} (their outputSchema).
+// (testdata/realdata), each with a static handler answering an example of
+// its outputSchema (the plain server answers the same).
 
 const benchClients = 8
 
@@ -63,10 +65,27 @@ func benchConfig(tools []json.RawMessage, rev int) string {
 		if i == 0 {
 			fmt.Fprintf(&sb, `,"_meta":{"rev":%d}`, rev)
 		}
-		sb.WriteString(`,"handler":{"static":{"json":{"content":"ok"}}}}`)
+		sb.WriteString(`,"handler":{"static":{"json":` + benchOutput(t) + `}}}`)
 	}
 	sb.WriteString(`]}`)
 	return sb.String()
+}
+
+// benchOutput is a static result valid under the tool's outputSchema.
+func benchOutput(raw json.RawMessage) string {
+	v, err := canon.Parse(raw)
+	if err != nil {
+		panic(err)
+	}
+	out := v.Get("outputSchema")
+	if out == nil {
+		return `{"content":"ok"}`
+	}
+	ex, ok := exampleFor(out, out, 0)
+	if !ok {
+		panic("no example output")
+	}
+	return string(appendOrdered(nil, &ex))
 }
 
 // plainServer holds the same tools with Server.AddTool.
@@ -77,8 +96,9 @@ func plainServer(b *testing.B, tools []json.RawMessage) *mcp.Server {
 		if err := json.Unmarshal(raw, &t); err != nil {
 			b.Fatal(err)
 		}
+		out := benchOutput(raw)
 		srv.AddTool(&t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"content":"ok"}`}}, StructuredContent: json.RawMessage(`{"content":"ok"}`)}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out}}, StructuredContent: json.RawMessage(out)}, nil
 		})
 	}
 	return srv

@@ -58,6 +58,9 @@ type liveTool struct {
 	handler Handler
 	facade  *facade.Block
 	meters  *toolMeters
+	// raw is the tool's served bytes (to reuse its compiled schemas in the
+	// next build when they are unchanged).
+	raw []byte
 	// structured is a static handler's output validated against the
 	// outputSchema once, when the generation was built (nil otherwise).
 	structured []byte
@@ -111,6 +114,9 @@ func (g *Generation) release() {
 type buildOptions struct {
 	getenv    func(string) (string, bool)
 	onRelease func(*Generation)
+	// prev is the live generation, whose unchanged tools' compiled schemas
+	// are reused (nil: compile everything).
+	prev *Generation
 	// meters resolves a tool's call meters (nil: resolved at call time).
 	meters func(name string) *toolMeters
 }
@@ -121,7 +127,7 @@ type buildOptions struct {
 // as located *toolset.InputError values, joined; on error nothing it built
 // is left open.
 func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
-	compiled, err := validateConfig(cfg)
+	compiled, err := validateConfig(cfg, opts.prev)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +164,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})
 			continue
 		}
-		lt := &liveTool{name: t.Name, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, handler: h, facade: t.Facade}
+		lt := &liveTool{name: t.Name, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, handler: h, facade: t.Facade}
 		if sh, ok := h.(staticHandler); ok && ct.out != nil {
 			// Fixed output: check it against the outputSchema now, so a
 			// violation refuses the candidate instead of failing each call.

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -27,7 +28,11 @@ type compiledTool struct {
 // schemas for serving.
 // It returns the compiled tools in file order, or every problem found, each
 // a located *toolset.InputError, joined.
-func validateConfig(cfg *Config) ([]*compiledTool, error) {
+//
+// A tool whose served bytes equal those of the same tool in prev (the live
+// generation, or nil) was valid there: it is not linted again and its
+// compiled schemas are reused (schema compilation is most of a build).
+func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 	var errs []error
 	add := func(t *ToolConfig, ptr, format string, args ...any) {
 		p := t.PosOf(ptr)
@@ -76,8 +81,20 @@ func validateConfig(cfg *Config) ([]*compiledTool, error) {
 			claim(t, a.Name, fmt.Sprintf("/facade/aliases/%d", i), true)
 		}
 	}
+	unchanged := func(t *ToolConfig) *liveTool {
+		if prev == nil {
+			return nil
+		}
+		if pt := prev.tools[t.Name]; pt != nil && pt.raw != nil && bytes.Equal(pt.raw, t.Raw) {
+			return pt
+		}
+		return nil
+	}
 	// Each tool on its own: MCP validity as `mcpctl lint` checks it.
 	for _, t := range cfg.Tools {
+		if unchanged(t) != nil {
+			continue
+		}
 		v, err := canon.Parse(t.Raw)
 		if err != nil {
 			add(t, "", "rendering the tool: %v", err) // a bug
@@ -96,6 +113,11 @@ func validateConfig(cfg *Config) ([]*compiledTool, error) {
 	out := make([]*compiledTool, 0, len(cfg.Tools))
 	for _, t := range cfg.Tools {
 		ct := &compiledTool{cfg: t}
+		if pt := unchanged(t); pt != nil {
+			ct.in, ct.out = pt.in, pt.out
+			out = append(out, ct)
+			continue
+		}
 		if c, err := schema.Compile(t.Value.Get("inputSchema")); err != nil {
 			add(t, "/inputSchema"+schemaErrorPointer(err), "inputSchema does not compile: %v", err)
 		} else {
