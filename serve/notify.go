@@ -223,51 +223,41 @@ func (n *notifier) wait() {
 }
 
 // inflight counts running work and lets a caller wait for zero. Unlike
-// sync.WaitGroup, add may race with wait.
+// sync.WaitGroup, add may race with wait; add and done are single atomic
+// operations (the call path takes no lock).
 type inflight struct {
-	mu   sync.Mutex
-	n    int
-	zero chan struct{}
+	n    atomic.Int64
+	zero chan struct{} // signalled (best effort) when n drops to 0
+	once sync.Once
 }
 
-func (f *inflight) add() {
-	f.mu.Lock()
-	f.n++
-	f.mu.Unlock()
+func (f *inflight) ch() chan struct{} {
+	f.once.Do(func() { f.zero = make(chan struct{}, 1) })
+	return f.zero
 }
+
+func (f *inflight) add() { f.n.Add(1) }
 
 func (f *inflight) done() {
-	f.mu.Lock()
-	f.n--
-	if f.n == 0 && f.zero != nil {
-		close(f.zero)
-		f.zero = nil
+	if f.n.Add(-1) == 0 {
+		select {
+		case f.ch() <- struct{}{}:
+		default:
+		}
 	}
-	f.mu.Unlock()
 }
 
-func (f *inflight) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.n
-}
+func (f *inflight) count() int { return int(f.n.Load()) }
 
 // wait returns when the count is zero or ctx ends.
 func (f *inflight) wait(ctx context.Context) error {
-	f.mu.Lock()
-	if f.n == 0 {
-		f.mu.Unlock()
-		return nil
+	ch := f.ch()
+	for f.n.Load() != 0 {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	if f.zero == nil {
-		f.zero = make(chan struct{})
-	}
-	ch := f.zero
-	f.mu.Unlock()
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return nil
 }
