@@ -136,7 +136,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		m.invalid()
 		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", t.name, msg)), nil
 	}
-	argsJSON, verr := s.facadeArguments(t, alias, name, &args)
+	argsJSON, verr := s.facadeArguments(t, alias, name, &args, req.Params.Arguments)
 	if verr != nil {
 		m.invalid()
 		return errorResult(invalidArgumentsMessage(t, verr)), nil
@@ -414,13 +414,20 @@ func levenshtein(a, b string) int {
 // sent, applies the tool's facade with facade.Apply (DESIGN §6.1, §6.3):
 // the translation is used only when it validates. It returns the arguments
 // to hand the handler as JSON, or the validation error to report (the
-// original one when no translation helps). Each translation step is counted
+// original one when no translation helps); untranslated arguments are
+// handed over as the client sent them. Each translation step is counted
 // per tool and step kind.
-func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, args *canon.Value) ([]byte, error) {
+func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, args *canon.Value, raw []byte) ([]byte, error) {
+	sent := func() []byte {
+		if len(raw) == 0 || string(raw) == "null" {
+			return []byte("{}")
+		}
+		return raw // strictly valid JSON: parseArguments read it
+	}
 	inst := schema.Instance(args).(map[string]any)
 	verr := t.in.Validate(inst)
 	if alias == nil && (verr == nil || t.facade == nil) {
-		return appendOrdered(nil, args), verr
+		return sent(), verr
 	}
 	validate := func(a map[string]any) error { return t.in.Validate(a) }
 	out, steps, err := facade.Apply(facade.File{t.name: *t.facade}, t.name, validate, facade.Call{Tool: name, Arguments: inst})
@@ -440,7 +447,7 @@ func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, ar
 		s.metrics.facades.WithLabelValues(t.name, st.Kind).Inc()
 	}
 	if len(steps) == 0 {
-		return appendOrdered(nil, args), nil
+		return sent(), nil
 	}
 	b, err := json.Marshal(out.Arguments)
 	if err != nil {
