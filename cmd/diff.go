@@ -114,7 +114,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 				where += " " + ig.Path
 			}
 			fmt.Fprintf(s.ErrOut, "mcpctl: warning: %s: the ignore of %s for %s expired on %s; its findings count again\n",
-				cfg.Path, ig.Rule, where, ig.Expires.AddDate(0, 0, -1).Format(time.DateOnly))
+				cfg.Path, ig.Rule, where, ig.Expires.Format(time.DateOnly))
 		}
 	}
 	if opts.Facades != "" {

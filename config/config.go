@@ -60,7 +60,7 @@ type Config struct {
 	// Levels overrides the default level of rules, by rule id.
 	Levels map[string]diff.Level
 	// Ignores suppress matching findings. Expires is the first instant an
-	// ignore no longer applies: the day after its "expires" date, 00:00 UTC.
+	// ignore no longer applies: its "expires" date, 00:00 UTC.
 	Ignores []diff.Ignore
 	// OpenContent is OpenContentStrict, OpenContentLenient or "" (unset:
 	// lenient).
@@ -290,7 +290,7 @@ func (p *parser) ignore(n *yaml.Node, i int) diff.Ignore {
 			if p.err == nil && err != nil {
 				p.fail(v, "%s: expires %q is not a date like 2027-01-31", what, s)
 			}
-			ig.Expires = d.AddDate(0, 0, 1)
+			ig.Expires = d
 		default:
 			p.fail(k, "%s: unknown key %q (want %s)", what, k.Value, strings.Join(ignoreKeys, ", "))
 		}

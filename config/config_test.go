@@ -48,7 +48,7 @@ open-content: strict
 		Path:   ".mcpctl.yaml",
 		Levels: map[string]diff.Level{"tool-description-changed": diff.Facade},
 		Ignores: []diff.Ignore{
-			{Rule: "input-property-removed", Tool: "list_issues", Path: "/properties/sort", Reason: "never honoured by the server", Expires: day("2027-02-01")},
+			{Rule: "input-property-removed", Tool: "list_issues", Path: "/properties/sort", Reason: "never honoured by the server", Expires: day("2027-01-31")},
 			{Rule: "input-property-removed", Tool: "legacy", Reason: "retired"},
 		},
 		OpenContent: OpenContentStrict,
@@ -64,12 +64,12 @@ open-content: strict
 		t.Errorf("Apply mismatch (-want +got):\n%s", d)
 	}
 
-	// The ignore holds through its expiry day and stops the day after.
-	if exp := got.Expired(day("2027-01-31").Add(23 * time.Hour)); len(exp) != 0 {
-		t.Errorf("expired on its last day: %v", exp)
+	// The ignore holds until its expiry date and stops on it.
+	if exp := got.Expired(day("2027-01-31").Add(-time.Second)); len(exp) != 0 {
+		t.Errorf("expired the day before: %v", exp)
 	}
-	if exp := got.Expired(day("2027-02-01")); len(exp) != 1 || exp[0].Tool != "list_issues" {
-		t.Errorf("Expired the day after = %v, want the list_issues ignore", exp)
+	if exp := got.Expired(day("2027-01-31")); len(exp) != 1 || exp[0].Tool != "list_issues" {
+		t.Errorf("Expired on the date = %v, want the list_issues ignore", exp)
 	}
 }
 

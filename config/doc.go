@@ -12,7 +12,7 @@
 //	    tool: list_issues
 //	    path: /properties/sort   # JSON Pointer inside the schema; omit for any
 //	    reason: never honoured by the server
-//	    expires: 2027-01-31      # optional; ignoring stops after this day (UTC)
+//	    expires: 2027-01-31      # optional; ignoring stops on this date (00:00 UTC)
 //	open-content: strict         # or lenient (the default)
 //
 // Unknown keys, unknown rule ids, unknown levels and bad dates are errors
