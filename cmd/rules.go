@@ -32,6 +32,7 @@ overrides and ignores name), default level, direction, tags and purpose.`,
 		},
 	}
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.RulesFormats(), ", "))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.RulesFormats(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
