@@ -14,6 +14,7 @@ import (
 // (annotations, _meta, …) keep their array order.
 func AppendTool(dst []byte, tool *Value) []byte {
 	e := encoder{buf: dst}
+	e.grow(tool.End - tool.Start)
 	if tool.Kind == Object {
 		e.object(tool, posTool, 0)
 	} else {
@@ -26,6 +27,7 @@ func AppendTool(dst []byte, tool *Value) []byte {
 // set keywords sorted as in AppendTool.
 func AppendSchema(dst []byte, schema *Value) []byte {
 	e := encoder{buf: dst}
+	e.grow(schema.End - schema.Start)
 	e.value(schema, posSchema, 0)
 	return e.buf
 }
@@ -44,15 +46,28 @@ func ToolName(tool *Value) string {
 // names) and each encoded by AppendTool. The input slice is not reordered.
 func AppendToolList(dst []byte, tools []*Value) []byte {
 	sorted := slices.Clone(tools)
-	slices.SortStableFunc(sorted, func(a, b *Value) int { return CompareKeys(ToolName(a), ToolName(b)) })
-	dst = append(dst, `{"tools":[`...)
+	slices.SortStableFunc(sorted, func(a, b *Value) int { return compareUTF16(ToolName(a), ToolName(b)) })
+	// One encoder for all tools, so its scratch space is reused; the source
+	// size of the tools estimates the output size.
+	e := encoder{buf: dst}
+	size := 16
+	for _, t := range tools {
+		size += t.End - t.Start + 1
+	}
+	e.grow(size)
+	e.buf = append(e.buf, `{"tools":[`...)
 	for i, t := range sorted {
 		if i > 0 {
-			dst = append(dst, ',')
+			e.buf = append(e.buf, ',')
 		}
-		dst = AppendTool(dst, t)
+		if t.Kind == Object {
+			e.object(t, posTool, 0)
+		} else {
+			e.value(t, posData, 0)
+		}
 	}
-	return append(dst, "]}"...)
+	e.buf = append(e.buf, "]}"...)
+	return e.buf
 }
 
 // Fingerprint returns the lower-case hex SHA-256 of canonical bytes, the

@@ -2,71 +2,118 @@ package canon
 
 import (
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
-
-// maxExactInt is 2^53, the largest magnitude below which every integer is an
-// exact IEEE 754 double.
-const maxExactInt = 1 << 53
 
 // AppendNumber appends the canonical form of the JSON number text num to dst,
 // as RFC 8785 §3.2.2.3 prescribes (the ECMAScript Number.prototype.toString
 // of the IEEE 754 double nearest to num): 1.0 → 1, 1e2 → 100, -0 → 0,
-// 1e21 → 1e+21, 0.000001 → 0.000001, 1e-7 → 1e-7.
+// 1e21 → 1e+21, 0.000001 → 0.000001, 1e-7 → 1e-7, 5e-324 → 5e-324.
 //
-// Deviation, on purpose: an integer literal (no fraction, no exponent) whose
-// magnitude exceeds 2^53 is kept as its exact decimal digits instead of being
-// rounded to the nearest double, so that two different large identifiers never
-// compare equal. Numbers that overflow a double (1e400) are likewise kept as
-// their source text, since JCS has no form for them.
+// Deviations, on purpose, where a double cannot hold the value:
+//
+//   - An integer literal (digits only, no fraction, no exponent) is written
+//     as its exact decimal digits, whatever its magnitude: 9007199254740993
+//     stays 9007199254740993 (JCS would round it to 9007199254740992), so two
+//     different large identifiers never compare equal. Up to 2^53 this is
+//     exactly what JCS prints; beyond it, different spellings of one value
+//     (12345678901234567890 and 1.234567890123456789e19) do not meet.
+//   - A number beyond the double range (1e400, which JCS cannot represent) is
+//     written exactly in normalized scientific form, d.ddde+N with no
+//     redundant zeros: 1E400, 10e399 and 0.1e401 all become 1e+400.
+//
+// Numbers that underflow (1e-400) become the double they round to, 0. num
+// must be a JSON number (RFC 8259 §6); other text is appended unchanged.
 func AppendNumber(dst []byte, num string) []byte {
-	if isPlainInt(num) {
-		// Fast path for the common case: small integers print as themselves,
-		// minus a negative zero's sign.
-		if len(num) <= 15 {
-			if num == "-0" {
-				return append(dst, '0')
-			}
-			return append(dst, num...)
+	if digits, neg, ok := plainInt(num); ok {
+		if digits == "0" {
+			return append(dst, '0') // also -0
 		}
-		digits := strings.TrimPrefix(num, "-")
-		if len(digits) > 16 || mustParse(digits) > maxExactInt {
-			return append(dst, num...)
+		if neg {
+			dst = append(dst, '-')
 		}
+		return append(dst, digits...)
 	}
 	f, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsInf(f, 0) {
+	if err != nil {
+		if math.IsInf(f, 0) {
+			if out, ok := appendExactDecimal(dst, num); ok {
+				return out
+			}
+		}
 		return append(dst, num...)
 	}
 	return AppendFloat(dst, f)
 }
 
-func isPlainInt(num string) bool {
+// plainInt reports whether num is an integer literal, [-]digits, and returns
+// its digits without sign and leading zeros ("0" for zero).
+func plainInt(num string) (digits string, neg, ok bool) {
 	s := num
 	if len(s) > 0 && s[0] == '-' {
-		s = s[1:]
+		s, neg = s[1:], true
 	}
 	if s == "" {
-		return false
+		return "", false, false
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return false
+			return "", false, false
 		}
 	}
-	return true
+	for len(s) > 1 && s[0] == '0' {
+		s = s[1:]
+	}
+	return s, neg, true
 }
 
-func mustParse(digits string) float64 {
-	f, _ := strconv.ParseFloat(digits, 64)
-	return f
+// appendExactDecimal appends the JSON number num, exactly, in the form
+// [-]d[.ddd]e±N with no leading or trailing zeros in the digits. It reports
+// false when num is not a JSON number or is zero.
+func appendExactDecimal(dst []byte, num string) ([]byte, bool) {
+	s := num
+	neg := false
+	if len(s) > 0 && s[0] == '-' {
+		s, neg = s[1:], true
+	}
+	mant, expText, hasExp := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return dst, false
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	// value = digits × 10^(exp − len(frac)); the first digit's power of ten
+	// is exp − len(frac) + len(digits) − 1.
+	exp := new(big.Int)
+	if hasExp {
+		if _, ok := exp.SetString(strings.TrimPrefix(expText, "+"), 10); !ok {
+			return dst, false
+		}
+	}
+	exp.Add(exp, big.NewInt(int64(len(digits)-len(frac)-1)))
+	if neg {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, trimmed[0])
+	if len(trimmed) > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, trimmed[1:]...)
+	}
+	dst = append(dst, 'e')
+	if exp.Sign() >= 0 {
+		dst = append(dst, '+')
+	}
+	return exp.Append(dst, 10), true
 }
 
 // AppendFloat appends f in the ECMAScript Number.prototype.toString form that
-// RFC 8785 §3.2.2.3 requires. f must be finite.
+// RFC 8785 §3.2.2.3 requires (ECMA-262 §7.1.12.1: the shortest digits that
+// round-trip, in plain notation for exponents in [-7, 21), scientific with an
+// explicit exponent sign otherwise). f must be finite; -0 is written as 0.
 func AppendFloat(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, '0')
@@ -75,12 +122,24 @@ func AppendFloat(dst []byte, f float64) []byte {
 		dst = append(dst, '-')
 		f = -f
 	}
-	// Shortest round-trip digits, as d.ddddde±x.
-	var tmp [32]byte
+	// Shortest round-trip digits, as d[.dddd]e±xx.
+	var tmp, dig [32]byte
 	s := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
-	mant, expPart, _ := strings.Cut(string(s), "e")
-	exp, _ := strconv.Atoi(expPart)
-	digits := strings.Replace(mant, ".", "", 1)
+	e := len(s) - 1
+	for s[e] != 'e' {
+		e--
+	}
+	digits := append(dig[:0], s[0])
+	if e > 1 {
+		digits = append(digits, s[2:e]...)
+	}
+	exp := 0
+	for _, c := range s[e+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if s[e+1] == '-' {
+		exp = -exp
+	}
 	k := len(digits)
 	n := exp + 1 // position of the decimal point relative to the digits
 	switch {
@@ -119,7 +178,9 @@ const hexDigits = "0123456789abcdef"
 // AppendString appends s as a JSON string escaped as RFC 8785 §3.2.2.2
 // prescribes: only '"', '\\' and control characters below U+0020 are
 // escaped, with the short forms \b \t \n \f \r where they exist and \u00xx
-// (lower-case hex) otherwise; everything else is written as UTF-8.
+// (lower-case hex) otherwise; everything else is written as UTF-8. s must be
+// valid UTF-8, as every string Parse returns is; invalid bytes are copied
+// unchanged.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -154,11 +215,18 @@ func AppendString(dst []byte, s string) []byte {
 }
 
 // CompareKeys orders member names by their UTF-16 code units, as RFC 8785
-// §3.2.3 requires. It returns -1, 0 or +1.
-func CompareKeys(a, b string) int {
-	// UTF-8 byte order equals code point order, which equals UTF-16 order
-	// except between U+E000–U+FFFF and supplementary characters (encoded as
-	// surrogates D800–DFFF in UTF-16). Compare bytes, and fix up only that case.
+// §3.2.3 requires. It returns -1, 0 or +1. a and b are UTF-8; on invalid
+// UTF-8 the order is still total and deterministic.
+func CompareKeys(a, b string) int { return compareUTF16(a, b) }
+
+// compareUTF16 compares UTF-8 texts in UTF-16 code unit order without
+// decoding them. UTF-8 byte order is code point order, which is UTF-16 order
+// except that supplementary characters (4-byte sequences, lead bytes F0–F4;
+// surrogates D800–DBFF in UTF-16) sort before U+E000–U+FFFF (lead bytes
+// EE–EF). The first differing bytes of two valid texts are either both lead
+// bytes or both continuation bytes of runes of one length, so ranking lead
+// bytes EE–EF above F0–FF, and comparing bytes otherwise, is enough.
+func compareUTF16[T string | []byte](a, b T) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
@@ -167,25 +235,24 @@ func CompareKeys(a, b string) int {
 	if i == n {
 		return cmpInt(len(a), len(b))
 	}
-	if a[i] < 0xEE && b[i] < 0xEE {
-		return cmpInt(int(a[i]), int(b[i]))
+	ca, cb := a[i], b[i]
+	if ra, rb := utf16Rank(ca), utf16Rank(cb); ra != rb {
+		return cmpInt(ra, rb)
 	}
-	// Back up to the start of the differing rune.
-	for i > 0 && !utf8.RuneStart(a[i]) {
-		i--
-	}
-	ra, _ := utf8.DecodeRuneInString(a[i:])
-	rb, _ := utf8.DecodeRuneInString(b[i:])
-	return cmpInt(utf16Key(ra), utf16Key(rb))
+	return cmpInt(int(ca), int(cb))
 }
 
-// utf16Key maps a rune to the value of its first UTF-16 code unit, with
-// supplementary characters ordered as their high surrogate.
-func utf16Key(r rune) int {
-	if r >= 0x10000 {
-		return 0xD800 + int((r-0x10000)>>10)
+// utf16Rank groups bytes by where their rune sorts in UTF-16: 0 for bytes
+// below EE (code points below U+E000, and continuation bytes), 1 for lead
+// bytes F0–FF (supplementary, high surrogates), 2 for EE–EF (U+E000–U+FFFF).
+func utf16Rank(c byte) int {
+	switch {
+	case c < 0xEE:
+		return 0
+	case c < 0xF0:
+		return 2
 	}
-	return int(r)
+	return 1
 }
 
 func cmpInt(a, b int) int {
@@ -198,12 +265,23 @@ func cmpInt(a, b int) int {
 	return 0
 }
 
-// Encoder writes canonical JSON. The zero value encodes plain RFC 8785 JCS;
-// set Schema to treat the value being encoded as a JSON Schema (DESIGN §3.3).
+// encoder writes canonical JSON into buf.
 type encoder struct {
 	buf []byte
-	// scratch holds per-depth member index slices reused across objects.
+	// order holds per-depth member index slices reused across objects.
 	order [][]int
+	// spans and scratch are reused by set to sort encoded members.
+	spans   []span
+	scratch []byte
+}
+
+type span struct{ start, end int }
+
+// grow makes room for about n more bytes in e.buf.
+func (e *encoder) grow(n int) {
+	if n > 0 && cap(e.buf)-len(e.buf) < n {
+		e.buf = slices.Grow(e.buf, n)
+	}
 }
 
 // AppendJCS appends the RFC 8785 canonical form of v to dst: members sorted by
@@ -211,6 +289,7 @@ type encoder struct {
 // Array order is kept everywhere.
 func AppendJCS(dst []byte, v *Value) []byte {
 	e := encoder{buf: dst}
+	e.grow(v.End - v.Start)
 	e.value(v, posData, 0)
 	return e.buf
 }
@@ -310,13 +389,13 @@ func (e *encoder) object(v *Value, pos position, depth int) {
 	}
 	sorted := true
 	for i := 1; i < len(idx); i++ {
-		if CompareKeys(v.Members[i-1].Key, v.Members[i].Key) > 0 {
+		if compareUTF16(v.Members[i-1].Key, v.Members[i].Key) > 0 {
 			sorted = false
 			break
 		}
 	}
 	if !sorted {
-		slices.SortFunc(idx, func(a, b int) int { return CompareKeys(v.Members[a].Key, v.Members[b].Key) })
+		slices.SortFunc(idx, func(a, b int) int { return compareUTF16(v.Members[a].Key, v.Members[b].Key) })
 	}
 	e.order[depth] = idx
 	e.buf = append(e.buf, '{')
@@ -353,27 +432,32 @@ func (e *encoder) object(v *Value, pos position, depth int) {
 }
 
 // set writes an array of a set keyword with its members sorted by their
-// canonical encoding; members are instance data.
+// canonical encoding; members are instance data. The members are encoded in
+// place at the end of e.buf, then written back in sorted order.
 func (e *encoder) set(v *Value, depth int) {
 	if len(v.Items) <= 1 {
 		e.value(v, posData, depth)
 		return
 	}
-	enc := make([][]byte, len(v.Items))
+	start := len(e.buf)
+	spans := e.spans[:0]
 	for i := range v.Items {
-		sub := encoder{}
-		sub.value(&v.Items[i], posData, 0)
-		enc[i] = sub.buf
+		s := len(e.buf)
+		e.value(&v.Items[i], posData, depth+1) // never reaches set again
+		spans = append(spans, span{s - start, len(e.buf) - start})
 	}
-	slices.SortFunc(enc, func(a, b []byte) int { return compareCanonical(a, b) })
-	e.buf = append(e.buf, '[')
-	for i, b := range enc {
+	e.scratch = append(e.scratch[:0], e.buf[start:]...)
+	enc := e.scratch
+	slices.SortFunc(spans, func(a, b span) int {
+		return compareUTF16(enc[a.start:a.end], enc[b.start:b.end])
+	})
+	e.buf = append(e.buf[:start], '[')
+	for i, sp := range spans {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		e.buf = append(e.buf, b...)
+		e.buf = append(e.buf, enc[sp.start:sp.end]...)
 	}
 	e.buf = append(e.buf, ']')
+	e.spans = spans
 }
-
-func compareCanonical(a, b []byte) int { return CompareKeys(string(a), string(b)) }

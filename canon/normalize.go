@@ -1,6 +1,9 @@
 package canon
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // annotationDefaults are the MCP ToolAnnotations hints with their spec
 // defaults (MCP 2025-11-25, schema.ts ToolAnnotations): a hint equal to its
@@ -111,8 +114,10 @@ func renameDefinitions(root *Value) {
 		root.Set("$defs", moved)
 	}
 	WalkSchemas(root, func(s *Value, _ string) {
-		if r := s.Get("$ref"); r != nil && r.Kind == String && strings.HasPrefix(r.Str, "#/definitions/") {
-			r.Str = "#/$defs/" + strings.TrimPrefix(r.Str, "#/definitions/")
+		if r := s.Get("$ref"); r != nil && r.Kind == String {
+			if rest, ok := strings.CutPrefix(r.Str, "#/definitions"); ok && (rest == "" || rest[0] == '/') {
+				r.Str = "#/$defs" + rest
+			}
 		}
 	})
 }
@@ -177,9 +182,4 @@ func EscapePointer(token string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(token, "~", "~0"), "/", "~1")
 }
 
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
-}
+func itoa(i int) string { return strconv.Itoa(i) }

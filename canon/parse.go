@@ -71,6 +71,33 @@ type parser struct {
 	data []byte
 	pos  int
 	buf  []byte
+	// members and items are stacks shared by all objects and arrays being
+	// parsed: each container collects its children on top and then copies
+	// them into one exactly sized slice, instead of growing its own.
+	members []Member
+	items   []Value
+	// strs interns short strings (member names, type names, small numbers),
+	// which repeat throughout a discovery document.
+	strs map[string]string
+}
+
+// maxInterned is the longest string Parse interns.
+const maxInterned = 32
+
+// intern returns b as a string, shared with earlier equal strings when short.
+func (p *parser) intern(b []byte) string {
+	if len(b) > maxInterned {
+		return string(b)
+	}
+	if s, ok := p.strs[string(b)]; ok {
+		return s
+	}
+	if p.strs == nil {
+		p.strs = make(map[string]string, 256)
+	}
+	s := string(b)
+	p.strs[s] = s
+	return s
 }
 
 func (p *parser) errorf(off int, format string, args ...any) error {
@@ -81,8 +108,8 @@ func (p *parser) describe(off int) string {
 	if off >= len(p.data) {
 		return "end of input"
 	}
-	r, _ := utf8.DecodeRune(p.data[off:])
-	if r == utf8.RuneError {
+	r, size := utf8.DecodeRune(p.data[off:])
+	if r == utf8.RuneError && size <= 1 {
 		return fmt.Sprintf("byte 0x%02x", p.data[off])
 	}
 	return strconv.QuoteRune(r)
@@ -123,6 +150,8 @@ func (p *parser) value(depth int) (Value, error) {
 		return p.literal("false", Value{Kind: Bool})
 	case c == 'n':
 		return p.literal("null", Value{Kind: Null})
+	case c == 0xEF && len(p.data)-p.pos >= 3 && p.data[p.pos+1] == 0xBB && p.data[p.pos+2] == 0xBF:
+		return Value{}, p.errorf(p.pos, "unexpected byte order mark (U+FEFF); JSON text must not start with one (RFC 8259 §8.1)")
 	default:
 		return Value{}, p.errorf(p.pos, "unexpected %s, want a JSON value", p.describe(p.pos))
 	}
@@ -152,7 +181,8 @@ func (p *parser) object(depth int) (Value, error) {
 		v.Members = []Member{}
 		return v, nil
 	}
-	var seen map[string]struct{}
+	base := len(p.members)  // on error the parse ends, so no need to pop
+	var seen map[string]int // member name → KeyStart, for large objects
 	for {
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -164,29 +194,24 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, err
 		}
 		// Duplicate check: linear for small objects, a map beyond that.
-		if len(v.Members) < 16 {
-			for i := range v.Members {
-				if v.Members[i].Key == key {
-					return Value{}, p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, v.Members[i].KeyStart)
+		siblings := p.members[base:]
+		if len(siblings) < 16 {
+			for i := range siblings {
+				if siblings[i].Key == key {
+					return Value{}, p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, siblings[i].KeyStart)
 				}
 			}
 		} else {
 			if seen == nil {
-				seen = make(map[string]struct{}, 32)
-				for i := range v.Members {
-					seen[v.Members[i].Key] = struct{}{}
+				seen = make(map[string]int, 2*len(siblings))
+				for i := range siblings {
+					seen[siblings[i].Key] = siblings[i].KeyStart
 				}
 			}
-			if _, dup := seen[key]; dup {
-				first := 0
-				for i := range v.Members {
-					if v.Members[i].Key == key {
-						first = v.Members[i].KeyStart
-					}
-				}
+			if first, dup := seen[key]; dup {
 				return Value{}, p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, first)
 			}
-			seen[key] = struct{}{}
+			seen[key] = keyStart
 		}
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
@@ -198,7 +223,7 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		v.Members = append(v.Members, Member{Key: key, KeyStart: keyStart, Value: mv})
+		p.members = append(p.members, Member{Key: key, KeyStart: keyStart, Value: mv})
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf(p.pos, "unexpected end of input in object opened at byte offset %d", start)
@@ -209,6 +234,10 @@ func (p *parser) object(depth int) (Value, error) {
 		case '}':
 			p.pos++
 			v.End = p.pos
+			v.Members = make([]Member, len(p.members)-base)
+			copy(v.Members, p.members[base:])
+			clear(p.members[base:])
+			p.members = p.members[:base]
 			return v, nil
 		default:
 			return Value{}, p.errorf(p.pos, "unexpected %s in object, want ',' or '}'", p.describe(p.pos))
@@ -230,13 +259,14 @@ func (p *parser) array(depth int) (Value, error) {
 		v.Items = []Value{}
 		return v, nil
 	}
+	base := len(p.items)
 	for {
 		p.skipWS()
 		item, err := p.value(depth + 1)
 		if err != nil {
 			return Value{}, err
 		}
-		v.Items = append(v.Items, item)
+		p.items = append(p.items, item)
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf(p.pos, "unexpected end of input in array opened at byte offset %d", start)
@@ -247,6 +277,10 @@ func (p *parser) array(depth int) (Value, error) {
 		case ']':
 			p.pos++
 			v.End = p.pos
+			v.Items = make([]Value, len(p.items)-base)
+			copy(v.Items, p.items[base:])
+			clear(p.items[base:])
+			p.items = p.items[:base]
 			return v, nil
 		default:
 			return Value{}, p.errorf(p.pos, "unexpected %s in array, want ',' or ']'", p.describe(p.pos))
@@ -293,7 +327,7 @@ func (p *parser) number() (Value, error) {
 		}
 	}
 	p.pos = i
-	return Value{Kind: Number, Str: string(d[start:i]), Start: start, End: i}, nil
+	return Value{Kind: Number, Str: p.intern(d[start:i]), Start: start, End: i}, nil
 }
 
 // str reads a string starting at the opening quote and returns it decoded.
@@ -305,9 +339,8 @@ func (p *parser) str() (string, error) {
 	for i < len(d) {
 		c := d[i]
 		if c == '"' {
-			s := d[open+1 : i]
 			p.pos = i + 1
-			return string(s), nil
+			return p.intern(d[open+1 : i]), nil
 		}
 		if c == '\\' {
 			break
@@ -336,7 +369,7 @@ func (p *parser) str() (string, error) {
 		case c == '"':
 			p.pos = i + 1
 			p.buf = buf
-			return string(buf), nil
+			return p.intern(buf), nil
 		case c == '\\':
 			if i+1 >= len(d) {
 				return "", p.errorf(open, "unterminated string")

@@ -1,45 +1,204 @@
 package diff
 
 import (
+	"maps"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Compare classifies every change from old to new (DESIGN §4). It is pure
-// and deterministic: the same inputs give a byte-identical JSON report.
+// and deterministic: the same inputs and Options (with Now set) give a
+// byte-identical JSON report.
+//
+// Order of work: tools on both sides are compared member by member (schema
+// rules through compareSchemas, then documentation, annotation, execution,
+// _meta and lifecycle rules); new-side tools are checked for MCP validity
+// (tool-invalid); added tools are reported, except those that a removed
+// tool was renamed to; each removed tool is judged by its lifecycle
+// (tool-removed-after-sunset) or routed (tool-renamed, tool-consolidated,
+// each with a verified facade suggestion) or reported tool-removed. Then
+// Options apply: level overrides, facade coverage, ignores (config.go,
+// coverage.go). Report.Level is the highest level of all findings; see
+// Report.GateLevel for the level a gate should use.
 func Compare(old, new *toolset.Set, opts Options) *Report {
+	c := &comparison{old: old, new: new, opts: &opts, now: opts.now()}
 	r := &Report{
 		Old:     Side{Source: old.Source, Fingerprint: old.Fingerprint()},
 		New:     Side{Source: new.Source, Fingerprint: new.Fingerprint()},
 		Changes: []Change{},
 	}
+	var removed, added []*toolset.Tool
+	schemaGone := map[string]bool{}
 	for _, ot := range old.Tools {
 		nt := new.Lookup(ot.Name)
 		if nt == nil {
-			continue // tool-level rules: removed, renamed, consolidated
+			removed = append(removed, ot)
+			continue
 		}
-		r.Changes = append(r.Changes, compareTool(ot, nt, &opts)...)
+		if inputSchemaGone(c.normalized(ot), c.normalized(nt)) {
+			schemaGone[ot.Name] = true
+		}
+		r.Changes = append(r.Changes, c.compareTool(ot.Name, ot, nt)...)
 	}
+	for _, nt := range new.Tools {
+		if old.Lookup(nt.Name) == nil {
+			added = append(added, nt)
+		}
+	}
+	r.Changes = append(r.Changes, invalidFindings(old, new, schemaGone)...)
+
+	finder := &routeFinder{c: c, removed: removed, added: added}
+	routes := finder.find()
+	renamedTo := map[string]bool{}
+	for _, rt := range removed {
+		rte, routed := routes[rt.Name]
+		after, note := removalVerdict(&rt.Value, c.now)
+		switch {
+		case after:
+			ch := newChange("tool-removed-after-sunset", rt.Name, "")
+			ch.Old = jsonString(rt.Name)
+			ch.Message = "tool removed: " + note
+			if routed {
+				ch.Facade = rte.suggestion()
+				ch.Message += "; old calls could still be carried by the suggested facade"
+			}
+			r.Changes = append(r.Changes, ch)
+		case routed:
+			ch := routeChange(rt.Name, rte)
+			if note != "" {
+				ch.Message += "; " + note
+			}
+			r.Changes = append(r.Changes, ch)
+		default:
+			ch := newChange("tool-removed", rt.Name, "")
+			ch.Old = jsonString(rt.Name)
+			ch.Message = "tool removed: every call to it fails"
+			if note != "" {
+				ch.Message += "; " + note
+			}
+			if why := finder.Why[rt.Name]; len(why) > 0 {
+				ch.Reason = "no facade: " + strings.Join(why, "; ")
+			}
+			ch.NoWitness = "any call to the tool is a witness"
+			r.Changes = append(r.Changes, ch)
+		}
+		if routed && !after && rte.Rule == "tool-renamed" {
+			renamedTo[rte.Target] = true
+			r.Changes = append(r.Changes, c.compareRenamed(rt, new.Lookup(rte.Target), rte.Alias.Rename)...)
+		}
+	}
+	for _, nt := range added {
+		if renamedTo[nt.Name] {
+			continue
+		}
+		ch := newChange("tool-added", nt.Name, "")
+		ch.New = jsonString(nt.Name)
+		ch.Message = "tool added"
+		r.Changes = append(r.Changes, ch)
+	}
+
+	applyLevels(r.Changes, opts.Levels)
+	if opts.Facades != nil {
+		c.cover(r.Changes, opts.Facades)
+	}
+	applyIgnores(r.Changes, opts.Ignores, c.now)
 	finish(r)
 	return r
 }
 
-// compareTool compares two versions of one tool.
-func compareTool(ot, nt *toolset.Tool, opts *Options) []Change {
-	ov, nv := normalized(ot), normalized(nt)
+// comparison holds one Compare call's inputs and caches.
+type comparison struct {
+	old, new *toolset.Set
+	opts     *Options
+	now      time.Time
+	norm     map[*toolset.Tool]*canon.Value
+	comp     map[*canon.Value]compileResult
+	argCache map[*toolset.Tool]argResult
+}
+
+type compileResult struct {
+	c   *schema.Compiled
+	err error
+}
+
+// normalized returns a normalized deep copy of a tool's value (cached).
+func (c *comparison) normalized(t *toolset.Tool) *canon.Value {
+	if v, ok := c.norm[t]; ok {
+		return v
+	}
+	v := t.Value.Clone()
+	canon.NormalizeTool(&v)
+	if c.norm == nil {
+		c.norm = map[*toolset.Tool]*canon.Value{}
+	}
+	c.norm[t] = &v
+	return &v
+}
+
+// compiled compiles a schema once per comparison.
+func (c *comparison) compiled(s *canon.Value) (*schema.Compiled, error) {
+	if r, ok := c.comp[s]; ok {
+		return r.c, r.err
+	}
+	sc, err := schema.Compile(s)
+	if c.comp == nil {
+		c.comp = map[*canon.Value]compileResult{}
+	}
+	c.comp[s] = compileResult{sc, err}
+	return sc, err
+}
+
+// compareTool compares two versions of one tool; findings are reported
+// under name.
+func (c *comparison) compareTool(name string, ot, nt *toolset.Tool) []Change {
+	return c.compareValues(name, c.normalized(ot), c.normalized(nt))
+}
+
+// compareRenamed compares a renamed tool with its new version, under the
+// old name, after applying the alias's argument renames to the old input
+// schema, so that only what the alias does not carry is reported. The old
+// name's deprecation is left out: it was about the old name, which is gone;
+// a deprecation of the new tool is still reported.
+func (c *comparison) compareRenamed(ot, nt *toolset.Tool, rename map[string]string) []Change {
+	v := c.normalized(ot).Clone()
+	renameProperties(v.Get("inputSchema"), rename)
+	if m := v.Get("_meta"); m != nil && m.Delete(deprecatedKey) && len(m.Members) == 0 {
+		v.Delete("_meta")
+	}
+	return c.compareValues(ot.Name, &v, c.normalized(nt))
+}
+
+// compareValues compares two normalized tool values.
+func (c *comparison) compareValues(name string, ov, nv *canon.Value) []Change {
 	var out []Change
-	out = append(out, compareSchemas(schemaPair{Tool: ot.Name, Direction: Input, Old: ov.Get("inputSchema"), New: nv.Get("inputSchema"), Opts: opts})...)
-	out = append(out, compareSchemas(schemaPair{Tool: ot.Name, Direction: Output, Old: ov.Get("outputSchema"), New: nv.Get("outputSchema"), Opts: opts})...)
+	if inputSchemaGone(ov, nv) {
+		out = append(out, inputSchemaRemoved(name, ov, nv))
+	} else {
+		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: schemaMember(ov, "inputSchema"), New: schemaMember(nv, "inputSchema"), Opts: c.opts})...)
+	}
+	out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Output, Old: schemaMember(ov, "outputSchema"), New: schemaMember(nv, "outputSchema"), Opts: c.opts})...)
+	out = append(out, documentationChanges(name, ov, nv)...)
+	out = append(out, annotationChanges(name, ov, nv)...)
+	out = append(out, executionChanges(name, ov, nv)...)
+	out = append(out, metaChanges(name, ov, nv)...)
+	out = append(out, lifecycleChanges(name, ov, nv)...)
+	out = append(out, otherMemberChanges(name, ov, nv)...)
 	return out
 }
 
-// normalized returns a normalized deep copy of a tool's value.
-func normalized(t *toolset.Tool) *canon.Value {
-	v := t.Value.Clone()
-	canon.NormalizeTool(&v)
-	return &v
+// schemaMember returns a tool's schema member, nil when it is absent or
+// JSON null (both mean "no schema" to the schema comparison).
+func schemaMember(tool *canon.Value, key string) *canon.Value {
+	v := tool.Get(key)
+	if v == nil || v.Kind == canon.Null {
+		return nil
+	}
+	return v
 }
 
 // finish sorts the changes deterministically and fills level and counts.
@@ -67,4 +226,14 @@ func finish(r *Report) {
 			r.Level = c.Level
 		}
 	}
+}
+
+// sortKeys sorts names by canon.CompareKeys (RFC 8785 order).
+func sortKeys(keys []string) { slices.SortFunc(keys, canon.CompareKeys) }
+
+// sortedKeys returns a map's keys in RFC 8785 order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := slices.Collect(maps.Keys(m))
+	sortKeys(keys)
+	return keys
 }

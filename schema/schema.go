@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -34,7 +35,8 @@ type Compiled struct {
 
 // Compile compiles a schema given as a canon value (an object or a boolean).
 // Errors say what failed: an invalid keyword value (checked against the
-// draft's metaschema), an unresolvable local $ref, a remote $ref.
+// draft's metaschema), an unresolvable local $ref, a remote $ref. A compile
+// failure is a *CompileError.
 func Compile(v *canon.Value) (*Compiled, error) {
 	if v == nil {
 		return nil, errors.New("no schema")
@@ -76,11 +78,71 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("only local references (#…) are resolved; not loading %s", url)
 }
 
-// cleanError strips the in-memory resource URL from compiler messages.
+// CompileError is the error Compile and CompileAny return when a schema does
+// not compile. Error() is the compiler's full message with the in-memory
+// resource URL removed; Pointer and Reason locate and summarize it for
+// one-line reports.
+type CompileError struct {
+	// Pointer is the RFC 6901 JSON Pointer, relative to the compiled schema,
+	// of the value the metaschema rejected ("" for the root, or when the
+	// compiler does not say where, e.g. an unresolvable $ref).
+	Pointer string
+	// Reason is one line: the metaschema's complaints about the value at
+	// Pointer joined with "; ", or the compiler's message.
+	Reason string
+	msg    string
+	// Err is the jsonschema v6 error.
+	Err error
+}
+
+func (e *CompileError) Error() string { return e.msg }
+
+// Unwrap returns the jsonschema v6 error.
+func (e *CompileError) Unwrap() error { return e.Err }
+
+// cleanError strips the in-memory resource URL from compiler messages and,
+// for a metaschema violation, locates its deepest complaint.
 func cleanError(err error) error {
-	msg := err.Error()
-	msg = strings.ReplaceAll(msg, resourceURL, "")
-	return errors.New(msg)
+	clean := func(s string) string { return strings.ReplaceAll(s, resourceURL, "") }
+	ce := &CompileError{Reason: clean(err.Error()), msg: clean(err.Error()), Err: err}
+	var sve *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &sve) && errors.As(sve.Err, &ve) {
+		loc, reasons := deepestLeaves(ve)
+		ce.Pointer = Pointer(loc)
+		ce.Reason = strings.Join(reasons, "; ")
+	}
+	return ce
+}
+
+// deepestLeaves returns the instance location of the deepest leaf errors of a
+// validation error tree (the first in JSON Pointer order when several are
+// equally deep, since jsonschema v6 orders some causes by map iteration),
+// and their distinct messages, sorted.
+func deepestLeaves(ve *jsonschema.ValidationError) ([]string, []string) {
+	var best []string
+	var reasons []string
+	found := false
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		loc := e.InstanceLocation
+		msg := e.BasicOutput().Error.String()
+		switch {
+		case !found || len(loc) > len(best) || len(loc) == len(best) && Pointer(loc) < Pointer(best):
+			found, best, reasons = true, loc, []string{msg}
+		case slices.Equal(loc, best) && !slices.Contains(reasons, msg):
+			reasons = append(reasons, msg)
+		}
+	}
+	walk(ve)
+	slices.Sort(reasons)
+	return best, reasons
 }
 
 // Instance converts a canon value to the decoded form jsonschema v6 and

@@ -3,6 +3,7 @@ package toolset
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/mcpctl/mcpctl/canon"
 )
@@ -13,28 +14,30 @@ const Shapes = `a tools/list result {"tools":[…]}, a JSON-RPC response {"jsonr
 // Decode reads one discovery document (DESIGN §4.1) strictly: a tools/list
 // result, a full JSON-RPC response, or a bare array of tool objects. source
 // names the input in errors. Every error is an *InputError with a byte
-// offset: invalid JSON (canon.Parse's strictness: duplicate keys, invalid
-// UTF-8, trailing data), a shape none of the above, a tool that is not an
-// object or has no string name, two tools with one name.
+// offset (and line, column and JSON Pointer where they apply): invalid JSON
+// (canon.Parse's strictness: duplicate keys, invalid UTF-8, trailing data),
+// a shape none of the above, a tool that is not an object or has no string
+// name, two tools with one name. The tools' Raw slices alias data, which must
+// not be modified afterwards.
 func Decode(source string, data []byte) (*Set, error) {
 	root, err := canon.Parse(data)
 	if err != nil {
 		return nil, syntaxError(source, data, err)
 	}
-	list, ptr, err := findToolList(&root)
-	if err != nil {
-		return nil, located(source, data, root.Start, "", "", err.Error())
+	list, ptr, serr := findToolList(&root)
+	if serr != nil {
+		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 	}
 	tools := make([]*Tool, 0, len(list.Items))
 	for i := range list.Items {
 		item := &list.Items[i]
-		p := fmt.Sprintf("%s/%d", ptr, i)
+		p := ptr + "/" + strconv.Itoa(i)
 		if item.Kind != canon.Object {
 			return nil, located(source, data, item.Start, "", p, fmt.Sprintf("a tool must be an object, got %s", item.Kind))
 		}
-		t, err := toolFromValue(source, data, item, i)
-		if err != nil {
-			return nil, located(source, data, item.Start, "", p, err.Error())
+		t, serr := toolFromValue(source, data, item, i, p)
+		if serr != nil {
+			return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 		}
 		tools = append(tools, t)
 	}
@@ -49,7 +52,9 @@ func Decode(source string, data []byte) (*Set, error) {
 	return set, nil
 }
 
-// DecodeTool reads one tool object (a per-tool snapshot file).
+// DecodeTool reads one tool object (a per-tool snapshot file). index is its
+// position among the files of its folder. Errors are *InputError, located as
+// in Decode; the tool's Raw aliases data.
 func DecodeTool(source string, data []byte, index int) (*Tool, error) {
 	v, err := canon.Parse(data)
 	if err != nil {
@@ -58,54 +63,64 @@ func DecodeTool(source string, data []byte, index int) (*Tool, error) {
 	if v.Kind != canon.Object {
 		return nil, located(source, data, v.Start, "", "", fmt.Sprintf("a tool snapshot must be one tool object, got %s", v.Kind))
 	}
-	t, err := toolFromValue(source, data, &v, index)
-	if err != nil {
-		return nil, located(source, data, v.Start, "", "", err.Error())
+	t, serr := toolFromValue(source, data, &v, index, "")
+	if serr != nil {
+		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 	}
 	return t, nil
 }
 
-func toolFromValue(source string, data []byte, v *canon.Value, index int) (*Tool, error) {
+// shapeError is a problem with the document's shape at byte offset off and
+// JSON Pointer ptr.
+type shapeError struct {
+	off      int
+	ptr, msg string
+}
+
+func toolFromValue(source string, data []byte, v *canon.Value, index int, ptr string) (*Tool, *shapeError) {
 	name := v.Get("name")
 	if name == nil {
-		return nil, errors.New(`tool has no "name"`)
+		return nil, &shapeError{v.Start, ptr, `tool has no "name"`}
 	}
 	if name.Kind != canon.String {
-		return nil, fmt.Errorf(`tool "name" must be a string, got %s`, name.Kind)
+		return nil, &shapeError{name.Start, ptr + "/name", fmt.Sprintf(`tool "name" must be a string, got %s`, name.Kind)}
 	}
-	raw := data[v.Start:v.End]
+	raw := data[v.Start:v.End:v.End]
 	return &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}, nil
 }
 
 // findToolList locates the tools array in a discovery document and returns
 // it with its JSON Pointer.
-func findToolList(root *canon.Value) (*canon.Value, string, error) {
+func findToolList(root *canon.Value) (*canon.Value, string, *shapeError) {
 	switch root.Kind {
 	case canon.Array:
 		return root, "", nil
 	case canon.Object:
 		if tools := root.Get("tools"); tools != nil {
 			if tools.Kind != canon.Array {
-				return nil, "", fmt.Errorf(`"tools" must be an array, got %s`, tools.Kind)
+				return nil, "", &shapeError{tools.Start, "/tools", fmt.Sprintf(`"tools" must be an array, got %s`, tools.Kind)}
 			}
 			return tools, "/tools", nil
 		}
 		if res := root.Get("result"); res != nil && root.Has("jsonrpc") {
 			if res.Kind == canon.Object {
-				if tools := res.Get("tools"); tools != nil && tools.Kind == canon.Array {
+				if tools := res.Get("tools"); tools != nil {
+					if tools.Kind != canon.Array {
+						return nil, "", &shapeError{tools.Start, "/result/tools", fmt.Sprintf(`"tools" must be an array, got %s`, tools.Kind)}
+					}
 					return tools, "/result/tools", nil
 				}
 			}
-			return nil, "", errors.New(`JSON-RPC response has no "result.tools" array`)
+			return nil, "", &shapeError{res.Start, "/result", `JSON-RPC response has no "result.tools" array (not a tools/list result)`}
 		}
-		if root.Has("jsonrpc") && root.Has("error") {
-			return nil, "", errors.New("JSON-RPC response is an error, not a tools/list result")
+		if e := root.Get("error"); e != nil && root.Has("jsonrpc") {
+			return nil, "", &shapeError{e.Start, "/error", "JSON-RPC response is an error, not a tools/list result"}
 		}
 		if root.Has("name") && root.Has("inputSchema") {
-			return nil, "", fmt.Errorf("a single tool object, not a tool set; want %s (a folder of per-tool files is also accepted)", Shapes)
+			return nil, "", &shapeError{root.Start, "", fmt.Sprintf("a single tool object, not a tool set; want %s (a folder of per-tool files is also accepted)", Shapes)}
 		}
 	}
-	return nil, "", fmt.Errorf("unknown document shape (%s); want %s", root.Kind, Shapes)
+	return nil, "", &shapeError{root.Start, "", fmt.Sprintf("unknown document shape (%s); want %s", root.Kind, Shapes)}
 }
 
 func syntaxError(source string, data []byte, err error) error {

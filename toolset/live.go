@@ -2,6 +2,7 @@ package toolset
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -14,10 +15,22 @@ type LiveOptions struct {
 	Env []string
 	// Stderr receives a stdio server's standard error; nil discards it.
 	Stderr interface{ Write([]byte) (int, error) }
+	// Logger receives debug records (negotiated protocol version, server
+	// name, a protocol retry); nil is silent.
+	Logger *slog.Logger
 }
 
-// LoadLive reads the tool set of a running server: "stdio:COMMAND ARGS…" or
-// an http(s) URL. Implemented in live_client.go.
+// LoadLive reads the tool set of a running server through the go-sdk MCP
+// client: "stdio:COMMAND ARGS…" (the rest split by SplitWords, argv[0] run
+// directly, never by a shell) or an http(s) URL (streamable HTTP). It asks
+// for protocol revision PinnedProtocolVersion, follows tools/list
+// pagination to the end, and keeps each tool's bytes exactly as the server
+// sent them (Tool.Raw; Tool.Offset is -1, Tool.Index the position over all
+// pages). The whole exchange is bounded by opts.Timeout. A server that
+// cannot be started or reached, that fails initialize or tools/list, that
+// does not answer in time, or whose result is not a valid tool list is an
+// *InputError (wraps ErrInput) naming source; cancelling ctx returns an
+// error wrapping context.Canceled. Implemented in live_client.go.
 func LoadLive(ctx context.Context, source string, opts LiveOptions) (*Set, error) {
 	return loadLive(ctx, source, opts)
 }

@@ -115,14 +115,10 @@ func LoadDir(source, dir string) (*Set, error) {
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
-			// Name the files rather than positions in a list.
-			for _, t := range tools {
-				if t.Name == ie.Tool {
-					ie.Msg += "; files: " + strings.Join(filesNamed(tools, t.Name), ", ")
-					break
-				}
-			}
-			ie.Offset = -1
+			// Name the files rather than positions in a list: offsets in
+			// different files mean nothing together.
+			ie.Msg = fmt.Sprintf("duplicate tool name %q in files %s", ie.Tool, strings.Join(filesNamed(tools, ie.Tool), ", "))
+			ie.Offset, ie.Line, ie.Col = -1, 0, 0
 		}
 		return nil, err
 	}

@@ -140,7 +140,11 @@ func (s *Set) Names() []string {
 // Canonical returns the set's canonical form {"tools":[…]} (DESIGN §3);
 // with normalize, canon.NormalizeTool is applied to each tool first.
 func (s *Set) Canonical(normalize bool) []byte {
-	buf := make([]byte, 0, 1024)
+	size := 16
+	for _, t := range s.Tools {
+		size += len(t.Raw) + 1
+	}
+	buf := make([]byte, 0, size)
 	buf = append(buf, `{"tools":[`...)
 	for i, t := range s.Tools {
 		if i > 0 {

@@ -1,0 +1,102 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+func init() { extraCommands = append(extraCommands, newSnapshotCmd) }
+
+type snapshotOptions struct {
+	Source  string
+	Command []string
+	Output  string
+}
+
+func newSnapshotCmd(s *Streams) *cobra.Command {
+	opts := snapshotOptions{}
+	c := &cobra.Command{
+		Use:   "snapshot (SOURCE | -- COMMAND ARGS…) [-o FILE]",
+		Short: "Write a tool set as a lockfile: {\"tools\": […]} sorted by name, each tool as received",
+		Long: `Fetch the tools/list of a server (or read any other source) and write it as a
+lockfile to commit: {"tools": […]} with the tools sorted by name and each
+tool's JSON exactly as the server sent it (member order kept; only
+indentation added). Live servers are asked with protocol revision 2025-11-25
+unless they only speak a newer one, and every page of tools/list is read.`,
+		Example: `  mcpctl snapshot -o tools.lock.json -- npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp
+  mcpctl snapshot https://example.com/mcp -o tools.lock.json
+  mcpctl snapshot stdio:"./bin/server --flag" > tools.lock.json`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if dash := c.ArgsLenAtDash(); dash >= 0 {
+				if dash != 0 || len(args) == 0 {
+					return usageErrorf("give either SOURCE or -- COMMAND ARGS…")
+				}
+				opts.Command = args
+			} else {
+				if len(args) != 1 {
+					return usageErrorf("snapshot takes one SOURCE (or -- COMMAND ARGS…), got %d arguments", len(args))
+				}
+				opts.Source = args[0]
+			}
+			return runSnapshot(c.Context(), s, opts)
+		},
+	}
+	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the lockfile to FILE (atomically) instead of standard output")
+	return c
+}
+
+func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
+	live := toolset.LiveOptions{Stderr: s.ErrOut}
+	var set *toolset.Set
+	var err error
+	if opts.Command != nil {
+		set, err = toolset.FetchCommand(ctx, opts.Command, live)
+	} else {
+		set, err = toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
+	}
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := toolset.WriteSnapshot(&buf, set); err != nil {
+		return err
+	}
+	if opts.Output == "" {
+		_, err := s.Out.Write(buf.Bytes())
+		return err
+	}
+	if err := writeFileAtomic(opts.Output, buf.Bytes()); err != nil {
+		return fmt.Errorf("write %s: %w", opts.Output, err)
+	}
+	fmt.Fprintf(s.ErrOut, "wrote %s: %d tools\n", opts.Output, len(set.Tools))
+	return nil
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames it
+// into place, so readers never see a partial lockfile.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,225 @@
+package diff
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ErrConfig is wrapped by every error about configuration (DecodeConfig,
+// Config.Apply); the CLI maps it to exit code 2.
+var ErrConfig = errors.New("invalid configuration")
+
+// Config is the diff part of .mcpctl.yaml (DESIGN §4.7), YAML or JSON:
+//
+//	levels:                      # rule ID -> safe | facade | breaking
+//	  annotation-less-cautious: breaking
+//	ignores:                     # rule and/or tool, optional JSON Pointer path
+//	  - {rule: tool-removed, tool: legacy_export, reason: retired, expires: 2027-01-31}
+//	openContent: strict          # lenient (default) or strict
+//
+// An ignore's expires is an RFC 3339 date (its first instant, UTC) or
+// date-time; the ignore stops applying then.
+type Config struct {
+	Levels      map[string]Level `json:"levels,omitempty" yaml:"levels,omitempty"`
+	Ignores     []Ignore         `json:"ignores,omitempty" yaml:"ignores,omitempty"`
+	OpenContent string           `json:"openContent,omitempty" yaml:"openContent,omitempty"`
+}
+
+// DecodeConfig reads a Config strictly: unknown keys, a level that is not
+// safe, facade or breaking, or an unreadable date are errors naming source
+// and the line. Semantic checks (rule IDs exist) happen in Apply.
+func DecodeConfig(source string, data []byte) (Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, fmt.Errorf("%w: %s: %s", ErrConfig, source, locateIgnoreError(data, err))
+	}
+	return c, nil
+}
+
+// locateIgnoreError adds the line to an error yaml reports without one
+// (an unreadable expires date fails inside time.Time's decoder).
+func locateIgnoreError(data []byte, err error) string {
+	if strings.Contains(err.Error(), "line ") {
+		return err.Error()
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return err.Error()
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "ignores" {
+			continue
+		}
+		for j, item := range root.Content[i+1].Content {
+			var ig Ignore
+			if e := item.Decode(&ig); e != nil {
+				return fmt.Sprintf("line %d: ignores[%d]: %v", item.Line, j, e)
+			}
+		}
+	}
+	return err.Error()
+}
+
+// Apply sets the options the config controls (Levels, Ignores,
+// StrictOpenContent) on o, then checks them (Options.Check).
+func (c Config) Apply(o *Options) error {
+	switch c.OpenContent {
+	case "", "lenient":
+		o.StrictOpenContent = false
+	case "strict":
+		o.StrictOpenContent = true
+	default:
+		return fmt.Errorf("%w: openContent %q: want lenient or strict", ErrConfig, c.OpenContent)
+	}
+	o.Levels = c.Levels
+	o.Ignores = c.Ignores
+	if err := o.Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return nil
+}
+
+// now is the time lifecycle sunsets and ignore expiries are judged against.
+func (o Options) now() time.Time {
+	if o.Now.IsZero() {
+		return time.Now()
+	}
+	return o.Now
+}
+
+// Check reports Options that name what does not exist: a Levels or Ignores
+// entry whose rule ID is not in the catalog, a level outside safe, facade,
+// breaking, an ignore that names neither a rule nor a tool, an ignore path
+// that is not a JSON Pointer. Compare itself never fails; callers (the CLI,
+// serve) run Check on configuration first and report its error as a usage
+// error. All problems are joined into one error.
+func (o Options) Check() error {
+	var errs []error
+	for _, id := range sortedKeys(o.Levels) {
+		if _, ok := RuleByID(id); !ok {
+			errs = append(errs, fmt.Errorf("levels: unknown rule %q (see mcpctl rules)", id))
+		}
+		if l := o.Levels[id]; l < Safe || l > Breaking {
+			errs = append(errs, fmt.Errorf("levels: rule %q: level %s is not safe, facade or breaking", id, l))
+		}
+	}
+	for i, ig := range o.Ignores {
+		switch {
+		case ig.Rule == "" && ig.Tool == "":
+			errs = append(errs, fmt.Errorf("ignores[%d]: names neither a rule nor a tool", i))
+		case ig.Rule != "":
+			if _, ok := RuleByID(ig.Rule); !ok {
+				errs = append(errs, fmt.Errorf("ignores[%d]: unknown rule %q (see mcpctl rules)", i, ig.Rule))
+			}
+		}
+		if ig.Path != "" && !strings.HasPrefix(ig.Path, "/") {
+			errs = append(errs, fmt.Errorf("ignores[%d]: path %q is not a JSON Pointer (it must start with /)", i, ig.Path))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// applyLevels replaces the level of every finding whose rule Options.Levels
+// overrides.
+func applyLevels(changes []Change, levels map[string]Level) {
+	if len(levels) == 0 {
+		return
+	}
+	for i := range changes {
+		if l, ok := levels[changes[i].Rule]; ok {
+			changes[i].Level = l
+		}
+	}
+}
+
+// matches reports whether an ignore applies to a finding: Rule and Tool
+// equal (or empty: any), and Path empty (any), equal to the finding's path
+// or a parent of it ("/properties/a" covers "/properties/a/enum").
+func (ig Ignore) matches(c Change) bool {
+	if ig.Rule != "" && ig.Rule != c.Rule {
+		return false
+	}
+	if ig.Tool != "" && ig.Tool != c.Tool {
+		return false
+	}
+	return ig.Path == "" || c.Path == ig.Path || strings.HasPrefix(c.Path, ig.Path+"/")
+}
+
+// expired reports whether the ignore no longer applies at now: it is active
+// while now is before Expires.
+func (ig Ignore) expired(now time.Time) bool {
+	return !ig.Expires.IsZero() && !now.Before(ig.Expires)
+}
+
+// expiryText renders an expiry as a date when it is midnight UTC, else as
+// RFC 3339.
+func expiryText(t time.Time) string {
+	if u := t.UTC(); u.Hour() == 0 && u.Minute() == 0 && u.Second() == 0 && u.Nanosecond() == 0 {
+		return u.Format(time.DateOnly)
+	}
+	return t.Format(time.RFC3339)
+}
+
+// applyIgnores marks findings matched by an active ignore (the first one, in
+// declaration order, gives the reason). A finding matched only by expired
+// ignores is not ignored and says, in its notice, that each expired.
+func applyIgnores(changes []Change, ignores []Ignore, now time.Time) {
+	if len(ignores) == 0 {
+		return
+	}
+	for i := range changes {
+		c := &changes[i]
+		var expired []Ignore
+		for _, ig := range ignores {
+			if !ig.matches(*c) {
+				continue
+			}
+			if ig.expired(now) {
+				expired = append(expired, ig)
+				continue
+			}
+			c.Ignored = true
+			c.IgnoreReason = ig.Reason
+			break
+		}
+		if c.Ignored {
+			continue
+		}
+		for _, ig := range expired {
+			msg := "ignore expired on " + expiryText(ig.Expires)
+			if ig.Reason != "" {
+				msg += " (it said: " + ig.Reason + ")"
+			}
+			addNotice(c, msg+"; this finding counts again")
+		}
+	}
+}
+
+// GateLevel is the level a gate (--fail-on, serve's publisher) compares
+// against: the highest level among findings that are not ignored, a facade
+// finding covered by a declared facade counting as safe. LevelNone when no
+// finding counts. Report.Level, by contrast, is the highest level of all
+// findings.
+func (r *Report) GateLevel() Level {
+	l := LevelNone
+	for _, c := range r.Changes {
+		if c.Ignored {
+			continue
+		}
+		cl := c.Level
+		if cl == Facade && c.Covered {
+			cl = Safe
+		}
+		l = max(l, cl)
+	}
+	return l
+}

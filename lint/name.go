@@ -1,0 +1,173 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+// Name limits (MCP 2025-11-25, Tool names; DESIGN §3b).
+const (
+	MaxNameLen      = 128 // characters, a hard MCP limit
+	PortableNameLen = 64  // characters, the limit of common model APIs
+)
+
+// ValidName returns nil when name is a valid MCP tool name (1 to 128
+// characters of A-Z a-z 0-9 _ - .), or an error saying what is wrong and
+// suggesting a valid name. serve uses it for facade aliases too.
+func ValidName(name string) error {
+	if msg := nameError(name); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
+}
+
+func mcpNameChar(r rune) bool { return portableNameChar(r) || r == '.' }
+
+func portableNameChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+}
+
+// sanitize replaces every character outside A-Z a-z 0-9 _ - with "_", as
+// clients that sanitize tool names for model APIs do.
+func sanitize(name string) string {
+	return strings.Map(func(r rune) rune {
+		if portableNameChar(r) {
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// suggestName returns a valid, portable name close to name.
+func suggestName(name string, limit int) string {
+	s := sanitize(name)
+	if len(s) > limit {
+		s = s[:limit]
+	}
+	if s == "" {
+		s = "tool"
+	}
+	return s
+}
+
+func nameError(name string) string {
+	n := utf8.RuneCountInString(name)
+	if n == 0 {
+		return "name is empty; MCP requires 1 to 128 characters of A-Z a-z 0-9 _ - ."
+	}
+	var problems []string
+	if n > MaxNameLen {
+		problems = append(problems, fmt.Sprintf("is %d characters long (MCP allows at most %d)", n, MaxNameLen))
+	}
+	if bad := badChars(name, mcpNameChar); bad != "" {
+		problems = append(problems, "contains "+bad+" (MCP allows only A-Z a-z 0-9 _ - .)")
+	}
+	if len(problems) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("name %q %s: rename the tool, e.g. to %q", name, strings.Join(problems, " and "), suggestName(name, MaxNameLen))
+}
+
+// badChars lists, once each and in order, the characters of name that ok
+// rejects, quoted with their code points ("/" U+002F), at most five.
+func badChars(name string, ok func(rune) bool) string {
+	var seen []rune
+	for _, r := range name {
+		if ok(r) || slices.Contains(seen, r) {
+			continue
+		}
+		seen = append(seen, r)
+	}
+	if len(seen) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, r := range seen {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(seen)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%q (U+%04X)", string(r), r))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (c *collector) warnName(name string) {
+	if n := utf8.RuneCountInString(name); n > PortableNameLen {
+		c.add(RuleNameTooLong, "/name",
+			"name %q is %d characters long; model APIs that limit function names to %d characters reject it: shorten it, e.g. to %q",
+			name, n, PortableNameLen, suggestName(name, PortableNameLen))
+	}
+	if bad := badChars(name, func(r rune) bool { return r != '.' && r != '/' }); bad != "" {
+		c.add(RuleNameDotOrSlash, "/name",
+			"name %q contains %s; model APIs that allow only A-Z a-z 0-9 _ - in function names reject it: rename it, e.g. to %q",
+			name, bad, suggestName(name, MaxNameLen))
+	}
+}
+
+// checkNames finds names equal ignoring case (errors) and names equal once
+// sanitized and compared ignoring case (warnings), reporting every tool of a
+// group.
+func checkNames(tools []*toolset.Tool) []Finding {
+	var out []Finding
+	folded := groupBy(tools, func(t *toolset.Tool) string { return strings.ToLower(t.Name) })
+	for _, t := range tools {
+		others := otherNames(folded[strings.ToLower(t.Name)], t)
+		if len(others) == 0 {
+			continue
+		}
+		out = append(out, Finding{Severity: SeverityError, Rule: RuleNameDuplicate, Tool: t.Name, Pointer: "/name",
+			Message: fmt.Sprintf("name %q equals %s ignoring case; MCP requires tool names to be unique case-insensitively: rename one of them",
+				t.Name, quoteList(others))})
+	}
+	sanitized := groupBy(tools, func(t *toolset.Tool) string { return strings.ToLower(sanitize(t.Name)) })
+	for _, t := range tools {
+		var others []string
+		for _, o := range sanitized[strings.ToLower(sanitize(t.Name))] {
+			// Names equal ignoring case are already a name-duplicate error.
+			if !strings.EqualFold(o.Name, t.Name) {
+				others = append(others, o.Name)
+			}
+		}
+		if len(others) == 0 {
+			continue
+		}
+		out = append(out, Finding{Severity: SeverityWarning, Rule: RuleNameSanitizedCollision, Tool: t.Name, Pointer: "/name",
+			Message: fmt.Sprintf(`name %q becomes %q once characters outside A-Z a-z 0-9 _ - are replaced with "_" (as clients that sanitize names do), and so does %s: rename one so they stay distinct`,
+				t.Name, sanitize(t.Name), quoteList(others))})
+	}
+	return out
+}
+
+func groupBy(tools []*toolset.Tool, key func(*toolset.Tool) string) map[string][]*toolset.Tool {
+	m := make(map[string][]*toolset.Tool, len(tools))
+	for _, t := range tools {
+		k := key(t)
+		m[k] = append(m[k], t)
+	}
+	return m
+}
+
+// otherNames returns the names of the tools in group other than t itself.
+func otherNames(group []*toolset.Tool, t *toolset.Tool) []string {
+	var names []string
+	for _, o := range group {
+		if o != t {
+			names = append(names, o.Name)
+		}
+	}
+	return names
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
