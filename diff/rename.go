@@ -100,7 +100,7 @@ func readArgs(s *canon.Value) (argSet, bool) {
 		for i := range p.Members {
 			m := &p.Members[i]
 			a.byName[m.Key] = len(a.Args)
-			a.Args = append(a.Args, argInfo{Name: m.Key, Schema: &m.Value, Types: typesOf(&m.Value)})
+			a.Args = append(a.Args, argInfo{Name: m.Key, Schema: &m.Value, Types: argTypesOf(&m.Value)})
 		}
 	}
 	if r := s.Get("required"); r != nil && r.Kind == canon.Array {
@@ -141,7 +141,7 @@ func (a argSet) get(name string) (argInfo, bool) {
 }
 
 // typesOf returns the sorted "type" names of a schema, nil when it has none.
-func typesOf(s *canon.Value) []string {
+func argTypesOf(s *canon.Value) []string {
 	t := s.Get("type")
 	if t == nil {
 		return nil
@@ -640,7 +640,7 @@ func sampleValue(s *canon.Value, depth int) (any, bool) {
 		}
 	}
 	ty := ""
-	for _, t := range typesOf(s) {
+	for _, t := range argTypesOf(s) {
 		if t != "null" {
 			ty = t
 			break

@@ -47,11 +47,17 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
 		if err != nil {
 			return nil, &InputError{Source: "<stdin>", Offset: -1, Msg: err.Error(), Err: err}
 		}
+		if IsServeConfig("", data) {
+			return decodeServeConfig("<stdin>", data, nil)
+		}
 		return Decode("<stdin>", data)
 	case strings.HasPrefix(source, "git:"):
 		data, err := gitShow(ctx, opts.Dir, source)
 		if err != nil {
 			return nil, err
+		}
+		if IsServeConfig(source, data) {
+			return decodeGitServeConfig(ctx, opts.Dir, source, data)
 		}
 		return Decode(source, data)
 	case strings.HasPrefix(source, "stdio:"), strings.HasPrefix(source, "http://"), strings.HasPrefix(source, "https://"):
@@ -71,6 +77,9 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+	}
+	if IsServeConfig(path, data) {
+		return decodeServeConfig(path, data, os.ReadFile)
 	}
 	return Decode(source, data)
 }

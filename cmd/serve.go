@@ -1,0 +1,192 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/serve"
+)
+
+func init() { extraCommands = append(extraCommands, newServeCmd) }
+
+type serveOptions struct {
+	Config          string
+	HTTP            string
+	Stateless       bool
+	Admin           string
+	AllowBreaking   bool
+	Debounce        time.Duration
+	ShutdownTimeout time.Duration
+	AllowOrigins    []string
+	TokenFile       string
+	MaxBody         int64
+	LogFormat       string
+	LogLevel        string
+	NoWatch         bool
+}
+
+func newServeCmd(s *Streams) *cobra.Command {
+	opts := serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve CONFIG",
+		Short: "Serve the tools of a config over MCP, hot-reloading it behind a compatibility gate",
+		Long: `Serve the tools of a serve config (YAML or JSON) over MCP: stdio by default,
+streamable HTTP with --http. The config is watched; every change is built
+as a candidate off to the side, diffed against the live tool set and
+published with one atomic swap only when it is not breaking, or when every
+breaking finding is covered by a gate.allow entry (or --allow-breaking).
+Sessions get notifications/tools/list_changed when the tool contract
+changed. SIGHUP and POST /reload on the admin listener reload too.
+
+Logs go to standard error: text on a terminal, JSON otherwise. Argument
+values and secrets are never logged.
+
+The bearer token for HTTP comes from --token-file or MCPCTL_TOKEN, never
+from a flag value.`,
+		Example: `  mcpctl serve mcpctl.serve.yaml
+  mcpctl serve --http 127.0.0.1:8931 --admin 127.0.0.1:8932 mcpctl.serve.yaml
+  MCPCTL_TOKEN=… mcpctl serve --http 0.0.0.0:8931 --allow-origin https://app.example.com mcpctl.serve.yaml
+  mcpctl serve --http :8931 --stateless mcpctl.serve.yaml   # the 2026-07-28 sessionless mode`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Config = args[0]
+			return runServe(c.Context(), s, opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on ADDR (HOST:PORT; a missing host binds 127.0.0.1) instead of stdio")
+	f.BoolVar(&opts.Stateless, "stateless", false, "with --http: serve without sessions (the 2026-07-28 revision's mode)")
+	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics and POST /reload on ADDR (loopback only)")
+	f.BoolVar(&opts.AllowBreaking, "allow-breaking", false, "publish candidates the gate would refuse (logged as a warning at every such publish)")
+	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading")
+	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may finish")
+	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "with --http: an Origin (scheme://host[:port]) browsers may call from; repeatable; others get 403")
+	f.StringVar(&opts.TokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (else MCPCTL_TOKEN)")
+	f.Int64Var(&opts.MaxBody, "max-body", serve.DefaultMaxBodyBytes, "with --http: request body limit in bytes")
+	f.StringVar(&opts.LogFormat, "log-format", "auto", "log format: auto (text on a terminal, JSON otherwise), text or json")
+	f.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.BoolVar(&opts.NoWatch, "no-watch", false, "do not watch the config (reload with SIGHUP or POST /reload only)")
+	return c
+}
+
+func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
+	log, err := newLogger(s.ErrOut, opts.LogFormat, opts.LogLevel)
+	if err != nil {
+		return err
+	}
+	if opts.Stateless && opts.HTTP == "" {
+		return usageErrorf("--stateless needs --http")
+	}
+	var httpOpts serve.HTTPOptions
+	var httpAddr, adminAddr string
+	if opts.HTTP != "" {
+		if httpAddr, err = serve.ListenAddr(opts.HTTP); err != nil {
+			return usageErrorf("--http: %v", err)
+		}
+		token, err := readToken(opts.TokenFile)
+		if err != nil {
+			return err
+		}
+		httpOpts = serve.HTTPOptions{Stateless: opts.Stateless, AllowedOrigins: opts.AllowOrigins, Token: token, MaxBodyBytes: opts.MaxBody}
+		if !serve.IsLoopback(httpAddr) && token == "" {
+			log.Warn("serving HTTP beyond loopback without a bearer token (set --token-file or MCPCTL_TOKEN)", "addr", httpAddr)
+		}
+	}
+	if opts.Admin != "" {
+		if adminAddr, err = serve.ListenAddr(opts.Admin); err != nil {
+			return usageErrorf("--admin: %v", err)
+		}
+		if !serve.IsLoopback(adminAddr) {
+			return usageErrorf("--admin must be a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT), got %q", opts.Admin)
+		}
+	}
+	srv, err := serve.New(ctx, serve.Options{
+		ConfigPath:    opts.Config,
+		Logger:        log,
+		AllowBreaking: opts.AllowBreaking,
+		Debounce:      opts.Debounce,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if opts.AllowBreaking {
+		log.Warn("--allow-breaking: the gate will let breaking candidates through")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	reload := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				select {
+				case reload <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return srv.Run(ctx, serve.RunOptions{
+		HTTPAddr:        httpAddr,
+		HTTP:            httpOpts,
+		Stdin:           s.In,
+		Stdout:          s.Out,
+		AdminAddr:       adminAddr,
+		Watch:           !opts.NoWatch,
+		Reload:          reload,
+		ShutdownTimeout: opts.ShutdownTimeout,
+	})
+}
+
+// readToken reads the bearer token from a file, or MCPCTL_TOKEN.
+func readToken(file string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", usageErrorf("--token-file: %v", err)
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return "", usageErrorf("--token-file %s is empty", file)
+		}
+		return tok, nil
+	}
+	return strings.TrimSpace(os.Getenv("MCPCTL_TOKEN")), nil
+}
+
+// newLogger makes the slog logger for serve: text on a terminal, JSON
+// otherwise, unless format says.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, usageErrorf("--log-level: want debug, info, warn or error, got %q", level)
+	}
+	ho := &slog.HandlerOptions{Level: lvl}
+	switch format {
+	case "auto":
+		if IsTerminal(w) {
+			return slog.New(slog.NewTextHandler(w, ho)), nil
+		}
+		return slog.New(slog.NewJSONHandler(w, ho)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, ho)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, ho)), nil
+	}
+	return nil, usageErrorf("--log-format: want auto, text or json, got %q", format)
+}

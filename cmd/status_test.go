@@ -1,0 +1,65 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/serve"
+)
+
+func TestStatusCommand(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcpctl.serve.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tools:\n  - name: a\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n  - name: b\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n")
+	srv, err := serve.New(context.Background(), serve.Options{ConfigPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	// A refused candidate: b removed.
+	write("tools:\n  - name: a\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n")
+	if res := srv.Reload(context.Background(), "test"); res.Result != serve.ResultRefused {
+		t.Fatalf("reload: %s", res.Result)
+	}
+	admin := httptest.NewServer(srv.AdminHandler())
+	defer admin.Close()
+	addr := strings.TrimPrefix(admin.URL, "http://")
+
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"status", "--admin", addr}, &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	text := out.String()
+	for _, want := range []string{
+		"serving " + path,
+		"generation 1  fingerprint " + srv.Live().Fingerprint,
+		"tools (2): a, b",
+		"last reload: refused (test)",
+		`- breaking tool-removed tool "b" [needs permission]`,
+		"refused candidates (1, newest first):",
+		"sessions: 0 (0 initialized)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status output lacks %q:\n%s", want, text)
+		}
+	}
+
+	out.Reset()
+	code = run(context.Background(), []string{"status", "--admin", addr, "--format", "json"}, &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	var st serve.Status
+	if code != ExitOK || json.Unmarshal(out.Bytes(), &st) != nil || st.Version != 1 || len(st.Refused) != 1 {
+		t.Errorf("--format json: exit %d, %s", code, out.String())
+	}
+}

@@ -1,0 +1,687 @@
+package diff
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/canon"
+)
+
+// instanceGen builds instances of schemas (DESIGN §4.5): a deterministic minimal
+// instance (required properties only, defaults, examples and enum members
+// preferred), a "rich" one (every declared property), local boundary
+// samples for witnesses, and seeded random instances for --verify. Results
+// are candidates: callers check them with the validator.
+type instanceGen struct {
+	sd   *schemaSide
+	rng  *rand.Rand // nil: deterministic
+	rich bool
+	// depth bounds nesting (recursive schemas).
+	depth int
+}
+
+const maxGenDepth = 16
+
+// resolve follows references on the generator's side.
+func (g *instanceGen) resolve(s *canon.Value) *canon.Value {
+	if s == nil {
+		return nil
+	}
+	if g.sd != nil {
+		if r, ok := g.sd.resolve(s); ok {
+			return r
+		}
+		return nil
+	}
+	return s
+}
+
+func (g *instanceGen) coin() bool { return g.rng != nil && g.rng.IntN(2) == 0 }
+
+// value returns one instance of s.
+func (g *instanceGen) value(s *canon.Value) canon.Value {
+	g.depth++
+	defer func() { g.depth-- }()
+	if g.depth > 2*maxGenDepth {
+		return canon.NullValue() // an infinitely deep required structure
+	}
+	s = g.resolve(s)
+	if s == nil {
+		return canon.StringValue("x")
+	}
+	if s.Kind == canon.Bool {
+		return anyPool()[0]
+	}
+	if s.Kind != canon.Object {
+		return canon.NullValue()
+	}
+	if g.rng == nil || g.coin() {
+		if d := s.Get("default"); d != nil && admits(s, d) && g.rng == nil {
+			return d.Clone()
+		}
+		if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array && len(ex.Items) > 0 && admits(s, &ex.Items[0]) && g.rng == nil {
+			return ex.Items[0].Clone()
+		}
+	}
+	if e := s.Get("enum"); e != nil && e.Kind == canon.Array && len(e.Items) > 0 {
+		var ok []canon.Value
+		for i := range e.Items {
+			if admits(s, &e.Items[i]) {
+				ok = append(ok, e.Items[i])
+			}
+		}
+		if len(ok) == 0 {
+			ok = e.Items
+		}
+		if g.rng != nil {
+			return ok[g.rng.IntN(len(ok))].Clone()
+		}
+		return ok[0].Clone()
+	}
+	for _, kw := range []string{"oneOf", "anyOf"} {
+		if a := s.Get(kw); a != nil && a.Kind == canon.Array && len(a.Items) > 0 && g.depth < maxGenDepth {
+			i := 0
+			if g.rng != nil {
+				i = g.rng.IntN(len(a.Items))
+			}
+			return g.value(g.conj(s, kw, &a.Items[i]))
+		}
+	}
+	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array && g.depth < maxGenDepth {
+		m := s.Clone()
+		m.Delete("allOf")
+		for i := range a.Items {
+			b := g.resolve(&a.Items[i])
+			if b == nil {
+				continue
+			}
+			if mv, ok := mergeSchemas(&m, b); ok {
+				m = mv
+			}
+		}
+		return g.value(&m)
+	}
+	t := g.chooseType(s)
+	switch t {
+	case tObject:
+		return g.object(s)
+	case tArray:
+		return g.array(s)
+	case tString:
+		return g.str(s)
+	case tInteger, tFraction:
+		return g.number(s, t)
+	case tBool:
+		return canon.BoolValue(g.rng != nil && g.coin())
+	}
+	return canon.NullValue()
+}
+
+// conj returns s without its keyword kw, conjoined with branch b (merged
+// when exact, else as allOf).
+func (g *instanceGen) conj(s *canon.Value, kw string, b *canon.Value) *canon.Value {
+	c := s.Clone()
+	c.Delete(kw)
+	rb := g.resolve(b)
+	if rb == nil {
+		return &c
+	}
+	if m, ok := mergeSchemas(&c, rb); ok {
+		return &m
+	}
+	if len(c.Members) == 0 {
+		return rb
+	}
+	m := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(c, rb.Clone())})
+	return &m
+}
+
+// chooseType picks the instance type to build for s.
+func (g *instanceGen) chooseType(s *canon.Value) types {
+	t := typesOf(s)
+	if t == 0 {
+		return 0
+	}
+	if t == tAll {
+		hint := types(0)
+		for _, m := range s.Members {
+			hint |= typeKeywords[m.Key]
+		}
+		if hint != 0 {
+			t = hint
+		} else if g.rng == nil {
+			return tString
+		}
+	}
+	order := []types{tObject, tArray, tString, tInteger, tFraction, tBool, tNull}
+	var avail []types
+	for _, o := range order {
+		if t&o != 0 {
+			avail = append(avail, o)
+		}
+	}
+	if g.rng != nil {
+		return avail[g.rng.IntN(len(avail))]
+	}
+	return avail[0]
+}
+
+// propSchema returns the schema that applies to member key of an object
+// valid under s: its property schema, else a matching patternProperties
+// schema, else additionalProperties (nil = any).
+func propSchema(s *canon.Value, key string) *canon.Value {
+	if s == nil || s.Kind != canon.Object {
+		return nil
+	}
+	if p := s.Get("properties"); p != nil && p.Kind == canon.Object {
+		if v := p.Get(key); v != nil {
+			return v
+		}
+	}
+	if pp := s.Get("patternProperties"); pp != nil && pp.Kind == canon.Object {
+		for i := range pp.Members {
+			if re := compileRegexp(pp.Members[i].Key); re != nil && re.MatchString(key) {
+				return &pp.Members[i].Value
+			}
+		}
+	}
+	return s.Get("additionalProperties")
+}
+
+// requiredNames lists the "required" entries of s.
+func requiredNames(s *canon.Value) []string {
+	r := s.Get("required")
+	if r == nil || r.Kind != canon.Array {
+		return nil
+	}
+	var out []string
+	for _, it := range r.Items {
+		if it.Kind == canon.String {
+			out = append(out, it.Str)
+		}
+	}
+	return out
+}
+
+func (g *instanceGen) object(s *canon.Value) canon.Value {
+	out := canon.ObjectValue()
+	add := func(k string) {
+		if out.Has(k) {
+			return
+		}
+		ps := propSchema(s, k)
+		if ps != nil && ps.Kind == canon.Bool && !ps.Bool {
+			return
+		}
+		out.Set(k, g.value(ps))
+	}
+	for _, k := range requiredNames(s) {
+		add(k)
+	}
+	props := s.Get("properties")
+	if props != nil && props.Kind == canon.Object && g.depth < maxGenDepth {
+		for _, m := range props.Members {
+			if g.rich || g.coin() {
+				add(m.Key)
+			}
+		}
+	}
+	if dr := s.Get("dependentRequired"); dr != nil && dr.Kind == canon.Object {
+		for _, m := range dr.Members {
+			if out.Has(m.Key) && m.Value.Kind == canon.Array {
+				for _, d := range m.Value.Items {
+					if d.Kind == canon.String {
+						add(d.Str)
+					}
+				}
+			}
+		}
+	}
+	if minP, ok := intOf(s.Get("minProperties")); ok {
+		if props != nil && props.Kind == canon.Object {
+			for _, m := range props.Members {
+				if int64(len(out.Members)) >= minP {
+					break
+				}
+				add(m.Key)
+			}
+		}
+		for i := 0; int64(len(out.Members)) < minP && i < 64; i++ {
+			add("p" + strconv.Itoa(i))
+		}
+	}
+	if maxP, ok := intOf(s.Get("maxProperties")); ok && int64(len(out.Members)) > maxP {
+		req := requiredNames(s)
+		kept := out.Members[:0]
+		for _, m := range out.Members {
+			if slices.Contains(req, m.Key) || int64(len(kept)) < maxP {
+				kept = append(kept, m)
+			}
+		}
+		out.Members = kept
+	}
+	return out
+}
+
+func (g *instanceGen) array(s *canon.Value) canon.Value {
+	var prefix []canon.Value
+	if p := s.Get("prefixItems"); p != nil && p.Kind == canon.Array {
+		prefix = p.Items
+	}
+	items := s.Get("items")
+	n := int64(0)
+	if m, ok := intOf(s.Get("minItems")); ok {
+		n = m
+	}
+	if g.rich && int64(len(prefix)) > n {
+		n = int64(len(prefix))
+	}
+	if g.rng != nil {
+		n += int64(g.rng.IntN(3))
+	}
+	contains := s.Get("contains")
+	minC := int64(0)
+	if contains != nil {
+		minC = 1
+		if m, ok := intOf(s.Get("minContains")); ok {
+			minC = m
+		}
+		if n < minC {
+			n = minC
+		}
+	}
+	if m, ok := intOf(s.Get("maxItems")); ok && n > m {
+		n = m
+	}
+	if items != nil && items.Kind == canon.Bool && !items.Bool && n > int64(len(prefix)) {
+		n = int64(len(prefix))
+	}
+	if n > 32 {
+		n = 32
+	}
+	if g.depth >= maxGenDepth {
+		n = min(n, 1)
+	}
+	unique := false
+	if u := s.Get("uniqueItems"); u != nil && u.Kind == canon.Bool && u.Bool {
+		unique = true
+	}
+	out := canon.ArrayValue()
+	seen := map[string]bool{}
+	for i := int64(0); i < n; i++ {
+		var is *canon.Value
+		switch {
+		case contains != nil && i < minC && int(i) >= len(prefix):
+			is = contains
+		case int(i) < len(prefix):
+			is = &prefix[i]
+		default:
+			is = items
+		}
+		v := g.value(is)
+		if unique {
+			for try := 0; seen[string(canon.AppendJCS(nil, &v))] && try < 8; try++ {
+				vs := g.variants(is, 8)
+				if try < len(vs) {
+					v = vs[try]
+				}
+			}
+			seen[string(canon.AppendJCS(nil, &v))] = true
+		}
+		out.Items = append(out.Items, v)
+	}
+	return out
+}
+
+func (g *instanceGen) str(s *canon.Value) canon.Value {
+	minL, _ := intOf(s.Get("minLength"))
+	maxL, hasMax := intOf(s.Get("maxLength"))
+	fit := func(x string) (string, bool) {
+		n := int64(len([]rune(x)))
+		if n < minL {
+			x += strings.Repeat("x", int(min(minL-n, 4096)))
+		}
+		if hasMax && int64(len([]rune(x))) > maxL {
+			return "", false
+		}
+		return x, true
+	}
+	if f := s.Get("format"); f != nil && f.Kind == canon.String {
+		if x, ok := formatSample(f.Str); ok {
+			if y, ok := fit(x); ok {
+				return canon.StringValue(y)
+			}
+		}
+	}
+	if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
+		for _, x := range regexSamples(p.Str, 3, g.rng) {
+			sv := canon.StringValue(x)
+			if admits(s, &sv) {
+				return sv
+			}
+			if y, ok := fit(x); ok {
+				if sv := canon.StringValue(y); admits(s, &sv) {
+					return sv
+				}
+			}
+		}
+	}
+	base := "x"
+	if g.rng != nil {
+		n := g.rng.IntN(6)
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteByte("abcxyz019 -_"[g.rng.IntN(12)])
+		}
+		base = b.String()
+	}
+	if hasMax && int64(len([]rune(base))) > maxL {
+		base = string([]rune(base)[:maxL])
+	}
+	x, _ := fit(base)
+	return canon.StringValue(x)
+}
+
+// formatSample returns a value of a well-known format (JSON Schema
+// 2020-12 Validation §7.3).
+func formatSample(f string) (string, bool) {
+	s, ok := map[string]string{
+		"date-time":             "2024-01-01T00:00:00Z",
+		"date":                  "2024-01-01",
+		"time":                  "00:00:00Z",
+		"duration":              "P1D",
+		"email":                 "user@example.com",
+		"idn-email":             "user@example.com",
+		"hostname":              "example.com",
+		"idn-hostname":          "example.com",
+		"ipv4":                  "192.0.2.1",
+		"ipv6":                  "2001:db8::1",
+		"uri":                   "https://example.com/",
+		"uri-reference":         "https://example.com/",
+		"iri":                   "https://example.com/",
+		"iri-reference":         "https://example.com/",
+		"uri-template":          "https://example.com/{id}",
+		"uuid":                  "00000000-0000-4000-8000-000000000000",
+		"json-pointer":          "/a",
+		"relative-json-pointer": "0",
+		"regex":                 "^a$",
+	}[f]
+	return s, ok
+}
+
+// number returns a number of type t (tInteger or tFraction) within s's
+// bounds and multipleOf.
+func (g *instanceGen) number(s *canon.Value, t types) canon.Value {
+	intOnly := t == tInteger
+	for _, r := range g.numberCandidates(s, intOnly) {
+		v := canon.NumberValue(ratText(r))
+		if admits(s, &v) && (kindOf(&v) == t || (t == tInteger && kindOf(&v) == tInteger)) {
+			return v
+		}
+	}
+	return canon.NumberValue("0")
+}
+
+// numberCandidates lists numbers near s's bounds and multiples.
+func (g *instanceGen) numberCandidates(s *canon.Value, intOnly bool) []*big.Rat {
+	lo, hi := lowerBound(s, intOnly), upperBound(s, intOnly)
+	one := big.NewRat(1, 1)
+	half := big.NewRat(1, 2)
+	var c []*big.Rat
+	if g.rng != nil {
+		r := big.NewRat(int64(g.rng.IntN(200)-100), 1)
+		if lo.set {
+			r = new(big.Rat).Add(lo.v, big.NewRat(int64(g.rng.IntN(10)), 1))
+		}
+		if !intOnly && g.coin() {
+			r.Add(r, half)
+		}
+		c = append(c, r)
+	}
+	base := []*big.Rat{big.NewRat(0, 1), one, big.NewRat(-1, 1)}
+	if !intOnly {
+		base = []*big.Rat{half, big.NewRat(3, 2), big.NewRat(-1, 2), big.NewRat(0, 1)}
+	}
+	if lo.set {
+		c = append(c, lo.v, new(big.Rat).Add(lo.v, one))
+		if !intOnly {
+			c = append(c, new(big.Rat).Add(lo.v, half))
+		}
+	}
+	if hi.set {
+		c = append(c, hi.v, new(big.Rat).Sub(hi.v, one))
+		if !intOnly {
+			c = append(c, new(big.Rat).Sub(hi.v, half))
+		}
+	}
+	c = append(c, base...)
+	if m, ok := ratOf(s.Get("multipleOf")); ok && m.Sign() > 0 {
+		var ms []*big.Rat
+		for _, x := range c {
+			q := floorRat(new(big.Rat).Quo(x, m))
+			ms = append(ms, new(big.Rat).Mul(q, m), new(big.Rat).Mul(new(big.Rat).Add(q, one), m))
+		}
+		c = append(ms, c...)
+	}
+	return c
+}
+
+// ratText writes r as a JSON number (exact when r has a finite decimal
+// expansion, else the nearest double).
+func ratText(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	d := new(big.Int).Set(r.Denom())
+	for _, p := range []int64{2, 5} {
+		bp := big.NewInt(p)
+		m := new(big.Int)
+		for {
+			q, rem := new(big.Int).QuoRem(d, bp, m)
+			if rem.Sign() != 0 {
+				break
+			}
+			d = q
+		}
+	}
+	if d.Cmp(big.NewInt(1)) == 0 {
+		s := r.FloatString(40)
+		s = strings.TrimRight(s, "0")
+		return strings.TrimSuffix(s, ".")
+	}
+	f, _ := r.Float64()
+	return string(canon.AppendFloat(nil, f))
+}
+
+// anyPool is a small set of values of every type, for schemas that accept
+// anything.
+func anyPool() []canon.Value {
+	return []canon.Value{
+		canon.StringValue("x"), canon.NumberValue("0"), canon.BoolValue(true), canon.NullValue(),
+		canon.NumberValue("0.5"), canon.StringValue(""), canon.ArrayValue(), canon.ObjectValue(),
+		canon.BoolValue(false), canon.NumberValue("-1"),
+	}
+}
+
+// variants returns up to limit diverse instances of s, valid for its local
+// keywords: boundary values of its bounds, every enum member, default and
+// examples, values of each allowed type, each anyOf/oneOf branch.
+func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
+	g.depth++
+	defer func() { g.depth-- }()
+	if g.depth > 2*maxGenDepth {
+		return nil
+	}
+	s = g.resolve(s)
+	if s == nil {
+		return nil
+	}
+	var out []canon.Value
+	seen := map[string]bool{}
+	add := func(v canon.Value) {
+		if len(out) >= limit || !admits(s, &v) {
+			return
+		}
+		k := string(canon.AppendJCS(nil, &v))
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		out = append(out, v)
+	}
+	if s.Kind == canon.Bool {
+		if s.Bool {
+			for _, v := range anyPool() {
+				add(v)
+			}
+		}
+		return out
+	}
+	if s.Kind != canon.Object {
+		return nil
+	}
+	if e := s.Get("enum"); e != nil && e.Kind == canon.Array {
+		for _, it := range e.Items {
+			add(it.Clone())
+		}
+		return out
+	}
+	for _, kw := range []string{"default"} {
+		if d := s.Get(kw); d != nil {
+			add(d.Clone())
+		}
+	}
+	if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array {
+		for _, it := range ex.Items {
+			add(it.Clone())
+		}
+	}
+	add(g.value(s))
+	rich := *g
+	rich.rich = true
+	add(rich.value(s))
+	if g.depth < maxGenDepth {
+		for _, kw := range []string{"anyOf", "oneOf"} {
+			if a := s.Get(kw); a != nil && a.Kind == canon.Array {
+				for i := range a.Items {
+					for _, v := range g.variants(g.conj(s, kw, &a.Items[i]), 4) {
+						add(v)
+					}
+				}
+			}
+		}
+	}
+	t := typesOf(s)
+	if t&tNull != 0 {
+		add(canon.NullValue())
+	}
+	if t&tBool != 0 {
+		add(canon.BoolValue(false))
+		add(canon.BoolValue(true))
+	}
+	if t&tInteger != 0 {
+		for _, r := range g.numberCandidates(s, t&tNumber == tInteger) {
+			if r.IsInt() {
+				add(canon.NumberValue(ratText(r)))
+			}
+		}
+		add(canon.NumberValue("1000000"))
+	}
+	if t&tFraction != 0 {
+		for _, r := range g.numberCandidates(s, false) {
+			if !r.IsInt() {
+				add(canon.NumberValue(ratText(r)))
+			}
+		}
+	}
+	if t&tString != 0 {
+		minL, _ := intOf(s.Get("minLength"))
+		maxL, hasMax := intOf(s.Get("maxLength"))
+		add(canon.StringValue(strings.Repeat("x", int(min(minL, 4096)))))
+		if hasMax {
+			add(canon.StringValue(strings.Repeat("x", int(min(maxL, 4096)))))
+		}
+		if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
+			for _, x := range regexSamples(p.Str, 4, nil) {
+				add(canon.StringValue(x))
+			}
+		}
+		for _, x := range []string{"x", "", "X", "0", "x y", "-", "https://example.com/", "2024-01-01"} {
+			add(canon.StringValue(x))
+		}
+	}
+	if t&tArray != 0 {
+		items := s.Get("items")
+		add(canon.ArrayValue())
+		if g.depth < maxGenDepth {
+			iv := g.variants(items, 4)
+			for _, v := range iv {
+				add(canon.ArrayValue(v))
+			}
+			if len(iv) > 0 {
+				add(canon.ArrayValue(iv[0], iv[0]))
+			}
+			if cs := s.Get("contains"); cs != nil {
+				// As many matching items as the contains bounds allow.
+				cv := g.variants(cs, 2)
+				for _, kw := range []string{"minContains", "maxContains"} {
+					if n, ok := intOf(s.Get(kw)); ok && n <= 64 && len(cv) > 0 {
+						a := canon.ArrayValue()
+						for i := int64(0); i < n; i++ {
+							a.Items = append(a.Items, cv[0])
+						}
+						add(a)
+					}
+				}
+			}
+			if maxI, ok := intOf(s.Get("maxItems")); ok && maxI <= 64 && len(iv) > 0 {
+				a := canon.ArrayValue()
+				for i := int64(0); i < maxI; i++ {
+					a.Items = append(a.Items, iv[int(i)%len(iv)])
+				}
+				add(a)
+			}
+		}
+	}
+	if t&tObject != 0 {
+		add(canon.ObjectValue())
+		// The minimal and rich instances with one property varied at a
+		// time.
+		if props := s.Get("properties"); props != nil && props.Kind == canon.Object && g.depth < maxGenDepth {
+			for _, base := range []canon.Value{g.value(s), rich.value(s)} {
+				if base.Kind != canon.Object {
+					continue
+				}
+				for _, m := range props.Members {
+					for _, v := range g.variants(&m.Value, 4) {
+						o := base.Clone()
+						o.Set(m.Key, v)
+						add(o)
+					}
+				}
+			}
+		}
+		if maxP, ok := intOf(s.Get("maxProperties")); ok && maxP <= 64 {
+			// As many properties as allowed: declared ones first.
+			o := rich.value(s)
+			if o.Kind == canon.Object {
+				for i := 0; int64(len(o.Members)) < maxP && i < 64; i++ {
+					k := "p" + strconv.Itoa(i)
+					if !o.Has(k) {
+						o.Set(k, g.value(propSchema(s, k)))
+					}
+				}
+				add(o)
+			}
+		}
+	}
+	if t == tAll {
+		for _, v := range anyPool() {
+			add(v)
+		}
+	}
+	return out
+}

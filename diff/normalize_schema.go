@@ -1,0 +1,936 @@
+package diff
+
+import (
+	"bytes"
+	"math/big"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/schema"
+)
+
+// This file holds the schema-reasoning normalizations of DESIGN §4.2, on
+// top of canon.NormalizeTool's syntactic ones, applied to a private copy of
+// each schema before the walk:
+//
+//   - OpenAPI "nullable: true" adds "null" to "type" (also in the copy that
+//     witnesses are validated against, so both agree on what it means);
+//   - a "type" array is sorted and deduplicated, "integer" dropped beside
+//     "number";
+//   - an anyOf (or oneOf) whose branches each allow one distinct type family
+//     becomes one schema with a type array (so ["string","null"] equals
+//     anyOf [{type: string}, {type: null}]);
+//   - draft-07 tuple "items": […] plus "additionalItems" becomes
+//     "prefixItems" plus "items"; draft-04 boolean exclusive bounds become
+//     numbers; draft-07 "dependencies" becomes dependentRequired and
+//     dependentSchemas;
+//   - local $refs are inlined unless recursive (a recursive one is resolved
+//     during the walk, with a cycle guard), so moving a subschema between
+//     inline and $defs is no change;
+//   - allOf branches are merged into their parent where the merge is exact;
+//   - keywords with no effect (additionalProperties: true, minItems: 0, …)
+//     are dropped.
+
+// schemaSide is one schema of a comparison.
+type schemaSide struct {
+	// orig is the schema as given; valid is orig with the dialect rewrite
+	// (nullable), compiled to check witnesses; root is the semantically
+	// normalized copy the walk reads.
+	orig, valid, root *canon.Value
+	draft             int
+	defsKey           string
+	// refs caches normalized $ref targets by reference string.
+	refs map[string]*canon.Value
+
+	compiled   *schema.Compiled
+	compileErr error
+	compiledOK bool
+
+	examples []canon.Value // cached base instances
+}
+
+// inlineBudget bounds the number of values inlining may copy per side.
+const inlineBudget = 50000
+
+func newSide(v *canon.Value) *schemaSide {
+	s := &schemaSide{orig: v, refs: map[string]*canon.Value{}}
+	if v == nil {
+		return s
+	}
+	s.draft = draftOf(v)
+	val := v.Clone()
+	rewriteNullable(&val)
+	s.valid = &val
+	if d := val.Get("$defs"); d != nil {
+		s.defsKey = string(canon.AppendSchema(nil, d))
+	}
+	n := &normalizer{src: s.valid, draft: s.draft, budget: inlineBudget}
+	root := n.inline(s.valid, nil)
+	n.normalize(&root)
+	if root.Kind == canon.Object {
+		root.Delete("$defs")
+		root.Delete("definitions")
+	}
+	s.root = &root
+	return s
+}
+
+// draftOf reads the draft of a schema from "$schema": 4, 6, 7, 2019 or
+// 2020 (the default, as MCP 2025-11-25 specifies).
+func draftOf(v *canon.Value) int {
+	sv := v.Get("$schema")
+	if sv == nil || sv.Kind != canon.String {
+		return 2020
+	}
+	switch u := sv.Str; {
+	case strings.Contains(u, "draft-04"):
+		return 4
+	case strings.Contains(u, "draft-06"):
+		return 6
+	case strings.Contains(u, "draft-07"):
+		return 7
+	case strings.Contains(u, "2019-09"):
+		return 2019
+	}
+	return 2020
+}
+
+// resolve follows $ref chains to a schema that is not a plain reference;
+// ok is false when a reference does not resolve.
+func (s *schemaSide) resolve(v *canon.Value) (*canon.Value, bool) {
+	for hops := 0; hops < 32; hops++ {
+		ref := pureRef(v)
+		if ref == "" {
+			return v, true
+		}
+		t := s.target(ref)
+		if t == nil {
+			return v, false
+		}
+		v = t
+	}
+	return v, false
+}
+
+// pureRef returns the $ref of a schema that is only a reference (plus
+// annotations), or "".
+func pureRef(v *canon.Value) string {
+	if v == nil || v.Kind != canon.Object {
+		return ""
+	}
+	r := v.Get("$ref")
+	if r == nil || r.Kind != canon.String {
+		return ""
+	}
+	for _, m := range v.Members {
+		if m.Key != "$ref" && !annotationKeyword[m.Key] {
+			return ""
+		}
+	}
+	return r.Str
+}
+
+// target returns the normalized target of a local reference, or nil.
+func (s *schemaSide) target(ref string) *canon.Value {
+	if t, ok := s.refs[ref]; ok {
+		return t
+	}
+	s.refs[ref] = nil
+	raw := lookupRef(s.valid, ref)
+	if raw == nil {
+		return nil
+	}
+	n := &normalizer{src: s.valid, draft: s.draft, budget: inlineBudget}
+	v := n.inline(raw, []string{ref})
+	n.normalize(&v)
+	s.refs[ref] = &v
+	return &v
+}
+
+// lookupRef resolves a local reference ("#", "#/$defs/a", percent-encoded
+// per RFC 3986 and escaped per RFC 6901) in root; nil when it is not local
+// or does not resolve.
+func lookupRef(root *canon.Value, ref string) *canon.Value {
+	if root == nil || !strings.HasPrefix(ref, "#") {
+		return nil
+	}
+	frag, err := url.PathUnescape(ref[1:])
+	if err != nil {
+		return nil
+	}
+	if frag == "" {
+		return root
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil // an anchor: not supported
+	}
+	cur := root
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch cur.Kind {
+		case canon.Object:
+			cur = cur.Get(tok)
+		case canon.Array:
+			i, ok := atoiToken(tok)
+			if !ok || i >= len(cur.Items) {
+				return nil
+			}
+			cur = &cur.Items[i]
+		default:
+			return nil
+		}
+		if cur == nil {
+			return nil
+		}
+	}
+	return cur
+}
+
+func atoiToken(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// rewriteNullable applies the OpenAPI "nullable" dialect in place:
+// nullable: true adds "null" to a present "type"; the keyword is dropped.
+func rewriteNullable(root *canon.Value) {
+	eachSchema(root, func(s *canon.Value) {
+		nv := s.Get("nullable")
+		if nv == nil || nv.Kind != canon.Bool {
+			return
+		}
+		if nv.Bool {
+			if t := s.Get("type"); t != nil {
+				tt := declaredTypes(t)
+				if tt != tAll && tt&tNull == 0 {
+					items := []canon.Value{canon.StringValue("null")}
+					if t.Kind == canon.String {
+						items = append(items, *t)
+					} else if t.Kind == canon.Array {
+						items = append(items, t.Items...)
+					}
+					s.Set("type", canon.ArrayValue(items...))
+				}
+			}
+		}
+		s.Delete("nullable")
+	})
+}
+
+// Keyword tables (JSON Schema 2020-12 Core §10, Validation §6; draft-07 for
+// items arrays, additionalItems and dependencies).
+var (
+	singleSchemaKW = []string{"additionalProperties", "unevaluatedProperties", "propertyNames", "items", "additionalItems", "unevaluatedItems", "contains", "not", "if", "then", "else", "contentSchema"}
+	arraySchemaKW  = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
+	mapSchemaKW    = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+
+	annotationKeyword = map[string]bool{
+		"title": true, "description": true, "default": true, "examples": true, "$comment": true,
+		"deprecated": true, "readOnly": true, "writeOnly": true, "$schema": true, "$id": true,
+		"$anchor": true, "$dynamicAnchor": true, "$vocabulary": true, "contentEncoding": true,
+		"contentMediaType": true, "contentSchema": true, "$defs": true, "definitions": true,
+	}
+
+	// typeKeywords are the keywords that constrain only instances of one
+	// type family.
+	typeKeywords = map[string]types{
+		"minimum": tNumber, "maximum": tNumber, "exclusiveMinimum": tNumber, "exclusiveMaximum": tNumber, "multipleOf": tNumber,
+		"minLength": tString, "maxLength": tString, "pattern": tString, "format": tString,
+		"items": tArray, "prefixItems": tArray, "minItems": tArray, "maxItems": tArray, "uniqueItems": tArray,
+		"contains": tArray, "minContains": tArray, "maxContains": tArray, "unevaluatedItems": tArray,
+		"properties": tObject, "required": tObject, "additionalProperties": tObject, "patternProperties": tObject,
+		"propertyNames": tObject, "minProperties": tObject, "maxProperties": tObject, "dependentRequired": tObject,
+		"dependentSchemas": tObject, "unevaluatedProperties": tObject,
+	}
+)
+
+// eachSchema calls fn for s and every subschema below it, parents first.
+func eachSchema(s *canon.Value, fn func(*canon.Value)) {
+	if s.Kind != canon.Object {
+		return
+	}
+	fn(s)
+	eachChild(s, func(c *canon.Value) { eachSchema(c, fn) })
+}
+
+// eachChild calls fn for every direct subschema of s.
+func eachChild(s *canon.Value, fn func(*canon.Value)) {
+	if s.Kind != canon.Object {
+		return
+	}
+	for i := range s.Members {
+		m := &s.Members[i]
+		switch {
+		case slices.Contains(mapSchemaKW, m.Key):
+			if m.Value.Kind == canon.Object {
+				for j := range m.Value.Members {
+					v := &m.Value.Members[j].Value
+					if v.Kind == canon.Object || v.Kind == canon.Bool {
+						fn(v)
+					}
+				}
+			}
+		case m.Value.Kind == canon.Array && slices.Contains(arraySchemaKW, m.Key):
+			for j := range m.Value.Items {
+				fn(&m.Value.Items[j])
+			}
+		case slices.Contains(singleSchemaKW, m.Key):
+			fn(&m.Value)
+		}
+	}
+}
+
+type normalizer struct {
+	src    *canon.Value
+	draft  int
+	budget int
+}
+
+// inline returns a copy of v with every local, non-recursive $ref replaced
+// by a copy of its target (stack holds the references being expanded).
+func (n *normalizer) inline(v *canon.Value, stack []string) canon.Value {
+	n.budget--
+	if v.Kind != canon.Object {
+		return v.Clone()
+	}
+	out := canon.Value{Kind: canon.Object, Members: make([]canon.Member, 0, len(v.Members))}
+	for _, m := range v.Members {
+		switch {
+		case m.Key == "$defs" || m.Key == "definitions":
+			continue // reached through references only
+		case slices.Contains(mapSchemaKW, m.Key) && m.Value.Kind == canon.Object:
+			mv := canon.Value{Kind: canon.Object, Members: make([]canon.Member, len(m.Value.Members))}
+			for j, sm := range m.Value.Members {
+				mv.Members[j] = canon.Member{Key: sm.Key, Value: n.inlineChild(&sm.Value, stack)}
+			}
+			out.Members = append(out.Members, canon.Member{Key: m.Key, Value: mv})
+		case m.Value.Kind == canon.Array && slices.Contains(arraySchemaKW, m.Key):
+			av := canon.Value{Kind: canon.Array, Items: make([]canon.Value, len(m.Value.Items))}
+			for j := range m.Value.Items {
+				av.Items[j] = n.inlineChild(&m.Value.Items[j], stack)
+			}
+			out.Members = append(out.Members, canon.Member{Key: m.Key, Value: av})
+		case slices.Contains(singleSchemaKW, m.Key):
+			out.Members = append(out.Members, canon.Member{Key: m.Key, Value: n.inlineChild(&m.Value, stack)})
+		default:
+			out.Members = append(out.Members, canon.Member{Key: m.Key, Value: m.Value.Clone()})
+		}
+	}
+	ref := out.Get("$ref")
+	if ref == nil || ref.Kind != canon.String {
+		return out
+	}
+	target := lookupRef(n.src, ref.Str)
+	if target == nil || slices.Contains(stack, ref.Str) || n.budget <= 0 {
+		return out // unresolvable (reported during the walk) or recursive
+	}
+	t := n.inline(target, append(slices.Clone(stack), ref.Str))
+	out.Delete("$ref")
+	if n.draft < 2019 || onlyAnnotations(&out) {
+		// Draft-07 and earlier ignore the siblings of $ref.
+		return keepAnnotations(t, &out)
+	}
+	return canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(t, out)})
+}
+
+func (n *normalizer) inlineChild(v *canon.Value, stack []string) canon.Value {
+	if v.Kind == canon.Object {
+		return n.inline(v, stack)
+	}
+	return v.Clone()
+}
+
+// keepAnnotations copies the description (and title) of a reference site
+// onto its inlined target, where the target has none.
+func keepAnnotations(t canon.Value, site *canon.Value) canon.Value {
+	if t.Kind != canon.Object {
+		return t
+	}
+	for _, k := range []string{"description", "title", "default"} {
+		if v := site.Get(k); v != nil && !t.Has(k) {
+			t.Set(k, v.Clone())
+		}
+	}
+	return t
+}
+
+func onlyAnnotations(v *canon.Value) bool {
+	for _, m := range v.Members {
+		if !annotationKeyword[m.Key] {
+			return false
+		}
+	}
+	return true
+}
+
+// normalize rewrites v in place, children first.
+func (n *normalizer) normalize(v *canon.Value) {
+	if v.Kind != canon.Object {
+		return
+	}
+	eachChild(v, n.normalize)
+	n.node(v)
+}
+
+// node applies the one-node rewrites; it may replace *v entirely.
+func (n *normalizer) node(v *canon.Value) {
+	// Draft-04 boolean exclusive bounds.
+	for _, b := range [][2]string{{"exclusiveMaximum", "maximum"}, {"exclusiveMinimum", "minimum"}} {
+		if e := v.Get(b[0]); e != nil && e.Kind == canon.Bool {
+			if e.Bool {
+				if m := v.Get(b[1]); m != nil {
+					mv := m.Clone()
+					v.Delete(b[1])
+					v.Set(b[0], mv)
+				} else {
+					v.Delete(b[0])
+				}
+			} else {
+				v.Delete(b[0])
+			}
+		}
+	}
+	// Draft-07 tuples.
+	if it := v.Get("items"); it != nil && it.Kind == canon.Array {
+		prefix := it.Clone()
+		v.Delete("items")
+		if ai := v.Get("additionalItems"); ai != nil {
+			aiv := ai.Clone()
+			v.Delete("additionalItems")
+			v.Set("items", aiv)
+		}
+		v.Set("prefixItems", prefix)
+	} else {
+		v.Delete("additionalItems")
+	}
+	// Draft-07 dependencies.
+	if d := v.Get("dependencies"); d != nil && d.Kind == canon.Object && !v.Has("dependentRequired") && !v.Has("dependentSchemas") {
+		var req, sch []canon.Member
+		for _, m := range d.Members {
+			if m.Value.Kind == canon.Array {
+				req = append(req, m)
+			} else {
+				sch = append(sch, m)
+			}
+		}
+		v.Delete("dependencies")
+		if len(req) > 0 {
+			v.Set("dependentRequired", canon.ObjectValue(req...))
+		}
+		if len(sch) > 0 {
+			v.Set("dependentSchemas", canon.ObjectValue(sch...))
+		}
+	}
+	// A reference that stayed (recursive): siblings are an allOf branch.
+	if r := v.Get("$ref"); r != nil && pureRef(v) == "" {
+		rv := r.Clone()
+		v.Delete("$ref")
+		if n.draft < 2019 {
+			*v = canon.ObjectValue(canon.Member{Key: "$ref", Value: rv})
+			return
+		}
+		rest := *v
+		*v = canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(canon.ObjectValue(canon.Member{Key: "$ref", Value: rv}), rest)})
+		n.node(v)
+		return
+	}
+	normalizeType(v)
+	dropNoOps(v)
+	dedupeEnum(v)
+	// One-branch disjunctions are that branch.
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if a := v.Get(kw); a != nil && a.Kind == canon.Array && len(a.Items) == 1 {
+			b := a.Items[0]
+			v.Delete(kw)
+			appendAllOf(v, b)
+		}
+	}
+	liftTypeBranches(v)
+	n.mergeAllOf(v)
+	if v.Kind == canon.Object && len(v.Members) == 0 {
+		return
+	}
+}
+
+func appendAllOf(v *canon.Value, b canon.Value) {
+	if a := v.Get("allOf"); a != nil && a.Kind == canon.Array {
+		a.Items = append(a.Items, b)
+		return
+	}
+	v.Set("allOf", canon.ArrayValue(b))
+}
+
+// normalizeType sorts and deduplicates a type array ("integer" is dropped
+// beside "number"; one type becomes a string).
+func normalizeType(v *canon.Value) {
+	t := v.Get("type")
+	if t == nil || t.Kind != canon.Array {
+		return
+	}
+	for i := range t.Items {
+		if t.Items[i].Kind != canon.String || typeBits(t.Items[i].Str) == 0 {
+			return // invalid: leave it for the validator to reject
+		}
+	}
+	tv, ok := declaredTypes(t).typeValue()
+	if ok {
+		*t = tv
+	}
+}
+
+// dropNoOps deletes keywords that constrain nothing.
+func dropNoOps(v *canon.Value) {
+	for _, kw := range []string{"additionalProperties", "items", "unevaluatedProperties", "unevaluatedItems", "propertyNames"} {
+		if x := v.Get(kw); x != nil && ((x.Kind == canon.Bool && x.Bool) || (x.Kind == canon.Object && len(x.Members) == 0)) {
+			v.Delete(kw)
+		}
+	}
+	for _, kw := range []string{"minLength", "minItems", "minProperties"} {
+		if x := v.Get(kw); x != nil && x.Kind == canon.Number {
+			if r, ok := ratOf(x); ok && r.Sign() == 0 {
+				v.Delete(kw)
+			}
+		}
+	}
+	if x := v.Get("uniqueItems"); x != nil && x.Kind == canon.Bool && !x.Bool {
+		v.Delete("uniqueItems")
+	}
+	if x := v.Get("pattern"); x != nil && x.Kind == canon.String && x.Str == "" {
+		v.Delete("pattern")
+	}
+	if !v.Has("if") {
+		v.Delete("then")
+		v.Delete("else")
+	} else if !v.Has("then") && !v.Has("else") {
+		v.Delete("if")
+	}
+	for _, kw := range []string{"properties", "patternProperties", "dependentSchemas", "dependentRequired"} {
+		if x := v.Get(kw); x != nil && x.Kind == canon.Object && len(x.Members) == 0 {
+			v.Delete(kw)
+		}
+	}
+	if x := v.Get("required"); x != nil && x.Kind == canon.Array {
+		seen := map[string]bool{}
+		kept := x.Items[:0]
+		for _, it := range x.Items {
+			if it.Kind == canon.String && seen[it.Str] {
+				continue
+			}
+			seen[it.Str] = true
+			kept = append(kept, it)
+		}
+		x.Items = kept
+		if len(x.Items) == 0 {
+			v.Delete("required")
+		}
+	}
+}
+
+// dedupeEnum removes repeated enum members (by canonical form).
+func dedupeEnum(v *canon.Value) {
+	e := v.Get("enum")
+	if e == nil || e.Kind != canon.Array || len(e.Items) < 2 {
+		return
+	}
+	seen := map[string]bool{}
+	kept := make([]canon.Value, 0, len(e.Items))
+	for _, it := range e.Items {
+		k := string(canon.AppendJCS(nil, &it))
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		kept = append(kept, it)
+	}
+	e.Items = kept
+}
+
+// typeFamilyOf returns the type family of a single type set for lifting (the
+// numeric types form one family).
+func typeFamilyOf(t types) types {
+	if t&tNumber != 0 {
+		return tNumber
+	}
+	return t
+}
+
+// liftTypeBranches turns an anyOf/oneOf whose branches each allow one
+// distinct type family, with only keywords of that family, into one schema
+// with a type array: anyOf [{type: string, maxLength: 3}, {type: null}] is
+// {type: [null, string], maxLength: 3}. Branches of distinct families are
+// disjoint, so oneOf is anyOf here. A branch enum is kept when every other
+// branch is a finite type (null, boolean) that can join it.
+func liftTypeBranches(v *canon.Value) {
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		a := v.Get(kw)
+		if a == nil || a.Kind != canon.Array || len(a.Items) < 2 || v.Has("type") || v.Has("enum") {
+			continue
+		}
+		var all, seenFam types
+		var enumVals []canon.Value
+		hasEnum := false
+		lifted := map[string]canon.Value{}
+		ok := true
+		for i := range a.Items {
+			b := &a.Items[i]
+			if b.Kind != canon.Object {
+				ok = false
+				break
+			}
+			t := b.Get("type")
+			if t == nil || t.Kind != canon.String || typeBits(t.Str) == 0 {
+				ok = false
+				break
+			}
+			bt := typeBits(t.Str)
+			if seenFam&typeFamilyOf(bt) != 0 {
+				ok = false
+				break
+			}
+			seenFam |= typeFamilyOf(bt)
+			all |= bt
+			for _, m := range b.Members {
+				switch {
+				case m.Key == "type" || annotationKeyword[m.Key]:
+				case m.Key == "enum":
+					hasEnum = true
+					if m.Value.Kind != canon.Array {
+						ok = false
+					}
+					enumVals = append(enumVals, m.Value.Items...)
+				case typeKeywords[m.Key] != 0 && typeKeywords[m.Key]&bt != 0 && !v.Has(m.Key):
+					if _, dup := lifted[m.Key]; dup {
+						ok = false
+					}
+					lifted[m.Key] = m.Value
+				default:
+					ok = false
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		if hasEnum {
+			// Every branch without an enum must be null or boolean.
+			for i := range a.Items {
+				b := &a.Items[i]
+				if b.Has("enum") {
+					continue
+				}
+				switch typeBits(b.Get("type").Str) {
+				case tNull:
+					enumVals = append(enumVals, canon.NullValue())
+				case tBool:
+					enumVals = append(enumVals, canon.BoolValue(false), canon.BoolValue(true))
+				default:
+					ok = false
+				}
+			}
+			if !ok {
+				continue
+			}
+		}
+		v.Delete(kw)
+		tv, _ := all.typeValue()
+		v.Set("type", tv)
+		keys := make([]string, 0, len(lifted))
+		for k := range lifted {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			v.Set(k, lifted[k])
+		}
+		if hasEnum {
+			v.Set("enum", canon.ArrayValue(enumVals...))
+			dedupeEnum(v)
+		}
+		return
+	}
+}
+
+// mergeAllOf merges allOf branches into v where the merge is exact; the
+// branches that cannot be merged stay in allOf.
+func (n *normalizer) mergeAllOf(v *canon.Value) {
+	a := v.Get("allOf")
+	if a == nil || a.Kind != canon.Array {
+		return
+	}
+	branches := slices.Clone(a.Items)
+	v.Delete("allOf")
+	var rest []canon.Value
+	for i := 0; i < len(branches); i++ {
+		b := branches[i]
+		if b.Kind == canon.Bool {
+			if !b.Bool {
+				*v = canon.BoolValue(false)
+				return
+			}
+			continue
+		}
+		if pureRef(&b) != "" || b.Has("$ref") {
+			rest = append(rest, b)
+			continue
+		}
+		if b.Has("allOf") {
+			inner := b.Get("allOf").Clone()
+			bb := b.Clone()
+			bb.Delete("allOf")
+			if bb.Kind == canon.Object && len(bb.Members) > 0 {
+				branches = append(branches, bb)
+			}
+			if inner.Kind == canon.Array {
+				branches = append(branches, inner.Items...)
+			}
+			continue
+		}
+		merged, ok := mergeSchemas(v, &b)
+		if !ok {
+			rest = append(rest, b)
+			continue
+		}
+		*v = merged
+		if v.Kind == canon.Bool {
+			return
+		}
+	}
+	if len(rest) > 0 {
+		v.Set("allOf", canon.ArrayValue(rest...))
+	}
+	if v.Kind == canon.Object && typesOf(v) == 0 && v.Has("type") {
+		*v = canon.BoolValue(false)
+	}
+}
+
+// mergeSchemas returns the conjunction of a and b as one schema, when it
+// can be written exactly without allOf.
+func mergeSchemas(a, b *canon.Value) (canon.Value, bool) {
+	if b.Kind == canon.Bool {
+		if b.Bool {
+			return a.Clone(), true
+		}
+		return canon.BoolValue(false), true
+	}
+	if a.Kind == canon.Bool {
+		if a.Bool {
+			return b.Clone(), true
+		}
+		return canon.BoolValue(false), true
+	}
+	for _, k := range []string{"$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"} {
+		if a.Has(k) || b.Has(k) {
+			return canon.Value{}, false
+		}
+	}
+	if !objectMergeable(a, b) || !objectMergeable(b, a) {
+		return canon.Value{}, false
+	}
+	out := a.Clone()
+	for _, m := range b.Members {
+		bv := m.Value
+		av := out.Get(m.Key)
+		if av == nil {
+			out.Set(m.Key, bv.Clone())
+			continue
+		}
+		if annotationKeyword[m.Key] || bytes.Equal(canon.AppendSchema(nil, av), canon.AppendSchema(nil, &bv)) {
+			continue
+		}
+		switch m.Key {
+		case "type":
+			t := declaredTypes(av) & declaredTypes(&bv)
+			if t == 0 {
+				return canon.BoolValue(false), true
+			}
+			tv, ok := t.typeValue()
+			if !ok {
+				return canon.Value{}, false
+			}
+			out.Set("type", tv)
+		case "enum":
+			if av.Kind != canon.Array || bv.Kind != canon.Array {
+				return canon.Value{}, false
+			}
+			keep := map[string]bool{}
+			for i := range bv.Items {
+				keep[string(canon.AppendJCS(nil, &bv.Items[i]))] = true
+			}
+			var items []canon.Value
+			for i := range av.Items {
+				if keep[string(canon.AppendJCS(nil, &av.Items[i]))] {
+					items = append(items, av.Items[i])
+				}
+			}
+			if len(items) == 0 {
+				return canon.BoolValue(false), true
+			}
+			out.Set("enum", canon.ArrayValue(items...))
+		case "required":
+			if av.Kind != canon.Array || bv.Kind != canon.Array {
+				return canon.Value{}, false
+			}
+			items := slices.Clone(av.Items)
+			for _, it := range bv.Items {
+				if !slices.ContainsFunc(items, func(x canon.Value) bool { return x.Kind == it.Kind && x.Str == it.Str }) {
+					items = append(items, it)
+				}
+			}
+			out.Set("required", canon.ArrayValue(items...))
+		case "properties", "dependentSchemas":
+			if av.Kind != canon.Object || bv.Kind != canon.Object {
+				return canon.Value{}, false
+			}
+			pm := av.Clone()
+			for _, p := range bv.Members {
+				old := pm.Get(p.Key)
+				if old == nil {
+					pm.Set(p.Key, p.Value.Clone())
+					continue
+				}
+				if mv, ok := mergeSchemas(old, &p.Value); ok {
+					*old = mv
+				} else {
+					*old = canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(old.Clone(), p.Value.Clone())})
+				}
+			}
+			out.Set(m.Key, pm)
+		case "dependentRequired":
+			if av.Kind != canon.Object || bv.Kind != canon.Object {
+				return canon.Value{}, false
+			}
+			dm := av.Clone()
+			for _, p := range bv.Members {
+				old := dm.Get(p.Key)
+				if old == nil || old.Kind != canon.Array || p.Value.Kind != canon.Array {
+					if old != nil {
+						return canon.Value{}, false
+					}
+					dm.Set(p.Key, p.Value.Clone())
+					continue
+				}
+				for _, it := range p.Value.Items {
+					if !slices.ContainsFunc(old.Items, func(x canon.Value) bool { return x.Str == it.Str }) {
+						old.Items = append(old.Items, it)
+					}
+				}
+			}
+			out.Set(m.Key, dm)
+		case "minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains":
+			if !pickBound(&out, m.Key, av, &bv, 1) {
+				return canon.Value{}, false
+			}
+		case "maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains":
+			if !pickBound(&out, m.Key, av, &bv, -1) {
+				return canon.Value{}, false
+			}
+		case "multipleOf":
+			ra, oka := ratOf(av)
+			rb, okb := ratOf(&bv)
+			if !oka || !okb || ra.Sign() <= 0 || rb.Sign() <= 0 {
+				return canon.Value{}, false
+			}
+			if isMultiple(ra, rb) {
+				continue
+			}
+			if isMultiple(rb, ra) {
+				out.Set("multipleOf", bv.Clone())
+				continue
+			}
+			return canon.Value{}, false
+		case "uniqueItems":
+			if bv.Kind == canon.Bool && bv.Bool {
+				out.Set("uniqueItems", bv.Clone())
+			}
+		case "items":
+			if a.Has("prefixItems") || b.Has("prefixItems") {
+				return canon.Value{}, false
+			}
+			mv, ok := mergeSchemas(av, &bv)
+			if !ok {
+				mv = canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(av.Clone(), bv.Clone())})
+			}
+			out.Set("items", mv)
+		case "not":
+			out.Set("not", canon.ObjectValue(canon.Member{Key: "anyOf", Value: canon.ArrayValue(av.Clone(), bv.Clone())}))
+		case "allOf":
+			if av.Kind != canon.Array || bv.Kind != canon.Array {
+				return canon.Value{}, false
+			}
+			out.Set("allOf", canon.ArrayValue(append(slices.Clone(av.Items), bv.Items...)...))
+		case "additionalProperties", "patternProperties", "propertyNames":
+			// Only one side has it (objectMergeable), or both equal.
+			return canon.Value{}, false
+		default:
+			if typeKeywords[m.Key] == 0 && !knownKeyword[m.Key] {
+				continue // unknown keywords are annotations
+			}
+			return canon.Value{}, false
+		}
+	}
+	return out, true
+}
+
+// knownKeyword lists the validation keywords the engine reads.
+var knownKeyword = map[string]bool{
+	"type": true, "enum": true, "const": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true,
+	"if": true, "then": true, "else": true, "$ref": true, "$dynamicRef": true, "$recursiveRef": true,
+}
+
+// objectMergeable reports whether b's object keywords can join a's without
+// changing what a's additionalProperties/patternProperties mean: when a
+// closes or patterns its properties, b must declare no other property and
+// no patterns of its own.
+func objectMergeable(a, b *canon.Value) bool {
+	if !a.Has("additionalProperties") && !a.Has("patternProperties") {
+		return true
+	}
+	if b.Has("additionalProperties") || b.Has("patternProperties") {
+		return false
+	}
+	bp := b.Get("properties")
+	if bp == nil {
+		return true
+	}
+	ap := a.Get("properties")
+	for _, m := range bp.Members {
+		if ap == nil || !ap.Has(m.Key) {
+			return false
+		}
+	}
+	return true
+}
+
+// pickBound keeps in out the tighter of two bounds for kw: sign 1 keeps the
+// larger (lower bounds), -1 the smaller (upper bounds).
+func pickBound(out *canon.Value, kw string, a, b *canon.Value, sign int) bool {
+	ra, oka := ratOf(a)
+	rb, okb := ratOf(b)
+	if !oka || !okb {
+		return false
+	}
+	if ra.Cmp(rb)*sign < 0 {
+		out.Set(kw, b.Clone())
+	}
+	return true
+}
+
+// isMultiple reports whether a is an integer multiple of b.
+func isMultiple(a, b *big.Rat) bool {
+	if b.Sign() == 0 {
+		return false
+	}
+	q := new(big.Rat).Quo(a, b)
+	return q.IsInt()
+}

@@ -1,0 +1,275 @@
+package diff
+
+import (
+	"fmt"
+
+	"github.com/mcpctl/mcpctl/canon"
+)
+
+// Constraint rules: numeric bounds and multipleOf, string length, pattern
+// and format, array and object sizes, uniqueItems. A keyword is compared
+// only when the type it applies to is accepted on both sides (a type change
+// is the type family's finding) and neither side is an enum (the enum
+// family compares the values themselves).
+
+func boundRules(name, tighterVerb, looserVerb, what string) []schemaRuleDef {
+	return []schemaRuleDef{
+		schemaRule("input-"+name+"-"+tighterVerb, Breaking, narrows, schemaTagsConstraint,
+			fmt.Sprintf("An input %s is %s (or added): arguments outside the new bound are rejected.", what, tighterVerb)),
+		schemaRule("output-"+name+"-"+tighterVerb, Safe, narrows, schemaTagsConstraint,
+			fmt.Sprintf("An output %s is %s (or added): every new result was valid before.", what, tighterVerb)),
+		schemaRule("input-"+name+"-"+looserVerb, Safe, widens, schemaTagsConstraint,
+			fmt.Sprintf("An input %s is %s (or removed): every old argument stays valid.", what, looserVerb)),
+		schemaRule("output-"+name+"-"+looserVerb, Breaking, widens, schemaTagsConstraint,
+			fmt.Sprintf("An output %s is %s (or removed): clients may receive values outside the old bound.", what, looserVerb)),
+	}
+}
+
+func keywordRules(name, what string) []schemaRuleDef {
+	return []schemaRuleDef{
+		schemaRule("input-"+name+"-added", Breaking, narrows, schemaTagsConstraint,
+			fmt.Sprintf("An input value gains %s: arguments that do not satisfy it are rejected.", what)),
+		schemaRule("output-"+name+"-added", Safe, narrows, schemaTagsConstraint,
+			fmt.Sprintf("An output value gains %s: every new result was valid before.", what)),
+		schemaRule("input-"+name+"-removed", Safe, widens, schemaTagsConstraint,
+			fmt.Sprintf("An input value loses %s: every old argument stays valid.", what)),
+		schemaRule("output-"+name+"-removed", Breaking, widens, schemaTagsConstraint,
+			fmt.Sprintf("An output value loses %s: clients may receive values that do not satisfy it.", what)),
+	}
+}
+
+func changedRules(name, what string) []schemaRuleDef {
+	return []schemaRuleDef{
+		schemaRule("input-"+name+"-changed", Breaking, reshapes, schemaTagsConstraint,
+			fmt.Sprintf("An input %s is replaced by another: arguments valid under the old one may be rejected.", what)),
+		schemaRule("output-"+name+"-changed", Breaking, reshapes, schemaTagsConstraint,
+			fmt.Sprintf("An output %s is replaced by another: clients may receive values the old one rejected.", what)),
+	}
+}
+
+func concatRules(lists ...[]schemaRuleDef) []schemaRuleDef {
+	var out []schemaRuleDef
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+var constraintFamily = ruleFamily{
+	name: "constraint",
+	rules: concatRules(
+		boundRules("max", "lowered", "raised", "maximum (maximum or exclusiveMaximum)"),
+		boundRules("min", "raised", "lowered", "minimum (minimum or exclusiveMinimum)"),
+		[]schemaRuleDef{
+			schemaRule("input-multiple-of-changed", Breaking, narrows, schemaTagsConstraint,
+				"An input multipleOf is added or changed so that some old multiples are rejected (the old step is not a multiple of the new one)."),
+			schemaRule("output-multiple-of-changed", Safe, narrows, schemaTagsConstraint,
+				"An output multipleOf is added or made stricter: every new result was valid before."),
+			schemaRule("input-multiple-of-relaxed", Safe, widens, schemaTagsConstraint,
+				"An input multipleOf is removed or relaxed (the new step divides the old one): every old argument stays valid."),
+			schemaRule("output-multiple-of-relaxed", Breaking, widens, schemaTagsConstraint,
+				"An output multipleOf is removed or changed so that results may be numbers the old step rejected."),
+		},
+		boundRules("max-length", "lowered", "raised", "maxLength"),
+		boundRules("min-length", "raised", "lowered", "minLength"),
+		keywordRules("pattern", "a pattern"),
+		changedRules("pattern", "pattern"),
+		keywordRules("format", "a format"),
+		changedRules("format", "format"),
+		boundRules("max-items", "lowered", "raised", "maxItems"),
+		boundRules("min-items", "raised", "lowered", "minItems"),
+		keywordRules("unique-items", "uniqueItems: true"),
+		boundRules("max-contains", "lowered", "raised", "maxContains"),
+		boundRules("min-contains", "raised", "lowered", "minContains"),
+		boundRules("max-properties", "lowered", "raised", "maxProperties"),
+		boundRules("min-properties", "raised", "lowered", "minProperties"),
+	),
+	check: checkConstraints,
+}
+
+func checkConstraints(p *subPair) {
+	if hasEnum(p.o) || hasEnum(p.n) {
+		return
+	}
+	both := p.to & p.tn
+	if both&tNumber != 0 {
+		checkNumeric(p, both&tNumber == tInteger)
+	}
+	if both&tString != 0 {
+		p.count("maxLength", "max-length", false)
+		p.count("minLength", "min-length", true)
+		p.stringKeyword("pattern", "pattern")
+		p.stringKeyword("format", "format")
+	}
+	if both&tArray != 0 {
+		p.count("maxItems", "max-items", false)
+		p.count("minItems", "min-items", true)
+		checkUnique(p)
+		if getKW(p.o, "contains") != nil && getKW(p.n, "contains") != nil {
+			p.count("maxContains", "max-contains", false)
+			p.count("minContains", "min-contains", true)
+		}
+	}
+	if both&tObject != 0 {
+		p.count("maxProperties", "max-properties", false)
+		p.count("minProperties", "min-properties", true)
+	}
+}
+
+func checkNumeric(p *subPair, intOnly bool) {
+	lo, ln := lowerBound(p.o, intOnly), lowerBound(p.n, intOnly)
+	switch tighterLower(lo, ln) {
+	case 1:
+		f := p.emit("min-raised", pathKW(p.path, ln.kw), lo.src, ln.src,
+			fmt.Sprintf("%s minimum raised from %s to %s%s", whereIs(p.path), boundText(lo), boundText(ln), exclText(ln)))
+		p.samplesFor(f)
+	case -1:
+		kw := ln.kw
+		if !ln.set {
+			kw = lo.kw
+		}
+		f := p.emit("min-lowered", pathKW(p.path, kw), lo.src, ln.src,
+			fmt.Sprintf("%s minimum lowered from %s to %s%s", whereIs(p.path), boundText(lo), boundText(ln), exclText(ln)))
+		p.samplesFor(f)
+	}
+	ho, hn := upperBound(p.o, intOnly), upperBound(p.n, intOnly)
+	switch tighterUpper(ho, hn) {
+	case 1:
+		f := p.emit("max-lowered", pathKW(p.path, hn.kw), ho.src, hn.src,
+			fmt.Sprintf("%s maximum lowered from %s to %s%s", whereIs(p.path), boundText(ho), boundText(hn), exclText(hn)))
+		p.samplesFor(f)
+	case -1:
+		kw := hn.kw
+		if !hn.set {
+			kw = ho.kw
+		}
+		f := p.emit("max-raised", pathKW(p.path, kw), ho.src, hn.src,
+			fmt.Sprintf("%s maximum raised from %s to %s%s", whereIs(p.path), boundText(ho), boundText(hn), exclText(hn)))
+		p.samplesFor(f)
+	}
+	mo, okO := ratOf(getKW(p.o, "multipleOf"))
+	mn, okN := ratOf(getKW(p.n, "multipleOf"))
+	if intOnly {
+		// multipleOf 1 (or any 1/k) constrains no integer.
+		if okO && isMultiple(ratOne, mo) {
+			okO = false
+		}
+		if okN && isMultiple(ratOne, mn) {
+			okN = false
+		}
+	}
+	if !okO && !okN {
+		return
+	}
+	narrow := okN && (!okO || !isMultiple(mo, mn))
+	widen := okO && (!okN || !isMultiple(mn, mo))
+	path := pathKW(p.path, "multipleOf")
+	ov, nv := getKW(p.o, "multipleOf"), getKW(p.n, "multipleOf")
+	msg := fmt.Sprintf("%s multipleOf changed from %s to %s", whereIs(p.path), quoteJSON(ov), quoteJSON(nv))
+	dir := p.c.p.Direction
+	if narrow && (dir == Input || !widen) {
+		f := p.emit("multiple-of-changed", path, ov, nv, msg)
+		p.samplesFor(f)
+	} else if widen {
+		f := p.emit("multiple-of-relaxed", path, ov, nv, msg)
+		p.samplesFor(f)
+	}
+}
+
+func boundText(b bound) string {
+	if !b.set {
+		return "none"
+	}
+	return ratText(b.v)
+}
+
+func exclText(b bound) string {
+	if b.set && b.excl {
+		return " (exclusive)"
+	}
+	return ""
+}
+
+// count compares a non-negative size keyword; lower says whether it is a
+// lower bound (minItems) or an upper one (maxItems).
+func (p *subPair) count(kw, name string, lower bool) {
+	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
+	a, okA := intOf(ov)
+	b, okB := intOf(nv)
+	if okA == okB && a == b {
+		return
+	}
+	// c > 0: the new bound excludes more.
+	c := 0
+	switch {
+	case !okA:
+		c = 1
+	case !okB:
+		c = -1
+	case lower && b > a, !lower && b < a:
+		c = 1
+	default:
+		c = -1
+	}
+	verb := map[bool]string{true: "raised", false: "lowered"}
+	tight, loose := verb[lower], verb[!lower]
+	show := func(ok bool, n int64) string {
+		if !ok {
+			return "none"
+		}
+		return fmt.Sprint(n)
+	}
+	kind, v := name+"-"+tight, tight
+	if c < 0 {
+		kind, v = name+"-"+loose, loose
+	}
+	f := p.emit(kind, pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s %s %s from %s to %s", whereIs(p.path), kw, v, show(okA, a), show(okB, b)))
+	p.samplesFor(f)
+}
+
+// stringKeyword compares pattern or format.
+func (p *subPair) stringKeyword(kw, name string) {
+	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
+	if ov == nil && nv == nil {
+		return
+	}
+	if ov != nil && nv != nil && ov.Kind == nv.Kind && ov.Str == nv.Str {
+		return
+	}
+	path := pathKW(p.path, kw)
+	var f *finding
+	switch {
+	case ov == nil:
+		f = p.emit(name+"-added", path, ov, nv, fmt.Sprintf("%s gains %s %s", whereIs(p.path), kw, quoteJSON(nv)))
+	case nv == nil:
+		f = p.emit(name+"-removed", path, ov, nv, fmt.Sprintf("%s loses %s %s", whereIs(p.path), kw, quoteJSON(ov)))
+	default:
+		f = p.emit(name+"-changed", path, ov, nv, fmt.Sprintf("%s %s changed from %s to %s", whereIs(p.path), kw, quoteJSON(ov), quoteJSON(nv)))
+		if kw == "pattern" {
+			f.undecided = "whether one regular expression accepts every string another accepts is not decided here, and no string telling them apart was found"
+		}
+	}
+	p.samplesFor(f)
+	if kw == "format" && (p.c.old.draft >= 2019 || p.c.new.draft >= 2019) && f.noWitness == "" {
+		f.noWitness = "format is an annotation from JSON Schema 2019-09 on: the validator does not assert it, so no witness can be checked (servers that do assert formats will reject non-conforming strings)"
+	}
+}
+
+func checkUnique(p *subPair) {
+	isOn := func(s *canon.Value) bool {
+		u := getKW(s, "uniqueItems")
+		return u != nil && u.Kind == canon.Bool && u.Bool
+	}
+	a, b := isOn(p.o), isOn(p.n)
+	if a == b {
+		return
+	}
+	path := pathKW(p.path, "uniqueItems")
+	var f *finding
+	if b {
+		f = p.emit("unique-items-added", path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s now requires unique items", whereIs(p.path)))
+	} else {
+		f = p.emit("unique-items-removed", path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s no longer requires unique items", whereIs(p.path)))
+	}
+	p.samplesFor(f)
+}

@@ -1,0 +1,516 @@
+package diff
+
+import (
+	"bytes"
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/facade"
+)
+
+var ratOne = big.NewRat(1, 1)
+
+// Structure rules: object properties (added, removed, renamed),
+// additionalProperties, patternProperties, propertyNames,
+// dependentSchemas, array items, prefixItems and contains. Subschemas that
+// exist on both sides are compared recursively, at their own path.
+
+var trueSchema = canon.BoolValue(true)
+
+var structureFamily = ruleFamily{
+	name: "structure",
+	rules: []schemaRuleDef{
+		schemaRule("input-property-added", Safe, widens, schemaTagsExistence,
+			"An input object gains an optional property, which is safe by default even on an open object (no additionalProperties: false) where by pure set semantics it narrows what the property could hold, and breaking there under Options.StrictOpenContent (--strict-open-content)."),
+		schemaRule("output-property-added", Safe, narrows, schemaTagsExistence,
+			"An open output object declares a new property: results could carry it before, and every new result was valid before."),
+		schemaRule("output-property-added-closed", Breaking, widens, schemaTagsExistence,
+			"A closed output object (additionalProperties: false) gains a property: clients validating against the old schema reject results that carry it."),
+		schemaRule("input-property-removed", Breaking, reshapes, schemaTagsExistence,
+			"An input property is no longer declared: arguments using it are rejected, or, on an open object, accepted but no longer documented or honoured by the server."),
+		schemaRule("output-property-removed", Breaking, reshapes, schemaTagsExistence,
+			"An output property is no longer declared: clients that read it lose it, and on an open object it may now hold any value."),
+		schemaRule("input-property-renamed", Facade, narrows, schemaTagsExistence,
+			"An input property is removed and another with an equal schema is added to the same object: old calls fail as sent, a rename facade carries them."),
+		schemaRule("input-additional-properties-closed", Breaking, narrows, schemaTagsStructure,
+			"An input object forbids undeclared properties (additionalProperties: false added): extra keys clients or models send are rejected."),
+		schemaRule("output-additional-properties-closed", Safe, narrows, schemaTagsStructure,
+			"An output object forbids undeclared properties: every new result was valid before."),
+		schemaRule("input-additional-properties-opened", Safe, widens, schemaTagsStructure,
+			"An input object allows undeclared properties again (additionalProperties: false removed): every old argument stays valid."),
+		schemaRule("output-additional-properties-opened", Breaking, widens, schemaTagsStructure,
+			"An output object allows undeclared properties: clients validating against the old schema reject results that carry extra keys."),
+		schemaRule("input-dependent-schema-added", Breaking, narrows, schemaTagsStructure,
+			"An input object gains a dependentSchemas entry: when the key is present, arguments must also satisfy the new schema."),
+		schemaRule("output-dependent-schema-added", Safe, narrows, schemaTagsStructure,
+			"An output object gains a dependentSchemas entry: every new result was valid before."),
+		schemaRule("input-dependent-schema-removed", Safe, widens, schemaTagsStructure,
+			"An input object loses a dependentSchemas entry: every old argument stays valid."),
+		schemaRule("output-dependent-schema-removed", Breaking, widens, schemaTagsStructure,
+			"An output object loses a dependentSchemas entry: results may violate what it required."),
+		schemaRule("input-contains-added", Breaking, narrows, schemaTagsStructure,
+			"An input array gains a contains constraint: arrays without a matching item are rejected."),
+		schemaRule("output-contains-added", Safe, narrows, schemaTagsStructure,
+			"An output array gains a contains constraint: every new result was valid before."),
+		schemaRule("input-contains-removed", Safe, widens, schemaTagsStructure,
+			"An input array loses its contains constraint: every old argument stays valid."),
+		schemaRule("output-contains-removed", Breaking, widens, schemaTagsStructure,
+			"An output array loses its contains constraint: results may lack the item clients relied on."),
+	},
+	check: checkStructure,
+}
+
+func checkStructure(p *subPair) {
+	both := p.to & p.tn
+	if both&tObject != 0 && !hasEnum(p.o) && !hasEnum(p.n) {
+		checkProperties(p)
+		checkAdditional(p)
+		checkPatternProperties(p)
+		checkPropertyNames(p)
+		checkDependentSchemas(p)
+	}
+	if both&tArray != 0 && !hasEnum(p.o) && !hasEnum(p.n) {
+		checkItems(p)
+		checkContains(p)
+	}
+}
+
+// memberNames returns the keys of an object keyword, in canonical order.
+func memberNames(v *canon.Value) []string {
+	if v == nil || v.Kind != canon.Object {
+		return nil
+	}
+	names := make([]string, len(v.Members))
+	for i, m := range v.Members {
+		names[i] = m.Key
+	}
+	slices.SortFunc(names, canon.CompareKeys)
+	return names
+}
+
+// effective returns the schema that applies to member key of objects under
+// s (property, pattern, additionalProperties), with true for "anything".
+func effective(s *canon.Value, key string) *canon.Value {
+	var all []*canon.Value
+	if p := getKW(s, "properties"); p != nil && p.Kind == canon.Object {
+		if v := p.Get(key); v != nil {
+			all = append(all, v)
+		}
+	}
+	all = append(all, matchingPatterns(s, key)...)
+	switch len(all) {
+	case 0:
+		return additionalOf(s)
+	case 1:
+		return all[0]
+	}
+	// A declared property also meets every pattern its name matches.
+	items := make([]canon.Value, len(all))
+	for i, v := range all {
+		items[i] = v.Clone()
+	}
+	v := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(items...)})
+	nz := &normalizer{draft: 2020}
+	nz.node(&v)
+	return &v
+}
+
+// matchingPatterns returns the patternProperties schemas of s whose
+// pattern matches key (a pattern that does not compile matches nothing).
+func matchingPatterns(s *canon.Value, key string) []*canon.Value {
+	pp := getKW(s, "patternProperties")
+	if pp == nil || pp.Kind != canon.Object {
+		return nil
+	}
+	var out []*canon.Value
+	for i := range pp.Members {
+		if re := compileRegexp(pp.Members[i].Key); re != nil && re.MatchString(key) {
+			out = append(out, &pp.Members[i].Value)
+		}
+	}
+	return out
+}
+
+// isFalse reports whether s is the false schema (after resolution).
+func isFalse(s *canon.Value) bool { return s != nil && s.Kind == canon.Bool && !s.Bool }
+
+// isTrue reports whether s accepts everything syntactically.
+func isTrue(s *canon.Value) bool {
+	return s == nil || (s.Kind == canon.Bool && s.Bool) || (s.Kind == canon.Object && len(s.Members) == 0)
+}
+
+func checkProperties(p *subPair) {
+	op, np := getKW(p.o, "properties"), getKW(p.n, "properties")
+	var removed, added []string
+	for _, k := range memberNames(op) {
+		if np == nil || np.Get(k) == nil {
+			removed = append(removed, k)
+		}
+	}
+	for _, k := range memberNames(np) {
+		if op == nil || op.Get(k) == nil {
+			added = append(added, k)
+		}
+	}
+	// Properties on both sides are compared recursively.
+	for _, k := range memberNames(op) {
+		if np != nil && np.Get(k) != nil {
+			ov, nv := op.Get(k), np.Get(k)
+			if len(matchingPatterns(p.o, k))+len(matchingPatterns(p.n, k)) > 0 {
+				ov, nv = effective(p.o, k), effective(p.n, k)
+			}
+			p.c.walk(ov, nv, pathKW(p.path, "properties", k), p.at.child(k, ov, nv), p.inv)
+		}
+	}
+	removed, added = checkRenames(p, removed, added)
+	dir := p.c.p.Direction
+	for _, k := range removed {
+		ov := op.Get(k)
+		ne := effective(p.n, k)
+		path := pathKW(p.path, "properties", k)
+		at := p.at.child(k, ov, ne)
+		f := p.c.emitAt("property-removed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
+		if dir == Input {
+			f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
+			if isTrue(ne) && !p.inv {
+				f.noWitness = fmt.Sprintf("the new schema still accepts %q (the object is open), but no longer documents it: the server may ignore it", k)
+			}
+		} else {
+			f.samples, f.sampleSide, f.reject = ne, p.c.new, ov
+			if isFalse(ne) && !p.inv {
+				f.noWitness = fmt.Sprintf("new results never carry %q; clients that read it lose it", k)
+			}
+		}
+	}
+	for _, k := range added {
+		nv := np.Get(k)
+		oe := effective(p.o, k)
+		path := pathKW(p.path, "properties", k)
+		at := p.at.child(k, oe, nv)
+		if !isTrue(oe) && !isFalse(oe) {
+			// The key was governed by additionalProperties or a pattern:
+			// compare that schema with the new property's.
+			p.c.walk(oe, nv, path, at, p.inv)
+		}
+		switch {
+		case dir == Output && isFalse(oe):
+			f := p.c.emitAt("property-added-closed", path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared, and the old closed schema rejects it", propWhere(p.path, k)))
+			f.samples, f.sampleSide = nv, p.c.new
+		case dir == Output:
+			p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared", propWhere(p.path, k)))
+		default:
+			eff := widens
+			if isTrue(oe) {
+				eff = narrows
+			}
+			f := p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
+			if eff == narrows && p.inv {
+				f.Rule, f.def = "input-composition-widened", lookupSchemaRule("input-composition-widened")
+				f.Level = f.def.Level
+			}
+			if eff == narrows && !p.inv && p.c.p.Opts.StrictOpenContent && isTrue(oe) && f.def != nil {
+				f.Level = Breaking
+				f.Message += " (the object is open, and strict open content treats constraining a free property as breaking)"
+				f.samples, f.sampleSide, f.reject = &trueSchema, p.c.old, nv
+			}
+		}
+	}
+}
+
+// checkRenames pairs removed and added input properties with equal schemas
+// (annotations aside) and equal requiredness as renames; it returns the
+// properties left over.
+func checkRenames(p *subPair, removed, added []string) ([]string, []string) {
+	if p.c.p.Direction != Input || p.inv || len(removed) == 0 || len(added) == 0 {
+		return removed, added
+	}
+	op, np := getKW(p.o, "properties"), getKW(p.n, "properties")
+	oreq, nreq := requiredNames(p.o), requiredNames(p.n)
+	used := map[string]bool{}
+	var restRemoved []string
+	for _, r := range removed {
+		best, bestScore := "", -1
+		rk := stripAnnotations(op.Get(r))
+		for _, a := range added {
+			if used[a] || slices.Contains(oreq, r) != slices.Contains(nreq, a) {
+				continue
+			}
+			if !bytes.Equal(rk, stripAnnotations(np.Get(a))) {
+				continue
+			}
+			if s := nameSimilarity(r, a); s > bestScore {
+				best, bestScore = a, s
+			}
+		}
+		arg, ok := p.at.argKey(r)
+		if best == "" || !ok {
+			restRemoved = append(restRemoved, r)
+			continue
+		}
+		used[best] = true
+		if p.renamed == nil {
+			p.renamed = map[string]string{}
+		}
+		p.renamed[best] = r
+		ov, nv := op.Get(r), np.Get(best)
+		at := p.at.child(r, ov, effective(p.n, r))
+		f := p.c.emitAt("property-renamed", pathKW(p.path, "properties", r), at, false, ov, nv,
+			fmt.Sprintf("%s was renamed to %q; a rename facade carries old calls", propWhere(p.path, r), best))
+		p.c.suggest(f, facade.Block{Rename: map[string]string{arg: best}})
+		f.samples, f.sampleSide = ov, p.c.old
+		if isTrue(effective(p.n, r)) && !slices.Contains(nreq, best) {
+			f.noWitness = fmt.Sprintf("the new schema still accepts %q (the object is open and %q is optional), but the server no longer reads it", r, best)
+		}
+	}
+	var restAdded []string
+	for _, a := range added {
+		if !used[a] {
+			restAdded = append(restAdded, a)
+		}
+	}
+	return restRemoved, restAdded
+}
+
+// stripAnnotations returns the canonical form of a schema without its
+// top-level annotations (title, description, examples, $comment).
+func stripAnnotations(s *canon.Value) []byte {
+	if s == nil {
+		return nil
+	}
+	if s.Kind != canon.Object {
+		return canon.AppendSchema(nil, s)
+	}
+	c := *s
+	c.Members = nil
+	for _, m := range s.Members {
+		switch m.Key {
+		case "title", "description", "examples", "$comment":
+			continue
+		}
+		c.Members = append(c.Members, m)
+	}
+	return canon.AppendSchema(nil, &c)
+}
+
+// nameSimilarity scores how alike two property names are: the length of
+// their common prefix and suffix, case-insensitively, plus containment.
+func nameSimilarity(a, b string) int {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	m := 0
+	for m < len(a)-n && m < len(b)-n && a[len(a)-1-m] == b[len(b)-1-m] {
+		m++
+	}
+	score := n + m
+	if strings.Contains(a, b) || strings.Contains(b, a) {
+		score += 2
+	}
+	return score
+}
+
+// freshKey returns a property name neither schema declares or patterns.
+func freshKey(o, n *canon.Value) string {
+	for i := 0; ; i++ {
+		k := "extra"
+		if i > 0 {
+			k += strconv.Itoa(i)
+		}
+		if declaredOrPatterned(o, k) || declaredOrPatterned(n, k) {
+			continue
+		}
+		return k
+	}
+}
+
+func declaredOrPatterned(s *canon.Value, k string) bool {
+	if p := getKW(s, "properties"); p != nil && p.Get(k) != nil {
+		return true
+	}
+	if pp := getKW(s, "patternProperties"); pp != nil {
+		for _, m := range pp.Members {
+			if re := compileRegexp(m.Key); re == nil || re.MatchString(k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func additionalOf(s *canon.Value) *canon.Value {
+	if a := getKW(s, "additionalProperties"); a != nil {
+		return a
+	}
+	return &trueSchema
+}
+
+func checkAdditional(p *subPair) {
+	oa, na := additionalOf(p.o), additionalOf(p.n)
+	oF, nF := isFalse(oa), isFalse(na)
+	key := freshKey(p.o, p.n)
+	at := p.at.sample(key, oa, na)
+	path := pathKW(p.path, "additionalProperties")
+	ov, nv := getKW(p.o, "additionalProperties"), getKW(p.n, "additionalProperties")
+	switch {
+	case oF && nF:
+	case nF:
+		f := p.c.emitAt("additional-properties-closed", path, at, p.inv, ov, nv, fmt.Sprintf("%s no longer allows undeclared properties", whereIs(p.path)))
+		f.samples, f.sampleSide = oa, p.c.old
+	case oF:
+		f := p.c.emitAt("additional-properties-opened", path, at, p.inv, ov, nv, fmt.Sprintf("%s now allows undeclared properties", whereIs(p.path)))
+		f.samples, f.sampleSide = na, p.c.new
+	default:
+		p.c.walk(oa, na, path, at, p.inv)
+	}
+}
+
+func checkPatternProperties(p *subPair) {
+	op, np := getKW(p.o, "patternProperties"), getKW(p.n, "patternProperties")
+	if op == nil && np == nil {
+		return
+	}
+	keys := memberNames(op)
+	for _, k := range memberNames(np) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, canon.CompareKeys)
+	for _, k := range keys {
+		var ov, nv *canon.Value
+		if op != nil {
+			ov = op.Get(k)
+		}
+		if np != nil {
+			nv = np.Get(k)
+		}
+		if ov == nil {
+			ov = additionalOf(p.o)
+		}
+		if nv == nil {
+			nv = additionalOf(p.n)
+		}
+		name := "x"
+		if s := regexSamples(k, 1, nil); len(s) > 0 {
+			name = s[0]
+		}
+		p.c.walk(ov, nv, pathKW(p.path, "patternProperties", k), p.at.sample(name, ov, nv), p.inv)
+	}
+}
+
+func checkPropertyNames(p *subPair) {
+	ov, nv := getKW(p.o, "propertyNames"), getKW(p.n, "propertyNames")
+	if ov == nil && nv == nil {
+		return
+	}
+	if ov == nil {
+		ov = &canon.Value{Kind: canon.Object}
+		*ov = canon.ObjectValue(canon.Member{Key: "type", Value: canon.StringValue("string")})
+	}
+	if nv == nil {
+		nv = &canon.Value{Kind: canon.Object}
+		*nv = canon.ObjectValue(canon.Member{Key: "type", Value: canon.StringValue("string")})
+	}
+	p.c.walk(ov, nv, pathKW(p.path, "propertyNames"), p.at.propName(ov, nv), p.inv)
+}
+
+func checkDependentSchemas(p *subPair) {
+	od, nd := getKW(p.o, "dependentSchemas"), getKW(p.n, "dependentSchemas")
+	if od == nil && nd == nil {
+		return
+	}
+	keys := memberNames(od)
+	for _, k := range memberNames(nd) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, canon.CompareKeys)
+	for _, k := range keys {
+		var ov, nv *canon.Value
+		if od != nil {
+			ov = od.Get(k)
+		}
+		if nd != nil {
+			nv = nd.Get(k)
+		}
+		path := pathKW(p.path, "dependentSchemas", k)
+		// The location holds key k, so the dependent schema applies.
+		keyed := func(cands *finding, s *canon.Value, sd *schemaSide) {
+			g := &instanceGen{sd: sd}
+			base := g.value(s)
+			if base.Kind != canon.Object {
+				base = canon.ObjectValue()
+			}
+			if !base.Has(k) {
+				base.Set(k, g.value(effective(s, k)))
+			}
+			cands.cands = append(cands.cands, []witnessEdit{{val: base}})
+		}
+		switch {
+		case ov != nil && nv != nil:
+			p.c.walk(ov, nv, path, p.at.branch(ov, nv), p.inv)
+		case nv != nil:
+			f := p.emit("dependent-schema-added", path, nil, nv, fmt.Sprintf("%s: when %q is present the object must now also match a dependent schema", whereIs(p.path), k))
+			keyed(f, p.o, p.c.old)
+			p.samplesFor(f)
+		default:
+			f := p.emit("dependent-schema-removed", path, ov, nil, fmt.Sprintf("%s: the dependent schema for %q is gone", whereIs(p.path), k))
+			keyed(f, p.n, p.c.new)
+			p.samplesFor(f)
+		}
+	}
+}
+
+func itemsOf(s *canon.Value) *canon.Value {
+	if i := getKW(s, "items"); i != nil {
+		return i
+	}
+	return &trueSchema
+}
+
+func prefixOf(s *canon.Value) []canon.Value {
+	if p := getKW(s, "prefixItems"); p != nil && p.Kind == canon.Array {
+		return p.Items
+	}
+	return nil
+}
+
+func checkItems(p *subPair) {
+	po, pn := prefixOf(p.o), prefixOf(p.n)
+	n := max(len(po), len(pn))
+	at := func(s []canon.Value, rest *canon.Value, i int) *canon.Value {
+		if i < len(s) {
+			return &s[i]
+		}
+		return rest
+	}
+	io, in := itemsOf(p.o), itemsOf(p.n)
+	for i := 0; i < n; i++ {
+		ov, nv := at(po, io, i), at(pn, in, i)
+		p.c.walk(ov, nv, pathKW(p.path, "prefixItems", strconv.Itoa(i)), p.at.item(i, ov, nv), p.inv)
+	}
+	p.c.walk(io, in, pathKW(p.path, "items"), p.at.item(n, io, in), p.inv)
+}
+
+func checkContains(p *subPair) {
+	ov, nv := getKW(p.o, "contains"), getKW(p.n, "contains")
+	path := pathKW(p.path, "contains")
+	switch {
+	case ov == nil && nv == nil:
+	case ov == nil:
+		f := p.emit("contains-added", path, nil, nv, fmt.Sprintf("%s must now contain an item matching a schema", whereIs(p.path)))
+		p.samplesFor(f)
+	case nv == nil:
+		f := p.emit("contains-removed", path, ov, nil, fmt.Sprintf("%s no longer needs an item matching a schema", whereIs(p.path)))
+		p.samplesFor(f)
+	default:
+		p.c.walk(ov, nv, path, p.at.item(0, ov, nv), p.inv)
+	}
+}

@@ -1,0 +1,271 @@
+package diff
+
+import (
+	"math/big"
+	"net"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpctl/mcpctl/canon"
+)
+
+// This file holds cheap local checks of a value against the keywords of one
+// subschema (no composition, no subschemas): used to filter enum members and
+// witness samples before the real validator is asked.
+
+// admits reports whether v passes the local keywords of schema s: type,
+// enum, numeric bounds, multipleOf, string lengths and pattern, array and
+// object counts, required. It answers true when unsure; the validator
+// decides.
+func admits(s *canon.Value, v *canon.Value) bool {
+	if s == nil {
+		return true
+	}
+	if s.Kind == canon.Bool {
+		return s.Bool
+	}
+	if s.Kind != canon.Object {
+		return true
+	}
+	k := kindOf(v)
+	if declaredTypes(s.Get("type"))&k == 0 {
+		return false
+	}
+	if e := s.Get("enum"); e != nil && e.Kind == canon.Array {
+		key := string(canon.AppendJCS(nil, v))
+		found := false
+		for i := range e.Items {
+			if string(canon.AppendJCS(nil, &e.Items[i])) == key {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	switch v.Kind {
+	case canon.Number:
+		r, ok := ratOf(v)
+		if !ok {
+			return true
+		}
+		lo, hi := lowerBound(s, false), upperBound(s, false)
+		if lo.set && (r.Cmp(lo.v) < 0 || (lo.excl && r.Cmp(lo.v) == 0)) {
+			return false
+		}
+		if hi.set && (r.Cmp(hi.v) > 0 || (hi.excl && r.Cmp(hi.v) == 0)) {
+			return false
+		}
+		if m, ok := ratOf(s.Get("multipleOf")); ok && m.Sign() > 0 && !isMultiple(r, m) {
+			return false
+		}
+	case canon.String:
+		n := int64(utf8.RuneCountInString(v.Str))
+		if m, ok := intOf(s.Get("minLength")); ok && n < m {
+			return false
+		}
+		if m, ok := intOf(s.Get("maxLength")); ok && n > m {
+			return false
+		}
+		if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
+			if re := compileRegexp(p.Str); re != nil && !re.MatchString(v.Str) {
+				return false
+			}
+		}
+	case canon.Array:
+		n := int64(len(v.Items))
+		if m, ok := intOf(s.Get("minItems")); ok && n < m {
+			return false
+		}
+		if m, ok := intOf(s.Get("maxItems")); ok && n > m {
+			return false
+		}
+	case canon.Object:
+		n := int64(len(v.Members))
+		if m, ok := intOf(s.Get("minProperties")); ok && n < m {
+			return false
+		}
+		if m, ok := intOf(s.Get("maxProperties")); ok && n > m {
+			return false
+		}
+		if r := s.Get("required"); r != nil && r.Kind == canon.Array {
+			for _, it := range r.Items {
+				if it.Kind == canon.String && !v.Has(it.Str) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// bound is a numeric bound: value, exclusive or not; set false = none.
+type bound struct {
+	v    *big.Rat
+	excl bool
+	set  bool
+	kw   string       // the keyword that sets it
+	src  *canon.Value // its value
+}
+
+// lowerBound returns the tighter of minimum and exclusiveMinimum. With
+// intOnly (only integers are allowed) an exclusive bound becomes the
+// inclusive integer bound it means (exclusiveMinimum 0 is minimum 1).
+func lowerBound(s *canon.Value, intOnly bool) bound {
+	var b bound
+	if r, ok := ratOf(s.Get("minimum")); ok {
+		b = bound{v: r, set: true, kw: "minimum", src: s.Get("minimum")}
+	}
+	if r, ok := ratOf(s.Get("exclusiveMinimum")); ok {
+		if !b.set || r.Cmp(b.v) >= 0 {
+			b = bound{v: r, excl: true, set: true, kw: "exclusiveMinimum", src: s.Get("exclusiveMinimum")}
+		}
+	}
+	if intOnly && b.set {
+		f := floorRat(b.v)
+		if b.excl || !b.v.IsInt() {
+			f.Add(f, big.NewRat(1, 1))
+		}
+		b.v, b.excl = f, false
+	}
+	return b
+}
+
+// upperBound is lowerBound for maximum and exclusiveMaximum.
+func upperBound(s *canon.Value, intOnly bool) bound {
+	var b bound
+	if r, ok := ratOf(s.Get("maximum")); ok {
+		b = bound{v: r, set: true, kw: "maximum", src: s.Get("maximum")}
+	}
+	if r, ok := ratOf(s.Get("exclusiveMaximum")); ok {
+		if !b.set || r.Cmp(b.v) <= 0 {
+			b = bound{v: r, excl: true, set: true, kw: "exclusiveMaximum", src: s.Get("exclusiveMaximum")}
+		}
+	}
+	if intOnly && b.set {
+		f := floorRat(b.v)
+		if b.excl && b.v.IsInt() {
+			f.Sub(f, big.NewRat(1, 1))
+		}
+		b.v, b.excl = f, false
+	}
+	return b
+}
+
+// tighterLower compares lower bounds: 1 when b excludes more than a, -1
+// when less, 0 when equal.
+func tighterLower(a, b bound) int {
+	switch {
+	case !a.set && !b.set:
+		return 0
+	case !a.set:
+		return 1
+	case !b.set:
+		return -1
+	}
+	if c := b.v.Cmp(a.v); c != 0 {
+		return c
+	}
+	switch {
+	case a.excl == b.excl:
+		return 0
+	case b.excl:
+		return 1
+	}
+	return -1
+}
+
+// tighterUpper is tighterLower for upper bounds.
+func tighterUpper(a, b bound) int {
+	switch {
+	case !a.set && !b.set:
+		return 0
+	case !a.set:
+		return 1
+	case !b.set:
+		return -1
+	}
+	if c := a.v.Cmp(b.v); c != 0 {
+		return c
+	}
+	switch {
+	case a.excl == b.excl:
+		return 0
+	case b.excl:
+		return 1
+	}
+	return -1
+}
+
+func floorRat(r *big.Rat) *big.Rat {
+	q := new(big.Int)
+	m := new(big.Int)
+	q.DivMod(r.Num(), r.Denom(), m) // Euclidean: m ≥ 0, so q is the floor
+	return new(big.Rat).SetInt(q)
+}
+
+var (
+	regexpMu    sync.Mutex
+	regexpCache = map[string]*regexp.Regexp{}
+)
+
+// compileRegexp compiles a JSON Schema pattern with Go's RE2 syntax (the
+// engine jsonschema/v6 uses by default); nil when it does not compile.
+func compileRegexp(p string) *regexp.Regexp {
+	regexpMu.Lock()
+	defer regexpMu.Unlock()
+	if re, ok := regexpCache[p]; ok {
+		return re
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		re = nil
+	}
+	if len(regexpCache) > 4096 {
+		clear(regexpCache)
+	}
+	regexpCache[p] = re
+	return re
+}
+
+// admitsFormat reports whether a string value satisfies the schema's
+// format where the validator asserts formats (drafts before 2019-09, see
+// jsonschema/v6's Compiler.AssertFormat); true for unknown formats and
+// non-strings.
+func admitsFormat(s, v *canon.Value, draft int) bool {
+	f := getKW(s, "format")
+	if draft >= 2019 || f == nil || f.Kind != canon.String || v.Kind != canon.String {
+		return true
+	}
+	x := v.Str
+	switch f.Str {
+	case "date":
+		_, err := time.Parse("2006-01-02", x)
+		return err == nil
+	case "date-time":
+		_, err := time.Parse(time.RFC3339Nano, strings.ToUpper(x))
+		return err == nil
+	case "email":
+		_, err := mail.ParseAddress(x)
+		return err == nil && !strings.ContainsAny(x, "<> ")
+	case "ipv4":
+		ip := net.ParseIP(x)
+		return ip != nil && ip.To4() != nil && !strings.Contains(x, ":")
+	case "ipv6":
+		return net.ParseIP(x) != nil && strings.Contains(x, ":")
+	case "uri":
+		u, err := url.Parse(x)
+		return err == nil && u.IsAbs()
+	case "uuid":
+		return uuidRE.MatchString(x)
+	}
+	return true
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

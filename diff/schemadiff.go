@@ -1,0 +1,599 @@
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/facade"
+)
+
+// This file is the schema comparison engine (DESIGN §4.2–§4.5): it walks an
+// old and a new JSON Schema side by side and lets every rule family
+// (rule_*.go) compare the keywords it owns at each pair of subschemas. The
+// tool-level engine (compare.go) calls compareSchemas once per tool and
+// direction.
+//
+// Direction semantics (§4.3): for Input every instance valid under the old
+// schema must stay valid (old ⊆ new), so a change that narrows the accepted
+// set is breaking and a widening is safe; for Output every instance valid
+// under the new schema must have been valid (new ⊆ old), so the levels swap.
+// Each rule is declared per direction with its default level; the effect
+// (narrows, widens) of a change is a property of the rule.
+
+// schemaPair is one schema comparison: the old and new schema of one tool in
+// one direction (Input: old ⊆ new required; Output: new ⊆ old required).
+// Old or New may be nil (schema absent). Findings' Path is the JSON Pointer
+// of the changed keyword inside the schema, as if local $refs were inlined
+// (DESIGN §4.8's example "/properties/mode/enum").
+type schemaPair struct {
+	Tool      string
+	Direction Direction
+	Old, New  *canon.Value
+	Opts      *Options
+}
+
+// effect is how a change moves the set of instances a schema accepts.
+type effect uint8
+
+const (
+	annotates effect = iota // no effect on validation (default, description)
+	narrows                 // some instances valid before are now rejected
+	widens                  // some instances rejected before are now valid
+	reshapes                // both, or not decided
+)
+
+// schemaRuleDef is a catalog entry of a schema rule with the effect of the change
+// it names (used to orient witnesses and to decide subsumption).
+type schemaRuleDef struct {
+	Rule
+	effect effect
+}
+
+// ruleHandler compares, for one pair of subschemas, the keywords its family
+// owns, and reports findings through p.emit. Every family uses it.
+type ruleHandler func(p *subPair)
+
+// ruleFamily is one rule file's declaration: its rules, declared once, and the
+// handler that finds them.
+type ruleFamily struct {
+	name  string
+	rules []schemaRuleDef
+	check ruleHandler
+}
+
+// Tags (DESIGN §4.4).
+var (
+	schemaTagsExistence     = []string{"existence"}
+	schemaTagsRequiredness  = []string{"requiredness"}
+	schemaTagsType          = []string{"type"}
+	schemaTagsConstraint    = []string{"constraint"}
+	schemaTagsValues        = []string{"values"}
+	schemaTagsStructure     = []string{"structure"}
+	schemaTagsDocumentation = []string{"documentation"}
+)
+
+// schemaRule declares one schema rule; the direction is read from the id's prefix
+// ("input-", "output-"; the verifier's rule is listed as input).
+func schemaRule(id string, lvl Level, eff effect, tags []string, purpose string) schemaRuleDef {
+	d := Input
+	if strings.HasPrefix(id, "output-") {
+		d = Output
+	}
+	return schemaRuleDef{Rule: Rule{ID: id, Level: lvl, Direction: d, Tags: tags, Purpose: purpose}, effect: eff}
+}
+
+// families lists the rule families in the order their handlers run at each
+// pair of subschemas. Structure runs before requiredness so that renamed
+// properties are known when required entries are compared.
+func families() []*ruleFamily { return familyList }
+
+// familyList is filled in init: the families' handlers reach the walk,
+// which reads the list, so a variable initializer would be a cycle.
+var familyList []*ruleFamily
+
+func init() {
+	familyList = []*ruleFamily{&typeFamily, &enumFamily, &constraintFamily, &structureFamily, &requiredFamily, &compositionFamily, &annotationFamily}
+}
+
+var (
+	schemaCatalogOnce sync.Once
+	schemaCatalogList []Rule
+	schemaCatalogByID map[string]*schemaRuleDef
+)
+
+func loadSchemaCatalog() {
+	schemaCatalogOnce.Do(func() {
+		schemaCatalogByID = map[string]*schemaRuleDef{}
+		add := func(defs []schemaRuleDef) {
+			for i := range defs {
+				d := &defs[i]
+				if _, dup := schemaCatalogByID[d.ID]; dup {
+					panic("diff: duplicate schema rule " + d.ID)
+				}
+				schemaCatalogByID[d.ID] = d
+				schemaCatalogList = append(schemaCatalogList, d.Rule)
+			}
+		}
+		for _, f := range families() {
+			add(f.rules)
+		}
+		add(schemaExtraRules)
+		add(verifyRules)
+	})
+}
+
+// schemaRules returns the catalog entries of the schema rules.
+func schemaRules() []Rule {
+	loadSchemaCatalog()
+	out := make([]Rule, len(schemaCatalogList))
+	for i, r := range schemaCatalogList {
+		r.Tags = slices.Clone(r.Tags)
+		out[i] = r
+	}
+	return out
+}
+
+func lookupSchemaRule(id string) *schemaRuleDef {
+	loadSchemaCatalog()
+	d := schemaCatalogByID[id]
+	if d == nil {
+		panic("diff: undeclared schema rule " + id)
+	}
+	return d
+}
+
+// schemaExtraRules are the whole-schema rules found before any walk.
+var schemaExtraRules = []schemaRuleDef{
+	schemaRule("output-schema-added", Safe, narrows, schemaTagsExistence,
+		"An outputSchema appears where there was none: results were unconstrained before, so clients lose nothing."),
+	schemaRule("output-schema-removed", Breaking, widens, schemaTagsExistence,
+		"The outputSchema is removed: clients that validate structured results against it can no longer rely on any shape."),
+}
+
+// maxWalkDepth bounds the recursion of one comparison; deeper schemas are
+// reported undecided rather than compared.
+const maxWalkDepth = 128
+
+// walkBudget bounds the subschema pairs one comparison visits, subsumption
+// checks included.
+const walkBudget = 200000
+
+// compareSchemas returns the findings of one schema comparison, each with
+// its witness (or NoWitness) already checked by the validator.
+func compareSchemas(p schemaPair) []Change {
+	if p.Opts == nil {
+		p.Opts = &Options{}
+	}
+	o, oOK := schemaArg(p.Old, p.Direction)
+	n, nOK := schemaArg(p.New, p.Direction)
+	if !oOK || !nOK {
+		// Not a schema at all (e.g. "inputSchema": null): the tool-level
+		// engine reports the tool invalid; there is nothing to compare.
+		return nil
+	}
+	switch {
+	case o == nil && n == nil:
+		return nil
+	case o == nil || n == nil:
+		if p.Direction != Output {
+			return nil // an absent inputSchema is invalid MCP (tool-invalid)
+		}
+		c := newComparison(p, o, n)
+		if o == nil {
+			c.emitWhole("output-schema-added", "the tool now declares an outputSchema; results were unconstrained before", n)
+		} else {
+			c.emitWhole("output-schema-removed", "the tool no longer declares an outputSchema; clients that validate results lose every guarantee", o)
+		}
+		c.finish()
+		return c.changes()
+	}
+	if bytes.Equal(canon.AppendSchema(nil, o), canon.AppendSchema(nil, n)) {
+		return nil
+	}
+	c := newComparison(p, o, n)
+	c.walk(c.old.root, c.new.root, "", rootLoc(c.old.root, c.new.root), false)
+	c.finish()
+	return c.changes()
+}
+
+// schemaArg returns the schema of one side: nil when absent (or JSON null
+// for an outputSchema), ok false when the value is not a schema at all.
+func schemaArg(v *canon.Value, d Direction) (*canon.Value, bool) {
+	if v == nil {
+		return nil, true
+	}
+	switch v.Kind {
+	case canon.Object, canon.Bool:
+		return v, true
+	case canon.Null:
+		return nil, d == Output
+	}
+	return nil, false
+}
+
+// schemaComparison is the state of one compareSchemas call.
+type schemaComparison struct {
+	p        schemaPair
+	old, new *schemaSide
+	found    []*finding
+	seen     map[refKey]bool
+	depth    int
+	// silent comparisons (subsumption checks) only collect findings.
+	silent bool
+	// budget bounds the walk steps of one comparison and the subsumption
+	// checks it runs (shared).
+	budget *int
+}
+
+type refKey struct {
+	o, n *canon.Value
+	inv  bool
+}
+
+func newComparison(p schemaPair, o, n *canon.Value) *schemaComparison {
+	b := walkBudget
+	c := &schemaComparison{p: p, seen: map[refKey]bool{}, budget: &b}
+	c.old = newSide(o)
+	c.new = newSide(n)
+	return c
+}
+
+// finding is a Change under construction, with what the witness search
+// needs.
+type finding struct {
+	Change
+	def *schemaRuleDef
+	at  *instLoc
+	inv bool
+	// cands are rule-specific witness candidates: edits applied at the
+	// location (after a base instance is built).
+	cands [][]witnessEdit
+	// samples, when set, is the local subschema whose sample values are
+	// tried at the location (after cands); sampleSide says which side it
+	// belongs to.
+	samples    *canon.Value
+	sampleSide *schemaSide
+	// reject, when set, filters local samples: only values it rejects are
+	// tried (a cheap pre-check of the target side).
+	reject *canon.Value
+	// undecided is the reason to report when no witness is found and the
+	// change could not be decided by reasoning alone.
+	undecided string
+	// noWitness is a preset reason: no witness can exist.
+	noWitness string
+}
+
+// subPair is one pair of resolved subschemas being compared.
+type subPair struct {
+	c    *schemaComparison
+	o, n *canon.Value // resolved; boolean schemas are kept as they are
+	path string
+	at   *instLoc
+	inv  bool // inside "not": effects are inverted
+	// to, tn are the effective type sets.
+	to, tn types
+	// renamed maps new property names to the old names they replace
+	// (filled by the structure family, read by the requiredness family).
+	renamed map[string]string
+}
+
+// getKW returns keyword kw of schema s; nil when absent or for boolean
+// schemas.
+func getKW(s *canon.Value, kw string) *canon.Value {
+	if s == nil || s.Kind != canon.Object {
+		return nil
+	}
+	return s.Get(kw)
+}
+
+// walk compares old subschema o with new subschema n at schema path path
+// and instance location at.
+func (c *schemaComparison) walk(o, n *canon.Value, path string, at *instLoc, inv bool) {
+	c.depth++
+	defer func() { c.depth-- }()
+	*c.budget--
+	if *c.budget == -1 {
+		c.emitUndecided(path, at, inv, o, n, fmt.Sprintf("the schemaComparison took more than %d steps and was stopped", walkBudget))
+	}
+	if *c.budget < 0 {
+		return
+	}
+	if c.depth > maxWalkDepth {
+		c.emitUndecided(path, at, inv, o, n, fmt.Sprintf("schemas nested deeper than %d levels are not compared", maxWalkDepth))
+		return
+	}
+	ro, okO := c.old.resolve(o)
+	rn, okN := c.new.resolve(n)
+	if !okO || !okN {
+		if !bytes.Equal(canon.AppendSchema(nil, o), canon.AppendSchema(nil, n)) {
+			c.emitUndecided(path, at, inv, o, n, "a $ref that is not a local JSON Pointer (or does not resolve) cannot be compared")
+		}
+		return
+	}
+	if ro != o || rn != n {
+		k := refKey{ro, rn, inv}
+		if c.seen[k] {
+			return // recursive schema: this pair is being compared already
+		}
+		c.seen[k] = true
+	}
+	o, n = ro, rn
+	if sameSchema(c, o, n) {
+		return
+	}
+	p := &subPair{c: c, o: o, n: n, path: path, at: at, inv: inv}
+	p.to, p.tn = typesOf(o), typesOf(n)
+	if !inv {
+		if kw, onOld := asymmetricDisjunction(o, n); kw != "" {
+			if onOld == (c.p.Direction == Input) {
+				decomposeDisjunction(p, kw, onOld)
+			} else {
+				againstDisjunction(p, kw, onOld)
+			}
+			return
+		}
+	}
+	runFamilies(p)
+}
+
+func runFamilies(p *subPair) {
+	for _, f := range families() {
+		f.check(p)
+	}
+}
+
+// subset reports whether every instance valid under a (on side as) is
+// valid under b (on side bs), as far as the rules can tell: a silent input
+// comparison of a against b finds nothing at facade level or above and
+// nothing undecided.
+func (c *schemaComparison) subset(a *canon.Value, as *schemaSide, b *canon.Value, bs *schemaSide) bool {
+	if isTrue(b) || isFalse(a) {
+		return true
+	}
+	sc := &schemaComparison{
+		p:      schemaPair{Tool: c.p.Tool, Direction: Input, Opts: c.p.Opts},
+		old:    as,
+		new:    bs,
+		seen:   map[refKey]bool{},
+		silent: true,
+		budget: c.budget,
+		depth:  c.depth,
+	}
+	sc.walk(a, b, "", rootLoc(a, b), false)
+	for _, f := range sc.found {
+		if f.def != nil && (f.Level >= Facade || f.undecided != "") {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSchema reports whether two subschemas are the same text: equal
+// canonical bytes, and either no local $ref inside or equal $defs on both
+// sides (so equal references mean equal targets).
+func sameSchema(c *schemaComparison, o, n *canon.Value) bool {
+	if o == nil || n == nil {
+		return o == n
+	}
+	a := canon.AppendSchema(nil, o)
+	b := canon.AppendSchema(nil, n)
+	if !bytes.Equal(a, b) {
+		return false
+	}
+	if !bytes.Contains(a, []byte(`"$ref"`)) {
+		return true
+	}
+	return c.old.defsKey == c.new.defsKey && refsOnlyToDefs(a)
+}
+
+// refsOnlyToDefs reports whether every "$ref" in canonical JSON points into
+// $defs (whose equality the caller checked), so equal text means equal
+// targets.
+func refsOnlyToDefs(b []byte) bool {
+	key := []byte(`"$ref":"`)
+	for {
+		i := bytes.Index(b, key)
+		if i < 0 {
+			return true
+		}
+		b = b[i+len(key):]
+		if !bytes.HasPrefix(b, []byte("#/$defs/")) {
+			return false
+		}
+	}
+}
+
+// emit reports a finding of the rule named by the direction prefix and
+// kind (e.g. "enum-value-removed") at path. oldV and newV are the keyword
+// values (nil: absent).
+func (p *subPair) emit(kind, path string, oldV, newV *canon.Value, msg string) *finding {
+	return p.c.emitAt(kind, path, p.at, p.inv, oldV, newV, msg)
+}
+
+func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
+	id := dirPrefix(c.p.Direction) + kind
+	if disabledRulesForTest[id] {
+		return &finding{}
+	}
+	if inv {
+		// Inside "not" a narrowing of the subschema widens the whole schema
+		// and vice versa: report it as a composition change with the
+		// inverted effect.
+		d := lookupSchemaRule(id)
+		switch d.effect {
+		case narrows:
+			kind = "composition-widened"
+		case widens:
+			kind = "composition-narrowed"
+		case reshapes:
+			kind = "composition-changed"
+		default:
+			return &finding{} // annotations inside not say nothing
+		}
+		id = dirPrefix(c.p.Direction) + kind
+		msg = "inside not: " + msg
+	}
+	d := lookupSchemaRule(id)
+	f := &finding{def: d, at: at, inv: inv}
+	f.Change = Change{
+		Rule:      id,
+		Level:     d.Level,
+		Direction: c.p.Direction,
+		Tool:      c.p.Tool,
+		Path:      path,
+		Old:       schemaJSON(oldV),
+		New:       schemaJSON(newV),
+		Message:   msg,
+		Witness:   json.RawMessage("null"),
+	}
+	c.found = append(c.found, f)
+	return f
+}
+
+// emitUndecided reports a change the engine cannot decide by reasoning; the
+// witness search may still decide it.
+func (c *schemaComparison) emitUndecided(path string, at *instLoc, inv bool, o, n *canon.Value, reason string) {
+	f := c.emitAt("composition-changed", path, at, false, o, n, "the schema changed in a way that is not analyzed keyword by keyword: "+reason)
+	f.undecided = reason
+	f.samples, f.sampleSide = c.sampleSchemaAt(at, inv)
+}
+
+// sampleSchemaAt returns the local schema samples come from for a finding
+// at at: the source side's deepest schema there (old for input, new for
+// output; the other side inside not).
+func (c *schemaComparison) sampleSchemaAt(at *instLoc, inv bool) (*canon.Value, *schemaSide) {
+	src := c.p.Direction == Input
+	if inv {
+		src = !src
+	}
+	if src {
+		return at.o, c.old
+	}
+	return at.n, c.new
+}
+
+// emitWhole reports a whole-schema finding (schema added or removed).
+func (c *schemaComparison) emitWhole(id, msg string, v *canon.Value) {
+	d := lookupSchemaRule(id)
+	f := &finding{def: d, at: rootLoc(c.old.root, c.new.root)}
+	var ov, nv *canon.Value
+	if c.old.orig != nil {
+		ov = v
+	} else {
+		nv = v
+	}
+	f.Change = Change{Rule: id, Level: d.Level, Direction: c.p.Direction, Tool: c.p.Tool, Path: "",
+		Old: schemaJSON(ov), New: schemaJSON(nv), Message: msg, Witness: json.RawMessage("null")}
+	c.found = append(c.found, f)
+}
+
+func dirPrefix(d Direction) string {
+	if d == Output {
+		return "output-"
+	}
+	return "input-"
+}
+
+// schemaJSON is the canonical JSON of a schema or keyword value (null when
+// absent).
+func schemaJSON(v *canon.Value) json.RawMessage {
+	if v == nil {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(canon.AppendSchema(nil, v))
+}
+
+// finish adjusts levels for options, searches witnesses and runs the
+// verifier.
+func (c *schemaComparison) finish() {
+	if c.silent {
+		return
+	}
+	for _, f := range c.found {
+		if f.def == nil {
+			continue
+		}
+		if f.Level >= Facade {
+			c.witness(f)
+		}
+	}
+	if c.p.Opts.Verify > 0 {
+		c.verify()
+	}
+}
+
+// changes returns the findings as Changes, deduplicated and in a
+// deterministic order.
+func (c *schemaComparison) changes() []Change {
+	out := make([]Change, 0, len(c.found))
+	seen := map[string]bool{}
+	for _, f := range c.found {
+		if f.def == nil {
+			continue
+		}
+		key := f.Rule + "\x00" + f.Path + "\x00" + string(f.Old) + "\x00" + string(f.New) + "\x00" + f.Message
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, f.Change)
+	}
+	slices.SortStableFunc(out, func(a, b Change) int {
+		if c := canon.CompareKeys(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return canon.CompareKeys(a.Rule, b.Rule)
+	})
+	return out
+}
+
+// facadeBlock builds a suggestion for the tool of the comparison.
+func (c *schemaComparison) suggest(f *finding, b facade.Block) {
+	f.Facade = &Suggestion{Tool: c.p.Tool, Block: b}
+}
+
+// pathKW appends a keyword (or pointer tokens) to a schema path.
+func pathKW(path string, tokens ...string) string {
+	var b strings.Builder
+	b.WriteString(path)
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(canon.EscapePointer(t))
+	}
+	return b.String()
+}
+
+// quoteJSON renders a JSON value for messages.
+func quoteJSON(v *canon.Value) string {
+	if v == nil {
+		return "(none)"
+	}
+	b := canon.AppendJCS(nil, v)
+	if len(b) > 80 {
+		return string(b[:77]) + "…"
+	}
+	return string(b)
+}
+
+// whereIs names the location of a path for messages: the pointer, or "the
+// schema root".
+func whereIs(path string) string {
+	if path == "" {
+		return "the schema root"
+	}
+	return path
+}
+
+// propWhere names property k of the object at path for messages:
+// `property "k"` at the root, `property "k" of /properties/a` below it.
+func propWhere(path, k string) string {
+	if path == "" {
+		return fmt.Sprintf("property %q", k)
+	}
+	return fmt.Sprintf("property %q of %s", k, path)
+}

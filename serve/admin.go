@@ -1,0 +1,162 @@
+package serve
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Status is the JSON document of GET /status (and `mcpctl status`).
+type Status struct {
+	Config        string    `json:"config"`
+	Version       uint64    `json:"version"`
+	Fingerprint   string    `json:"fingerprint"`
+	PublishedAt   time.Time `json:"publishedAt"`
+	Tools         []string  `json:"tools"`
+	Ready         bool      `json:"ready"`
+	AllowBreaking bool      `json:"allowBreaking"`
+	// LastReload is the most recent reload's result.
+	LastReload *ReloadResult `json:"lastReload"`
+	// Refused are the most recent refused candidates, oldest first.
+	Refused  []ReloadResult `json:"refused"`
+	Sessions SessionStatus  `json:"sessions"`
+	// Calls counts tools/call per tool and outcome (ok, error, invalid).
+	Calls map[string]CallCounts `json:"calls"`
+	// Facades counts facade translations per tool and facade rule.
+	Facades  map[string]map[string]int64 `json:"facades"`
+	InFlight int                         `json:"inFlight"`
+}
+
+// SessionStatus describes connected sessions.
+type SessionStatus struct {
+	Total       int `json:"total"`
+	Initialized int `json:"initialized"`
+	// ByGeneration counts sessions by the version of the generation they
+	// last listed ("0": not listed yet).
+	ByGeneration map[string]int `json:"byGeneration"`
+}
+
+// CallCounts are one tool's call outcomes.
+type CallCounts struct {
+	OK      int64 `json:"ok"`
+	Error   int64 `json:"error"`
+	Invalid int64 `json:"invalid"`
+}
+
+// Status returns the server's status.
+func (s *Server) Status() Status {
+	g := s.live.Load()
+	st := Status{
+		Config:        s.opts.ConfigPath,
+		Version:       g.Version,
+		Fingerprint:   g.Fingerprint,
+		PublishedAt:   g.PublishedAt,
+		Tools:         g.Tools(),
+		Ready:         s.ready.Load(),
+		AllowBreaking: s.opts.AllowBreaking,
+		Refused:       []ReloadResult{},
+		Calls:         map[string]CallCounts{},
+		Facades:       map[string]map[string]int64{},
+		Sessions:      SessionStatus{ByGeneration: map[string]int{}},
+		InFlight:      s.inflight.count(),
+	}
+	s.statusMu.Lock()
+	if s.lastReload != nil {
+		r := *s.lastReload
+		st.LastReload = &r
+	}
+	st.Refused = append(st.Refused, s.refused...)
+	s.statusMu.Unlock()
+
+	if s.mcp != nil {
+		present := map[*mcp.ServerSession]bool{}
+		for ss := range s.mcp.Sessions() {
+			present[ss] = true
+		}
+		s.notifier.prune(present)
+		for ss := range present {
+			if sessionless(ss) {
+				continue // one request each; not a session
+			}
+			st.Sessions.Total++
+			v := uint64(0)
+			if ss := s.notifier.state(ss); ss != nil {
+				v = ss.listed.Load()
+				s.notifier.mu.Lock()
+				if ss.initialized {
+					st.Sessions.Initialized++
+				}
+				s.notifier.mu.Unlock()
+			}
+			st.Sessions.ByGeneration[versionLabel(v)]++
+		}
+	}
+	s.calls.tools.Range(func(k, v any) bool {
+		c := v.(*toolCounts)
+		st.Calls[k.(string)] = CallCounts{OK: c.ok.Load(), Error: c.err.Load(), Invalid: c.invalid.Load()}
+		return true
+	})
+	s.calls.facades.Range(func(k, v any) bool {
+		tool, rule, _ := strings.Cut(k.(string), "\x00")
+		if st.Facades[tool] == nil {
+			st.Facades[tool] = map[string]int64{}
+		}
+		st.Facades[tool][rule] = v.(*atomic.Int64).Load()
+		return true
+	})
+	slices.Sort(st.Tools)
+	return st
+}
+
+// AdminHandler serves the admin endpoints (DESIGN §6.4): GET /healthz,
+// GET /readyz (200 once the first generation is published and the
+// transports are up, else 503), GET /status (Status as JSON), GET /metrics
+// (Prometheus text format) and POST /reload (runs the reload pipeline and
+// answers its ReloadResult: 200 published or unchanged, 409 refused or
+// superseded).
+func (s *Server) AdminHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !s.ready.Load() || s.live.Load() == nil || s.draining.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("not ready\n"))
+			return
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.Status())
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("POST /reload", func(w http.ResponseWriter, r *http.Request) {
+		res := s.Reload(r.Context(), "admin")
+		code := http.StatusOK
+		if res.Result == ResultRefused || res.Result == ResultSuperseded {
+			code = http.StatusConflict
+		}
+		writeJSON(w, code, res)
+	})
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(b, '\n'))
+}

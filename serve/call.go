@@ -1,0 +1,457 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/schema"
+)
+
+// Call outcomes, for metrics and /status.
+const (
+	OutcomeOK      = "ok"      // the handler ran and its result is not an error
+	OutcomeError   = "error"   // the handler failed or its output broke its outputSchema
+	OutcomeInvalid = "invalid" // the arguments did not validate (no handler ran)
+	OutcomeUnknown = "unknown" // no such tool (a protocol error)
+)
+
+// callStats counts calls per tool and outcome, and facade translations per
+// tool and facade rule, without locks on the call path.
+type callStats struct {
+	tools   sync.Map // tool name -> *toolCounts
+	facades sync.Map // "tool\x00rule" -> *atomic.Int64
+}
+
+type toolCounts struct {
+	ok, err, invalid atomic.Int64
+}
+
+// toolMeters are one tool's counters and metrics, resolved once (when a
+// generation is built) so the call path only does atomic adds: no map or
+// label lookups, no locks.
+type toolMeters struct {
+	counts              *toolCounts
+	okC, errC, invalidC prometheus.Counter
+	latency             prometheus.Observer
+}
+
+func (m *toolMeters) succeeded() { m.counts.ok.Add(1); m.okC.Inc() }
+func (m *toolMeters) failed()    { m.counts.err.Add(1); m.errC.Inc() }
+func (m *toolMeters) invalid()   { m.counts.invalid.Add(1); m.invalidC.Inc() }
+
+// toolMeters returns the meters of a tool name (created on first use).
+func (s *Server) toolMeters(name string) *toolMeters {
+	if v, ok := s.meters.Load(name); ok {
+		return v.(*toolMeters)
+	}
+	m := &toolMeters{
+		counts:   s.calls.tool(name),
+		okC:      s.metrics.calls.WithLabelValues(name, OutcomeOK),
+		errC:     s.metrics.calls.WithLabelValues(name, OutcomeError),
+		invalidC: s.metrics.calls.WithLabelValues(name, OutcomeInvalid),
+		latency:  s.metrics.callLatency.WithLabelValues(name),
+	}
+	v, _ := s.meters.LoadOrStore(name, m)
+	return v.(*toolMeters)
+}
+
+func (c *callStats) tool(name string) *toolCounts {
+	if v, ok := c.tools.Load(name); ok {
+		return v.(*toolCounts)
+	}
+	v, _ := c.tools.LoadOrStore(name, &toolCounts{})
+	return v.(*toolCounts)
+}
+
+func (c *callStats) facade(tool, rule string) {
+	key := tool + "\x00" + rule
+	v, ok := c.facades.Load(key)
+	if !ok {
+		v, _ = c.facades.LoadOrStore(key, new(atomic.Int64))
+	}
+	v.(*atomic.Int64).Add(1)
+}
+
+// acquireLive returns the live generation with a call reference taken.
+func (s *Server) acquireLive() *Generation {
+	for {
+		g := s.live.Load()
+		if g.acquire() {
+			return g
+		}
+	}
+}
+
+// errShuttingDown answers calls that arrive while the server drains.
+var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
+
+// callTool validates and runs one call against the one generation it loads
+// (DESIGN §6.2, §6.3): arguments are checked against the input schema (after
+// the tool's facade when they do not validate as sent) before any handler
+// runs; the handler's output becomes content, and structuredContent when the
+// tool has an outputSchema (validated against it).
+func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToolRequest) (mcp.Result, error) {
+	s.inflight.add()
+	defer s.inflight.done()
+	if s.draining.Load() {
+		return nil, errShuttingDown
+	}
+	s.metrics.inFlight.Inc()
+	defer s.metrics.inFlight.Dec()
+	g := s.acquireLive()
+	defer g.release()
+
+	name := req.Params.Name
+	t, alias := g.tools[name], (*aliasRoute)(nil)
+	if t == nil {
+		if alias = g.aliases[name]; alias != nil {
+			t = alias.target
+		}
+	}
+	if t == nil {
+		s.metrics.unknownCalls.Inc()
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: unknownToolMessage(name, g.names)}
+	}
+	m := t.meters
+	if m == nil {
+		m = s.toolMeters(t.name)
+	}
+
+	args, msg := parseArguments(req.Params.Arguments)
+	if msg != "" {
+		m.invalid()
+		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", t.name, msg)), nil
+	}
+	argsJSON, verr := s.facadeArguments(t, alias, name, &args, req.Params.Arguments)
+	if verr != nil {
+		m.invalid()
+		return errorResult(invalidArgumentsMessage(t, verr)), nil
+	}
+
+	start := time.Now()
+	out, err := t.handler.Call(ctx, argsJSON)
+	m.latency.Observe(time.Since(start).Seconds())
+	if err != nil {
+		m.failed()
+		s.log.Warn("tool call failed", "tool", t.name, "generation", g.Version, "kind", failureKind(ctx, err))
+		return errorResult(fmt.Sprintf("Tool %q failed: %v", t.name, err)), nil
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out.Body)}}}
+	if t.structured != nil {
+		res.StructuredContent = json.RawMessage(t.structured)
+	} else if t.out != nil {
+		v, perr := canon.Parse(out.Body)
+		if perr != nil {
+			m.failed()
+			s.log.Error("handler output is not JSON but the tool declares an outputSchema", "tool", t.name, "generation", g.Version)
+			return errorResult(fmt.Sprintf("Tool %q produced output that is not JSON, but it declares an outputSchema.", t.name)), nil
+		}
+		if oerr := t.out.Validate(schema.Instance(&v)); oerr != nil {
+			m.failed()
+			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", violationPointers(oerr))
+			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, violationLines(oerr, nil, "(output)"))), nil
+		}
+		res.StructuredContent = json.RawMessage(appendOrdered(nil, &v))
+	}
+	m.succeeded()
+	return res, nil
+}
+
+func failureKind(ctx context.Context, err error) string {
+	switch {
+	case ctx.Err() != nil:
+		return "cancelled"
+	case errors.Is(err, errOutputTooLarge):
+		return "output-too-large"
+	case strings.Contains(err.Error(), "did not finish within") || strings.Contains(err.Error(), "did not answer within"):
+		return "timeout"
+	}
+	return "failed"
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
+}
+
+// parseArguments reads the arguments strictly; absent or null is {}.
+func parseArguments(raw json.RawMessage) (canon.Value, string) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return canon.Value{Kind: canon.Object}, ""
+	}
+	v, err := canon.Parse(raw)
+	if err != nil {
+		return v, "the arguments are not valid JSON (" + err.Error() + ")"
+	}
+	if v.Kind != canon.Object {
+		return v, fmt.Sprintf("the arguments must be a JSON object, got %s", v.Kind)
+	}
+	return stripOffsets(v), ""
+}
+
+// invalidArgumentsMessage names each offending field (JSON Pointer), what
+// was expected, and a valid example built from the schema (DESIGN §6.3).
+func invalidArgumentsMessage(t *liveTool, verr error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Invalid arguments for tool %q:", t.name)
+	b.WriteString(violationLines(verr, t.inValue, "(arguments)"))
+	if ex := t.exampleArgs(); ex != nil {
+		fmt.Fprintf(&b, "\nA valid example: %s", ex)
+	}
+	return b.String()
+}
+
+// maxViolations bounds the lines of one message.
+const maxViolations = 10
+
+type violation struct {
+	ptr, keyword, msg string
+}
+
+// violations flattens a validation error into its leaves.
+func violations(err error) []violation {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []violation{{msg: err.Error()}}
+	}
+	var out []violation
+	var walk func(u *jsonschema.OutputUnit)
+	walk = func(u *jsonschema.OutputUnit) {
+		if len(u.Errors) == 0 && u.Error != nil {
+			v := violation{ptr: u.InstanceLocation, keyword: u.KeywordLocation, msg: u.Error.String()}
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+			return
+		}
+		for i := range u.Errors {
+			walk(&u.Errors[i])
+		}
+	}
+	walk(ve.DetailedOutput())
+	// The validator visits properties in map order: sort for stable text.
+	slices.SortStableFunc(out, func(a, b violation) int {
+		if c := strings.Compare(a.ptr, b.ptr); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.keyword, b.keyword); c != 0 {
+			return c
+		}
+		return strings.Compare(a.msg, b.msg)
+	})
+	return out
+}
+
+// violationLines renders violations as "\n- /ptr: message (expected: …)".
+// With the schema given, the subschema that failed is shown as the
+// expectation.
+func violationLines(err error, sch *canon.Value, root string) string {
+	var b strings.Builder
+	vs := violations(err)
+	for i, v := range vs {
+		if i == maxViolations {
+			fmt.Fprintf(&b, "\n- … and %d more", len(vs)-i)
+			break
+		}
+		where := v.ptr
+		if where == "" {
+			where = root
+		}
+		fmt.Fprintf(&b, "\n- %s: %s", where, v.msg)
+		if sch != nil {
+			if exp := expectedAt(sch, v.keyword); exp != "" {
+				fmt.Fprintf(&b, " (expected: %s)", exp)
+			}
+		}
+	}
+	return b.String()
+}
+
+// violationPointers lists where the output failed, without values (for logs).
+func violationPointers(err error) []string {
+	var ptrs []string
+	for _, v := range violations(err) {
+		p := v.ptr
+		if p == "" {
+			p = "/"
+		}
+		ptrs = append(ptrs, p+" ("+v.keyword+")")
+	}
+	return ptrs
+}
+
+// expectedAt returns the compact subschema holding the failed keyword
+// (keyword location minus its last token), when it is short and not behind
+// a $ref.
+func expectedAt(root *canon.Value, kwLoc string) string {
+	if strings.Contains(kwLoc, "$ref") || kwLoc == "" {
+		return ""
+	}
+	i := strings.LastIndexByte(kwLoc, '/')
+	if i < 0 {
+		return ""
+	}
+	v := lookupPointer(root, kwLoc[:i])
+	if v == nil || v == root {
+		return ""
+	}
+	s := compactJSON(v)
+	if len(s) > 200 {
+		return ""
+	}
+	return s
+}
+
+// lookupPointer resolves a JSON Pointer (RFC 6901) in v.
+func lookupPointer(v *canon.Value, ptr string) *canon.Value {
+	if ptr == "" {
+		return v
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v.Kind {
+		case canon.Object:
+			v = v.Get(tok)
+		case canon.Array:
+			n := 0
+			if _, err := fmt.Sscanf(tok, "%d", &n); err != nil || n < 0 || n >= len(v.Items) {
+				return nil
+			}
+			v = &v.Items[n]
+		default:
+			return nil
+		}
+		if v == nil {
+			return nil
+		}
+	}
+	return v
+}
+
+// unknownToolMessage lists close names (DESIGN §6.3).
+func unknownToolMessage(name string, names []string) string {
+	close := closeNames(name, names, 3)
+	if len(close) == 0 {
+		return fmt.Sprintf("unknown tool %q", name)
+	}
+	return fmt.Sprintf("unknown tool %q; did you mean %s?", name, strings.Join(quoteAll(close), ", "))
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// closeNames returns up to n names close to name: by edit distance (at most
+// a third of the longer name, at least 2), or sharing a word.
+func closeNames(name string, names []string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	ln := strings.ToLower(name)
+	for _, c := range names {
+		lc := strings.ToLower(c)
+		d := levenshtein(ln, lc)
+		limit := max(2, max(len(ln), len(lc))/3)
+		if d <= limit || (len(ln) >= 3 && (strings.Contains(lc, ln) || strings.Contains(ln, lc))) {
+			cs = append(cs, cand{c, d})
+		}
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	out := []string{}
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// facadeArguments validates the arguments against the tool's input schema
+// and, for a call through an alias or arguments that do not validate as
+// sent, applies the tool's facade with facade.Apply (DESIGN §6.1, §6.3):
+// the translation is used only when it validates. It returns the arguments
+// to hand the handler as JSON, or the validation error to report (the
+// original one when no translation helps); untranslated arguments are
+// handed over as the client sent them. Each translation step is counted
+// per tool and step kind.
+func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, args *canon.Value, raw []byte) ([]byte, error) {
+	sent := func() []byte {
+		if len(raw) == 0 || string(raw) == "null" {
+			return []byte("{}")
+		}
+		return raw // strictly valid JSON: parseArguments read it
+	}
+	inst := schema.Instance(args).(map[string]any)
+	verr := t.in.Validate(inst)
+	if alias == nil && (verr == nil || t.facade == nil) {
+		return sent(), verr
+	}
+	validate := func(a map[string]any) error { return t.in.Validate(a) }
+	out, steps, err := facade.Apply(facade.File{t.name: *t.facade}, t.name, validate, facade.Call{Tool: name, Arguments: inst})
+	if err != nil {
+		// A validation error (of the call as routed), or an alias that
+		// cannot apply (an inject conflicting with an argument) is
+		// reported; a facade the engine cannot apply reports the original
+		// error.
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) || verr == nil {
+			return nil, err
+		}
+		return nil, verr
+	}
+	for _, st := range steps {
+		s.calls.facade(t.name, st.Kind)
+		s.metrics.facades.WithLabelValues(t.name, st.Kind).Inc()
+	}
+	if len(steps) == 0 {
+		return sent(), nil
+	}
+	b, err := json.Marshal(out.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}

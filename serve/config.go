@@ -1,0 +1,786 @@
+package serve
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+// DeprecatedMetaKey is the _meta key a deprecated tool is served with
+// (DESIGN §4.4 lifecycle): {"since": …, "sunset": date, "replacement": name}.
+const DeprecatedMetaKey = "io.mcpctl/deprecated"
+
+// Config is a parsed serve config (DESIGN §6.1), YAML or JSON:
+//
+//	server: {name: docs, version: 1.4.0}
+//	tools: [ {name, title, description, inputSchema, …, handler, facade, deprecated} ]
+//	gate: {allow: [{rule, tool, until, reason}]}
+//
+// Every tool entry keeps the member order of the file; {$file: PATH}
+// anywhere inside a tool is replaced by the JSON or YAML file at PATH,
+// relative to the folder of the file that names it.
+type Config struct {
+	// Source is the config's path as given.
+	Source string
+	Server ServerInfo
+	// Tools are in file order.
+	Tools []*ToolConfig
+	Gate  GateConfig
+	// Files lists the config and every file it included, as read.
+	Files []string
+	// Digest is the hex SHA-256 of every file read (paths and bytes, in
+	// order): equal digests mean identical inputs.
+	Digest string
+}
+
+// ServerInfo is the implementation info served in initialize.
+type ServerInfo struct {
+	Name         string
+	Version      string
+	Title        string
+	Instructions string
+}
+
+// ToolConfig is one tool entry: the MCP tool object that is served, and the
+// serve-only members beside it.
+type ToolConfig struct {
+	Name  string
+	Index int
+	// Value is the served tool object: the entry without handler, facade
+	// and deprecated, includes resolved, a deprecation added to _meta and
+	// description. Raw is its compact JSON in source member order.
+	Value canon.Value
+	Raw   []byte
+	// Handler is nil when the entry has none (allowed for canon, lint and
+	// diff; refused by serve).
+	Handler    *HandlerConfig
+	Facade     *facade.Block
+	Deprecated *Deprecation
+	// Pos is where the entry starts.
+	Pos Pos
+	// positions maps JSON Pointers inside the entry (relative to the entry,
+	// e.g. "/inputSchema/properties/q") to where they were written.
+	positions map[string]Pos
+}
+
+// PosOf returns where the value at ptr (a JSON Pointer inside the tool
+// entry) was written, falling back to the nearest enclosing value.
+func (t *ToolConfig) PosOf(ptr string) Pos {
+	for {
+		if p, ok := t.positions[ptr]; ok {
+			return p
+		}
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return t.Pos
+		}
+		ptr = ptr[:i]
+	}
+}
+
+// Deprecation marks a tool deprecated (DESIGN §6.3): it stays listed until
+// Sunset.
+type Deprecation struct {
+	Since       string `json:"since,omitempty"`
+	Sunset      string `json:"sunset,omitempty"`
+	Replacement string `json:"replacement,omitempty"`
+}
+
+// HandlerConfig says how a tool call is executed (DESIGN §6.4); exactly one
+// of Exec, HTTP and Static is set.
+type HandlerConfig struct {
+	Exec   *ExecConfig
+	HTTP   *HTTPConfig
+	Static *StaticConfig
+	Pos    Pos
+}
+
+// ExecConfig runs a command without a shell: the call's arguments as JSON on
+// standard input, standard output as the result.
+type ExecConfig struct {
+	// Command is argv; a relative program path with a slash is resolved
+	// against the config's folder, a bare name through PATH.
+	Command []string
+	// Timeout bounds one call (default 30s).
+	Timeout time.Duration
+	// MaxOutput caps standard output in bytes (default 1 MiB); more is an
+	// error result.
+	MaxOutput int64
+	// Env names the variables copied from the server's environment (PATH is
+	// always copied); nothing else is passed.
+	Env []string
+	// Dir is the working folder (default: the config's folder).
+	Dir string
+}
+
+// HTTPConfig posts the call's arguments as JSON to URL.
+type HTTPConfig struct {
+	URL     string
+	Timeout time.Duration
+	// Headers are sent with every request; ${NAME} in a value is replaced
+	// by the environment variable NAME when the generation is built (secret
+	// values never appear in the config).
+	Headers map[string]string
+	// MaxResponse caps the response body in bytes (default 1 MiB).
+	MaxResponse int64
+}
+
+// StaticConfig returns fixed content: Text, or JSON (served as text and, for
+// a tool with an outputSchema, as structuredContent).
+type StaticConfig struct {
+	Text string
+	JSON *canon.Value
+}
+
+// GateConfig holds the publisher's explicit permissions (DESIGN §6.2 step 3).
+type GateConfig struct {
+	Allow []AllowEntry
+}
+
+// AllowEntry lets findings through the gate: those of Rule (every rule when
+// empty) on Tool (every tool when empty), until Until (zero: no end; a date
+// covers through the end of that day, UTC).
+type AllowEntry struct {
+	Rule   string    `json:"rule,omitempty"`
+	Tool   string    `json:"tool,omitempty"`
+	Until  time.Time `json:"until,omitzero"`
+	Reason string    `json:"reason"`
+	Pos    Pos       `json:"-"`
+}
+
+// Defaults for handlers.
+const (
+	DefaultTimeout   = 30 * time.Second
+	DefaultMaxOutput = 1 << 20
+)
+
+// IsConfigName reports whether a file name looks like a serve config by its
+// extension (.yaml or .yml).
+func IsConfigName(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// LoadConfig reads and parses the serve config at path, resolving includes
+// from disk. Errors are *toolset.InputError (wrapping toolset.ErrInput),
+// located by file, line and column, tool and JSON Pointer.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &toolset.InputError{Source: path, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPath(err)), Err: err}
+	}
+	return ParseConfig(path, data, func(p string) ([]byte, error) {
+		b, err := os.ReadFile(p)
+		return b, unwrapPath(err)
+	})
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// ParseConfig parses config bytes named source; readFile reads includes by
+// path (joined to the folder of the including file).
+func ParseConfig(source string, data []byte, readFile func(path string) ([]byte, error)) (*Config, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, toInputError(yamlSyntaxError(source, err), "")
+	}
+	conv := &converter{readFile: readFile, positions: map[string]Pos{}}
+	if readFile == nil {
+		conv.readFile = func(string) ([]byte, error) {
+			return nil, errors.New("$file includes are only resolved for config files on disk")
+		}
+	}
+	root, err := conv.value(&doc, source, "")
+	if err != nil {
+		return nil, toInputError(err, "")
+	}
+	cfg := &Config{Source: source, Files: []string{source}}
+	d := sha256.New()
+	fmt.Fprintf(d, "%s\x00%d\x00", source, len(data))
+	d.Write(data)
+	for _, f := range conv.files {
+		cfg.Files = append(cfg.Files, f.Path)
+		fmt.Fprintf(d, "%s\x00%d\x00", f.Path, len(f.Data))
+		d.Write(f.Data)
+	}
+	cfg.Digest = hex.EncodeToString(d.Sum(nil))
+	p := &cfgParser{source: source, pos: conv.positions}
+	if err := p.root(cfg, &root); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// toInputError turns a conversion error into a located *toolset.InputError.
+func toInputError(err error, tool string) error {
+	var ce *convError
+	if errors.As(err, &ce) {
+		return &toolset.InputError{Source: ce.Pos.File, Offset: -1, Line: ce.Pos.Line, Col: ce.Pos.Col, Tool: tool, Pointer: ce.Pointer, Msg: ce.Msg}
+	}
+	var ie *toolset.InputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	return &toolset.InputError{Offset: -1, Tool: tool, Msg: err.Error(), Err: err}
+}
+
+type cfgParser struct {
+	source string
+	pos    map[string]Pos
+}
+
+// errAt returns a located error for the value at ptr (pointer from the
+// document root).
+func (p *cfgParser) errAt(ptr, tool, format string, args ...any) error {
+	pos := p.posOf(ptr)
+	return &toolset.InputError{Source: pos.File, Offset: -1, Line: pos.Line, Col: pos.Col, Tool: tool, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *cfgParser) posOf(ptr string) Pos {
+	for {
+		if pos, ok := p.pos[ptr]; ok {
+			return pos
+		}
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return Pos{File: p.source}
+		}
+		ptr = ptr[:i]
+	}
+}
+
+func (p *cfgParser) root(cfg *Config, root *canon.Value) error {
+	if root.Kind != canon.Object {
+		return p.errAt("", "", "a serve config is a mapping with server, tools and gate; got %s", root.Kind)
+	}
+	for i := range root.Members {
+		m := &root.Members[i]
+		ptr := "/" + canon.EscapePointer(m.Key)
+		var err error
+		switch m.Key {
+		case "server":
+			err = p.server(&cfg.Server, &m.Value, ptr)
+		case "tools":
+			err = p.tools(cfg, &m.Value, ptr)
+		case "gate":
+			err = p.gate(&cfg.Gate, &m.Value, ptr)
+		default:
+			err = p.errAt(ptr, "", "unknown key %q (want server, tools or gate)", m.Key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !root.Has("tools") {
+		return p.errAt("", "", `a serve config needs a "tools" list`)
+	}
+	return nil
+}
+
+func (p *cfgParser) server(s *ServerInfo, v *canon.Value, ptr string) error {
+	if v.Kind != canon.Object {
+		return p.errAt(ptr, "", "server must be a mapping {name, version}, got %s", v.Kind)
+	}
+	for i := range v.Members {
+		m := &v.Members[i]
+		mp := ptr + "/" + canon.EscapePointer(m.Key)
+		var dst *string
+		switch m.Key {
+		case "name":
+			dst = &s.Name
+		case "version":
+			dst = &s.Version
+		case "title":
+			dst = &s.Title
+		case "instructions":
+			dst = &s.Instructions
+		default:
+			return p.errAt(mp, "", "unknown key %q (want name, version, title or instructions)", m.Key)
+		}
+		str, err := p.scalarString(&m.Value, mp, "")
+		if err != nil {
+			return err
+		}
+		*dst = str
+	}
+	return nil
+}
+
+// scalarString accepts a string, or a number written unquoted (version: 1.4).
+func (p *cfgParser) scalarString(v *canon.Value, ptr, tool string) (string, error) {
+	switch v.Kind {
+	case canon.String, canon.Number:
+		return v.Str, nil
+	}
+	return "", p.errAt(ptr, tool, "want a string, got %s", v.Kind)
+}
+
+func (p *cfgParser) tools(cfg *Config, v *canon.Value, ptr string) error {
+	if v.Kind != canon.Array {
+		return p.errAt(ptr, "", "tools must be a list, got %s", v.Kind)
+	}
+	for i := range v.Items {
+		tp := ptr + "/" + strconv.Itoa(i)
+		t, err := p.tool(&v.Items[i], tp, i)
+		if err != nil {
+			return err
+		}
+		cfg.Tools = append(cfg.Tools, t)
+	}
+	return nil
+}
+
+// serveOnly are the members of a tool entry that are not served.
+var serveOnly = []string{"handler", "facade", "deprecated"}
+
+func (p *cfgParser) tool(v *canon.Value, ptr string, index int) (*ToolConfig, error) {
+	if v.Kind != canon.Object {
+		return nil, p.errAt(ptr, "", "a tool entry must be a mapping, got %s", v.Kind)
+	}
+	name := v.Get("name")
+	if name == nil {
+		return nil, p.errAt(ptr, "", `tool entry has no "name"`)
+	}
+	if name.Kind != canon.String {
+		return nil, p.errAt(ptr+"/name", "", `tool "name" must be a string, got %s`, name.Kind)
+	}
+	t := &ToolConfig{Name: name.Str, Index: index, Pos: p.posOf(ptr), positions: map[string]Pos{}}
+	for k, pos := range p.pos {
+		if rest, ok := strings.CutPrefix(k, ptr); ok && (rest == "" || rest[0] == '/') {
+			t.positions[rest] = pos
+		}
+	}
+	served := canon.Value{Kind: canon.Object}
+	for i := range v.Members {
+		m := &v.Members[i]
+		mp := ptr + "/" + canon.EscapePointer(m.Key)
+		var err error
+		switch m.Key {
+		case "handler":
+			t.Handler, err = p.handler(&m.Value, mp, t.Name)
+		case "facade":
+			t.Facade, err = p.facade(&m.Value, mp, t.Name)
+		case "deprecated":
+			t.Deprecated, err = p.deprecated(&m.Value, mp, t.Name)
+		default:
+			served.Members = append(served.Members, memberClone(m))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if t.Deprecated != nil {
+		markDeprecated(&served, t.Deprecated)
+	}
+	t.Value = served
+	t.Raw = appendOrdered(nil, &served)
+	return t, nil
+}
+
+// Clone of a member (canon.Member has no method).
+func memberClone(m *canon.Member) canon.Member {
+	return canon.Member{Key: m.Key, Value: m.Value.Clone()}
+}
+
+// markDeprecated adds the deprecation to _meta and, unless it already says
+// so, to the description.
+func markDeprecated(tool *canon.Value, d *Deprecation) {
+	dep := canon.Value{Kind: canon.Object}
+	if d.Since != "" {
+		dep.Members = append(dep.Members, canon.Member{Key: "since", Value: canon.StringValue(d.Since)})
+	}
+	if d.Sunset != "" {
+		dep.Members = append(dep.Members, canon.Member{Key: "sunset", Value: canon.StringValue(d.Sunset)})
+	}
+	if d.Replacement != "" {
+		dep.Members = append(dep.Members, canon.Member{Key: "replacement", Value: canon.StringValue(d.Replacement)})
+	}
+	meta := tool.Get("_meta")
+	if meta == nil || meta.Kind != canon.Object {
+		tool.Set("_meta", canon.ObjectValue(canon.Member{Key: DeprecatedMetaKey, Value: dep}))
+	} else {
+		meta.Set(DeprecatedMetaKey, dep)
+	}
+	desc := tool.Get("description")
+	if desc != nil && desc.Kind == canon.String && strings.Contains(strings.ToUpper(desc.Str), "DEPRECATED") {
+		return
+	}
+	note := "DEPRECATED"
+	if d.Sunset != "" {
+		note += " (sunset " + d.Sunset + ")"
+	}
+	if d.Replacement != "" {
+		note += "; use " + d.Replacement + " instead"
+	}
+	note += "."
+	if desc != nil && desc.Kind == canon.String {
+		desc.Str = note + " " + desc.Str
+		return
+	}
+	tool.Set("description", canon.StringValue(note))
+}
+
+func (p *cfgParser) deprecated(v *canon.Value, ptr, tool string) (*Deprecation, error) {
+	if v.Kind == canon.Null {
+		return nil, nil
+	}
+	if v.Kind != canon.Object {
+		return nil, p.errAt(ptr, tool, "deprecated must be null or a mapping {since, sunset, replacement}, got %s", v.Kind)
+	}
+	d := &Deprecation{}
+	for i := range v.Members {
+		m := &v.Members[i]
+		mp := ptr + "/" + canon.EscapePointer(m.Key)
+		s, err := p.scalarString(&m.Value, mp, tool)
+		if err != nil {
+			return nil, err
+		}
+		switch m.Key {
+		case "since":
+			d.Since = s
+		case "sunset":
+			if _, err := parseUntil(s); err != nil {
+				return nil, p.errAt(mp, tool, "sunset: %v", err)
+			}
+			d.Sunset = s
+		case "replacement":
+			d.Replacement = s
+		default:
+			return nil, p.errAt(mp, tool, "unknown key %q (want since, sunset or replacement)", m.Key)
+		}
+	}
+	return d, nil
+}
+
+func (p *cfgParser) facade(v *canon.Value, ptr, tool string) (*facade.Block, error) {
+	if v.Kind == canon.Null {
+		return nil, nil
+	}
+	if v.Kind != canon.Object {
+		return nil, p.errAt(ptr, tool, "facade must be a mapping (rename, defaults, coerce, values, aliases), got %s", v.Kind)
+	}
+	dec := json.NewDecoder(bytes.NewReader(appendOrdered(nil, v)))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	var b facade.Block
+	if err := dec.Decode(&b); err != nil {
+		return nil, p.errAt(ptr, tool, "facade: %v", err)
+	}
+	return &b, nil
+}
+
+func (p *cfgParser) handler(v *canon.Value, ptr, tool string) (*HandlerConfig, error) {
+	if v.Kind != canon.Object || len(v.Members) != 1 {
+		return nil, p.errAt(ptr, tool, "handler must be a mapping with exactly one of exec, http or static")
+	}
+	h := &HandlerConfig{Pos: p.posOf(ptr)}
+	m := &v.Members[0]
+	mp := ptr + "/" + canon.EscapePointer(m.Key)
+	if m.Value.Kind != canon.Object {
+		return nil, p.errAt(mp, tool, "handler %s must be a mapping, got %s", m.Key, m.Value.Kind)
+	}
+	var err error
+	switch m.Key {
+	case "exec":
+		h.Exec, err = p.execHandler(&m.Value, mp, tool)
+	case "http":
+		h.HTTP, err = p.httpHandler(&m.Value, mp, tool)
+	case "static":
+		h.Static, err = p.staticHandler(&m.Value, mp, tool)
+	default:
+		err = p.errAt(mp, tool, "unknown handler %q (want exec, http or static)", m.Key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (p *cfgParser) execHandler(v *canon.Value, ptr, tool string) (*ExecConfig, error) {
+	e := &ExecConfig{Timeout: DefaultTimeout, MaxOutput: DefaultMaxOutput}
+	for i := range v.Members {
+		m := &v.Members[i]
+		mp := ptr + "/" + canon.EscapePointer(m.Key)
+		var err error
+		switch m.Key {
+		case "command":
+			e.Command, err = p.stringList(&m.Value, mp, tool)
+			if err == nil && (len(e.Command) == 0 || e.Command[0] == "") {
+				err = p.errAt(mp, tool, "command needs at least the program")
+			}
+		case "timeout":
+			e.Timeout, err = p.duration(&m.Value, mp, tool)
+		case "maxOutput":
+			e.MaxOutput, err = p.size(&m.Value, mp, tool)
+		case "env":
+			e.Env, err = p.stringList(&m.Value, mp, tool)
+		case "dir":
+			e.Dir, err = p.scalarString(&m.Value, mp, tool)
+		default:
+			err = p.errAt(mp, tool, "unknown key %q (want command, timeout, maxOutput, env or dir)", m.Key)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if e.Command == nil {
+		return nil, p.errAt(ptr, tool, "exec needs a command (a list: program and arguments, run without a shell)")
+	}
+	return e, nil
+}
+
+func (p *cfgParser) httpHandler(v *canon.Value, ptr, tool string) (*HTTPConfig, error) {
+	h := &HTTPConfig{Timeout: DefaultTimeout, MaxResponse: DefaultMaxOutput}
+	for i := range v.Members {
+		m := &v.Members[i]
+		mp := ptr + "/" + canon.EscapePointer(m.Key)
+		var err error
+		switch m.Key {
+		case "url":
+			h.URL, err = p.scalarString(&m.Value, mp, tool)
+			if err == nil && !strings.HasPrefix(h.URL, "http://") && !strings.HasPrefix(h.URL, "https://") {
+				err = p.errAt(mp, tool, "url must be http:// or https://")
+			}
+		case "timeout":
+			h.Timeout, err = p.duration(&m.Value, mp, tool)
+		case "maxResponse":
+			h.MaxResponse, err = p.size(&m.Value, mp, tool)
+		case "headers":
+			if m.Value.Kind != canon.Object {
+				err = p.errAt(mp, tool, "headers must be a mapping of name to value")
+				break
+			}
+			h.Headers = map[string]string{}
+			for j := range m.Value.Members {
+				hm := &m.Value.Members[j]
+				var s string
+				s, err = p.scalarString(&hm.Value, mp+"/"+canon.EscapePointer(hm.Key), tool)
+				if err != nil {
+					break
+				}
+				h.Headers[hm.Key] = s
+			}
+		default:
+			err = p.errAt(mp, tool, "unknown key %q (want url, timeout, headers or maxResponse)", m.Key)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if h.URL == "" {
+		return nil, p.errAt(ptr, tool, "http needs a url")
+	}
+	return h, nil
+}
+
+func (p *cfgParser) staticHandler(v *canon.Value, ptr, tool string) (*StaticConfig, error) {
+	s := &StaticConfig{}
+	for i := range v.Members {
+		m := &v.Members[i]
+		mp := ptr + "/" + canon.EscapePointer(m.Key)
+		switch m.Key {
+		case "text":
+			if m.Value.Kind != canon.String {
+				return nil, p.errAt(mp, tool, "text must be a string, got %s", m.Value.Kind)
+			}
+			s.Text = m.Value.Str
+		case "json":
+			c := m.Value.Clone()
+			s.JSON = &c
+		default:
+			return nil, p.errAt(mp, tool, "unknown key %q (want text or json)", m.Key)
+		}
+	}
+	if (s.JSON == nil) == !v.Has("text") {
+		return nil, p.errAt(ptr, tool, "static needs exactly one of text or json")
+	}
+	return s, nil
+}
+
+func (p *cfgParser) stringList(v *canon.Value, ptr, tool string) ([]string, error) {
+	if v.Kind != canon.Array {
+		return nil, p.errAt(ptr, tool, "want a list of strings, got %s", v.Kind)
+	}
+	out := make([]string, 0, len(v.Items))
+	for i := range v.Items {
+		s, err := p.scalarString(&v.Items[i], ptr+"/"+strconv.Itoa(i), tool)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// duration reads "10s", "1m30s", or a number of seconds.
+func (p *cfgParser) duration(v *canon.Value, ptr, tool string) (time.Duration, error) {
+	var d time.Duration
+	var err error
+	switch v.Kind {
+	case canon.String:
+		d, err = time.ParseDuration(v.Str)
+	case canon.Number:
+		var f float64
+		f, err = strconv.ParseFloat(v.Str, 64)
+		d = time.Duration(f * float64(time.Second))
+	default:
+		err = fmt.Errorf("got %s", v.Kind)
+	}
+	if err != nil || d <= 0 {
+		return 0, p.errAt(ptr, tool, "want a positive duration such as 10s or 1m30s (%v)", err)
+	}
+	return d, nil
+}
+
+func (p *cfgParser) size(v *canon.Value, ptr, tool string) (int64, error) {
+	if v.Kind == canon.Number {
+		if n, err := strconv.ParseInt(v.Str, 10, 64); err == nil && n > 0 {
+			return n, nil
+		}
+	}
+	return 0, p.errAt(ptr, tool, "want a positive number of bytes")
+}
+
+func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
+	if v.Kind != canon.Object {
+		return p.errAt(ptr, "", "gate must be a mapping {allow: […]}, got %s", v.Kind)
+	}
+	for i := range v.Members {
+		m := &v.Members[i]
+		mp := ptr + "/" + canon.EscapePointer(m.Key)
+		if m.Key != "allow" {
+			return p.errAt(mp, "", "unknown key %q (want allow)", m.Key)
+		}
+		if m.Value.Kind != canon.Array {
+			return p.errAt(mp, "", "gate.allow must be a list, got %s", m.Value.Kind)
+		}
+		for j := range m.Value.Items {
+			e, err := p.allow(&m.Value.Items[j], mp+"/"+strconv.Itoa(j))
+			if err != nil {
+				return err
+			}
+			g.Allow = append(g.Allow, e)
+		}
+	}
+	return nil
+}
+
+func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {
+	e := AllowEntry{Pos: p.posOf(ptr)}
+	if v.Kind != canon.Object {
+		return e, p.errAt(ptr, "", "a gate.allow entry is a mapping {rule, tool, until, reason}, got %s", v.Kind)
+	}
+	for i := range v.Members {
+		m := &v.Members[i]
+		mp := ptr + "/" + canon.EscapePointer(m.Key)
+		s, err := p.scalarString(&m.Value, mp, "")
+		if err != nil {
+			return e, err
+		}
+		switch m.Key {
+		case "rule":
+			e.Rule = s
+		case "tool":
+			e.Tool = s
+		case "reason":
+			e.Reason = s
+		case "until":
+			if e.Until, err = parseUntil(s); err != nil {
+				return e, p.errAt(mp, "", "until: %v", err)
+			}
+		default:
+			return e, p.errAt(mp, "", "unknown key %q (want rule, tool, until or reason)", m.Key)
+		}
+	}
+	if e.Rule == "" && e.Tool == "" {
+		return e, p.errAt(ptr, "", "a gate.allow entry needs a rule, a tool or both (an entry for everything would switch the gate off; use --allow-breaking for that)")
+	}
+	if strings.TrimSpace(e.Reason) == "" {
+		return e, p.errAt(ptr, "", "a gate.allow entry needs a reason")
+	}
+	return e, nil
+}
+
+// parseUntil reads a date (2027-01-31: through the end of that day, UTC) or
+// an RFC 3339 time. The returned time is the first instant no longer
+// covered.
+func parseUntil(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t.AddDate(0, 0, 1), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("want a date (2027-01-31) or an RFC 3339 time, got %q", s)
+	}
+	return t, nil
+}
+
+// Set returns the config's tools as a tool set (the served objects), for
+// canon, lint and diff. Two tools with one name are an *toolset.InputError.
+func (c *Config) Set() (*toolset.Set, error) {
+	tools := make([]*toolset.Tool, 0, len(c.Tools))
+	for _, t := range c.Tools {
+		v, err := canon.Parse(t.Raw)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: rendering: %w", t.Name, err) // a bug
+		}
+		tools = append(tools, &toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v, Source: c.Source, Offset: -1, Index: t.Index})
+	}
+	set, err := toolset.NewSet(c.Source, tools)
+	if err != nil {
+		var ie *toolset.InputError
+		if errors.As(err, &ie) {
+			if t := c.toolNamed(ie.Tool, 1); t != nil {
+				ie.Line, ie.Col = t.Pos.Line, t.Pos.Col
+				ie.Source = t.Pos.File
+			}
+		}
+		return nil, err
+	}
+	return set, nil
+}
+
+// toolNamed returns the nth (0-based) tool entry named name.
+func (c *Config) toolNamed(name string, nth int) *ToolConfig {
+	for _, t := range c.Tools {
+		if t.Name == name {
+			if nth == 0 {
+				return t
+			}
+			nth--
+		}
+	}
+	return nil
+}
+
+// Facades returns the facade blocks declared by the config's tools, keyed by
+// tool name (the --facades shape of DESIGN §6.1).
+func (c *Config) Facades() facade.File {
+	f := facade.File{}
+	for _, t := range c.Tools {
+		if t.Facade != nil {
+			f[t.Name] = *t.Facade
+		}
+	}
+	return f
+}

@@ -1,0 +1,74 @@
+// Package serve is mcpctl's hot-reloading, gated MCP server (DESIGN §6): it
+// serves the tools of a config file over stdio or streamable HTTP (through
+// github.com/modelcontextprotocol/go-sdk), watches the config, and publishes
+// a changed tool contract only when it is compatible or explicitly allowed.
+//
+// # Config
+//
+// A config (Config, LoadConfig) is YAML or JSON: server {name, version},
+// tools (MCP tool objects plus the serve-only handler, facade and deprecated
+// members) and gate.allow entries ({rule?, tool?, until?, reason}). Any
+// {$file: PATH} inside a tool is replaced by that JSON or YAML file,
+// relative to the including file's folder. Each tool is served with its
+// members and schema keys in the order the file wrote them (the config is
+// read as yaml.v3 nodes into an ordered canon.Value; the served bytes are
+// rendered from it); only the tool list is sorted by name. Errors are
+// *toolset.InputError values located by file, line, column, tool and JSON
+// Pointer. The package registers a toolset decoder, so `mcpctl canon`,
+// `lint` and `diff` read a serve config as a source.
+//
+// # Generations and the reload pipeline
+//
+// A Generation is an immutable snapshot: version, tools with compiled
+// schemas and handlers, facades, the served "tools" bytes, the canonical
+// form and its fingerprint. Server.Reload reads the config, builds a
+// candidate off to the side (lint.ValidateTool and case-insensitive name
+// uniqueness including facade aliases, schema.Compile, handlers), diffs it
+// against the live generation with diff.Compare and refuses it when a
+// breaking finding, or a facade finding the candidate's own facades do not
+// cover, has no gate.allow entry (unless Options.AllowBreaking). Otherwise
+// it publishes with one atomic.Pointer swap; writers are serialized, and a
+// candidate whose build started before a newer one is discarded
+// (ResultSuperseded). A refusal never loses the live generation; it is kept
+// with its findings for Status.
+//
+// Readers never lock: tools/list and tools/call load the pointer once and
+// use that generation throughout; an in-flight call holds a reference, and a
+// generation's handlers are closed when its last reference drops.
+//
+// # Notifications
+//
+// capabilities.tools.listChanged is advertised. After a publish whose
+// canonical form changed, every initialized session gets exactly one
+// notifications/tools/list_changed (sessions of the 2026-07-28 revision on
+// their subscriptions/listen stream); a session that has not sent
+// notifications/initialized gets it once it has. Each session has its own
+// sender, so a stalled client blocks nothing else. Watch debounces and
+// coalesces file events (folders are watched, so editors' renames and the
+// Kubernetes ConfigMap "..data" swap are seen).
+//
+// # Calls
+//
+// Arguments are validated against the input schema before any handler
+// runs; invalid ones get an isError result naming each field by JSON
+// Pointer, what was expected, and a valid example. A call through a facade
+// alias, or with arguments that only validate after the tool's facade, is
+// translated by facade.Apply and counted. Handlers are exec (argv, no
+// shell, JSON on stdin, timeout, output cap, cleaned environment), http
+// (POST JSON, header secrets from the environment) and static. JSON output
+// of a tool with an outputSchema is validated and served as
+// structuredContent too.
+//
+// # Operating
+//
+// Run serves stdio or HTTP (HTTPHandler: Origin allowlist, bearer token,
+// body limit), the admin endpoints (AdminHandler: /healthz, /readyz,
+// /status, /metrics, POST /reload) and the watcher, and shuts down
+// gracefully: new calls are refused, in-flight calls finish up to the
+// shutdown timeout, and nothing waits on a blocked stdout.
+//
+//	s, err := serve.New(ctx, serve.Options{ConfigPath: "mcpctl.serve.yaml", Logger: log})
+//	if err != nil { … } // the first config could not be built: exit 2
+//	defer s.Close()
+//	err = s.Run(ctx, serve.RunOptions{HTTPAddr: "127.0.0.1:8931", AdminAddr: "127.0.0.1:8932", Watch: true})
+package serve

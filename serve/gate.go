@@ -1,0 +1,113 @@
+package serve
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpctl/mcpctl/diff"
+)
+
+// Finding is one diff finding as the gate saw it.
+type Finding struct {
+	diff.Change
+	// NeedsPermission: breaking, or facade not covered by the candidate's
+	// own facades.
+	NeedsPermission bool `json:"needsPermission"`
+	// AllowedBy names the gate.allow entry that covers it ("file:line").
+	AllowedBy string `json:"allowedBy,omitempty"`
+	// Expired names an entry that would have covered it but is past its
+	// until date.
+	Expired string `json:"expired,omitempty"`
+}
+
+// gateDecision is the outcome of DESIGN §6.2 step 3.
+type gateDecision struct {
+	Report   *diff.Report
+	Findings []Finding
+	// Blocking are the findings needing permission that nothing covers.
+	Blocking []Finding
+	// Refused: Blocking is not empty and --allow-breaking is off.
+	Refused bool
+}
+
+// gate diffs the candidate against the live generation with the engine of
+// `mcpctl diff` and decides whether it may be published: every breaking
+// finding, and every facade finding the candidate's declared facades do not
+// cover, needs a gate.allow entry of the candidate's config (matching rule
+// — any when the entry has none — and tool, not past until); otherwise the
+// candidate is refused unless allowBreaking.
+func gate(live, cand *Generation, allowBreaking bool, now time.Time) gateDecision {
+	rep := diff.Compare(live.Set, cand.Set, diff.Options{Facades: cand.Config.Facades(), Now: now})
+	return decide(rep, cand.Config.Gate.Allow, allowBreaking, now)
+}
+
+// decide applies the gate.allow entries to a report. Only findings that
+// count for Report.GateLevel at level facade or above (not ignored; facade
+// not covered) need permission.
+func decide(rep *diff.Report, allow []AllowEntry, allowBreaking bool, now time.Time) gateDecision {
+	d := gateDecision{Report: rep}
+	if rep.GateLevel() <= diff.Safe {
+		for _, c := range rep.Changes {
+			d.Findings = append(d.Findings, Finding{Change: c})
+		}
+		return d
+	}
+	for _, c := range rep.Changes {
+		f := Finding{Change: c}
+		f.NeedsPermission = !c.Ignored && (c.Level == diff.Breaking || (c.Level == diff.Facade && !c.Covered))
+		if f.NeedsPermission {
+			for _, e := range allow {
+				if (e.Rule != "" && e.Rule != c.Rule) || (e.Tool != "" && e.Tool != c.Tool) {
+					continue
+				}
+				if !e.Until.IsZero() && !now.Before(e.Until) {
+					if f.Expired == "" {
+						f.Expired = fmt.Sprintf("gate.allow entry at %s (%s) expired on %s and no longer covers it", e.Pos, e.describe(), e.Until.UTC().Format(time.RFC3339))
+					}
+					continue
+				}
+				f.AllowedBy = e.Pos.String()
+				break
+			}
+			if f.AllowedBy == "" {
+				d.Blocking = append(d.Blocking, f)
+			}
+		}
+		d.Findings = append(d.Findings, f)
+	}
+	d.Refused = len(d.Blocking) > 0 && !allowBreaking
+	return d
+}
+
+func (e AllowEntry) describe() string {
+	var parts []string
+	if e.Rule != "" {
+		parts = append(parts, "rule "+e.Rule)
+	}
+	if e.Tool != "" {
+		parts = append(parts, "tool "+e.Tool)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// explain renders blocking findings for a refusal message, one per line.
+func explain(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n  %s %s: tool %q", f.Level, f.Rule, f.Tool)
+		if f.Path != "" {
+			fmt.Fprintf(&b, " at %s %s", f.Direction, f.Path)
+		}
+		if f.Message != "" {
+			fmt.Fprintf(&b, ": %s", f.Message)
+		}
+		if f.Level == diff.Facade {
+			b.WriteString(" (no declared facade covers it)")
+		}
+		if f.Expired != "" {
+			fmt.Fprintf(&b, " [%s]", f.Expired)
+		}
+	}
+	return b.String()
+}

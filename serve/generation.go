@@ -1,0 +1,243 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+// Generation is one immutable, published registry snapshot (DESIGN §1,
+// §6.2): a version number, the tools with their compiled schemas, handlers
+// and facades, the served tools/list bytes, the canonical form and its
+// fingerprint. Nothing in a Generation changes after it is published;
+// readers load one and use it throughout a request.
+type Generation struct {
+	// Version is 1 for the first published generation and grows by one
+	// with each publish.
+	Version uint64
+	// Fingerprint is the hex SHA-256 of Canonical, the tool set's canonical
+	// form (DESIGN §3).
+	Fingerprint string
+	Canonical   []byte
+	PublishedAt time.Time
+	// Set is the tool set as served (for diff and status).
+	Set *toolset.Set
+	// Config is the config the generation was built from.
+	Config *Config
+
+	// toolsJSON is the served "tools" array: each tool's bytes in source
+	// member order, sorted by name.
+	toolsJSON []byte
+	tools     map[string]*liveTool
+	aliases   map[string]*aliasRoute
+	// names are every callable name (tools and aliases), for suggestions.
+	names []string
+
+	// refs counts the registry's reference (1 while live) plus in-flight
+	// calls; at 0 the handlers are closed (releaseOnce).
+	refs        atomic.Int64
+	releaseOnce sync.Once
+	onRelease   func(*Generation)
+}
+
+// liveTool is one tool of a generation.
+type liveTool struct {
+	name    string
+	in      *schema.Compiled
+	inValue *canon.Value
+	out     *schema.Compiled
+	handler Handler
+	facade  *facade.Block
+	meters  *toolMeters
+	// raw is the tool's served bytes (to reuse its compiled schemas in the
+	// next build when they are unchanged).
+	raw []byte
+	// structured is a static handler's output validated against the
+	// outputSchema once, when the generation was built (nil otherwise).
+	structured []byte
+
+	exampleOnce sync.Once
+	example     []byte // a valid arguments object, or nil
+}
+
+// aliasRoute is an old tool name routed to a tool (facade alias).
+type aliasRoute struct {
+	alias  facade.Alias
+	target *liveTool
+}
+
+// Tools returns the served tool names in order.
+func (g *Generation) Tools() []string { return g.Set.Names() }
+
+// ToolsJSON returns the served "tools" array (do not modify).
+func (g *Generation) ToolsJSON() []byte { return g.toolsJSON }
+
+// acquire takes a reference for one call. It fails only when the generation
+// was already released (its last reference dropped after it stopped being
+// live); the caller then loads the live pointer again.
+func (g *Generation) acquire() bool {
+	for {
+		n := g.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if g.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference; the last one closes the generation's handlers.
+func (g *Generation) release() {
+	if g.refs.Add(-1) == 0 {
+		g.releaseOnce.Do(func() {
+			for _, t := range g.tools {
+				t.handler.Close()
+			}
+			if g.onRelease != nil {
+				g.onRelease(g)
+			}
+		})
+	}
+}
+
+// buildOptions are the inputs of a candidate build beside the config.
+type buildOptions struct {
+	getenv    func(string) (string, bool)
+	onRelease func(*Generation)
+	// prev is the live generation, whose unchanged tools' compiled schemas
+	// are reused (nil: compile everything).
+	prev *Generation
+	// meters resolves a tool's call meters (nil: resolved at call time).
+	meters func(name string) *toolMeters
+}
+
+// buildGeneration builds a candidate generation off to the side (DESIGN
+// §6.2 step 2): validate (names, schemas), compile schemas, build handlers,
+// render the served bytes and the canonical form. It returns every problem
+// as located *toolset.InputError values, joined; on error nothing it built
+// is left open.
+func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
+	compiled, err := validateConfig(cfg, opts.prev)
+	if err != nil {
+		return nil, err
+	}
+	set, err := cfg.Set()
+	if err != nil {
+		return nil, err
+	}
+	getenv := opts.getenv
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	// Absolute, so a relative program runs the same whatever its Dir.
+	dir, err := filepath.Abs(filepath.Dir(cfg.Source))
+	if err != nil {
+		return nil, err
+	}
+	g := &Generation{
+		Set:     set,
+		Config:  cfg,
+		tools:   make(map[string]*liveTool, len(compiled)),
+		aliases: map[string]*aliasRoute{},
+	}
+	var errs []error
+	for _, ct := range compiled {
+		t := ct.cfg
+		if t.Handler == nil {
+			p := t.Pos
+			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Msg: "tool has no handler (want handler: {exec: …}, {http: …} or {static: …})"})
+			continue
+		}
+		h, err := buildHandler(t.Handler, dir, getenv)
+		if err != nil {
+			p := t.Handler.Pos
+			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})
+			continue
+		}
+		lt := &liveTool{name: t.Name, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, handler: h, facade: t.Facade}
+		if sh, ok := h.(staticHandler); ok && ct.out != nil {
+			// Fixed output: check it against the outputSchema now, so a
+			// violation refuses the candidate instead of failing each call.
+			v, perr := canon.Parse(sh.body)
+			verr := perr
+			if perr == nil {
+				verr = ct.out.Validate(schema.Instance(&v))
+			}
+			if verr != nil {
+				p := t.Handler.Pos
+				errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler/static",
+					Msg: "the static output does not match the tool's outputSchema:" + violationLines(verr, nil, "(output)")})
+				h.Close()
+				continue
+			}
+			lt.structured = appendOrdered(nil, &v)
+		}
+		if opts.meters != nil {
+			lt.meters = opts.meters(t.Name)
+		}
+		g.tools[t.Name] = lt
+	}
+	if len(errs) > 0 {
+		for _, t := range g.tools {
+			t.handler.Close()
+		}
+		return nil, errors.Join(errs...)
+	}
+	for _, t := range g.tools {
+		if t.facade == nil {
+			continue
+		}
+		for _, a := range t.facade.Aliases {
+			g.aliases[a.Name] = &aliasRoute{alias: a, target: t}
+		}
+	}
+	// Served bytes: the tools in name order, each as written.
+	buf := make([]byte, 0, 1024)
+	buf = append(buf, '[')
+	for i, t := range set.Tools {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, t.Raw...)
+	}
+	g.toolsJSON = append(buf, ']')
+	g.Canonical = set.Canonical(false)
+	g.Fingerprint = canon.Fingerprint(g.Canonical)
+	for name := range g.tools {
+		g.names = append(g.names, name)
+	}
+	for name := range g.aliases {
+		g.names = append(g.names, name)
+	}
+	g.onRelease = opts.onRelease
+	g.refs.Store(1)
+	return g, nil
+}
+
+// discard closes a candidate that will never be published.
+func (g *Generation) discard() {
+	for _, t := range g.tools {
+		t.handler.Close()
+	}
+}
+
+func (g *Generation) String() string {
+	return fmt.Sprintf("generation %d (%s)", g.Version, shortFP(g.Fingerprint))
+}
+
+func shortFP(fp string) string {
+	if len(fp) > 12 {
+		return fp[:12]
+	}
+	return fp
+}

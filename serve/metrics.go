@@ -1,0 +1,75 @@
+package serve
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the server's Prometheus metrics, on a registry of its own
+// (so several servers can live in one process, as in tests).
+type metrics struct {
+	reg                  *prometheus.Registry
+	reloads              *prometheus.CounterVec
+	publishLatency       prometheus.Histogram
+	version              prometheus.Gauge
+	notifications        prometheus.Counter
+	notificationFailures prometheus.Counter
+	calls                *prometheus.CounterVec
+	unknownCalls         prometheus.Counter
+	callLatency          *prometheus.HistogramVec
+	inFlight             prometheus.Gauge
+	lists                prometheus.Counter
+	facades              *prometheus.CounterVec
+	sessions             prometheus.GaugeFunc
+}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcpctl_serve_reloads_total",
+		Help: "Reloads by result: published, unchanged, refused (invalid candidate or gate), superseded (a newer change was already being built).",
+	}, []string{"result"})
+	m.publishLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "mcpctl_serve_publish_latency_seconds",
+		Help:    "Time from the start of a reload (config read) to the atomic publish, for published reloads.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+	})
+	m.version = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "mcpctl_serve_generation_version",
+		Help: "Version of the live generation.",
+	})
+	m.notifications = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "mcpctl_serve_notifications_sent_total",
+		Help: "notifications/tools/list_changed messages delivered to sessions.",
+	})
+	m.notificationFailures = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "mcpctl_serve_notifications_failed_total",
+		Help: "notifications/tools/list_changed messages that could not be delivered (session gone or stalled past the timeout).",
+	})
+	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcpctl_serve_calls_total",
+		Help: "tools/call requests by tool and outcome (ok, error, invalid, unknown; unknown tools are counted with an empty tool label).",
+	}, []string{"tool", "outcome"})
+	m.callLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "mcpctl_serve_handler_duration_seconds",
+		Help:    "Time handlers take, by tool.",
+		Buckets: prometheus.DefBuckets,
+	}, []string{"tool"})
+	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "mcpctl_serve_calls_in_flight",
+		Help: "tools/call requests being handled.",
+	})
+	m.lists = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "mcpctl_serve_lists_total",
+		Help: "tools/list requests answered.",
+	})
+	m.facades = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcpctl_serve_facade_translations_total",
+		Help: "Calls carried by a facade, by tool and facade rule (alias, inject, rename, defaults, coerce, values).",
+	}, []string{"tool", "rule"})
+	m.unknownCalls = m.calls.WithLabelValues("", OutcomeUnknown)
+	m.reg.MustRegister(m.reloads, m.publishLatency, m.version, m.notifications, m.notificationFailures,
+		m.calls, m.callLatency, m.inFlight, m.lists, m.facades,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

@@ -1,0 +1,200 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// RunOptions says which transports Run serves.
+type RunOptions struct {
+	// HTTPAddr serves streamable HTTP there (see ListenAddr); empty serves
+	// stdio on Stdin/Stdout.
+	HTTPAddr string
+	HTTP     HTTPOptions
+	Stdin    io.Reader
+	Stdout   io.Writer
+	// AdminAddr serves AdminHandler there; it must be a loopback address.
+	AdminAddr string
+	// Watch reloads on config changes (default in the CLI).
+	Watch bool
+	// Reload triggers a reload per receive (SIGHUP in the CLI).
+	Reload <-chan struct{}
+	// ShutdownTimeout bounds how long in-flight calls may finish after ctx
+	// ends; 0 means 10 s.
+	ShutdownTimeout time.Duration
+	// OnListen, when set, is told each listener's actual address ("http"
+	// or "admin").
+	OnListen func(kind, addr string)
+}
+
+// Run serves until ctx ends (SIGTERM/SIGINT in the CLI) or, on stdio, until
+// the client closes standard input. Then it stops accepting, lets in-flight
+// calls finish up to ShutdownTimeout, closes sessions and returns nil. A
+// blocked stdout never blocks it: nothing on the shutdown path waits on a
+// write without a deadline.
+func (s *Server) Run(ctx context.Context, o RunOptions) error {
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 10 * time.Second
+	}
+	var bg sync.WaitGroup
+	runCtx, stopBG := context.WithCancel(ctx)
+	defer stopBG()
+
+	var servers []*http.Server
+	listen := func(kind, addr string, h http.Handler) error {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("%s listener: %w", kind, err)
+		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		servers = append(servers, srv)
+		if o.OnListen != nil {
+			o.OnListen(kind, ln.Addr().String())
+		}
+		s.log.Info("listening", "transport", kind, "addr", ln.Addr().String())
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("listener failed", "transport", kind, "error", err)
+			}
+		}()
+		return nil
+	}
+	closeServers := func() {
+		for _, srv := range servers {
+			_ = srv.Close()
+		}
+	}
+	if o.AdminAddr != "" {
+		if !IsLoopback(o.AdminAddr) {
+			return fmt.Errorf("admin listener %s: must be a loopback address (127.0.0.1, ::1 or localhost)", o.AdminAddr)
+		}
+		if err := listen("admin", o.AdminAddr, s.AdminHandler()); err != nil {
+			return err
+		}
+	}
+	if o.Watch {
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			if err := s.Watch(runCtx); err != nil {
+				s.log.Error("watching the config failed; reload with SIGHUP or POST /reload", "error", err)
+			}
+		}()
+	}
+	if o.Reload != nil {
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			for {
+				select {
+				case <-runCtx.Done():
+					return
+				case <-o.Reload:
+					s.Reload(runCtx, "SIGHUP")
+				}
+			}
+		}()
+	}
+
+	done := ctx.Done()
+	var stdio *mcp.ServerSession
+	if o.HTTPAddr != "" {
+		if err := listen("http", o.HTTPAddr, s.HTTPHandler(o.HTTP)); err != nil {
+			closeServers()
+			return err
+		}
+	} else {
+		in, out := o.Stdin, o.Stdout
+		ss, err := s.mcp.Connect(runCtx, &mcp.IOTransport{Reader: readCloser{in}, Writer: writeCloser{out}}, nil)
+		if err != nil {
+			closeServers()
+			return fmt.Errorf("stdio: %w", err)
+		}
+		stdio = ss
+		ended := make(chan struct{})
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			_ = ss.Wait()
+			close(ended)
+		}()
+		done = anyDone(ctx.Done(), ended)
+	}
+	s.SetReady(true)
+	<-done
+
+	// Shutdown: stop accepting, drain, close.
+	s.SetReady(false)
+	s.draining.Store(true)
+	s.log.Info("shutting down: waiting for in-flight calls", "inFlight", s.inflight.count(), "timeout", o.ShutdownTimeout)
+	deadline, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+	defer cancel()
+	for _, srv := range servers {
+		srv.SetKeepAlivesEnabled(false)
+	}
+	if err := s.inflight.wait(deadline); err != nil {
+		s.log.Warn("shutdown timeout: abandoning in-flight calls", "inFlight", s.inflight.count())
+	}
+	// Close sessions without waiting on a blocked peer for long.
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		var wg sync.WaitGroup
+		for ss := range s.mcp.Sessions() {
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = ss.Close() }()
+		}
+		wg.Wait()
+	}()
+	select {
+	case <-closed:
+	case <-time.After(time.Second):
+		s.log.Warn("some sessions did not close in time (a blocked client?)")
+	}
+	if stdio != nil {
+		s.log.Debug("stdio session closed")
+	}
+	closeServers()
+	s.baseCancel()
+	stopBG()
+	waitBG := make(chan struct{})
+	go func() { bg.Wait(); close(waitBG) }()
+	select {
+	case <-waitBG:
+	case <-time.After(time.Second):
+	}
+	s.log.Info("stopped")
+	return nil
+}
+
+func anyDone(a, b <-chan struct{}) <-chan struct{} {
+	c := make(chan struct{})
+	go func() {
+		select {
+		case <-a:
+		case <-b:
+		}
+		close(c)
+	}()
+	return c
+}
+
+// readCloser and writeCloser adapt the CLI's streams; closing them closes
+// nothing (stdin and stdout belong to the process).
+type readCloser struct{ io.Reader }
+
+func (readCloser) Close() error { return nil }
+
+type writeCloser struct{ io.Writer }
+
+func (writeCloser) Close() error { return nil }

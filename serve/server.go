@@ -1,0 +1,393 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+// Options configures a Server.
+type Options struct {
+	// ConfigPath is the serve config (DESIGN §6.1), YAML or JSON.
+	ConfigPath string
+	// Logger receives the server's logs; nil discards them. Argument values
+	// and secrets are never logged.
+	Logger *slog.Logger
+	// AllowBreaking publishes candidates the gate would refuse, logging a
+	// warning at every such publish (--allow-breaking).
+	AllowBreaking bool
+	// Debounce is how long the watcher waits for quiet after a change
+	// before reloading; 0 means 100 ms.
+	Debounce time.Duration
+	// NotifyTimeout bounds one notification write to one session; 0 means
+	// 10 s. A stalled client only delays its own notifications.
+	NotifyTimeout time.Duration
+	// Getenv reads the environment for handlers (exec allowlists, http
+	// header secrets); nil means os.LookupEnv.
+	Getenv func(string) (string, bool)
+	// Now is the clock for gate.allow expiry and timestamps; nil means
+	// time.Now.
+	Now func() time.Time
+
+	// beforePublish, when set (tests), runs after a candidate is built and
+	// before the publisher lock is taken, with the candidate's build number.
+	beforePublish func(seq uint64)
+	// onReload, when set (tests), receives every reload result after it is
+	// recorded.
+	onReload func(ReloadResult)
+	// onRelease, when set (tests), is called when a generation's last
+	// reference is dropped and its handlers are closed.
+	onRelease func(*Generation)
+}
+
+// DefaultDebounce is the watcher's default quiet period.
+const DefaultDebounce = 100 * time.Millisecond
+
+// Server is the hot-reloading, gated MCP server of DESIGN §6. Build one with
+// New, connect transports with Connect, ServeStdio or HTTPHandler, watch the
+// config with Watch, and expose AdminHandler. All methods are safe for
+// concurrent use.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	mcp  *mcp.Server
+
+	live atomic.Pointer[Generation]
+	// pubMu serializes writers (publish, refuse, status of the last
+	// reload); readers never take it.
+	pubMu sync.Mutex
+	// seq numbers candidate builds; a candidate whose number is below the
+	// newest started build is stale and discarded.
+	seq atomic.Uint64
+
+	notifier *notifier
+	metrics  *metrics
+	calls    callStats
+	meters   sync.Map // tool name -> *toolMeters
+
+	statusMu   sync.Mutex
+	lastReload *ReloadResult
+	refused    []ReloadResult
+
+	// watched is called with the files of each config read (the watcher
+	// follows includes as they change).
+	watchedMu sync.Mutex
+	watched   func(files []string)
+	files     []string
+
+	// watchReady, when set (tests), is called once Watch has set up its
+	// watches.
+	watchReady func()
+
+	ready    atomic.Bool
+	draining atomic.Bool
+	inflight inflight
+
+	baseCtx    context.Context
+	baseCancel context.CancelFunc
+	closeOnce  sync.Once
+}
+
+// New reads the config, builds and publishes the first generation, and
+// returns the server. A config that cannot be built is an error (wrapping
+// toolset.ErrInput for bad input); nothing is served then.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	if opts.ConfigPath == "" {
+		return nil, errors.New("serve: no config path")
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	if opts.NotifyTimeout <= 0 {
+		opts.NotifyTimeout = 10 * time.Second
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.LookupEnv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{opts: opts, log: log, metrics: newMetrics()}
+	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
+	s.notifier = newNotifier(s)
+	res := s.Reload(ctx, "startup")
+	if res.Result != ResultPublished {
+		s.baseCancel()
+		if res.err != nil {
+			return nil, res.err
+		}
+		return nil, fmt.Errorf("serve: the first config was not published: %s", res.Result)
+	}
+	g := s.live.Load()
+	info := g.Config.Server
+	name := info.Name
+	if name == "" {
+		name = "mcpctl-serve"
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Title: info.Title, Version: info.Version}, &mcp.ServerOptions{
+		Instructions: info.Instructions,
+		Logger:       sdkLogger(log, "mcp"),
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
+	s.mcp.AddReceivingMiddleware(s.receivingMiddleware)
+	return s, nil
+}
+
+// MCPServer returns the underlying go-sdk server (for transports).
+func (s *Server) MCPServer() *mcp.Server { return s.mcp }
+
+// Live returns the live generation.
+func (s *Server) Live() *Generation { return s.live.Load() }
+
+// SetReady marks the server ready for /readyz (after its listeners are up).
+func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
+
+// Connect serves one session over t (e.g. an in-memory transport) until it
+// ends.
+func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	return s.mcp.Connect(ctx, t, nil)
+}
+
+// Close stops background work (notification senders). It does not close
+// sessions; the transports do. It is idempotent.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.baseCancel()
+		s.notifier.wait()
+		if g := s.live.Load(); g != nil {
+			g.release()
+		}
+	})
+}
+
+// Reload results.
+const (
+	ResultPublished  = "published"
+	ResultUnchanged  = "unchanged"
+	ResultRefused    = "refused"
+	ResultSuperseded = "superseded"
+)
+
+// ReloadResult is the outcome of one reload (DESIGN §6.2), kept for /status.
+type ReloadResult struct {
+	Trigger string    `json:"trigger"`
+	Result  string    `json:"result"`
+	At      time.Time `json:"at"`
+	// DurationMs is the time from the start of the build to the end of the
+	// decision, in milliseconds.
+	DurationMs float64 `json:"durationMs"`
+	// Version and Fingerprint are the published generation's (for
+	// published) or the live one's.
+	Version     uint64 `json:"version"`
+	Fingerprint string `json:"fingerprint"`
+	// Candidate is the refused candidate's fingerprint, when it was built.
+	Candidate string `json:"candidateFingerprint,omitempty"`
+	// Changed: the canonical form changed, so sessions were notified.
+	Changed bool `json:"changed"`
+	// Errors are located problems of a candidate that could not be built.
+	Errors []string `json:"errors,omitempty"`
+	// Reason says in one sentence why a candidate was refused.
+	Reason   string    `json:"reason,omitempty"`
+	Findings []Finding `json:"findings,omitempty"`
+	// AllowedBreaking: published only because of --allow-breaking.
+	AllowedBreaking bool `json:"allowedBreaking,omitempty"`
+
+	err error
+}
+
+// Err returns the refusal as an error (nil unless refused).
+func (r *ReloadResult) Err() error { return r.err }
+
+// Reload reads the config and runs the reload pipeline (DESIGN §6.2): build
+// a candidate off to the side, gate it against the live generation, publish
+// it with one atomic swap and notify sessions when the canonical form
+// changed. It never loses the live generation. trigger names the cause
+// ("watch", "SIGHUP", "admin", …) for logs and /status.
+func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
+	seq := s.seq.Add(1)
+	start := time.Now()
+	res := ReloadResult{Trigger: trigger}
+	cfg, err := LoadConfig(s.opts.ConfigPath)
+	var cand *Generation
+	if err == nil {
+		s.setFiles(cfg.Files)
+		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
+			res.Result = ResultUnchanged
+		} else {
+			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live})
+		}
+	}
+	if s.opts.beforePublish != nil {
+		s.opts.beforePublish(seq)
+	}
+
+	s.pubMu.Lock()
+	defer s.pubMu.Unlock()
+	now := s.opts.Now()
+	res.At = now
+	live := s.live.Load()
+	if live != nil {
+		res.Version, res.Fingerprint = live.Version, live.Fingerprint
+	}
+	switch {
+	case seq < s.seq.Load():
+		// A newer build started after this one: its config is the newest.
+		res.Result = ResultSuperseded
+		if cand != nil {
+			cand.discard()
+		}
+		s.log.Info("reload superseded by a newer change", "trigger", trigger)
+	case err != nil:
+		res.Result = ResultRefused
+		res.Reason = "the candidate could not be built"
+		res.Errors = errorLines(err)
+		res.err = err
+		s.log.Error("reload refused: invalid candidate; the live generation stays", "trigger", trigger, "errors", res.Errors)
+	case res.Result == ResultUnchanged:
+		s.log.Info("reload: config unchanged", "trigger", trigger, "version", res.Version)
+	case live == nil:
+		s.publish(cand, now)
+		res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, true
+		s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint, "tools", len(cand.Set.Tools))
+	default:
+		d := gate(live, cand, s.opts.AllowBreaking, now)
+		res.Findings = d.Findings
+		res.Candidate = cand.Fingerprint
+		if d.Refused {
+			res.Result = ResultRefused
+			res.Reason = fmt.Sprintf("the candidate has %d finding(s) that need permission and no gate.allow entry covers them (or start the server with --allow-breaking)", len(d.Blocking))
+			res.err = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
+			cand.discard()
+			s.log.Error("reload refused by the gate; the live generation stays", "trigger", trigger, "level", d.Report.Level.String(),
+				"findings", findingSummaries(d.Blocking))
+			break
+		}
+		if len(d.Blocking) > 0 {
+			res.AllowedBreaking = true
+			s.log.Warn("publishing a breaking candidate because of --allow-breaking", "trigger", trigger, "findings", findingSummaries(d.Blocking))
+		}
+		changed := cand.Fingerprint != live.Fingerprint
+		s.publish(cand, now)
+		res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, changed
+		s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint,
+			"changed", changed, "level", d.Report.Level.String(), "tools", len(cand.Set.Tools))
+		if changed {
+			s.notifier.changed(cand)
+		}
+	}
+	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	s.metrics.reloads.WithLabelValues(res.Result).Inc()
+	if res.Result == ResultPublished {
+		s.metrics.publishLatency.Observe(time.Since(start).Seconds())
+	}
+	s.recordReload(res)
+	if s.opts.onReload != nil {
+		s.opts.onReload(res)
+	}
+	return res
+}
+
+// publish swaps cand in (the caller holds pubMu).
+func (s *Server) publish(cand *Generation, now time.Time) {
+	old := s.live.Load()
+	cand.Version = 1
+	if old != nil {
+		cand.Version = old.Version + 1
+	}
+	cand.PublishedAt = now
+	s.live.Store(cand)
+	s.metrics.version.Set(float64(cand.Version))
+	if old != nil {
+		old.release() // the registry's reference; in-flight calls keep theirs
+	}
+}
+
+func (s *Server) recordReload(res ReloadResult) {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	r := res
+	s.lastReload = &r
+	if res.Result == ResultRefused {
+		s.refused = append(s.refused, res)
+		if len(s.refused) > maxRefusedKept {
+			s.refused = slices.Delete(s.refused, 0, len(s.refused)-maxRefusedKept)
+		}
+	}
+}
+
+// maxRefusedKept is how many refusals /status remembers.
+const maxRefusedKept = 20
+
+func (s *Server) setFiles(files []string) {
+	s.watchedMu.Lock()
+	defer s.watchedMu.Unlock()
+	s.files = slices.Clone(files)
+	if s.watched != nil {
+		s.watched(s.files)
+	}
+}
+
+// errorLines splits a joined error into its messages.
+func errorLines(err error) []string {
+	var lines []string
+	var walk func(error)
+	walk = func(e error) {
+		if ie, ok := e.(*toolset.InputError); ok {
+			lines = append(lines, ie.Error())
+			return
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		lines = append(lines, e.Error())
+	}
+	walk(err)
+	return lines
+}
+
+func findingSummaries(fs []Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = fmt.Sprintf("%s %s tool=%s path=%s", f.Level, f.Rule, f.Tool, f.Path)
+	}
+	return out
+}
+
+// sdkLogger gives the go-sdk a logger that keeps its warnings and errors but
+// drops its per-session info chatter unless debug logging is on.
+func sdkLogger(log *slog.Logger, component string) *slog.Logger {
+	return slog.New(quietHandler{log.Handler()}).With("component", component)
+}
+
+type quietHandler struct{ slog.Handler }
+
+func (q quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	if l < slog.LevelWarn && !q.Handler.Enabled(ctx, slog.LevelDebug) {
+		return false
+	}
+	return q.Handler.Enabled(ctx, l)
+}
+
+func (q quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{q.Handler.WithAttrs(as)}
+}
+func (q quietHandler) WithGroup(n string) slog.Handler { return quietHandler{q.Handler.WithGroup(n)} }

@@ -1,0 +1,163 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/lint"
+	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+// compiledTool is a validated tool: its schemas compiled.
+type compiledTool struct {
+	cfg *ToolConfig
+	in  *schema.Compiled
+	out *schema.Compiled // nil without an outputSchema
+}
+
+// validateConfig checks every tool of cfg for MCP validity (DESIGN §3b.2):
+// names and facade aliases (lint.ValidName; unique case-insensitively, all
+// together), and each tool as lint.ValidateTool sees it (inputSchema present
+// and an object schema, outputSchema an object schema when present, schemas
+// compiling with jsonschema v6, local $refs resolving); then compiles the
+// schemas for serving.
+// It returns the compiled tools in file order, or every problem found, each
+// a located *toolset.InputError, joined.
+//
+// A tool whose served bytes equal those of the same tool in prev (the live
+// generation, or nil) was valid there: it is not linted again and its
+// compiled schemas are reused (schema compilation is most of a build).
+func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
+	var errs []error
+	add := func(t *ToolConfig, ptr, format string, args ...any) {
+		p := t.PosOf(ptr)
+		errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: ptr, Msg: fmt.Sprintf(format, args...)})
+	}
+	// Names, tools and aliases together, case-insensitively.
+	type owner struct {
+		tool  *ToolConfig
+		alias bool
+	}
+	seen := map[string]owner{}
+	claim := func(t *ToolConfig, name, ptr string, alias bool) {
+		if err := lint.ValidName(name); err != nil {
+			add(t, ptr, "%v (%s)", err, lint.RuleNameInvalid)
+			return
+		}
+		key := strings.ToLower(name)
+		if prev, ok := seen[key]; ok {
+			what := func(o owner, n string) string {
+				if o.alias {
+					return fmt.Sprintf("alias %q of tool %q (%s)", n, o.tool.Name, o.tool.Pos)
+				}
+				return fmt.Sprintf("tool %q (%s)", n, o.tool.Pos)
+			}
+			prevName := prev.tool.Name
+			if prev.alias {
+				prevName = aliasNameFolded(prev.tool, key)
+			}
+			if prevName == name {
+				add(t, ptr, "duplicate name %q: already used by %s", name, what(prev, prevName))
+			} else {
+				add(t, ptr, "name %q differs only in case from %s; names must be unique case-insensitively", name, what(prev, prevName))
+			}
+			return
+		}
+		seen[key] = owner{tool: t, alias: alias}
+	}
+	for _, t := range cfg.Tools {
+		claim(t, t.Name, "/name", false)
+	}
+	for _, t := range cfg.Tools {
+		if t.Facade == nil {
+			continue
+		}
+		for i, a := range t.Facade.Aliases {
+			claim(t, a.Name, fmt.Sprintf("/facade/aliases/%d", i), true)
+		}
+	}
+	unchanged := func(t *ToolConfig) *liveTool {
+		if prev == nil {
+			return nil
+		}
+		if pt := prev.tools[t.Name]; pt != nil && pt.raw != nil && bytes.Equal(pt.raw, t.Raw) {
+			return pt
+		}
+		return nil
+	}
+	// Each tool on its own: MCP validity as `mcpctl lint` checks it.
+	for _, t := range cfg.Tools {
+		if unchanged(t) != nil {
+			continue
+		}
+		v, err := canon.Parse(t.Raw)
+		if err != nil {
+			add(t, "", "rendering the tool: %v", err) // a bug
+			continue
+		}
+		for _, f := range lint.ValidateTool(&toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v}) {
+			if f.Severity != lint.SeverityError || f.Rule == lint.RuleNameInvalid {
+				continue // names are checked above, aliases included
+			}
+			add(t, f.Pointer, "%s (%s)", f.Message, f.Rule)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	out := make([]*compiledTool, 0, len(cfg.Tools))
+	for _, t := range cfg.Tools {
+		ct := &compiledTool{cfg: t}
+		if pt := unchanged(t); pt != nil {
+			ct.in, ct.out = pt.in, pt.out
+			out = append(out, ct)
+			continue
+		}
+		if c, err := schema.Compile(t.Value.Get("inputSchema")); err != nil {
+			add(t, "/inputSchema"+schemaErrorPointer(err), "inputSchema does not compile: %v", err)
+		} else {
+			ct.in = c
+		}
+		if o := t.Value.Get("outputSchema"); o != nil {
+			if c, err := schema.Compile(o); err != nil {
+				add(t, "/outputSchema"+schemaErrorPointer(err), "outputSchema does not compile: %v", err)
+			} else {
+				ct.out = c
+			}
+		}
+		out = append(out, ct)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// aliasNameFolded returns the alias of t whose lower case is key.
+func aliasNameFolded(t *ToolConfig, key string) string {
+	for _, a := range t.Facade.Aliases {
+		if strings.ToLower(a.Name) == key {
+			return a.Name
+		}
+	}
+	return key
+}
+
+func compactJSON(v *canon.Value) string { return string(appendOrdered(nil, v)) }
+
+// schemaErrorPointer extracts the keyword location ("at '/properties/x'")
+// from a compile error, or "".
+func schemaErrorPointer(err error) string {
+	m := atPointer.FindStringSubmatch(err.Error())
+	if m == nil || m[1] == "" || !strings.HasPrefix(m[1], "/") {
+		return ""
+	}
+	return m[1]
+}
+
+var atPointer = regexp.MustCompile(`at '([^']*)'`)

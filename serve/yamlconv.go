@@ -1,0 +1,321 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpctl/mcpctl/canon"
+)
+
+// Pos is a place in a config file or an included file: 1-based line and
+// column.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// maxIncludeDepth bounds nested $file includes (an include cycle is reported
+// before this is reached; the bound guards against very deep chains).
+const maxIncludeDepth = 16
+
+// converter turns yaml.v3 nodes (YAML or JSON text) into ordered canon
+// values, resolving {$file: PATH} includes and remembering, for every JSON
+// Pointer it produced, where in which file the value came from.
+type converter struct {
+	// readFile reads an include by its path as written relative to the
+	// including file's folder (already joined); it is the only file access.
+	readFile func(path string) ([]byte, error)
+	// files collects every include read, in order, with its bytes.
+	files []includedFile
+	// positions maps a pointer (relative to the root value being converted)
+	// to its place.
+	positions map[string]Pos
+	stack     []string // include chain, for cycle detection
+}
+
+type includedFile struct {
+	Path string
+	Data []byte
+}
+
+// convError is a located conversion problem.
+type convError struct {
+	Pos     Pos
+	Pointer string
+	Msg     string
+}
+
+func (e *convError) Error() string { return e.Pos.String() + ": " + e.Pointer + ": " + e.Msg }
+
+func (c *converter) errorf(n *yaml.Node, file, ptr, format string, args ...any) error {
+	return &convError{Pos: Pos{File: file, Line: n.Line, Col: n.Column}, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *converter) record(ptr string, p Pos) {
+	if c.positions != nil {
+		if _, ok := c.positions[ptr]; !ok {
+			c.positions[ptr] = p
+		}
+	}
+}
+
+// value converts n, found in file at pointer ptr.
+func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
+	c.record(ptr, Pos{File: file, Line: n.Line, Col: n.Column})
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return canon.NullValue(), nil
+		}
+		return c.value(n.Content[0], file, ptr)
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return canon.Value{}, c.errorf(n, file, ptr, "unresolved alias *%s", n.Value)
+		}
+		return c.value(n.Alias, file, ptr)
+	case yaml.SequenceNode:
+		items := make([]canon.Value, 0, len(n.Content))
+		for i, it := range n.Content {
+			v, err := c.value(it, file, ptr+"/"+strconv.Itoa(i))
+			if err != nil {
+				return canon.Value{}, err
+			}
+			items = append(items, v)
+		}
+		return canon.Value{Kind: canon.Array, Items: items}, nil
+	case yaml.MappingNode:
+		if inc, ok := includeTarget(n); ok {
+			return c.include(n, inc, file, ptr)
+		}
+		members := make([]canon.Member, 0, len(n.Content)/2)
+		seen := make(map[string]int, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, vn := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				return canon.Value{}, c.errorf(k, file, ptr, "a mapping key must be a string")
+			}
+			if k.ShortTag() == "!!merge" {
+				return canon.Value{}, c.errorf(k, file, ptr, "YAML merge keys (<<) are not supported; write the members out")
+			}
+			if line, dup := seen[k.Value]; dup {
+				return canon.Value{}, c.errorf(k, file, ptr, "duplicate key %q (first at line %d)", k.Value, line)
+			}
+			seen[k.Value] = k.Line
+			v, err := c.value(vn, file, ptr+"/"+canon.EscapePointer(k.Value))
+			if err != nil {
+				return canon.Value{}, err
+			}
+			members = append(members, canon.Member{Key: k.Value, Value: v})
+		}
+		return canon.Value{Kind: canon.Object, Members: members}, nil
+	case yaml.ScalarNode:
+		return c.scalar(n, file, ptr)
+	}
+	return canon.Value{}, c.errorf(n, file, ptr, "unsupported YAML node")
+}
+
+// includeTarget reports whether n is {$file: PATH}.
+func includeTarget(n *yaml.Node) (string, bool) {
+	if len(n.Content) != 2 || n.Content[0].Value != "$file" {
+		return "", false
+	}
+	return n.Content[1].Value, n.Content[1].Kind == yaml.ScalarNode
+}
+
+// include reads {$file: PATH} relative to the folder of file.
+func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, error) {
+	if rel == "" {
+		return canon.Value{}, c.errorf(n, file, ptr, "$file needs a path")
+	}
+	path := rel
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(file), rel)
+	}
+	for _, s := range c.stack {
+		if s == path {
+			return canon.Value{}, c.errorf(n, file, ptr, "$file include cycle: %s", strings.Join(append(c.stack, path), " -> "))
+		}
+	}
+	if len(c.stack) >= maxIncludeDepth {
+		return canon.Value{}, c.errorf(n, file, ptr, "$file includes nested deeper than %d", maxIncludeDepth)
+	}
+	data, err := c.readFile(path)
+	if err != nil {
+		return canon.Value{}, c.errorf(n, file, ptr, "$file %s: %v", rel, err)
+	}
+	c.files = append(c.files, includedFile{Path: path, Data: data})
+	c.stack = append(c.stack, path)
+	defer func() { c.stack = c.stack[:len(c.stack)-1] }()
+	if isJSONPath(path) {
+		// JSON includes are read strictly, with byte offsets.
+		v, err := canon.Parse(data)
+		if err != nil {
+			var se *canon.SyntaxError
+			p := Pos{File: path}
+			if errors.As(err, &se) {
+				p.Line, p.Col = canon.LineCol(data, se.Offset)
+				return canon.Value{}, &convError{Pos: p, Pointer: ptr, Msg: se.Msg}
+			}
+			return canon.Value{}, &convError{Pos: p, Pointer: ptr, Msg: err.Error()}
+		}
+		c.recordJSON(&v, data, path, ptr)
+		return stripOffsets(v), nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return canon.Value{}, yamlSyntaxError(path, err)
+	}
+	return c.value(&doc, path, ptr)
+}
+
+// recordJSON records positions for every value of a JSON include.
+func (c *converter) recordJSON(v *canon.Value, data []byte, file, ptr string) {
+	if c.positions == nil {
+		return
+	}
+	line, col := canon.LineCol(data, v.Start)
+	c.record(ptr, Pos{File: file, Line: line, Col: col})
+	switch v.Kind {
+	case canon.Array:
+		for i := range v.Items {
+			c.recordJSON(&v.Items[i], data, file, ptr+"/"+strconv.Itoa(i))
+		}
+	case canon.Object:
+		for i := range v.Members {
+			c.recordJSON(&v.Members[i].Value, data, file, ptr+"/"+canon.EscapePointer(v.Members[i].Key))
+		}
+	}
+}
+
+// stripOffsets clears byte offsets that refer to another file.
+func stripOffsets(v canon.Value) canon.Value {
+	v.Start, v.End = 0, 0
+	for i := range v.Items {
+		v.Items[i] = stripOffsets(v.Items[i])
+	}
+	for i := range v.Members {
+		v.Members[i].KeyStart = 0
+		v.Members[i].Value = stripOffsets(v.Members[i].Value)
+	}
+	return v
+}
+
+func isJSONPath(p string) bool { return strings.EqualFold(filepath.Ext(p), ".json") }
+
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+func (c *converter) scalar(n *yaml.Node, file, ptr string) (canon.Value, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return canon.NullValue(), nil
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return canon.Value{}, c.errorf(n, file, ptr, "%v", err)
+		}
+		return canon.BoolValue(b), nil
+	case "!!int", "!!float":
+		if jsonNumber.MatchString(n.Value) {
+			return canon.NumberValue(n.Value), nil
+		}
+		text, err := yamlNumber(n)
+		if err != nil {
+			return canon.Value{}, c.errorf(n, file, ptr, "%v", err)
+		}
+		return canon.NumberValue(text), nil
+	case "!!str", "!!timestamp", "!!binary":
+		// Timestamps stay the text written (JSON has no date type).
+		return canon.StringValue(n.Value), nil
+	}
+	return canon.Value{}, c.errorf(n, file, ptr, "unsupported YAML tag %s", n.Tag)
+}
+
+// yamlNumber turns a YAML number that is not JSON number text (0x1f, 0o17,
+// 1_000, +1, .5) into JSON number text; infinities and NaN are errors.
+func yamlNumber(n *yaml.Node) (string, error) {
+	s := strings.ReplaceAll(n.Value, "_", "")
+	if n.ShortTag() == "!!int" {
+		bi, ok := new(big.Int).SetString(s, 0)
+		if !ok {
+			return "", fmt.Errorf("cannot read %q as an integer", n.Value)
+		}
+		return bi.String(), nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimPrefix(s, "+"), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return "", fmt.Errorf("%q is not a finite number (JSON has no NaN or infinity)", n.Value)
+	}
+	return string(canon.AppendFloat(nil, f)), nil
+}
+
+// yamlSyntaxError locates a yaml.v3 parse error ("yaml: line N: …").
+func yamlSyntaxError(file string, err error) error {
+	msg := err.Error()
+	p := Pos{File: file}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		p.Line, _ = strconv.Atoi(m[1])
+		p.Col = 1
+		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
+	}
+	msg = strings.TrimSpace(strings.TrimPrefix(msg, "yaml:"))
+	return &convError{Pos: p, Msg: "invalid YAML: " + msg}
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+):`)
+
+// appendOrdered appends v as compact JSON with object members in their
+// order (the served form, DESIGN §3: source key order preserved). Strings
+// are escaped as RFC 8785 does (valid JSON); numbers are written as their
+// text.
+func appendOrdered(dst []byte, v *canon.Value) []byte {
+	switch v.Kind {
+	case canon.Null:
+		return append(dst, "null"...)
+	case canon.Bool:
+		if v.Bool {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case canon.Number:
+		return append(dst, v.Str...)
+	case canon.String:
+		return canon.AppendString(dst, v.Str)
+	case canon.Array:
+		dst = append(dst, '[')
+		for i := range v.Items {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendOrdered(dst, &v.Items[i])
+		}
+		return append(dst, ']')
+	case canon.Object:
+		dst = append(dst, '{')
+		for i := range v.Members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = canon.AppendString(dst, v.Members[i].Key)
+			dst = append(dst, ':')
+			dst = appendOrdered(dst, &v.Members[i].Value)
+		}
+		return append(dst, '}')
+	}
+	return dst
+}
