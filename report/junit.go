@@ -126,7 +126,7 @@ func junitDetails(c *diff.Change) string {
 	line("old", compactJSON(c.Old))
 	line("new", compactJSON(c.New))
 	line("witness", compactJSON(c.Witness))
-	if c.Witness == nil {
+	if compactJSON(c.Witness) == "" {
 		line("no witness", oneLine(c.NoWitness))
 	}
 	if c.Undecided {

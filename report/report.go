@@ -214,7 +214,8 @@ func groupCounts(g group) map[string]int {
 	return c
 }
 
-// compactJSON returns raw JSON on one line, "" for absent (nil) values.
+// compactJSON returns raw JSON on one line, "" for absent values (nil or
+// null: the engine writes null for "no value on this side").
 func compactJSON(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
@@ -222,6 +223,9 @@ func compactJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
 		return string(raw)
+	}
+	if b.String() == "null" {
+		return ""
 	}
 	return b.String()
 }

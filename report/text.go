@@ -118,7 +118,7 @@ func textChange(b *strings.Builder, s styles, c *diff.Change) {
 	field("old", shorten(compactJSON(c.Old)))
 	field("new", shorten(compactJSON(c.New)))
 	field("witness", compactJSON(c.Witness))
-	if c.Witness == nil && c.NoWitness != "" {
+	if compactJSON(c.Witness) == "" && c.NoWitness != "" {
 		field("witness", s.render(s.faint, "none: "+oneLine(c.NoWitness)))
 	}
 	if c.Undecided && c.Reason != "" {
