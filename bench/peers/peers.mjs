@@ -16,6 +16,10 @@ const args = Object.fromEntries(
 const runs = Number(args.runs || 5);
 const require = createRequire(import.meta.url);
 const jsd = require(args['jsd-api']);
+// ajv comes with json-schema-diff; it checks mcpctl's witnesses
+// independently of mcpctl's own validator.
+const Ajv = require(join(args['jsd-api'], '..', 'ajv'));
+const ajv = new Ajv({ strict: false, allErrors: false });
 
 const cases = JSON.parse(readFileSync(args.cases, 'utf8')).filter((c) => c.kind === 'diff');
 const dir = join(args.work, 'pairs');
@@ -57,7 +61,16 @@ for (const c of cases) {
       rows.push({ id: c.id, expect: c.expect.level, tool: name, dirn, files, schemas: [ot[key] ?? {}, nt[key] ?? {}] });
     }
   }
-  if (!paired) rows.push({ id: c.id, expect: c.expect.level, tool: '-', dirn: '-', files: null });
+  // A tool removed, added or renamed is invisible to a schema comparison:
+  // run mcpctl on the whole case too.
+  const sameNames = oldTools.size === newTools.size && [...oldTools.keys()].every((k) => newTools.has(k));
+  if (!paired || !sameNames) {
+    const base = join(dir, `${c.id}.whole`);
+    const files = { oldSet: `${base}.old.tools.json`, newSet: `${base}.new.tools.json` };
+    writeFileSync(files.oldSet, JSON.stringify({ tools: c.old }));
+    writeFileSync(files.newSet, JSON.stringify({ tools: c.new }));
+    rows.push({ id: c.id, expect: c.expect.level, tool: '(whole case)', dirn: '-', files, whole: true, tools: [c.old, c.new] });
+  }
 }
 
 function median(xs) {
@@ -87,37 +100,65 @@ const jsdLevel = (r, dirn) => {
   return breaking ? 'breaking' : widening ? 'safe' : 'none';
 };
 
+// checkWitness validates a witness with ajv: an input witness must be
+// accepted by the old schema and rejected by the new one, an output witness
+// the other way round. Returns "ok", "FAIL" or "-" (not checkable here).
+function checkWitness(row, ch) {
+  if (ch.witness == null || row.whole || ch.direction !== row.dirn) return '-';
+  try {
+    const [o, n] = row.schemas;
+    const okOld = ajv.validate(o, ch.witness);
+    const okNew = ajv.validate(n, ch.witness);
+    const good = row.dirn === 'input' ? okOld && !okNew : okNew && !okOld;
+    return good ? 'ok' : 'FAIL';
+  } catch {
+    return '-';
+  }
+}
+
 let jsdTotal = 0;
+let jsdAPITotal = 0;
 let mcpTotal = 0;
 const lines = [
-  '| case | tool | dir | expected | json-schema-diff | jsd level | mcpctl level | mcpctl rules | agree | jsd ms | mcpctl ms |',
-  '|---|---|---|---|---|---|---|---|---|---:|---:|',
+  '| case | tool | dir | case expects | json-schema-diff | jsd level | mcpctl level | mcpctl findings (witness, ajv check) | agree | jsd ms | jsd API ms | mcpctl ms |',
+  '|---|---|---|---|---|---|---|---|---|---:|---:|---:|',
 ];
 for (const row of rows) {
-  if (!row.files) {
-    lines.push(`| ${row.id} | - | - | ${row.expect} | n/a: no tool on both sides | n/a | (see text) | | | | |`);
-    continue;
-  }
-  let verdict;
-  try {
-    const r = await jsd.diffSchemas({ sourceSchema: row.schemas[0], destinationSchema: row.schemas[1] });
-    verdict = { additionsFound: r.additionsFound, removalsFound: r.removalsFound };
-  } catch (e) {
-    verdict = { error: String(e.message || e).split('\n')[0] };
-  }
-  const jt = time(args.jsd, [row.files.oldSchema, row.files.newSchema]);
   const mt = time(args.mcpctl, ['diff', '--format', 'json', '--fail-on', 'never', row.files.oldSet, row.files.newSet]);
-  jsdTotal += jt.ms;
-  mcpTotal += mt.ms;
   let mlevel = 'error';
   let mrules = mt.out.stderr.trim().split('\n')[0];
   try {
     const rep = JSON.parse(mt.out.stdout);
     mlevel = rep.level;
-    mrules = rep.changes.map((ch) => `${ch.rule}${ch.witness != null ? ' ' + JSON.stringify(ch.witness) : ''}`).join('; ');
+    mrules = rep.changes
+      .map((ch) => {
+        if (ch.witness == null) return ch.rule;
+        return `${ch.rule} ${JSON.stringify(ch.witness)} (${checkWitness(row, ch)})`;
+      })
+      .join('; ');
   } catch {
     // keep the stderr line
   }
+  if (row.whole) {
+    lines.push(`| ${row.id} | ${row.tool} | - | ${row.expect} | n/a: tools differ, no schema pair | n/a | ${mlevel} | ${mrules.replaceAll('|', '\\|')} | n/a | | | ${mt.ms.toFixed(1)} |`);
+    continue;
+  }
+  mcpTotal += mt.ms;
+  let verdict;
+  const apiMs = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    try {
+      const r = await jsd.diffSchemas({ sourceSchema: row.schemas[0], destinationSchema: row.schemas[1] });
+      verdict = { additionsFound: r.additionsFound, removalsFound: r.removalsFound };
+    } catch (e) {
+      verdict = { error: String(e.message || e).split('\n')[0] };
+    }
+    apiMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  const jt = time(args.jsd, [row.files.oldSchema, row.files.newSchema]);
+  jsdTotal += jt.ms;
+  jsdAPITotal += median(apiMs);
   const jtext = verdict.error
     ? `error: ${verdict.error}`
     : [verdict.additionsFound && 'added', verdict.removalsFound && 'removed'].filter(Boolean).join('+') || 'no differences';
@@ -125,10 +166,12 @@ for (const row of rows) {
   // mcpctl's facade level is "breaking unless translated": compare it as breaking.
   const agree = (mlevel === 'facade' ? 'breaking' : mlevel) === jl ? 'yes' : '**no**';
   lines.push(
-    `| ${row.id} | ${row.tool} | ${row.dirn} | ${row.expect} | ${jtext} | ${jl} | ${mlevel} | ${mrules.replaceAll('|', '\\|')} | ${agree} | ${jt.ms.toFixed(1)} | ${mt.ms.toFixed(1)} |`,
+    `| ${row.id} | ${row.tool} | ${row.dirn} | ${row.expect} | ${jtext} | ${jl} | ${mlevel} | ${mrules.replaceAll('|', '\\|')} | ${agree} | ${jt.ms.toFixed(1)} | ${median(apiMs).toFixed(2)} | ${mt.ms.toFixed(1)} |`,
   );
 }
 console.log(lines.join('\n'));
 console.log();
-console.log(`runs per pair: ${runs} (median); pairs: ${rows.filter((r) => r.files).length}`);
-console.log(`json-schema-diff total of medians: ${jsdTotal.toFixed(1)} ms; mcpctl: ${mcpTotal.toFixed(1)} ms; ratio json-schema-diff/mcpctl: ${(jsdTotal / mcpTotal).toFixed(2)}`);
+const paired = rows.filter((r) => !r.whole).length;
+console.log(`runs per pair: ${runs} (median); schema pairs timed: ${paired}`);
+console.log(`whole process, total of medians: json-schema-diff CLI ${jsdTotal.toFixed(1)} ms, mcpctl diff ${mcpTotal.toFixed(1)} ms; ratio json-schema-diff/mcpctl: ${(jsdTotal / mcpTotal).toFixed(2)}`);
+console.log(`json-schema-diff node API in process (no start-up), total of medians: ${jsdAPITotal.toFixed(1)} ms`);
