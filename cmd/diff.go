@@ -16,6 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/report"
+	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -71,7 +72,7 @@ usage, 3 for a bug.`,
 	f.StringVar(&opts.FailOn, "fail-on", "breaking", "exit 1 when the gate level reaches this: safe, facade, breaking or never")
 	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
 	f.BoolVar(&opts.StrictOpenContent, "strict-open-content", false, "treat an optional property added to an open input schema as breaking")
-	f.StringVar(&opts.Facades, "facades", "", "facade file (YAML or JSON: tool name → facade block, or a serve config); covered facade findings count as safe")
+	f.StringVar(&opts.Facades, "facades", "", "facade file (YAML or JSON: tool name → facade block, or a serve config); covered facade findings count as safe (default: the facades of NEW when it is a serve config)")
 	f.IntVar(&opts.Verify, "verify", 0, "sample this many instances per changed schema to test safe verdicts (0: off)")
 	f.StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
@@ -131,6 +132,14 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Facades == "" {
+		// A serve config as NEW declares its own facades (DESIGN §4.6).
+		ff, err := serveConfigFacades(opts.New)
+		if err != nil {
+			return err
+		}
+		dopts.Facades = ff
+	}
 	rep := diff.Compare(old, new, dopts)
 
 	var buf bytes.Buffer
@@ -179,6 +188,32 @@ func loadConfig(opts diffOptions) (*config.Config, error) {
 		return nil, badInput{err}
 	}
 	return cfg, nil
+}
+
+// serveConfigFacades returns the facades a serve config file declares, nil
+// when src is not a serve config file.
+func serveConfigFacades(src string) (facade.File, error) {
+	for _, p := range []string{"git:", "stdio:", "http://", "https://"} {
+		if strings.HasPrefix(src, p) {
+			return nil, nil
+		}
+	}
+	fi, err := os.Stat(src)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, nil
+	}
+	data, err := os.ReadFile(src)
+	if err != nil || !toolset.IsServeConfig(src, data) {
+		return nil, nil
+	}
+	cfg, err := serve.LoadConfig(src)
+	if err != nil {
+		return nil, err
+	}
+	if ff := cfg.Facades(); len(ff) > 0 {
+		return ff, nil
+	}
+	return nil, nil
 }
 
 // loadPair loads both sides at once (live servers take a while to start);
