@@ -36,7 +36,7 @@ type serveOptions struct {
 func newServeCmd(s *Streams) *cobra.Command {
 	opts := serveOptions{}
 	c := &cobra.Command{
-		Use:   "serve CONFIG",
+		Use:   "serve (CONFIG | --config CONFIG)",
 		Short: "Serve the tools of a config over MCP, hot-reloading it behind a compatibility gate",
 		Long: `Serve the tools of a serve config (YAML or JSON) over MCP: stdio by default,
 streamable HTTP with --http. The config is watched; every change is built
@@ -52,16 +52,25 @@ values and secrets are never logged.
 The bearer token for HTTP comes from --token-file or MCPCTL_TOKEN, never
 from a flag value.`,
 		Example: `  mcpctl serve mcpctl.serve.yaml
+  mcpctl serve --config mcpctl.serve.yaml
   mcpctl serve --http 127.0.0.1:8931 --admin 127.0.0.1:8932 mcpctl.serve.yaml
   MCPCTL_TOKEN=… mcpctl serve --http 0.0.0.0:8931 --allow-origin https://app.example.com mcpctl.serve.yaml
   mcpctl serve --http :8931 --stateless mcpctl.serve.yaml   # the 2026-07-28 sessionless mode`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Config = args[0]
+			switch {
+			case len(args) == 1 && opts.Config != "":
+				return usageErrorf("give the config once: as an argument or with --config")
+			case len(args) == 1:
+				opts.Config = args[0]
+			case opts.Config == "":
+				return usageErrorf("serve needs a config file: mcpctl serve CONFIG (or --config CONFIG)")
+			}
 			return runServe(c.Context(), s, opts)
 		},
 	}
 	f := c.Flags()
+	f.StringVar(&opts.Config, "config", "", "the serve config (YAML or JSON); the same as the CONFIG argument")
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on ADDR (HOST:PORT; a missing host binds 127.0.0.1) instead of stdio")
 	f.BoolVar(&opts.Stateless, "stateless", false, "with --http: serve without sessions (the 2026-07-28 revision's mode)")
 	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics and POST /reload on ADDR (loopback only)")

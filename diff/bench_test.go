@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -49,6 +50,7 @@ func BenchmarkDiff(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
+				schema.ResetCache() // each Compare starts cold, as one mcpctl diff process does
 				Compare(old, new, Options{})
 			}
 			b.StopTimer()
@@ -57,6 +59,7 @@ func BenchmarkDiff(b *testing.B) {
 			rounds := max(b.N, 3)
 			start := time.Now()
 			for i := 0; i < rounds; i++ {
+				schema.ResetCache()
 				o, n := load()
 				o.Canonical(false)
 				n.Canonical(false)

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"maps"
 	"slices"
 	"strings"
@@ -28,8 +29,8 @@ import (
 func Compare(old, new *toolset.Set, opts Options) *Report {
 	c := &comparison{old: old, new: new, opts: &opts, now: opts.now()}
 	r := &Report{
-		Old:     Side{Source: old.Source, Fingerprint: old.Fingerprint()},
-		New:     Side{Source: new.Source, Fingerprint: new.Fingerprint()},
+		Old:     Side{Source: old.Source, Fingerprint: c.fingerprint(old)},
+		New:     Side{Source: new.Source, Fingerprint: c.fingerprint(new)},
 		Changes: []Change{},
 	}
 	var removed, added []*toolset.Tool
@@ -39,6 +40,9 @@ func Compare(old, new *toolset.Set, opts Options) *Report {
 		if nt == nil {
 			removed = append(removed, ot)
 			continue
+		}
+		if c.sameTool(ot, nt) {
+			continue // one canonical form: nothing to find
 		}
 		if inputSchemaGone(c.normalized(ot), c.normalized(nt)) {
 			schemaGone[ot.Name] = true
@@ -50,7 +54,7 @@ func Compare(old, new *toolset.Set, opts Options) *Report {
 			added = append(added, nt)
 		}
 	}
-	r.Changes = append(r.Changes, invalidFindings(old, new, schemaGone)...)
+	r.Changes = append(r.Changes, invalidFindings(old, new, schemaGone, c.sameTool)...)
 
 	finder := &routeFinder{c: c, removed: removed, added: added}
 	routes := finder.find()
@@ -119,6 +123,44 @@ type comparison struct {
 	norm     map[*toolset.Tool]*canon.Value
 	comp     map[*canon.Value]compileResult
 	argCache map[*toolset.Tool]argResult
+	canon    map[*toolset.Tool][]byte
+}
+
+// canonical returns a tool's canonical form (cached): the fingerprints and
+// the whole-tool equality test share one encoding per tool.
+func (c *comparison) canonical(t *toolset.Tool) []byte {
+	if b, ok := c.canon[t]; ok {
+		return b
+	}
+	b := t.Canonical(false)
+	if c.canon == nil {
+		c.canon = map[*toolset.Tool][]byte{}
+	}
+	c.canon[t] = b
+	return b
+}
+
+// fingerprint is s.Fingerprint(), built from the cached tool encodings.
+func (c *comparison) fingerprint(s *toolset.Set) string {
+	size := 16
+	for _, t := range s.Tools {
+		size += len(c.canonical(t)) + 1
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"tools":[`...)
+	for i, t := range s.Tools {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, c.canonical(t)...)
+	}
+	buf = append(buf, "]}"...)
+	return canon.Fingerprint(buf)
+}
+
+// sameTool reports whether two tools have one canonical form.
+func (c *comparison) sameTool(a, b *toolset.Tool) bool {
+	return bytes.Equal(c.canonical(a), c.canonical(b))
 }
 
 type compileResult struct {

@@ -1,92 +1,11 @@
 package diff
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 )
-
-// ErrConfig is wrapped by every error about configuration (DecodeConfig,
-// Config.Apply); the CLI maps it to exit code 2.
-var ErrConfig = errors.New("invalid configuration")
-
-// Config is the diff part of .mcpctl.yaml (DESIGN §4.7), YAML or JSON:
-//
-//	levels:                      # rule ID -> safe | facade | breaking
-//	  annotation-less-cautious: breaking
-//	ignores:                     # rule and/or tool, optional JSON Pointer path
-//	  - {rule: tool-removed, tool: legacy_export, reason: retired, expires: 2027-01-31}
-//	openContent: strict          # lenient (default) or strict
-//
-// An ignore's expires is an RFC 3339 date (its first instant, UTC) or
-// date-time; the ignore stops applying then.
-type Config struct {
-	Levels      map[string]Level `json:"levels,omitempty" yaml:"levels,omitempty"`
-	Ignores     []Ignore         `json:"ignores,omitempty" yaml:"ignores,omitempty"`
-	OpenContent string           `json:"openContent,omitempty" yaml:"openContent,omitempty"`
-}
-
-// DecodeConfig reads a Config strictly: unknown keys, a level that is not
-// safe, facade or breaking, or an unreadable date are errors naming source
-// and the line. Semantic checks (rule IDs exist) happen in Apply.
-func DecodeConfig(source string, data []byte) (Config, error) {
-	var c Config
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return Config{}, fmt.Errorf("%w: %s: %s", ErrConfig, source, locateIgnoreError(data, err))
-	}
-	return c, nil
-}
-
-// locateIgnoreError adds the line to an error yaml reports without one
-// (an unreadable expires date fails inside time.Time's decoder).
-func locateIgnoreError(data []byte, err error) string {
-	if strings.Contains(err.Error(), "line ") {
-		return err.Error()
-	}
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return err.Error()
-	}
-	root := doc.Content[0]
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value != "ignores" {
-			continue
-		}
-		for j, item := range root.Content[i+1].Content {
-			var ig Ignore
-			if e := item.Decode(&ig); e != nil {
-				return fmt.Sprintf("line %d: ignores[%d]: %v", item.Line, j, e)
-			}
-		}
-	}
-	return err.Error()
-}
-
-// Apply sets the options the config controls (Levels, Ignores,
-// StrictOpenContent) on o, then checks them (Options.Check).
-func (c Config) Apply(o *Options) error {
-	switch c.OpenContent {
-	case "", "lenient":
-		o.StrictOpenContent = false
-	case "strict":
-		o.StrictOpenContent = true
-	default:
-		return fmt.Errorf("%w: openContent %q: want lenient or strict", ErrConfig, c.OpenContent)
-	}
-	o.Levels = c.Levels
-	o.Ignores = c.Ignores
-	if err := o.Check(); err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	return nil
-}
 
 // now is the time lifecycle sunsets and ignore expiries are judged against.
 func (o Options) now() time.Time {

@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -186,60 +185,5 @@ func TestOptionsCheck(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Check error %q lacks %q", err, want)
 		}
-	}
-}
-
-func TestDecodeConfig(t *testing.T) {
-	const doc = `
-levels:
-  annotation-less-cautious: breaking
-ignores:
-  - {rule: tool-removed, tool: legacy_export, reason: retired, expires: 2027-01-31}
-  - rule: description-changed
-    tool: search
-    path: /description
-    reason: "reviewed"
-    expires: "2026-06-30T12:00:00Z"
-openContent: strict
-`
-	c, err := DecodeConfig(".mcpctl.yaml", []byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o Options
-	if err := c.Apply(&o); err != nil {
-		t.Fatal(err)
-	}
-	want := Options{
-		StrictOpenContent: true,
-		Levels:            map[string]Level{"annotation-less-cautious": Breaking},
-		Ignores: []Ignore{
-			{Rule: "tool-removed", Tool: "legacy_export", Reason: "retired", Expires: day("2027-01-31")},
-			{Rule: "description-changed", Tool: "search", Path: "/description", Reason: "reviewed", Expires: time.Date(2026, 6, 30, 12, 0, 0, 0, time.UTC)},
-		},
-	}
-	if d := cmp.Diff(want, o); d != "" {
-		t.Errorf("mismatch (-want +got):\n%s", d)
-	}
-}
-
-func TestDecodeConfigErrors(t *testing.T) {
-	tests := []struct{ name, doc, want string }{
-		{"unknown key", "level: {}\n", "line 1"},
-		{"bad level", "levels: {tool-removed: fatal}\n", `unknown level "fatal"`},
-		{"bad date", "ignores: [{rule: tool-removed, expires: soon}]\n", "line 1"},
-		{"unknown rule", "levels: {tool-gone: safe}\n", `unknown rule "tool-gone"`},
-		{"bad open content", "openContent: loose\n", `openContent "loose"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := DecodeConfig("cfg.yaml", []byte(tt.doc))
-			if err == nil {
-				err = c.Apply(&Options{})
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrConfig) {
-				t.Errorf("err = %v, want ErrConfig mentioning %q", err, tt.want)
-			}
-		})
 	}
 }

@@ -63,7 +63,7 @@ func caseCollisions(s *toolset.Set) map[string]string {
 // stays equally invalid is not news; a schema identical on both sides is
 // not compiled again). skipSchemaGone names tools whose missing input
 // schema is reported by input-schema-removed instead.
-func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool) []Change {
+func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool, sameTool func(a, b *toolset.Tool) bool) []Change {
 	var out []Change
 	oldCollide, newCollide := caseCollisions(old), caseCollisions(new)
 	for _, nt := range new.Tools {
@@ -71,7 +71,7 @@ func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool) []Ch
 		var probs, had []problem
 		// A tool identical on both sides is as valid as it was: not news,
 		// and not worth compiling its schemas again.
-		if ot == nil || !sameValue(&ot.Value, &nt.Value) {
+		if ot == nil || !sameTool(ot, nt) {
 			probs = toolProblems(nt)
 			if ot != nil && len(probs) > 0 {
 				had = toolProblems(ot)

@@ -61,3 +61,39 @@ func TestCompileError(t *testing.T) {
 		})
 	}
 }
+
+// Compiling the same document twice returns the cached validator; another
+// spelling of the members (key order) is the same document.
+func TestCompileCache(t *testing.T) {
+	a, err := canon.Parse([]byte(`{"type":"object","properties":{"cacheprobe":{"type":"string"}},"required":["cacheprobe"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := canon.Parse([]byte(`{"required":["cacheprobe"],"properties":{"cacheprobe":{"type":"string"}},"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := Compile(&a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := Compile(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ca != cb {
+		t.Error("the same document compiled twice")
+	}
+	if ca.Valid(map[string]any{}) || !ca.Valid(map[string]any{"cacheprobe": "x"}) {
+		t.Error("cached validator validates wrongly")
+	}
+	bad, err := canon.Parse([]byte(`{"type":"objekt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, e1 := Compile(&bad)
+	_, e2 := Compile(&bad)
+	if e1 == nil || e1 != e2 {
+		t.Errorf("compile errors not cached: %v, %v", e1, e2)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -37,11 +38,69 @@ type Compiled struct {
 // Errors say what failed: an invalid keyword value (checked against the
 // draft's metaschema), an unresolvable local $ref, a remote $ref. A compile
 // failure is a *CompileError.
+//
+// Results are cached process-wide by the schema's RFC 8785 form (the same
+// document compiles to the same validator; both are immutable), so lint,
+// diff and serve compiling one schema pay for it once. The cache holds at
+// most cacheSize entries.
 func Compile(v *canon.Value) (*Compiled, error) {
 	if v == nil {
 		return nil, errors.New("no schema")
 	}
-	return CompileAny(Instance(v))
+	key := string(canon.AppendJCS(nil, v))
+	if e, ok := cache.get(key); ok {
+		return e.c, e.err
+	}
+	c, err := CompileAny(Instance(v))
+	cache.put(key, cacheEntry{c, err})
+	return c, err
+}
+
+// cacheSize bounds the compile cache (entries, not bytes).
+const cacheSize = 2048
+
+type cacheEntry struct {
+	c   *Compiled
+	err error
+}
+
+// compileCache is a bounded map evicting in insertion order.
+type compileCache struct {
+	mu    sync.Mutex
+	m     map[string]cacheEntry
+	order []string
+}
+
+var cache = compileCache{m: map[string]cacheEntry{}}
+
+// ResetCache empties the compile cache. Benchmarks call it so that every
+// iteration pays for its compiles, as a fresh process does.
+func ResetCache() {
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	cache.m = map[string]cacheEntry{}
+	cache.order = nil
+}
+
+func (cc *compileCache) get(key string) (cacheEntry, bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	e, ok := cc.m[key]
+	return e, ok
+}
+
+func (cc *compileCache) put(key string, e cacheEntry) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if _, ok := cc.m[key]; ok {
+		return
+	}
+	if len(cc.order) >= cacheSize {
+		delete(cc.m, cc.order[0])
+		cc.order = cc.order[1:]
+	}
+	cc.m[key] = e
+	cc.order = append(cc.order, key)
 }
 
 // CompileAny compiles a schema given as a decoded JSON value (map[string]any,

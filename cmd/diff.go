@@ -1,0 +1,252 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/config"
+	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/report"
+	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+func init() { extraCommands = append(extraCommands, newDiffCmd) }
+
+type diffOptions struct {
+	Old, New          string
+	FailOn            string
+	Format            string
+	StrictOpenContent bool
+	Facades           string
+	Verify            int
+	Config            string
+	// Dir is where .mcpctl.yaml is looked for; "" means the working
+	// directory.
+	Dir string
+	// Now judges ignore expiries and sunsets; zero means time.Now().
+	Now time.Time
+}
+
+func newDiffCmd(s *Streams) *cobra.Command {
+	opts := diffOptions{}
+	c := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Classify the changes between two tool sets as safe, facade or breaking",
+		Long: `Compare two tool sets and classify every change as safe, facade (old calls
+fail but a declared translation carries them) or breaking, with a witness
+(arguments the old contract accepts and the new one rejects) and, for facade
+findings, the facade that would carry old calls.
+
+OLD and NEW are sources: a file (a tools/list result, a JSON-RPC response or
+a bare array of tools), a folder of per-tool snapshots, git:REV:PATH,
+stdio:COMMAND ARGS…, an http(s) URL, or - for standard input (one side only).
+
+Policy comes from .mcpctl.yaml, looked for in the working directory and its
+parents (or --config FILE): rule level overrides, ignores with a reason and an
+optional expiry, and the open-content policy.
+
+Exit codes: 0 when nothing reaches --fail-on, 1 when something does (covered
+facade findings count as safe, ignored ones not at all), 2 for bad input or
+usage, 3 for a bug.`,
+		Example: `  mcpctl diff git:origin/main:tools.lock.json tools.lock.json
+  mcpctl diff --format markdown old.json new.json > comment.md
+  mcpctl diff --fail-on facade --facades facades.yaml v1.json v2.json
+  mcpctl diff --format sarif old.json new.json > mcpctl.sarif`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Old, opts.New = args[0], args[1]
+			return runDiff(c.Context(), s, opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.FailOn, "fail-on", "breaking", "exit 1 when the gate level reaches this: safe, facade, breaking or never")
+	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
+	f.BoolVar(&opts.StrictOpenContent, "strict-open-content", false, "treat an optional property added to an open input schema as breaking")
+	f.StringVar(&opts.Facades, "facades", "", "facade file (YAML or JSON: tool name → facade block, or a serve config); covered facade findings count as safe (default: the facades of NEW when it is a serve config)")
+	f.IntVar(&opts.Verify, "verify", 0, "sample this many instances per changed schema to test safe verdicts (0: off)")
+	f.StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"safe", "facade", "breaking", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+// badInput marks err as bad input (exit code 2) and keeps its message.
+type badInput struct{ error }
+
+func (e badInput) Unwrap() []error { return []error{ErrUsage, e.error} }
+
+func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
+	failOn, err := report.ParseFailOn(opts.FailOn)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if !contains(report.Formats(), opts.Format) {
+		return usageErrorf("--format must be one of %s, got %q", strings.Join(report.Formats(), ", "), opts.Format)
+	}
+	if opts.Verify < 0 {
+		return usageErrorf("--verify must be 0 or more, got %d", opts.Verify)
+	}
+	if opts.Old == "-" && opts.New == "-" {
+		return usageErrorf("only one of OLD and NEW can be - (standard input)")
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+
+	dopts := diff.Options{StrictOpenContent: opts.StrictOpenContent, Verify: opts.Verify, Now: now}
+	cfg, err := loadConfig(opts)
+	if err != nil {
+		return err
+	}
+	if cfg != nil {
+		cfg.Apply(&dopts)
+		for _, ig := range cfg.Expired(now) {
+			where := ig.Tool
+			if ig.Path != "" {
+				where += " " + ig.Path
+			}
+			fmt.Fprintf(s.ErrOut, "mcpctl: warning: %s: the ignore of %s for %s expired on %s; its findings count again\n",
+				cfg.Path, ig.Rule, where, ig.Expires.Format(time.DateOnly))
+		}
+	}
+	if opts.Facades != "" {
+		ff, err := facade.LoadFile(opts.Facades)
+		if err != nil {
+			return badInput{err}
+		}
+		dopts.Facades = ff
+	}
+
+	old, new, err := loadPair(ctx, s, opts.Old, opts.New)
+	if err != nil {
+		return err
+	}
+	if opts.Facades == "" {
+		// A serve config as NEW declares its own facades (DESIGN §4.6).
+		ff, err := serveConfigFacades(opts.New)
+		if err != nil {
+			return err
+		}
+		dopts.Facades = ff
+	}
+	rep := diff.Compare(old, new, dopts)
+
+	var buf bytes.Buffer
+	ropts := report.Options{FailOn: failOn, Version: Version}
+	if opts.Format == "text" {
+		ropts.Color = s.ColorOut()
+	}
+	if err := report.Render(&buf, opts.Format, rep, ropts); err != nil {
+		return fmt.Errorf("render %s: %w", opts.Format, err)
+	}
+	if _, err := s.Out.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if n := countRuleBugs(rep); n > 0 {
+		fmt.Fprintf(s.ErrOut, "mcpctl: warning: --verify found a counterexample to %d safe verdict(s): a bug in a rule, please report it\n", n)
+	}
+	if report.Fails(rep, ropts) {
+		return ErrFindings
+	}
+	return nil
+}
+
+// loadConfig reads --config, or .mcpctl.yaml found upward from the working
+// directory; nil when there is none.
+func loadConfig(opts diffOptions) (*config.Config, error) {
+	path := opts.Config
+	if path == "" {
+		dir := opts.Dir
+		if dir == "" {
+			var err error
+			if dir, err = os.Getwd(); err != nil {
+				return nil, fmt.Errorf("find %s: %w", config.FileName, err)
+			}
+		}
+		p, err := config.Find(dir)
+		if err != nil {
+			return nil, badInput{err}
+		}
+		if p == "" {
+			return nil, nil
+		}
+		path = p
+	}
+	cfg, err := config.Load(path, diff.Rules())
+	if err != nil {
+		return nil, badInput{err}
+	}
+	return cfg, nil
+}
+
+// serveConfigFacades returns the facades a serve config file declares, nil
+// when src is not a serve config file.
+func serveConfigFacades(src string) (facade.File, error) {
+	for _, p := range []string{"git:", "stdio:", "http://", "https://"} {
+		if strings.HasPrefix(src, p) {
+			return nil, nil
+		}
+	}
+	fi, err := os.Stat(src)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, nil
+	}
+	data, err := os.ReadFile(src)
+	if err != nil || !toolset.IsServeConfig(src, data) {
+		return nil, nil
+	}
+	cfg, err := serve.LoadConfig(src)
+	if err != nil {
+		return nil, err
+	}
+	if ff := cfg.Facades(); len(ff) > 0 {
+		return ff, nil
+	}
+	return nil, nil
+}
+
+// loadPair loads both sides at once (live servers take a while to start);
+// an error about OLD is reported before one about NEW.
+func loadPair(ctx context.Context, s *Streams, oldSrc, newSrc string) (old, new *toolset.Set, err error) {
+	lo := toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}}
+	var wg sync.WaitGroup
+	var oldErr, newErr error
+	wg.Add(2)
+	go func() { defer wg.Done(); old, oldErr = toolset.Load(ctx, oldSrc, lo) }()
+	go func() { defer wg.Done(); new, newErr = toolset.Load(ctx, newSrc, lo) }()
+	wg.Wait()
+	if err := errors.Join(oldErr, newErr); err != nil {
+		return nil, nil, err
+	}
+	return old, new, nil
+}
+
+func countRuleBugs(r *diff.Report) int {
+	n := 0
+	for _, c := range r.Changes {
+		if c.RuleBug {
+			n++
+		}
+	}
+	return n
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,49 @@
+package cmd
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/report"
+)
+
+func init() { extraCommands = append(extraCommands, newRulesCmd) }
+
+type rulesOptions struct {
+	Format string
+}
+
+func newRulesCmd(s *Streams) *cobra.Command {
+	opts := rulesOptions{}
+	c := &cobra.Command{
+		Use:   "rules",
+		Short: "Print the rule catalog of mcpctl diff",
+		Long: `Print every rule mcpctl diff applies: its stable id (what .mcpctl.yaml
+overrides and ignores name), default level, direction, tags and purpose.`,
+		Example: `  mcpctl rules
+  mcpctl rules --format markdown > RULES.md
+  mcpctl rules --format json | jq -r '.[] | select(.level == "breaking") | .id'`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runRules(s, opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.RulesFormats(), ", "))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.RulesFormats(), cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func runRules(s *Streams, opts rulesOptions) error {
+	if !contains(report.RulesFormats(), opts.Format) {
+		return usageErrorf("--format must be one of %s, got %q", strings.Join(report.RulesFormats(), ", "), opts.Format)
+	}
+	var buf bytes.Buffer
+	if err := report.RenderRules(&buf, opts.Format, diff.Rules(), report.Options{Color: opts.Format == "text" && s.ColorOut()}); err != nil {
+		return err
+	}
+	_, err := s.Out.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,304 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpctl/mcpctl/diff"
+)
+
+// FileName is the name Find looks for.
+const FileName = ".mcpctl.yaml"
+
+// ErrInvalid is wrapped by every error about an unreadable or invalid
+// configuration file.
+var ErrInvalid = errors.New("invalid configuration")
+
+// Error is a located problem in a configuration file (line and column
+// 1-based, 0 when unknown).
+type Error struct {
+	Path      string
+	Line, Col int
+	Msg       string
+	Err       error
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// Unwrap returns ErrInvalid and the cause, if any.
+func (e *Error) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalid, e.Err}
+	}
+	return []error{ErrInvalid}
+}
+
+// Open-content policies (DESIGN §4.4 open content).
+const (
+	OpenContentLenient = "lenient"
+	OpenContentStrict  = "strict"
+)
+
+// Config is a parsed .mcpctl.yaml.
+type Config struct {
+	// Path is the file it was read from.
+	Path string
+	// Levels overrides the default level of rules, by rule id.
+	Levels map[string]diff.Level
+	// Ignores suppress matching findings. Expires is the first instant an
+	// ignore no longer applies: its "expires" date, 00:00 UTC.
+	Ignores []diff.Ignore
+	// OpenContent is OpenContentStrict, OpenContentLenient or "" (unset:
+	// lenient).
+	OpenContent string
+}
+
+// Apply fills o from the configuration: level overrides, ignores, and
+// StrictOpenContent when the policy is strict (it never clears a
+// StrictOpenContent already set, e.g. by --strict-open-content).
+func (c *Config) Apply(o *diff.Options) {
+	if len(c.Levels) > 0 {
+		if o.Levels == nil {
+			o.Levels = map[string]diff.Level{}
+		}
+		for id, l := range c.Levels {
+			o.Levels[id] = l
+		}
+	}
+	o.Ignores = append(o.Ignores, c.Ignores...)
+	if c.OpenContent == OpenContentStrict {
+		o.StrictOpenContent = true
+	}
+}
+
+// Expired returns the ignores that no longer apply at now.
+func (c *Config) Expired(now time.Time) []diff.Ignore {
+	var out []diff.Ignore
+	for _, ig := range c.Ignores {
+		if !ig.Expires.IsZero() && !now.Before(ig.Expires) {
+			out = append(out, ig)
+		}
+	}
+	return out
+}
+
+// Find looks for FileName in dir and its parents up to the filesystem root
+// and returns its path, or "" when there is none. Errors other than "not
+// found" (e.g. permission denied) are returned.
+func Find(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find %s: %w", FileName, err)
+	}
+	for {
+		p := filepath.Join(dir, FileName)
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && !fi.IsDir():
+			return p, nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return "", &Error{Path: p, Msg: err.Error(), Err: err}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+// Load reads the configuration at path, checking rule ids against catalog.
+// Errors wrap ErrInvalid (*Error).
+func Load(path string, catalog []diff.Rule) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Path: path, Msg: fmt.Sprintf("cannot read: %v", err), Err: err}
+	}
+	return Parse(path, data, catalog)
+}
+
+// Parse reads a configuration's bytes (name is used in errors), checking
+// rule ids against catalog.
+func Parse(name string, data []byte, catalog []diff.Rule) (*Config, error) {
+	c := &Config{Path: name}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return c, nil
+		}
+		return nil, &Error{Path: name, Msg: strings.TrimPrefix(err.Error(), "yaml: "), Err: err}
+	}
+	p := parser{name: name, rules: map[string]bool{}}
+	for _, r := range catalog {
+		p.rules[r.ID] = true
+	}
+	p.config(&doc, c)
+	if p.err != nil {
+		return nil, p.err
+	}
+	return c, nil
+}
+
+type parser struct {
+	name  string
+	rules map[string]bool
+	err   error
+}
+
+func (p *parser) fail(n *yaml.Node, format string, args ...any) {
+	if p.err == nil {
+		p.err = &Error{Path: p.name, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+// pairs returns a mapping's key/value pairs, failing on duplicate and
+// non-scalar keys.
+func (p *parser) pairs(n *yaml.Node, what string) [][2]*yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		p.fail(n, "%s must be a mapping", what)
+		return nil
+	}
+	seen := map[string]int{}
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			p.fail(k, "%s: keys must be strings", what)
+			return nil
+		}
+		if line, ok := seen[k.Value]; ok {
+			p.fail(k, "%s: duplicate key %q (first at line %d)", what, k.Value, line)
+			return nil
+		}
+		seen[k.Value] = k.Line
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	return out
+}
+
+func (p *parser) scalar(n *yaml.Node, what string) string {
+	if n.Kind != yaml.ScalarNode || isNull(n) {
+		p.fail(n, "%s must be a string", what)
+		return ""
+	}
+	return n.Value
+}
+
+func (p *parser) ruleID(n *yaml.Node, what string) string {
+	id := p.scalar(n, what)
+	if p.err == nil && !p.rules[id] {
+		p.fail(n, "%s: unknown rule id %q (see mcpctl rules)", what, id)
+	}
+	return id
+}
+
+var topKeys = []string{"rules", "ignore", "open-content"}
+var ignoreKeys = []string{"rule", "tool", "path", "reason", "expires"}
+
+func (p *parser) config(doc *yaml.Node, c *Config) {
+	root := doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return
+		}
+		root = root.Content[0]
+	}
+	if isNull(root) {
+		return
+	}
+	for _, kv := range p.pairs(root, "the configuration") {
+		k, v := kv[0], kv[1]
+		switch k.Value {
+		case "rules":
+			if isNull(v) {
+				continue
+			}
+			c.Levels = map[string]diff.Level{}
+			for _, r := range p.pairs(v, "rules") {
+				id := p.ruleID(r[0], "rules")
+				lv := p.scalar(r[1], fmt.Sprintf("rules: %s", id))
+				l, err := diff.ParseLevel(lv)
+				if p.err == nil && (err != nil || l == diff.LevelNone) {
+					p.fail(r[1], "rules: %s: unknown level %q (want safe, facade or breaking)", id, lv)
+				}
+				c.Levels[id] = l
+			}
+		case "ignore":
+			if isNull(v) {
+				continue
+			}
+			if v.Kind != yaml.SequenceNode {
+				p.fail(v, "ignore must be a list of {rule, tool, path, reason, expires}")
+				continue
+			}
+			for i, item := range v.Content {
+				c.Ignores = append(c.Ignores, p.ignore(item, i))
+			}
+		case "open-content":
+			s := p.scalar(v, "open-content")
+			if p.err == nil && s != OpenContentStrict && s != OpenContentLenient {
+				p.fail(v, "open-content: unknown policy %q (want strict or lenient)", s)
+			}
+			c.OpenContent = s
+		default:
+			p.fail(k, "unknown key %q (want %s)", k.Value, strings.Join(topKeys, ", "))
+		}
+	}
+}
+
+func (p *parser) ignore(n *yaml.Node, i int) diff.Ignore {
+	what := fmt.Sprintf("ignore[%d]", i)
+	var ig diff.Ignore
+	has := map[string]bool{}
+	for _, kv := range p.pairs(n, what) {
+		k, v := kv[0], kv[1]
+		has[k.Value] = true
+		switch k.Value {
+		case "rule":
+			ig.Rule = p.ruleID(v, what+": rule")
+		case "tool":
+			ig.Tool = p.scalar(v, what+": tool")
+		case "path":
+			ig.Path = p.scalar(v, what+": path")
+			if p.err == nil && ig.Path != "" && !strings.HasPrefix(ig.Path, "/") {
+				p.fail(v, "%s: path %q is not a JSON Pointer (RFC 6901: empty or starting with /)", what, ig.Path)
+			}
+		case "reason":
+			ig.Reason = strings.TrimSpace(p.scalar(v, what+": reason"))
+			if p.err == nil && ig.Reason == "" {
+				p.fail(v, "%s: reason must not be empty", what)
+			}
+		case "expires":
+			s := p.scalar(v, what+": expires")
+			d, err := time.Parse(time.DateOnly, s)
+			if p.err == nil && err != nil {
+				p.fail(v, "%s: expires %q is not a date like 2027-01-31", what, s)
+			}
+			ig.Expires = d
+		default:
+			p.fail(k, "%s: unknown key %q (want %s)", what, k.Value, strings.Join(ignoreKeys, ", "))
+		}
+	}
+	for _, req := range []string{"rule", "tool", "reason"} {
+		if !has[req] && p.err == nil {
+			p.fail(n, "%s: %s is required", what, req)
+		}
+	}
+	return ig
+}

@@ -1,0 +1,20 @@
+// Package config reads .mcpctl.yaml, the per-repository policy of mcpctl
+// diff (DESIGN §4.7): per-rule level overrides, ignores and the
+// open-content policy. It fills diff.Options.
+//
+// The file, found by Find upward from the working directory or named with
+// --config:
+//
+//	rules:                       # level overrides by rule id
+//	  tool-description-changed: facade
+//	ignore:                      # findings to ignore, each with a reason
+//	  - rule: input-property-removed
+//	    tool: list_issues
+//	    path: /properties/sort   # JSON Pointer inside the schema; omit for any
+//	    reason: never honoured by the server
+//	    expires: 2027-01-31      # optional; ignoring stops on this date (00:00 UTC)
+//	open-content: strict         # or lenient (the default)
+//
+// Unknown keys, unknown rule ids, unknown levels and bad dates are errors
+// with the file, line and column.
+package config

@@ -1,0 +1,253 @@
+package facade
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ErrInvalid is wrapped by every error about an unreadable or invalid facade
+// file.
+var ErrInvalid = errors.New("invalid facade file")
+
+// FileError is a located problem in a facade file: the file, the line and
+// column (1-based, 0 when unknown) and what is wrong.
+type FileError struct {
+	Path      string
+	Line, Col int
+	Msg       string
+	Err       error
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// Unwrap returns ErrInvalid and the cause, if any.
+func (e *FileError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalid, e.Err}
+	}
+	return []error{ErrInvalid}
+}
+
+// CoerceTypes are the type names Block.Coerce accepts.
+var CoerceTypes = []string{"string", "number", "integer", "boolean", "array"}
+
+// LoadFile reads the facade file at path (DESIGN §6.1 "Facade file"): YAML
+// or JSON, either a map from tool name to Block or a serve config, whose
+// tools' facade blocks are taken (`tools: [{name, facade}, …]`). Unknown
+// keys, duplicate keys, an alias without a name and an unknown coerce type
+// are errors with the line and column. Errors wrap ErrInvalid (*FileError).
+func LoadFile(path string) (File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &FileError{Path: path, Msg: fmt.Sprintf("cannot read: %v", err), Err: err}
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a facade file's bytes; name is used in errors. See LoadFile.
+func Parse(name string, data []byte) (File, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return File{}, nil
+		}
+		return nil, &FileError{Path: name, Msg: strings.TrimPrefix(err.Error(), "yaml: "), Err: err}
+	}
+	p := parser{name: name}
+	f := p.file(&doc)
+	if p.err != nil {
+		return nil, p.err
+	}
+	return f, nil
+}
+
+type parser struct {
+	name string
+	err  error
+}
+
+func (p *parser) fail(n *yaml.Node, format string, args ...any) {
+	if p.err == nil {
+		p.err = &FileError{Path: p.name, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+// pairs returns a mapping's key/value pairs, failing on duplicate and
+// non-scalar keys; nil when n is not a mapping.
+func (p *parser) pairs(n *yaml.Node, what string) [][2]*yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		p.fail(n, "%s must be a mapping", what)
+		return nil
+	}
+	seen := map[string]int{}
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			p.fail(k, "%s: keys must be strings", what)
+			return nil
+		}
+		if line, ok := seen[k.Value]; ok {
+			p.fail(k, "%s: duplicate key %q (first at line %d)", what, k.Value, line)
+			return nil
+		}
+		seen[k.Value] = k.Line
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	return out
+}
+
+func (p *parser) file(doc *yaml.Node) File {
+	root := doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return File{}
+		}
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return File{}
+	}
+	f := File{}
+	ps := p.pairs(root, "a facade file (tool name → facade block)")
+	// A serve config: a "tools" sequence.
+	for _, kv := range ps {
+		if kv[0].Value == "tools" && kv[1].Kind == yaml.SequenceNode {
+			return p.serveConfig(kv[1])
+		}
+	}
+	for _, kv := range ps {
+		if kv[0].Value == "" {
+			p.fail(kv[0], "empty tool name")
+		}
+		f[kv[0].Value] = p.block(kv[1], kv[0].Value)
+	}
+	return f
+}
+
+// serveConfig takes the facade blocks of a serve config's tools.
+func (p *parser) serveConfig(tools *yaml.Node) File {
+	f := File{}
+	for _, t := range tools.Content {
+		var name string
+		var fb *yaml.Node
+		for _, kv := range p.pairs(t, "a tool") {
+			switch kv[0].Value {
+			case "name":
+				name = kv[1].Value
+			case "facade":
+				fb = kv[1]
+			}
+		}
+		if fb == nil || (fb.Kind == yaml.ScalarNode && fb.Tag == "!!null") {
+			continue
+		}
+		if name == "" {
+			p.fail(t, "a tool with a facade has no name")
+			continue
+		}
+		if _, dup := f[name]; dup {
+			p.fail(t, "two tools named %q", name)
+			continue
+		}
+		f[name] = p.block(fb, name)
+	}
+	return f
+}
+
+var blockKeys = []string{"rename", "defaults", "coerce", "values", "aliases"}
+var aliasKeys = []string{"name", "inject", "rename", "defaults", "values"}
+
+func (p *parser) block(n *yaml.Node, tool string) Block {
+	what := fmt.Sprintf("facade of %q", tool)
+	for _, kv := range p.pairs(n, what) {
+		k, v := kv[0], kv[1]
+		switch k.Value {
+		case "rename":
+			for _, r := range p.pairs(v, what+": rename") {
+				if r[1].Kind != yaml.ScalarNode || r[1].Value == "" {
+					p.fail(r[1], "%s: rename %q: the new name must be a string", what, r[0].Value)
+				}
+			}
+		case "defaults":
+			p.pairs(v, what+": defaults")
+		case "coerce":
+			for _, c := range p.pairs(v, what+": coerce") {
+				if c[1].Kind != yaml.ScalarNode || !contains(CoerceTypes, c[1].Value) {
+					p.fail(c[1], "%s: coerce %q: unknown type %q (want %s)", what, c[0].Value, c[1].Value, strings.Join(CoerceTypes, ", "))
+				}
+			}
+		case "values":
+			for _, m := range p.pairs(v, what+": values") {
+				p.pairs(m[1], fmt.Sprintf("%s: values of %q", what, m[0].Value))
+			}
+		case "aliases":
+			p.aliases(v, what)
+		default:
+			p.fail(k, "%s: unknown key %q (want %s)", what, k.Value, strings.Join(blockKeys, ", "))
+		}
+	}
+	var b Block
+	if p.err == nil {
+		if err := n.Decode(&b); err != nil {
+			p.fail(n, "%s: %s", what, strings.TrimPrefix(strings.ReplaceAll(err.Error(), "\n", " "), "yaml: "))
+		}
+	}
+	return b
+}
+
+func (p *parser) aliases(n *yaml.Node, what string) {
+	if n.Kind != yaml.SequenceNode {
+		p.fail(n, "%s: aliases must be a list", what)
+		return
+	}
+	for _, a := range n.Content {
+		if a.Kind == yaml.ScalarNode {
+			if a.Value == "" {
+				p.fail(a, "%s: empty alias name", what)
+			}
+			continue
+		}
+		hasName := false
+		for _, kv := range p.pairs(a, what+": alias") {
+			switch kv[0].Value {
+			case "name":
+				hasName = kv[1].Kind == yaml.ScalarNode && kv[1].Value != ""
+			case "inject", "defaults":
+				p.pairs(kv[1], what+": alias "+kv[0].Value)
+			case "rename":
+				p.pairs(kv[1], what+": alias rename")
+			case "values":
+				for _, m := range p.pairs(kv[1], what+": alias values") {
+					p.pairs(m[1], fmt.Sprintf("%s: alias values of %q", what, m[0].Value))
+				}
+			default:
+				p.fail(kv[0], "%s: alias: unknown key %q (want %s)", what, kv[0].Value, strings.Join(aliasKeys, ", "))
+			}
+		}
+		if !hasName && p.err == nil {
+			p.fail(a, "%s: an alias needs a name", what)
+		}
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
