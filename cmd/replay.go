@@ -75,17 +75,12 @@ input or usage, 3 for a bug.`,
 	return c
 }
 
-// inputError marks err as bad input (exit code 2) and keeps its message.
-type inputError struct{ error }
-
-func (e inputError) Unwrap() []error { return []error{ErrUsage, e.error} }
-
 func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	failOn, err := fixtures.ParseFailOn(opts.FailOn)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	if !containsString(replayFormats, opts.Format) {
+	if !contains(replayFormats, opts.Format) {
 		return usageErrorf("--format must be one of %s, got %q", strings.Join(replayFormats, ", "), opts.Format)
 	}
 	if opts.Against == "" {
@@ -97,7 +92,7 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	var facades facade.File
 	if opts.Facades != "" {
 		if facades, err = facade.LoadFile(opts.Facades); err != nil {
-			return inputError{err}
+			return badInput{err}
 		}
 	}
 	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
@@ -106,7 +101,7 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	}
 	r, err := fixtures.NewReplayer(set, facades)
 	if err != nil {
-		return inputError{fmt.Errorf("--facades %s: %w", opts.Facades, err)}
+		return badInput{fmt.Errorf("--facades %s: %w", opts.Facades, err)}
 	}
 	rep, err := r.RunPath(ctx, opts.Fixtures, s.In)
 	if err != nil {
@@ -130,15 +125,6 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	return nil
 }
 
-func containsString(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // replayLive lists the calls it will send on stderr, asks for confirmation
 // (unless --yes), then sends them.
 func replayLive(ctx context.Context, s *Streams, opts replayOptions, rep *fixtures.Report) error {
@@ -159,7 +145,7 @@ func replayLive(ctx context.Context, s *Streams, opts replayOptions, rep *fixtur
 	}
 	live, err := fixtures.ConnectLive(ctx, opts.Live, fixtures.LiveOptions{Stderr: s.ErrOut})
 	if err != nil {
-		return inputError{fmt.Errorf("--live: %w", err)}
+		return badInput{fmt.Errorf("--live: %w", err)}
 	}
 	defer live.Close()
 	return fixtures.SendAll(ctx, live, rep)
