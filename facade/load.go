@@ -176,21 +176,17 @@ func (p *parser) block(n *yaml.Node, tool string) Block {
 		k, v := kv[0], kv[1]
 		switch k.Value {
 		case "rename":
-			for _, r := range p.pairs(v, what+": rename") {
-				if r[1].Kind != yaml.ScalarNode || r[1].Value == "" {
-					p.fail(r[1], "%s: rename %q: the new name must be a string", what, r[0].Value)
-				}
-			}
+			p.renames(v, what+": rename")
 		case "defaults":
-			p.pairs(v, what+": defaults")
+			p.keys(v, what+": defaults")
 		case "coerce":
-			for _, c := range p.pairs(v, what+": coerce") {
+			for _, c := range p.keys(v, what+": coerce") {
 				if c[1].Kind != yaml.ScalarNode || !contains(CoerceTypes, c[1].Value) {
 					p.fail(c[1], "%s: coerce %q: unknown type %q (want %s)", what, c[0].Value, c[1].Value, strings.Join(CoerceTypes, ", "))
 				}
 			}
 		case "values":
-			for _, m := range p.pairs(v, what+": values") {
+			for _, m := range p.keys(v, what+": values") {
 				p.pairs(m[1], fmt.Sprintf("%s: values of %q", what, m[0].Value))
 			}
 		case "aliases":
@@ -226,11 +222,11 @@ func (p *parser) aliases(n *yaml.Node, what string) {
 			case "name":
 				hasName = kv[1].Kind == yaml.ScalarNode && kv[1].Value != ""
 			case "inject", "defaults":
-				p.pairs(kv[1], what+": alias "+kv[0].Value)
+				p.keys(kv[1], what+": alias "+kv[0].Value)
 			case "rename":
-				p.pairs(kv[1], what+": alias rename")
+				p.renames(kv[1], what+": alias rename")
 			case "values":
-				for _, m := range p.pairs(kv[1], what+": alias values") {
+				for _, m := range p.keys(kv[1], what+": alias values") {
 					p.pairs(m[1], fmt.Sprintf("%s: alias values of %q", what, m[0].Value))
 				}
 			default:
@@ -239,6 +235,32 @@ func (p *parser) aliases(n *yaml.Node, what string) {
 		}
 		if !hasName && p.err == nil {
 			p.fail(a, "%s: an alias needs a name", what)
+		}
+	}
+}
+
+// keys is pairs for a mapping whose keys are argument locations (names or
+// JSON Pointers): an invalid pointer is a located error.
+func (p *parser) keys(n *yaml.Node, what string) [][2]*yaml.Node {
+	ps := p.pairs(n, what)
+	for _, kv := range ps {
+		if _, err := parseKey(kv[0].Value); err != nil {
+			p.fail(kv[0], "%s: %s", what, strings.TrimPrefix(err.Error(), ErrFacade.Error()+": "))
+		}
+	}
+	return ps
+}
+
+// renames checks a rename mapping: both sides are locations, the new one a
+// non-empty string.
+func (p *parser) renames(n *yaml.Node, what string) {
+	for _, r := range p.keys(n, what) {
+		if r[1].Kind != yaml.ScalarNode || r[1].Value == "" {
+			p.fail(r[1], "%s %q: the new name must be a string", what, r[0].Value)
+			continue
+		}
+		if _, err := parseKey(r[1].Value); err != nil {
+			p.fail(r[1], "%s %q: %s", what, r[0].Value, strings.TrimPrefix(err.Error(), ErrFacade.Error()+": "))
 		}
 	}
 }

@@ -84,6 +84,10 @@ func TestParseErrors(t *testing.T) {
 		{"root not a mapping", "- t\n", `f.yaml:1:1: a facade file (tool name → facade block) must be a mapping`},
 		{"rename to a list", "t:\n  rename: {a: [b]}\n", `f.yaml:2:15: facade of "t": rename "a": the new name must be a string`},
 		{"yaml syntax", "t:\n  rename: {a: b\n", `f.yaml: line 1: did not find expected ',' or '}'`},
+		{"invalid pointer key", "t:\n  defaults: {/page~2: 1}\n", `f.yaml:2:14: facade of "t": defaults: key "/page~2": "~" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)`},
+		{"invalid pointer rename target", "t:\n  rename: {status: /filter/~x}\n", `f.yaml:2:20: facade of "t": rename "status": key "/filter/~x": "~" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)`},
+		{"invalid pointer in an alias", "t:\n  aliases:\n    - {name: x, values: {/a~: {b: c}}}\n", `f.yaml:3:26: facade of "t": alias values: key "/a~": "~" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)`},
+		{"alias rename to a list", "t:\n  aliases:\n    - {name: x, rename: {a: [b]}}\n", `f.yaml:3:29: facade of "t": alias rename "a": the new name must be a string`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
