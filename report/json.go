@@ -43,7 +43,7 @@ func JSON(w io.Writer, r *diff.Report, opts Options) error {
 		Old:     r.Old,
 		New:     r.New,
 		Changes: r.Changes,
-		Gate:    jsonGate{Level: r.GateLevel(), FailOn: FailOnString(opts.failOn()), Fails: Fails(r, opts)},
+		Gate:    jsonGate{Level: gateLevel(r, opts), FailOn: FailOnString(opts.failOn()), Fails: Fails(r, opts)},
 	}
 	if out.Changes == nil {
 		out.Changes = []diff.Change{}

@@ -61,7 +61,7 @@ func JUnit(w io.Writer, r *diff.Report, opts Options) error {
 			{"new.source", r.New.Source},
 			{"new.fingerprint", r.New.Fingerprint},
 			{"level", r.Level.String()},
-			{"gate.level", r.GateLevel().String()},
+			{"gate.level", gateLevel(r, opts).String()},
 			{"fail-on", FailOnString(opts.failOn())},
 		},
 	}

@@ -33,6 +33,10 @@ type Options struct {
 	Version string
 	// Rules is the rule catalog SARIF lists; nil means diff.Rules().
 	Rules []diff.Rule
+	// UsedOnly is --fail-on-used-only: findings marked Unused (breaking
+	// findings no recorded call touches, diff --usage) do not count at the
+	// gate.
+	UsedOnly bool
 }
 
 func (o Options) failOn() diff.Level {
@@ -81,8 +85,23 @@ func FailOnString(l diff.Level) string {
 // all) is at or above the threshold.
 func Fails(r *diff.Report, opts Options) bool {
 	t := opts.failOn()
-	g := r.GateLevel()
+	g := gateLevel(r, opts)
 	return t != Never && g != diff.LevelNone && g >= t
+}
+
+// gateLevel is r.GateLevel, without the findings marked Unused when
+// opts.UsedOnly.
+func gateLevel(r *diff.Report, opts Options) diff.Level {
+	if !opts.UsedOnly {
+		return r.GateLevel()
+	}
+	l := diff.LevelNone
+	for i := range r.Changes {
+		if c := &r.Changes[i]; !c.Unused {
+			l = max(l, effective(c))
+		}
+	}
+	return l
 }
 
 // effective is the level a finding counts with at the gate: LevelNone when
@@ -99,6 +118,9 @@ func effective(c *diff.Change) diff.Level {
 
 // failing reports whether one finding is at or above the threshold.
 func failing(c *diff.Change, opts Options) bool {
+	if opts.UsedOnly && c.Unused {
+		return false
+	}
 	t := opts.failOn()
 	e := effective(c)
 	return t != Never && e != diff.LevelNone && e >= t
@@ -274,13 +296,18 @@ func flags(c *diff.Change) []string {
 	if c.RuleBug {
 		f = append(f, "rule bug: --verify found a counterexample")
 	}
+	if c.Unused {
+		f = append(f, "unused: no recorded call touches it")
+	} else if c.Calls != nil {
+		f = append(f, fmt.Sprintf("%d recorded call(s) affected", *c.Calls))
+	}
 	return f
 }
 
 // verdict says whether r passes the gate, and why: ("fails", "gate level
 // breaking is at or above --fail-on breaking").
 func verdict(r *diff.Report, opts Options) (word, why string) {
-	g := r.GateLevel()
+	g := gateLevel(r, opts)
 	t := opts.failOn()
 	switch {
 	case t == Never:

@@ -99,6 +99,8 @@ type sarifResultProps struct {
 	Covered     bool             `json:"covered,omitempty"`
 	Undecided   bool             `json:"undecided,omitempty"`
 	RuleBug     bool             `json:"ruleBug,omitempty"`
+	Calls       *int             `json:"calls,omitempty"`
+	Unused      bool             `json:"unused,omitempty"`
 }
 
 // sarifLevel maps mcpctl levels to SARIF result levels (SARIF §3.27.10):
@@ -171,6 +173,7 @@ func SARIF(w io.Writer, r *diff.Report, opts Options) error {
 				Tool: c.Tool, Direction: c.Direction, Pointer: toolPointer(c), MCPCtlLevel: c.Level,
 				Old: c.Old, New: c.New, Witness: c.Witness, Facade: c.Facade, Notice: c.Notice,
 				Covered: c.Covered, Undecided: c.Undecided, RuleBug: c.RuleBug,
+				Calls: c.Calls, Unused: c.Unused,
 			},
 		}
 		if c.Ignored {
@@ -188,7 +191,7 @@ func SARIF(w io.Writer, r *diff.Report, opts Options) error {
 				"old":       r.Old,
 				"new":       r.New,
 				"level":     r.Level,
-				"gateLevel": r.GateLevel(),
+				"gateLevel": gateLevel(r, opts),
 				"failOn":    FailOnString(opts.failOn()),
 			},
 		}},
@@ -207,6 +210,9 @@ func sarifMessage(c *diff.Change) string {
 	}
 	if c.Notice != nil {
 		b.WriteString(" (notice: " + oneLine(*c.Notice) + ")")
+	}
+	if c.Unused {
+		b.WriteString(" (unused: no recorded call touches it)")
 	}
 	return b.String()
 }
