@@ -15,6 +15,7 @@ import (
 	"github.com/mcpctl/mcpctl/config"
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -28,8 +29,11 @@ type diffOptions struct {
 	Format            string
 	StrictOpenContent bool
 	Facades           string
-	Verify            int
-	Config            string
+	// Usage is --usage FIXTURES; UsedOnly is --fail-on-used-only.
+	Usage    string
+	UsedOnly bool
+	Verify   int
+	Config   string
 	// Dir is where .mcpctl.yaml is looked for; "" means the working
 	// directory.
 	Dir string
@@ -55,6 +59,12 @@ Policy comes from .mcpctl.yaml, looked for in the working directory and its
 parents (or --config FILE): rule level overrides, ignores with a reason and an
 optional expiry, and the open-content policy.
 
+--usage FIXTURES weights the findings by recorded calls (any format replay
+reads): each finding gets the number of calls it affects (calls valid under
+OLD that use the changed location, or any call of a removed tool); breaking
+findings no call touches are marked unused, and with --fail-on-used-only
+they do not fail the gate.
+
 Exit codes: 0 when nothing reaches --fail-on, 1 when something does (covered
 facade findings count as safe, ignored ones not at all), 2 for bad input or
 usage, 3 for a bug.`,
@@ -73,6 +83,8 @@ usage, 3 for a bug.`,
 	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
 	f.BoolVar(&opts.StrictOpenContent, "strict-open-content", false, "treat an optional property added to an open input schema as breaking")
 	f.StringVar(&opts.Facades, "facades", "", "facade file (YAML or JSON: tool name → facade block, or a serve config); covered facade findings count as safe (default: the facades of NEW when it is a serve config)")
+	f.StringVar(&opts.Usage, "usage", "", "weight findings by the recorded calls in FIXTURES (a file or folder, any replay format): each finding counts the calls it affects; breaking findings no call touches are marked unused")
+	f.BoolVar(&opts.UsedOnly, "fail-on-used-only", false, "with --usage: breaking findings no recorded call touches do not fail the gate")
 	f.IntVar(&opts.Verify, "verify", 0, "sample this many instances per changed schema to test safe verdicts (0: off)")
 	f.StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
@@ -95,6 +107,12 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	}
 	if opts.Verify < 0 {
 		return usageErrorf("--verify must be 0 or more, got %d", opts.Verify)
+	}
+	if opts.UsedOnly && opts.Usage == "" {
+		return usageErrorf("--fail-on-used-only needs --usage FIXTURES")
+	}
+	if opts.Usage == "-" && (opts.Old == "-" || opts.New == "-") {
+		return usageErrorf("only one of OLD, NEW and --usage can be - (standard input)")
 	}
 	if opts.Old == "-" && opts.New == "-" {
 		return usageErrorf("only one of OLD and NEW can be - (standard input)")
@@ -141,9 +159,16 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		dopts.Facades = ff
 	}
 	rep := diff.Compare(old, new, dopts)
+	if opts.Usage != "" {
+		calls, err := fixtures.Read(ctx, opts.Usage, s.In)
+		if err != nil {
+			return err
+		}
+		fixtures.AnnotateUsage(rep, old, new, calls)
+	}
 
 	var buf bytes.Buffer
-	ropts := report.Options{FailOn: failOn, Version: Version}
+	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly}
 	if opts.Format == "text" {
 		ropts.Color = s.ColorOut()
 	}
