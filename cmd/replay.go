@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -11,13 +12,11 @@ import (
 
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
 func init() { extraCommands = append(extraCommands, newReplayCmd) }
-
-// replayFormats are the output formats of replay.
-var replayFormats = []string{"text", "json", "markdown", "github", "junit"}
 
 type replayOptions struct {
 	Fixtures string
@@ -69,7 +68,7 @@ input or usage, 3 for a bug.`,
 	f.StringVar(&opts.Against, "against", "", "the tool set to replay against (required): a file, folder, git:REV:PATH, stdio:COMMAND or http(s) URL")
 	f.StringVar(&opts.Facades, "facades", "", "facade file (YAML or JSON: tool name → facade block, or a serve config)")
 	f.StringVar(&opts.FailOn, "fail-on", "rejected", "exit 1 when a call is: rejected (or unknown-tool), translated (or worse), or never")
-	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(replayFormats, ", "))
+	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.ReplayFormats(), ", "))
 	f.StringVar(&opts.Live, "live", "", "also send every call to this running server (stdio:COMMAND ARGS… or http(s) URL)")
 	f.BoolVar(&opts.Yes, "yes", false, "with --live: send without asking (calls can have side effects)")
 	return c
@@ -80,8 +79,8 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	if !contains(replayFormats, opts.Format) {
-		return usageErrorf("--format must be one of %s, got %q", strings.Join(replayFormats, ", "), opts.Format)
+	if !contains(report.ReplayFormats(), opts.Format) {
+		return usageErrorf("--format must be one of %s, got %q", strings.Join(report.ReplayFormats(), ", "), opts.Format)
 	}
 	if opts.Against == "" {
 		return usageErrorf("--against SOURCE is required")
@@ -113,7 +112,7 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 		}
 	}
 	var buf bytes.Buffer
-	if err := renderReplay(&buf, opts.Format, rep, failOn, opts.Format == "text" && s.ColorOut()); err != nil {
+	if err := report.RenderReplay(&buf, opts.Format, rep, failOn, opts.Format == "text" && s.ColorOut()); err != nil {
 		return fmt.Errorf("render %s: %w", opts.Format, err)
 	}
 	if _, err := s.Out.Write(buf.Bytes()); err != nil {
@@ -131,7 +130,8 @@ func replayLive(ctx context.Context, s *Streams, opts replayOptions, rep *fixtur
 	fmt.Fprintf(s.ErrOut, "mcpctl: --live will send %d call(s) to %s; calls can have side effects:\n", len(rep.Calls), opts.Live)
 	for i := range rep.Calls {
 		tool, args := rep.Calls[i].Sent()
-		fmt.Fprintf(s.ErrOut, "  %s  %s %s\n", rep.Calls[i].Source, tool, compactJSON(args))
+		b, _ := json.Marshal(args)
+		fmt.Fprintf(s.ErrOut, "  %s  %s %s\n", rep.Calls[i].Source, tool, b)
 	}
 	if !opts.Yes {
 		if !s.InIsTerminal() {

@@ -1,11 +1,10 @@
-package cmd
+package report
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,8 +16,6 @@ import (
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/toolset"
 )
-
-var updateReplay = flag.Bool("update", false, "rewrite the golden files under testdata/replay/")
 
 // replayReport replays testdata/replay/calls.jsonl against
 // testdata/replay/tools.json with testdata/replay/facades.json, with one
@@ -71,12 +68,12 @@ func TestReplayRenderGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := renderReplay(&buf, tt.format, rep, fixtures.FailOnRejected, tt.color); err != nil {
+			if err := RenderReplay(&buf, tt.format, rep, fixtures.FailOnRejected, tt.color); err != nil {
 				t.Fatal(err)
 			}
 			got := strings.ReplaceAll(buf.String(), "\x1b", `\x1b`)
 			path := filepath.Join("testdata", "replay", tt.golden)
-			if *updateReplay {
+			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package cmd
+package report
 
 import (
 	"bytes"
@@ -15,8 +15,18 @@ import (
 	"github.com/mcpctl/mcpctl/fixtures"
 )
 
-// renderReplay writes rep in format (see replayFormats).
-func renderReplay(w io.Writer, format string, rep *fixtures.Report, failOn fixtures.FailOn, color bool) error {
+// ReplayFormats are the formats RenderReplay accepts.
+func ReplayFormats() []string { return []string{"text", "json", "markdown", "github", "junit"} }
+
+// RenderReplay writes a replay report (DESIGN §5) in format: text (styled
+// when color), json (the public contract: {"counts", "calls"} plus
+// "against" and "unexpected"), markdown (for PR comments), github
+// (workflow commands: ::error for calls that reach failOn, ::warning for
+// other rejections, ::notice for translations) or junit (one test suite per
+// fixture file, one test case per call). The human formats list every call
+// that is not plainly accepted. Errors are the writer's, or an unknown
+// format.
+func RenderReplay(w io.Writer, format string, rep *fixtures.Report, failOn fixtures.FailOn, color bool) error {
 	switch format {
 	case "json":
 		return replayJSON(w, rep)
@@ -26,8 +36,10 @@ func renderReplay(w io.Writer, format string, rep *fixtures.Report, failOn fixtu
 		return replayGitHub(w, rep, failOn)
 	case "junit":
 		return replayJUnit(w, rep, failOn)
+	case "text":
+		return replayText(w, rep, failOn, color)
 	}
-	return replayText(w, rep, failOn, color)
+	return fmt.Errorf("unknown replay format %q (want %s)", format, strings.Join(ReplayFormats(), ", "))
 }
 
 func replayJSON(w io.Writer, rep *fixtures.Report) error {
@@ -39,11 +51,11 @@ func replayJSON(w io.Writer, rep *fixtures.Report) error {
 
 // shown reports whether a result is listed by the human formats: every
 // call that is not plainly accepted.
-func shown(r *fixtures.Result) bool {
+func replayShown(r *fixtures.Result) bool {
 	return r.Outcome != fixtures.Accepted || r.Unexpected || (r.Live != nil && r.Live.Failed())
 }
 
-func summary(rep *fixtures.Report) string {
+func replaySummary(rep *fixtures.Report) string {
 	c := rep.Counts
 	s := fmt.Sprintf("%d calls: %d accepted, %d translated, %d rejected, %d unknown-tool",
 		len(rep.Calls), c.Accepted, c.Translated, c.Rejected, c.UnknownTool)
@@ -53,7 +65,7 @@ func summary(rep *fixtures.Report) string {
 	return s
 }
 
-func compactJSON(v any) string {
+func replayCompact(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -63,7 +75,7 @@ func compactJSON(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func stepsText(r *fixtures.Result) string {
+func replaySteps(r *fixtures.Result) string {
 	var parts []string
 	for _, st := range r.Steps {
 		parts = append(parts, st.String())
@@ -84,10 +96,10 @@ func replayText(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn, color
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "replay against %s (%s)\n", rep.Against.Source, short(rep.Against.Fingerprint))
+	fmt.Fprintf(&b, "replay against %s (%s)\n", rep.Against.Source, shortFingerprint(rep.Against.Fingerprint))
 	for i := range rep.Calls {
 		r := &rep.Calls[i]
-		if !shown(r) {
+		if !replayShown(r) {
 			continue
 		}
 		word := fmt.Sprintf("%-12s", r.Outcome)
@@ -100,7 +112,7 @@ func replayText(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn, color
 			fmt.Fprintf(&b, "    expected %s\n", r.Expect)
 		}
 		if r.Translated != nil {
-			fmt.Fprintf(&b, "    %s\n    %s\n", stepsText(r), compactJSON(r.Translated.Arguments))
+			fmt.Fprintf(&b, "    %s\n    %s\n", replaySteps(r), replayCompact(r.Translated.Arguments))
 		}
 		if r.Error != nil {
 			for _, line := range strings.Split(*r.Error, "\n") {
@@ -108,17 +120,17 @@ func replayText(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn, color
 			}
 		}
 		if r.Live != nil {
-			fmt.Fprintf(&b, "    %s\n", firstLine(liveText(r.Live)))
+			fmt.Fprintf(&b, "    %s\n", replayFirstLine(replayLive(r.Live)))
 		}
 	}
-	b.WriteString(summary(rep))
+	b.WriteString(replaySummary(rep))
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // liveText says what a live server answered.
-func liveText(l *fixtures.LiveResult) string {
+func replayLive(l *fixtures.LiveResult) string {
 	s := "live: " + l.Outcome
 	if l.Code != 0 {
 		s += fmt.Sprintf(" %d", l.Code)
@@ -129,29 +141,22 @@ func liveText(l *fixtures.LiveResult) string {
 	return s
 }
 
-func short(fp string) string {
+func shortFingerprint(fp string) string {
 	if len(fp) > 12 {
 		return fp[:12]
 	}
 	return fp
 }
 
-func firstLine(s string) string {
+func replayFirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
 
-func mdCell(s string) string {
+func replayCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "<", "&lt;")
 	return strings.ReplaceAll(s, "\n", "<br>")
-}
-
-func mdCode(s string) string {
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
-	}
-	return "`" + s + "`"
 }
 
 func replayMarkdown(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) error {
@@ -160,11 +165,11 @@ func replayMarkdown(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) e
 	if rep.Fails(failOn) {
 		verdict = "fails"
 	}
-	fmt.Fprintf(&b, "### mcpctl replay %s\n\n%s, against %s (`%s`).\n", verdict, summary(rep), mdCode(rep.Against.Source), short(rep.Against.Fingerprint))
+	fmt.Fprintf(&b, "### mcpctl replay %s\n\n%s, against %s (`%s`).\n", verdict, replaySummary(rep), mdCode(rep.Against.Source), shortFingerprint(rep.Against.Fingerprint))
 	rows := 0
 	for i := range rep.Calls {
 		r := &rep.Calls[i]
-		if !shown(r) {
+		if !replayShown(r) {
 			continue
 		}
 		if rows == 0 {
@@ -181,29 +186,20 @@ func replayMarkdown(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) e
 		}
 		switch {
 		case r.Translated != nil:
-			details = append(details, "→ "+mdCode(r.Translated.Tool)+" "+mdCode(compactJSON(r.Translated.Arguments)))
+			details = append(details, "→ "+mdCode(r.Translated.Tool)+" "+mdCode(replayCompact(r.Translated.Arguments)))
 		case r.Error != nil:
 			details = append(details, *r.Error)
 		}
 		if r.Live != nil {
-			details = append(details, liveText(r.Live))
+			details = append(details, replayLive(r.Live))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCode(r.Source), mdCode(r.Tool), outcome, mdCell(strings.Join(details, "\n")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCode(r.Source), mdCode(r.Tool), outcome, replayCell(strings.Join(details, "\n")))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// ghEscape escapes a workflow command's message; ghProp also a property.
-func ghEscape(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func ghProp(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
-
-func callFileLine(source string) (string, int) {
+func replayFileLine(source string) (string, int) {
 	i := strings.LastIndexByte(source, ':')
 	if i < 0 {
 		return source, 0
@@ -219,7 +215,7 @@ func replayGitHub(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) err
 	var b strings.Builder
 	for i := range rep.Calls {
 		r := &rep.Calls[i]
-		if !shown(r) {
+		if !replayShown(r) {
 			continue
 		}
 		cmd := "notice"
@@ -229,7 +225,7 @@ func replayGitHub(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) err
 		case r.Outcome == fixtures.Rejected || r.Outcome == fixtures.UnknownTool:
 			cmd = "warning"
 		}
-		file, line := callFileLine(r.Source)
+		file, line := replayFileLine(r.Source)
 		title := fmt.Sprintf("mcpctl replay: %s %s", r.Tool, r.Outcome)
 		var msg []string
 		if r.Unexpected {
@@ -237,46 +233,46 @@ func replayGitHub(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) err
 		}
 		switch {
 		case r.Translated != nil:
-			msg = append(msg, fmt.Sprintf("translated to %s %s (%s)", r.Translated.Tool, compactJSON(r.Translated.Arguments), stepsText(r)))
+			msg = append(msg, fmt.Sprintf("translated to %s %s (%s)", r.Translated.Tool, replayCompact(r.Translated.Arguments), replaySteps(r)))
 		case r.Error != nil:
 			msg = append(msg, *r.Error)
 		}
 		if r.Live != nil {
-			msg = append(msg, liveText(r.Live))
+			msg = append(msg, replayLive(r.Live))
 		}
-		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", cmd, ghProp(file), line, ghProp(title), ghEscape(strings.Join(msg, "\n")))
+		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", cmd, ghProperty(file), line, ghProperty(title), ghData(strings.Join(msg, "\n")))
 	}
-	b.WriteString(summary(rep))
+	b.WriteString(replaySummary(rep))
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
+type replaySuites struct {
+	XMLName  xml.Name      `xml:"testsuites"`
+	Name     string        `xml:"name,attr"`
+	Tests    int           `xml:"tests,attr"`
+	Failures int           `xml:"failures,attr"`
+	Suites   []replaySuite `xml:"testsuite"`
+}
+
+type replaySuite struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	Cases    []replayCase `xml:"testcase"`
 }
 
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
+type replayCase struct {
+	Name      string         `xml:"name,attr"`
+	Classname string         `xml:"classname,attr"`
+	File      string         `xml:"file,attr,omitempty"`
+	Line      int            `xml:"line,attr,omitempty"`
+	Failure   *replayFailure `xml:"failure"`
+	SystemOut string         `xml:"system-out,omitempty"`
 }
 
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	File      string        `xml:"file,attr,omitempty"`
-	Line      int           `xml:"line,attr,omitempty"`
-	Failure   *junitFailure `xml:"failure"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
+type replayFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
 	Text    string `xml:",chardata"`
@@ -285,20 +281,20 @@ type junitFailure struct {
 // replayJUnit writes one test suite per fixture file and one test case per
 // call; a call that reaches failOn is a failure.
 func replayJUnit(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) error {
-	out := junitSuites{Name: "mcpctl replay"}
+	out := replaySuites{Name: "mcpctl replay"}
 	index := map[string]int{}
 	for i := range rep.Calls {
 		r := &rep.Calls[i]
-		file, line := callFileLine(r.Source)
+		file, line := replayFileLine(r.Source)
 		si, ok := index[file]
 		if !ok {
 			si = len(out.Suites)
 			index[file] = si
-			out.Suites = append(out.Suites, junitSuite{Name: file})
+			out.Suites = append(out.Suites, replaySuite{Name: file})
 		}
-		tc := junitCase{Name: fmt.Sprintf("%s:%d %s", file, line, r.Tool), Classname: "replay." + r.Tool, File: file, Line: line}
+		tc := replayCase{Name: fmt.Sprintf("%s:%d %s", file, line, r.Tool), Classname: "replay." + r.Tool, File: file, Line: line}
 		if r.Translated != nil {
-			tc.SystemOut = fmt.Sprintf("translated to %s %s (%s)", r.Translated.Tool, compactJSON(r.Translated.Arguments), stepsText(r))
+			tc.SystemOut = fmt.Sprintf("translated to %s %s (%s)", r.Translated.Tool, replayCompact(r.Translated.Arguments), replaySteps(r))
 		}
 		if r.Failing(failOn) {
 			var text []string
@@ -311,9 +307,9 @@ func replayJUnit(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) erro
 			}
 			if r.Live != nil && r.Live.Failed() {
 				msg = fmt.Sprintf("%s, live %s", msg, r.Live.Outcome)
-				text = append(text, liveText(r.Live))
+				text = append(text, replayLive(r.Live))
 			}
-			tc.Failure = &junitFailure{Message: msg, Type: string(r.Outcome), Text: strings.Join(text, "\n")}
+			tc.Failure = &replayFailure{Message: msg, Type: string(r.Outcome), Text: strings.Join(text, "\n")}
 			out.Suites[si].Failures++
 			out.Failures++
 		}
