@@ -1,5 +1,6 @@
-// Package report renders a diff report (*diff.Report, DESIGN §4.8) and the
-// rule catalog (DESIGN §4.4) for people and machines. It owns presentation
+// Package report renders a diff report (*diff.Report, DESIGN §4.8), a
+// replay report (*fixtures.Report, DESIGN §5: RenderReplay) and the rule
+// catalog (DESIGN §4.4) for people and machines. It owns presentation
 // only: what was found is decided by package diff.
 //
 // Diff report formats (Render, Formats):
@@ -20,6 +21,10 @@
 //     finding at or above --fail-on.
 //   - sarif: SARIF 2.1.0 (OASIS), one run whose driver lists the rule
 //     catalog.
+//
+// With diff --usage, findings carry the number of recorded calls they
+// affect, and breaking findings no call touches are marked unused in every
+// format; Options.UsedOnly keeps those off the gate.
 //
 // The rule catalog renders as text (a table), json or markdown
 // (RenderRules); the README's rule table is RulesMarkdown's output.
