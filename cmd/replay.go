@@ -43,7 +43,8 @@ FIXTURES is a file, a folder (every file in it) or - for standard input, in
 any supported format, detected per file: mcpctl JSON Lines, MCP JSON-RPC
 transcripts, Anthropic Messages, OpenAI Chat Completions and Responses.
 SOURCE is any tool-set source, as for diff. --facades takes a facade file
-(tool name → facade block, YAML or JSON) or a serve config.
+(tool name → facade block, YAML or JSON) or a serve config; without it, a
+serve config given as SOURCE brings its own facades.
 
 --live SOURCE also sends every call (translated when translated) to a
 running server (stdio:COMMAND ARGS… or an http(s) URL) and records whether
@@ -97,6 +98,12 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
 	if err != nil {
 		return err
+	}
+	if opts.Facades == "" && opts.Against != "-" {
+		// A serve config carries its tools' facades.
+		if facades, err = serveConfigFacades(opts.Against); err != nil {
+			return badInput{err}
+		}
 	}
 	r, err := fixtures.NewReplayer(set, facades)
 	if err != nil {
