@@ -6,7 +6,7 @@
 // --config:
 //
 //	rules:                       # level overrides by rule id
-//	  tool-description-changed: facade
+//	  description-changed: facade
 //	ignore:                      # findings to ignore, each with a reason
 //	  - rule: input-property-removed
 //	    tool: list_issues
