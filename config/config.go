@@ -13,6 +13,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpctl/mcpctl/internal/yamlnode"
+
 	"github.com/mcpctl/mcpctl/diff"
 )
 
@@ -167,29 +169,14 @@ func (p *parser) fail(n *yaml.Node, format string, args ...any) {
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
-// pairs returns a mapping's key/value pairs, failing on duplicate and
-// non-scalar keys.
+// pairs returns a mapping's key/value pairs (yamlnode.Pairs), recording
+// its error.
 func (p *parser) pairs(n *yaml.Node, what string) [][2]*yaml.Node {
-	if n.Kind != yaml.MappingNode {
-		p.fail(n, "%s must be a mapping", what)
-		return nil
+	ps, err := yamlnode.Pairs(n, what)
+	if err != nil && p.err == nil {
+		p.fail(&yaml.Node{Line: err.Line, Column: err.Col}, "%s", err.Msg)
 	}
-	seen := map[string]int{}
-	var out [][2]*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			p.fail(k, "%s: keys must be strings", what)
-			return nil
-		}
-		if line, ok := seen[k.Value]; ok {
-			p.fail(k, "%s: duplicate key %q (first at line %d)", what, k.Value, line)
-			return nil
-		}
-		seen[k.Value] = k.Line
-		out = append(out, [2]*yaml.Node{k, v})
-	}
-	return out
+	return ps
 }
 
 func (p *parser) scalar(n *yaml.Node, what string) string {
