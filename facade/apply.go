@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 // ErrNoRoute is returned by Apply when the call names neither the target
@@ -118,7 +120,7 @@ func Apply(f File, target string, validate func(args map[string]any) error, call
 		if first == nil {
 			return call, nil, nil
 		}
-		args = cloneJSON(args).(map[string]any)
+		args = schema.CloneInstance(args).(map[string]any)
 		steps, err := applyBlock(args, block.Rename, block.Values, block.Coerce, block.Defaults)
 		if err != nil {
 			return call, nil, fmt.Errorf("facade of %s: %w", target, err)
@@ -134,7 +136,7 @@ func Apply(f File, target string, validate func(args map[string]any) error, call
 		return call, nil, fmt.Errorf("%w: %q is not %q or one of its aliases", ErrNoRoute, call.Tool, target)
 	}
 	alias := block.Aliases[i]
-	args = cloneJSON(args).(map[string]any)
+	args = schema.CloneInstance(args).(map[string]any)
 	steps := []Step{{Kind: StepAlias, Detail: call.Tool + " -> " + target}}
 	for _, k := range slices.Sorted(maps.Keys(alias.Inject)) {
 		toks, err := parseKey(k)
@@ -595,25 +597,6 @@ func jsonForm(v any) any {
 		out := make([]any, len(x))
 		for i, e := range x {
 			out[i] = jsonForm(e)
-		}
-		return out
-	}
-	return v
-}
-
-// cloneJSON deep-copies decoded JSON.
-func cloneJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = cloneJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneJSON(e)
 		}
 		return out
 	}

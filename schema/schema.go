@@ -233,6 +233,26 @@ func Instance(v *canon.Value) any {
 	return nil
 }
 
+// CloneInstance deep-copies a decoded JSON value of the form Instance
+// returns (maps and slices are copied; scalars are shared).
+func CloneInstance(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = CloneInstance(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = CloneInstance(e)
+		}
+		return out
+	}
+	return v
+}
+
 // Decode parses JSON bytes into the form Instance returns (numbers as
 // json.Number), strictly (see canon.Parse).
 func Decode(data []byte) (any, error) {
