@@ -2,8 +2,6 @@ package diff
 
 import (
 	"fmt"
-
-	"github.com/mcpctl/mcpctl/canon"
 )
 
 // Annotation rules: keywords that do not change validation but change
@@ -26,24 +24,17 @@ func checkAnnotations(p *subPair) {
 		return
 	}
 	od, nd := getKW(p.o, "default"), getKW(p.n, "default")
-	if !sameJSON(od, nd) {
+	if !sameValue(od, nd) {
 		f := p.emit("default-changed", pathKW(p.path, "default"), od, nd,
 			fmt.Sprintf("%s default changed from %s to %s", whereIs(p.path), quoteJSON(od), quoteJSON(nd)))
 		setNotice(f, "calls that omit this argument now get "+quoteJSON(nd)+" instead of "+quoteJSON(od))
 	}
 	ods, nds := getKW(p.o, "description"), getKW(p.n, "description")
-	if !sameJSON(ods, nds) {
+	if !sameValue(ods, nds) {
 		f := p.emit("description-changed", pathKW(p.path, "description"), ods, nds,
 			fmt.Sprintf("%s description changed", whereIs(p.path)))
 		setNotice(f, "descriptions steer the model that writes calls; review the new wording")
 	}
-}
-
-func sameJSON(a, b *canon.Value) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return string(canon.AppendJCS(nil, a)) == string(canon.AppendJCS(nil, b))
 }
 
 func setNotice(f *finding, s string) {
