@@ -19,8 +19,9 @@ import (
 // level): a rename (tool-renamed) or a consolidation into a tool with a
 // discriminator argument (tool-consolidated). Every route is verified, not
 // assumed: example arguments of the old tool are translated with
-// facade.Apply through the suggested alias and must validate against the
-// target's input schema.
+// facade.Apply through the suggested facade and must validate against the
+// target's input schema. The matching below only proposes candidates; the
+// validator decides.
 //
 // Definitions:
 //
@@ -31,21 +32,57 @@ import (
 //     rename entry of the alias.
 //   - An old argument's type fits a new one when the new schema names no
 //     type, or each old type is among the new types (integer fits number).
-//   - Arguments fit a target when every old argument matches exactly one
-//     target argument (none of them an injected discriminator) of a fitting
-//     type, and every argument the target requires is injected or matches
-//     an argument the old tool required.
-//   - Renamed: a removed and an added tool whose arguments fit and match
-//     one to one (nothing added, nothing dropped), whose names have the same
-//     style key (photos.list, photos_list) — or, failing that, whose
-//     normalized input schemas are identical, have at least one property,
-//     and are the only removed/added pair with that schema.
+//   - Arguments fit a target when every old argument maps to exactly one
+//     target location (none of them an injected discriminator) of a fitting
+//     type, no two old arguments map to the same location, and every
+//     argument the target requires is injected or fed by an argument the
+//     old tool required.
+//   - Renamed: a removed and an added tool whose arguments fit by name
+//     alone and match one to one (nothing added, nothing dropped, no type
+//     conversion), whose names have the same style key (photos.list,
+//     photos_list) — or, failing that, whose normalized input schemas are
+//     identical, have at least one property, and are the only removed/added
+//     pair with that schema. (A rename keeps strict matching: the renamed
+//     pair is then compared as one tool, whose argument changes get their
+//     own findings.)
 //   - Consolidated: a removed tool and a new-side tool T with a
 //     discriminator argument D (method, action, operation, op or command:
 //     a string enum) whose enum holds a value derived from the old name —
 //     the name itself, its style key, or its words minus T's name words
 //     (get_issue_comments into issue_read gives get_comments) — and whose
-//     arguments fit T with D injected.
+//     arguments fit T with D injected. A value that merely extends such a
+//     name (get_workflow_run_logs_url for get_workflow_run_logs) is not
+//     taken: it may be another operation; the removal's reason names it.
+//
+// For a consolidation an old argument is mapped, in this order (the first
+// rule that applies decides; a rule with two or more candidates rejects the
+// target, with the reason, rather than pick one):
+//
+//  1. by name to a top-level argument of T (equal, else one style-key
+//     match);
+//  2. by name into a sub-object: to a property (equal name, else one
+//     style-key match) of a top-level object argument of T (type object,
+//     or no type, with declared properties) that no old argument matched
+//     by name and that the old tool did not have — a pointer rename, e.g.
+//     branch -> /workflow_runs_filter/branch;
+//  3. by role, for an old argument whose last word is "id" (run_id,
+//     artifactId, id): to the only free id argument of T, a top-level
+//     argument whose last word is "id" that no rule above took, that is not
+//     injected and that the old tool did not have (run_id -> resource_id).
+//     The finding carries a notice: the schemas cannot tell whether the
+//     target takes that kind of id.
+//
+// When a mapped argument's type does not fit, a coercion that converts
+// every value of the old type is proposed in the target's facade block
+// (tool-level coerce, applied after the alias's renames, keyed by the new
+// location): integer, number and boolean to "string" (3 -> "3"), any
+// non-array, non-null type to "array" when the target's items accept it
+// (x -> [x]). Conversions that succeed only for some values (string to
+// number) are never proposed. A tool-level coercion also applies to direct
+// calls of T that fail validation, which is harmless: facade.Apply keeps a
+// translation only when it validates. Two routes into one target that need
+// different coercions of one location cannot share a facade: the later one
+// (in name order) is rejected.
 
 // discriminatorNames are the argument names that select a consolidated
 // tool's behaviour, in preference order.
@@ -56,16 +93,25 @@ type route struct {
 	Rule    string // tool-renamed or tool-consolidated
 	Target  string
 	Alias   facade.Alias
-	Witness map[string]any // old arguments the alias carries to the target
-	Detail  string         // for consolidation: "method: list_workflows"
+	Coerce  map[string]string // tool-level coercions of Target's facade, by new location
+	Witness map[string]any    // old arguments the facade carries to the target
+	Detail  string            // for consolidation: "method: list_workflows"
 	// Redescribed lists the old arguments whose description differs at the
 	// target: the schemas fit, but the meaning may not.
 	Redescribed []string
+	// ByRole lists the old arguments mapped by role (rule 3 above), as
+	// "run_id -> resource_id".
+	ByRole []string
 }
 
-// suggestion is the facade block that declares the route.
+// block is the facade block that declares the route.
+func (r route) block() facade.Block {
+	return facade.Block{Coerce: r.Coerce, Aliases: []facade.Alias{r.Alias}}
+}
+
+// suggestion is the facade block that declares the route, for Target.
 func (r route) suggestion() *Suggestion {
-	return &Suggestion{Tool: r.Target, Block: facade.Block{Aliases: []facade.Alias{r.Alias}}}
+	return &Suggestion{Tool: r.Target, Block: r.block()}
 }
 
 // File returns the suggestion as a facade file ({tool: block}, DESIGN §6.1),
@@ -95,6 +141,12 @@ func readArgs(s *canon.Value) (argSet, bool) {
 	if t := s.Get("type"); t == nil || t.Kind != canon.String || t.Str != "object" {
 		return argSet{}, false
 	}
+	return readProps(s), true
+}
+
+// readProps reads the properties and required list of an object schema
+// (of any type keyword).
+func readProps(s *canon.Value) argSet {
 	a := argSet{Required: map[string]bool{}, byName: map[string]int{}}
 	if p := s.Get("properties"); p != nil && p.Kind == canon.Object {
 		for i := range p.Members {
@@ -110,7 +162,7 @@ func readArgs(s *canon.Value) (argSet, bool) {
 			}
 		}
 	}
-	return a, true
+	return a
 }
 
 // args returns the argument description of a tool's normalized input
@@ -218,71 +270,262 @@ func words(name string) []string {
 // styleKey is a name with its case style removed (see the file comment).
 func styleKey(name string) string { return strings.Join(words(name), "_") }
 
+// argFit is how an old tool's arguments map onto a target's.
+type argFit struct {
+	// Rename maps old argument names to new locations, both as facade keys
+	// (an argument name, or a JSON Pointer into a sub-object); nil when no
+	// argument moves.
+	Rename map[string]string
+	// Coerce maps new locations to the type facade.Coerce converts to; nil
+	// when no type needs converting.
+	Coerce map[string]string
+	// ByRole lists the mappings made by role, "run_id -> resource_id".
+	ByRole []string
+	// To is the target schema each mapped old argument lands in.
+	To map[string]argInfo
+	// Why says why the arguments do not fit; empty when they fit.
+	Why []string
+}
+
+// argKey is the facade key of a top-level argument: its name, or a JSON
+// Pointer when the name itself starts with "/" (facade.ParseKey).
+func argKey(name string) string {
+	if strings.HasPrefix(name, "/") {
+		return "/" + canon.EscapePointer(name)
+	}
+	return name
+}
+
+// isObjectArg reports whether an argument is an object with declared
+// properties, a place old arguments can move into.
+func isObjectArg(a argInfo) bool {
+	if a.Types != nil && !slices.Contains(a.Types, "object") {
+		return false
+	}
+	p := a.Schema.Get("properties")
+	return p != nil && p.Kind == canon.Object && len(p.Members) > 0
+}
+
+// isIDName reports whether a name's last word is "id" (run_id, artifactId).
+func isIDName(name string) bool {
+	w := words(name)
+	return len(w) > 0 && w[len(w)-1] == "id"
+}
+
+// matchName returns the arguments of set whose name is name, else those
+// whose style key is name's, among those keep accepts.
+func matchName(set argSet, name string, keep func(string) bool) []string {
+	if _, ok := set.get(name); ok && keep(name) {
+		return []string{name}
+	}
+	var out []string
+	k := styleKey(name)
+	for _, a := range set.Args {
+		if keep(a.Name) && styleKey(a.Name) == k {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// coercionFor returns the facade coercion that turns every value of the
+// old types into a value of the target argument's type, "" when none does
+// (see the file comment).
+func coercionFor(old []string, ta argInfo) string {
+	if old == nil {
+		return ""
+	}
+	if slices.Contains(ta.Types, "string") && !slices.ContainsFunc(old, func(t string) bool {
+		return t != "integer" && t != "number" && t != "boolean"
+	}) {
+		return "string"
+	}
+	if slices.Contains(ta.Types, "array") && !slices.Contains(old, "array") && !slices.Contains(old, "null") {
+		it := ta.Schema.Get("items")
+		switch {
+		case it == nil:
+			return "array"
+		case it.Kind == canon.Bool:
+			if it.Bool {
+				return "array"
+			}
+		case it.Kind == canon.Object && typeFits(old, argTypesOf(it)):
+			return "array"
+		}
+	}
+	return ""
+}
+
+// quoted renders names as "a", "b" for messages.
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
 // fitArgs maps the old arguments onto the target's, with inject naming the
-// target arguments an alias sets. It returns the renames the alias needs
-// and, when the arguments do not fit, why (empty when they fit).
-func fitArgs(old, target argSet, inject map[string]bool, targetName string) (map[string]string, []string) {
+// target arguments an alias sets. By name only (rule 1 of the file
+// comment) unless deep, which adds moves into sub-objects, the mapping of
+// ids by role and coercions (rules 2 and 3).
+func fitArgs(old, target argSet, inject map[string]bool, targetName string, deep bool) argFit {
+	f := argFit{To: map[string]argInfo{}}
 	oldNames := map[string]bool{}
 	for _, a := range old.Args {
 		oldNames[a.Name] = true
 	}
-	byKey := map[string][]string{}
-	for _, a := range target.Args {
-		if !inject[a.Name] && !oldNames[a.Name] {
-			k := styleKey(a.Name)
-			byKey[k] = append(byKey[k], a.Name)
-		}
-	}
-	rename := map[string]string{}
-	mapped := map[string]string{} // target name -> old name
-	var why []string
+	// Rule 1: by name, top level. An equal name is the argument itself;
+	// a style-key match must not be an old argument of its own.
+	loc := map[string]string{}     // old name -> new location (facade key)
+	feeds := map[string][]string{} // top-level target name -> old names
+	var pending []argInfo
 	for _, a := range old.Args {
 		if inject[a.Name] {
-			why = append(why, fmt.Sprintf("old argument %q would be overwritten by the injected one", a.Name))
+			f.Why = append(f.Why, fmt.Sprintf("old argument %q would be overwritten by the injected one", a.Name))
 			continue
 		}
-		to := ""
-		if _, ok := target.get(a.Name); ok {
-			to = a.Name
-		} else if c := byKey[styleKey(a.Name)]; len(c) == 1 {
-			to = c[0]
-			rename[a.Name] = to
-		}
-		if to == "" {
-			why = append(why, fmt.Sprintf("argument %q has no counterpart in %s", a.Name, targetName))
-			continue
-		}
-		if prev, dup := mapped[to]; dup {
-			why = append(why, fmt.Sprintf("arguments %q and %q both map to %q", prev, a.Name, to))
-			continue
-		}
-		mapped[to] = a.Name
-		ta, _ := target.get(to)
-		if !typeFits(a.Types, ta.Types) {
-			why = append(why, fmt.Sprintf("argument %q is %s, %s takes %s as %q", a.Name, typeText(a.Types), targetName, typeText(ta.Types), to))
+		c := matchName(target, a.Name, func(n string) bool { return n == a.Name || (!inject[n] && !oldNames[n]) })
+		switch len(c) {
+		case 0:
+			pending = append(pending, a)
+		case 1:
+			loc[a.Name] = argKey(c[0])
+			feeds[c[0]] = append(feeds[c[0]], a.Name)
+			f.To[a.Name], _ = target.get(c[0])
+		default:
+			f.Why = append(f.Why, fmt.Sprintf("argument %q matches %s of %s by case style: ambiguous", a.Name, quoted(c), targetName))
 		}
 	}
-	req := make([]string, 0, len(target.Required))
-	for r := range target.Required {
-		req = append(req, r)
+	free := func(n string) bool { return !inject[n] && !oldNames[n] && len(feeds[n]) == 0 }
+	// Rule 2: by name, into a sub-object nobody matched by name.
+	type container struct {
+		name    string
+		members argSet
 	}
-	sortKeys(req)
-	for _, r := range req {
-		if inject[r] {
-			continue
+	var containers []container
+	if deep {
+		for _, ta := range target.Args {
+			if free(ta.Name) && isObjectArg(ta) {
+				containers = append(containers, container{ta.Name, readProps(ta.Schema)})
+			}
 		}
-		from, ok := mapped[r]
+	}
+	nested := map[string]map[string]string{} // container -> member -> old name
+	var unmatched []argInfo
+	for _, a := range pending {
+		var cands []string // facade keys
+		var infos []argInfo
+		var tail [][2]string
+		for _, ct := range containers {
+			c := matchName(ct.members, a.Name, func(string) bool { return true })
+			for _, m := range c {
+				cands = append(cands, "/"+canon.EscapePointer(ct.name)+"/"+canon.EscapePointer(m))
+				mi, _ := ct.members.get(m)
+				infos = append(infos, mi)
+				tail = append(tail, [2]string{ct.name, m})
+			}
+		}
+		switch len(cands) {
+		case 0:
+			unmatched = append(unmatched, a)
+		case 1:
+			loc[a.Name] = cands[0]
+			f.To[a.Name] = infos[0]
+			ct, m := tail[0][0], tail[0][1]
+			feeds[ct] = append(feeds[ct], a.Name)
+			if nested[ct] == nil {
+				nested[ct] = map[string]string{}
+			}
+			if _, dup := nested[ct][m]; !dup { // a second one is reported below
+				nested[ct][m] = a.Name
+			}
+		default:
+			f.Why = append(f.Why, fmt.Sprintf("argument %q matches %s in %s: ambiguous", a.Name, quoted(cands), targetName))
+		}
+	}
+	// Rule 3: an id, by role, to the only free id argument.
+	var ids []string
+	if deep {
+		for _, ta := range target.Args {
+			if free(ta.Name) && isIDName(ta.Name) {
+				ids = append(ids, ta.Name)
+			}
+		}
+	}
+	for _, a := range unmatched {
 		switch {
-		case !ok:
-			why = append(why, fmt.Sprintf("%s requires %q, which old calls do not send", targetName, r))
-		case !old.Required[from]:
-			why = append(why, fmt.Sprintf("%s requires %q, which old calls may omit", targetName, r))
+		case !deep || !isIDName(a.Name) || len(ids) == 0:
+			f.Why = append(f.Why, fmt.Sprintf("argument %q has no counterpart in %s", a.Name, targetName))
+		case len(ids) > 1:
+			f.Why = append(f.Why, fmt.Sprintf("argument %q is an id and %s has several free id arguments (%s): ambiguous", a.Name, targetName, quoted(ids)))
+		default:
+			loc[a.Name] = argKey(ids[0])
+			feeds[ids[0]] = append(feeds[ids[0]], a.Name)
+			f.To[a.Name], _ = target.get(ids[0])
+			f.ByRole = append(f.ByRole, a.Name+" -> "+ids[0])
 		}
 	}
-	if len(rename) == 0 {
-		rename = nil
+	// Types, and one old argument per location.
+	mappedTo := map[string]string{} // location -> old name
+	for _, a := range old.Args {
+		to, ok := loc[a.Name]
+		if !ok {
+			continue
+		}
+		if prev, dup := mappedTo[to]; dup {
+			f.Why = append(f.Why, fmt.Sprintf("arguments %q and %q both map to %q", prev, a.Name, to))
+			continue
+		}
+		mappedTo[to] = a.Name
+		if to != argKey(a.Name) {
+			if f.Rename == nil {
+				f.Rename = map[string]string{}
+			}
+			f.Rename[argKey(a.Name)] = to
+		}
+		ta := f.To[a.Name]
+		if typeFits(a.Types, ta.Types) {
+			continue
+		}
+		if kind := coercionFor(a.Types, ta); deep && kind != "" {
+			if f.Coerce == nil {
+				f.Coerce = map[string]string{}
+			}
+			f.Coerce[to] = kind
+			continue
+		}
+		f.Why = append(f.Why, fmt.Sprintf("argument %q is %s, %s takes %s as %q", a.Name, typeText(a.Types), targetName, typeText(ta.Types), to))
 	}
-	return rename, why
+	// Required arguments, at the top and inside the sub-objects used.
+	someRequired := func(names []string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return old.Required[n] })
+	}
+	for _, r := range sortedKeys(target.Required) {
+		switch {
+		case inject[r]:
+		case len(feeds[r]) == 0:
+			f.Why = append(f.Why, fmt.Sprintf("%s requires %q, which old calls do not send", targetName, r))
+		case !someRequired(feeds[r]):
+			f.Why = append(f.Why, fmt.Sprintf("%s requires %q, which old calls may omit", targetName, r))
+		}
+	}
+	for _, ct := range containers {
+		if len(nested[ct.name]) == 0 {
+			continue
+		}
+		for _, m := range sortedKeys(ct.members.Required) {
+			at := "/" + canon.EscapePointer(ct.name) + "/" + canon.EscapePointer(m)
+			src, ok := nested[ct.name][m]
+			switch {
+			case !ok:
+				f.Why = append(f.Why, fmt.Sprintf("%s requires %q once %q is sent, which old calls do not send", targetName, at, ct.name))
+			case !old.Required[src] && len(feeds[ct.name]) > 1:
+				f.Why = append(f.Why, fmt.Sprintf("%s requires %q once %q is sent, which old calls may omit", targetName, at, ct.name))
+			}
+		}
+	}
+	return f
 }
 
 // routeFinder finds routes for the removed tools of one comparison.
@@ -292,11 +535,15 @@ type routeFinder struct {
 	added   []*toolset.Tool
 	// Why records, per removed tool, why candidate routes were rejected.
 	Why map[string][]string
+	// coerced records the coercions accepted routes put in each target's
+	// facade block: target -> location -> type.
+	coerced map[string]map[string]string
 }
 
 // find returns the verified route of each removed tool that has one.
 func (f *routeFinder) find() map[string]route {
 	f.Why = map[string][]string{}
+	f.coerced = map[string]map[string]string{}
 	routes := map[string]route{}
 	used := map[string]bool{}
 	// Renames by name: same style key.
@@ -346,13 +593,19 @@ func (f *routeFinder) find() map[string]route {
 			routes[g[0][0].Name] = r
 		}
 	}
-	// Consolidations.
+	// Consolidations, in name order (which decides coercion conflicts).
 	for _, rt := range f.removed {
 		if _, done := routes[rt.Name]; done {
 			continue
 		}
 		if r, ok := f.consolidation(rt); ok {
 			routes[rt.Name] = r
+			for k, v := range r.Coerce {
+				if f.coerced[r.Target] == nil {
+					f.coerced[r.Target] = map[string]string{}
+				}
+				f.coerced[r.Target][k] = v
+			}
 		}
 	}
 	return routes
@@ -365,19 +618,19 @@ func (f *routeFinder) rename(rt, at *toolset.Tool) (route, bool) {
 	if !ok1 || !ok2 || len(old.Args) != len(tgt.Args) {
 		return route{}, false
 	}
-	rename, why := fitArgs(old, tgt, nil, at.Name)
-	if len(why) > 0 {
-		f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("not renamed to %s: %s", at.Name, why[0]))
+	fit := fitArgs(old, tgt, nil, at.Name, false)
+	if len(fit.Why) > 0 {
+		f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("not renamed to %s: %s", at.Name, fit.Why[0]))
 		return route{}, false
 	}
-	r := route{Rule: "tool-renamed", Target: at.Name, Alias: facade.Alias{Name: rt.Name, Rename: rename}}
-	w, err := f.c.verifyRoute(rt, at, r.Alias)
+	r := route{Rule: "tool-renamed", Target: at.Name, Alias: facade.Alias{Name: rt.Name, Rename: fit.Rename}}
+	w, err := f.c.verifyRoute(rt, at, r.block())
 	if err != nil {
 		f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("not renamed to %s: %v", at.Name, err))
 		return route{}, false
 	}
 	r.Witness = w
-	r.Redescribed = redescribed(old, tgt, rename)
+	r.Redescribed = redescribed(old, fit)
 	return r, true
 }
 
@@ -394,6 +647,7 @@ func (f *routeFinder) consolidation(rt *toolset.Tool) (route, bool) {
 		rank        int
 	}
 	var cands []candidate
+	var extended []string // discriminator values that only extend a derived value
 	for _, t := range f.c.new.Tools {
 		if t.Name == rt.Name {
 			continue
@@ -408,44 +662,73 @@ func (f *routeFinder) consolidation(rt *toolset.Tool) (route, bool) {
 				continue
 			}
 			enum := stringEnum(a.Schema)
-			for rank, v := range derivedValues(rt.Name, t.Name) {
+			derived := derivedValues(rt.Name, t.Name)
+			found := false
+			for rank, v := range derived {
 				if slices.Contains(enum, v) {
 					cands = append(cands, candidate{t: t, tgt: tgt, disc: d, value: v, rank: rank})
+					found = true
 					break
+				}
+			}
+			if found {
+				continue
+			}
+			for _, e := range enum {
+				if slices.ContainsFunc(derived, func(v string) bool { return strings.HasPrefix(e, v+"_") }) {
+					extended = append(extended, fmt.Sprintf("%s has %s %q", t.Name, d, e))
 				}
 			}
 		}
 	}
+	if len(cands) == 0 && len(extended) > 0 {
+		f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("no discriminator value is named after %s (%s: a longer name may be another operation, so it is not assumed to be this one)", rt.Name, strings.Join(extended, ", ")))
+	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return a.rank - b.rank })
 	for _, cd := range cands {
 		where := fmt.Sprintf("%s has %s %q", cd.t.Name, cd.disc, cd.value)
-		rename, why := fitArgs(old, cd.tgt, map[string]bool{cd.disc: true}, cd.t.Name)
-		if len(why) > 0 {
-			f.Why[rt.Name] = append(f.Why[rt.Name], where+", but "+strings.Join(why, "; "))
+		fit := fitArgs(old, cd.tgt, map[string]bool{cd.disc: true}, cd.t.Name, true)
+		if len(fit.Why) > 0 {
+			f.Why[rt.Name] = append(f.Why[rt.Name], where+", but "+strings.Join(fit.Why, "; "))
 			continue
 		}
-		alias := facade.Alias{Name: rt.Name, Inject: map[string]any{cd.disc: cd.value}, Rename: rename}
-		w, err := f.c.verifyRoute(rt, cd.t, alias)
+		if why := f.coerceConflict(cd.t.Name, fit.Coerce); why != "" {
+			f.Why[rt.Name] = append(f.Why[rt.Name], where+", but "+why)
+			continue
+		}
+		r := route{Rule: "tool-consolidated", Target: cd.t.Name, Detail: cd.disc + ": " + cd.value,
+			Alias:  facade.Alias{Name: rt.Name, Inject: map[string]any{cd.disc: cd.value}, Rename: fit.Rename},
+			Coerce: fit.Coerce, ByRole: fit.ByRole}
+		w, err := f.c.verifyRoute(rt, cd.t, r.block())
 		if err != nil {
 			f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("%s, but %v", where, err))
 			continue
 		}
-		return route{Rule: "tool-consolidated", Target: cd.t.Name, Alias: alias, Witness: w, Detail: cd.disc + ": " + cd.value,
-			Redescribed: redescribed(old, cd.tgt, rename)}, true
+		r.Witness = w
+		r.Redescribed = redescribed(old, fit)
+		return r, true
 	}
 	return route{}, false
 }
 
+// coerceConflict says why coercions cannot join target's facade block: an
+// accepted route already coerces one of those locations to another type.
+// Empty when they can.
+func (f *routeFinder) coerceConflict(target string, coerce map[string]string) string {
+	for _, k := range sortedKeys(coerce) {
+		if have, ok := f.coerced[target][k]; ok && have != coerce[k] {
+			return fmt.Sprintf("it needs coerce {%s: %s} where another route into %s needs %s", k, coerce[k], target, have)
+		}
+	}
+	return ""
+}
+
 // redescribed lists the old arguments (in schema order) whose description
 // differs from that of the target argument they map to.
-func redescribed(old, tgt argSet, rename map[string]string) []string {
+func redescribed(old argSet, fit argFit) []string {
 	var out []string
 	for _, a := range old.Args {
-		to := a.Name
-		if r, ok := rename[a.Name]; ok {
-			to = r
-		}
-		ta, ok := tgt.get(to)
+		ta, ok := fit.To[a.Name]
 		if !ok {
 			continue
 		}
@@ -458,7 +741,17 @@ func redescribed(old, tgt argSet, rename map[string]string) []string {
 
 // renameProperties renames top-level properties of an object schema in
 // place (in "properties" and "required"), as an alias rename does to calls.
-func renameProperties(s *canon.Value, rename map[string]string) {
+// rename holds facade keys; entries that are not top-level on both sides
+// are left out.
+func renameProperties(s *canon.Value, facadeRename map[string]string) {
+	rename := map[string]string{}
+	for k, v := range facadeRename {
+		kt, err1 := facade.ParseKey(k)
+		vt, err2 := facade.ParseKey(v)
+		if err1 == nil && err2 == nil && len(kt) == 1 && len(vt) == 1 {
+			rename[kt[0]] = vt[0]
+		}
+	}
 	if p := s.Get("properties"); p != nil && p.Kind == canon.Object {
 		for i := range p.Members {
 			if to, ok := rename[p.Members[i].Key]; ok {
@@ -513,10 +806,12 @@ func derivedValues(old, target string) []string {
 	return out
 }
 
-// verifyRoute translates example arguments of the old tool through alias
-// with facade.Apply and validates them against the target's input schema.
-// It returns the first example (the witness) or why the route fails.
-func (c *comparison) verifyRoute(old, target *toolset.Tool, alias facade.Alias) (map[string]any, error) {
+// verifyRoute translates example arguments of the old tool, called under
+// its own name, with facade.Apply through block (the facade the route
+// suggests for target) and validates them against the target's input
+// schema. It returns the first example (the witness) or why the route
+// fails.
+func (c *comparison) verifyRoute(old, target *toolset.Tool, block facade.Block) (map[string]any, error) {
 	oc, err := c.compiled(old.InputSchema())
 	if err != nil {
 		return nil, fmt.Errorf("old input schema does not compile: %s", errorText(err))
@@ -529,7 +824,7 @@ func (c *comparison) verifyRoute(old, target *toolset.Tool, alias facade.Alias) 
 	if len(examples) == 0 {
 		return nil, fmt.Errorf("no example arguments of %s could be built to check the route", old.Name)
 	}
-	f := facade.File{target.Name: {Aliases: []facade.Alias{alias}}}
+	f := facade.File{target.Name: block}
 	validate := func(args map[string]any) error { return nc.Validate(args) }
 	for _, ex := range examples {
 		if _, _, err := facade.Apply(f, target.Name, validate, facade.Call{Tool: old.Name, Arguments: ex}); err != nil {
@@ -756,13 +1051,27 @@ func routeChange(name string, r route) Change {
 		}
 		how = append(how, "rename {"+strings.Join(rn, ", ")+"}")
 	}
+	if len(r.Coerce) > 0 {
+		var co []string
+		for _, k := range sortedKeys(r.Coerce) {
+			co = append(co, k+": "+r.Coerce[k])
+		}
+		how = append(how, "coerce {"+strings.Join(co, ", ")+"} (tool-level, in the facade of "+r.Target+")")
+	}
 	verb := "renamed to " + r.Target
 	if r.Rule == "tool-consolidated" {
 		verb = fmt.Sprintf("consolidated into %s (%s)", r.Target, r.Detail)
 	}
 	c.Message = fmt.Sprintf("%s: old calls work through alias %s on %s", verb, name, r.Target)
-	if len(how) > 0 {
-		c.Message += " with " + strings.Join(how, " and ")
+	switch len(how) {
+	case 0:
+	case 1:
+		c.Message += " with " + how[0]
+	default:
+		c.Message += " with " + strings.Join(how[:len(how)-1], ", ") + " and " + how[len(how)-1]
+	}
+	if len(r.ByRole) > 0 {
+		addNotice(&c, fmt.Sprintf("%s: matched as the only free id argument of %s, not by name; check that %s with %s takes that id", strings.Join(r.ByRole, ", "), r.Target, r.Target, r.Detail))
 	}
 	if len(r.Redescribed) > 0 {
 		addNotice(&c, fmt.Sprintf("the schemas fit, but %s describes %s differently: check the arguments still mean the same", r.Target, strings.Join(r.Redescribed, ", ")))

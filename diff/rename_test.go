@@ -1,7 +1,9 @@
 package diff
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,10 +66,19 @@ func TestRoutes(t *testing.T) {
 		return s + "]}"
 	}
 	album := obj(`"album":{"type":"string"}`, `"album"`)
+	// runs is a consolidated tool with a filter sub-object and one free id
+	// argument, after github-mcp-server v0.31.0's actions_list.
+	runs := func(extra string) string {
+		return tool("runs", obj(`"method":{"type":"string","enum":["list_runs","get_run","get_a","get_b"]},"owner":{"type":"string"},`+
+			`"resource_id":{"type":"string"},"runs_filter":{"type":"object","properties":{"branch":{"type":"string"},"eventType":{"type":"string"}}}`+extra, `"method","owner"`))
+	}
 	tests := []struct {
 		name     string
 		old, new string
 		want     []string // rule tool [-> target]
+		facade   string   // the block suggested by the first route, as JSON
+		reason   string   // part of the first tool-removed finding's reason
+		notice   string   // part of the first route's notice
 	}{
 		{
 			name: "same style key, same schema: renamed",
@@ -128,21 +139,132 @@ func TestRoutes(t *testing.T) {
 			new:  set(tool("label_write", obj(`"method":{"type":"string","enum":["delete_label"]},"name":{"type":"string"}`, `"method","name"`))),
 			want: []string{"tool-removed delete_label", "tool-added label_write"},
 		},
+		{
+			name: "arguments move into a sub-object by name, case style aside",
+			old:  set(tool("list_runs", obj(`"owner":{"type":"string"},"branch":{"type":"string"},"event_type":{"type":"string"}`, `"owner"`))),
+			new:  set(runs("")),
+			want: []string{"tool-consolidated list_runs -> runs", "tool-added runs"},
+			facade: `{"aliases":[{"name":"list_runs","inject":{"method":"list_runs"},` +
+				`"rename":{"branch":"/runs_filter/branch","event_type":"/runs_filter/eventType"}}]}`,
+		},
+		{
+			name: "an argument that fits two sub-objects: ambiguous, removed",
+			old:  set(tool("list_runs", obj(`"owner":{"type":"string"},"branch":{"type":"string"}`, `"owner"`))),
+			new:  set(runs(`,"jobs_filter":{"type":"object","properties":{"branch":{"type":"string"}}}`)),
+			want: []string{"tool-removed list_runs", "tool-added runs"}, reason: `"branch" matches "/runs_filter/branch", "/jobs_filter/branch" in runs: ambiguous`,
+		},
+		{
+			name: "a sub-object that requires what old calls do not send",
+			old:  set(tool("list_runs", obj(`"owner":{"type":"string"},"branch":{"type":"string"}`, `"owner"`))),
+			new: set(tool("runs", obj(`"method":{"type":"string","enum":["list_runs"]},"owner":{"type":"string"},`+
+				`"runs_filter":{"type":"object","properties":{"branch":{"type":"string"}},"required":["branch","since"]}`, `"method","owner"`))),
+			want: []string{"tool-removed list_runs", "tool-added runs"}, reason: `runs requires "/runs_filter/since" once "runs_filter" is sent`,
+		},
+		{
+			name: "a move the validator refuses is no route",
+			old:  set(tool("list_runs", obj(`"owner":{"type":"string"},"branch":{"type":"string"}`, `"owner"`))),
+			new: set(tool("runs", obj(`"method":{"type":"string","enum":["list_runs"]},"owner":{"type":"string"},`+
+				`"runs_filter":{"type":"object","properties":{"branch":{"type":"string","pattern":"^refs/"}}}`, `"method","owner"`))),
+			want: []string{"tool-removed list_runs", "tool-added runs"}, reason: `is rejected after translation`,
+		},
+		{
+			name: "an integer id goes to the only free id argument, coerced to a string",
+			old:  set(tool("get_run", obj(`"owner":{"type":"string"},"run_id":{"type":"integer"}`, `"owner","run_id"`))),
+			new:  set(runs("")),
+			want: []string{"tool-consolidated get_run -> runs", "tool-added runs"},
+			facade: `{"coerce":{"resource_id":"string"},"aliases":[{"name":"get_run","inject":{"method":"get_run"},` +
+				`"rename":{"run_id":"resource_id"}}]}`,
+			notice: "run_id -> resource_id: matched as the only free id argument of runs, not by name",
+		},
+		{
+			name: "two free id arguments: ambiguous, removed",
+			old:  set(tool("get_run", obj(`"owner":{"type":"string"},"run_id":{"type":"integer"}`, `"owner","run_id"`))),
+			new:  set(runs(`,"job_id":{"type":"string"}`)),
+			want: []string{"tool-removed get_run", "tool-added runs"}, reason: `"run_id" is an id and runs has several free id arguments ("resource_id", "job_id"): ambiguous`,
+		},
+		{
+			name: "two old ids for one free id argument: removed",
+			old:  set(tool("get_run", obj(`"owner":{"type":"string"},"run_id":{"type":"integer"},"job_id":{"type":"integer"}`, `"owner","run_id"`))),
+			new:  set(runs("")),
+			want: []string{"tool-removed get_run", "tool-added runs"}, reason: `arguments "run_id" and "job_id" both map to "resource_id"`,
+		},
+		{
+			name: "a name that does not end in an id is not mapped by role",
+			old:  set(tool("get_run", obj(`"owner":{"type":"string"},"run":{"type":"string"}`, `"owner","run"`))),
+			new:  set(runs("")),
+			want: []string{"tool-removed get_run", "tool-added runs"}, reason: `argument "run" has no counterpart in runs`,
+		},
+		{
+			name: "a string is never coerced to a number (not every string converts)",
+			old:  set(tool("get_run", obj(`"owner":{"type":"string"},"n":{"type":"string"}`, `"owner"`))),
+			new:  set(tool("runs", obj(`"method":{"type":"string","enum":["get_run"]},"owner":{"type":"string"},"n":{"type":"integer"}`, `"method","owner"`))),
+			want: []string{"tool-removed get_run", "tool-added runs"}, reason: `argument "n" is string, runs takes integer as "n"`,
+		},
+		{
+			name:   "a scalar is coerced into an array whose items accept it",
+			old:    set(tool("get_run", obj(`"owner":{"type":"string"},"label":{"type":"string"}`, `"owner"`))),
+			new:    set(tool("runs", obj(`"method":{"type":"string","enum":["get_run"]},"owner":{"type":"string"},"label":{"type":"array","items":{"type":"string"}}`, `"method","owner"`))),
+			want:   []string{"tool-consolidated get_run -> runs", "tool-added runs"},
+			facade: `{"coerce":{"label":"array"},"aliases":[{"name":"get_run","inject":{"method":"get_run"}}]}`,
+		},
+		{
+			name: "but not into an array of another type",
+			old:  set(tool("get_run", obj(`"owner":{"type":"string"},"label":{"type":"integer"}`, `"owner"`))),
+			new:  set(tool("runs", obj(`"method":{"type":"string","enum":["get_run"]},"owner":{"type":"string"},"label":{"type":"array","items":{"type":"string"}}`, `"method","owner"`))),
+			want: []string{"tool-removed get_run", "tool-added runs"}, reason: `argument "label" is integer, runs takes array as "label"`,
+		},
+		{
+			name: "two routes needing different coercions of one argument: the later is refused",
+			old: set(tool("get_a", obj(`"owner":{"type":"string"},"x":{"type":"integer"}`, `"owner"`)),
+				tool("get_b", obj(`"owner":{"type":"string"},"x":{"type":"object"}`, `"owner"`))),
+			new:    set(runs(`,"x":{"type":["string","array"],"items":{"type":"object"}}`)),
+			want:   []string{"tool-consolidated get_a -> runs", "tool-removed get_b", "tool-added runs"},
+			facade: `{"coerce":{"x":"string"},"aliases":[{"name":"get_a","inject":{"method":"get_a"}}]}`,
+			reason: `it needs coerce {x: array} where another route into runs needs string`,
+		},
+		{
+			name: "a sub-object the old tool sent itself is not a place to move into",
+			old:  set(tool("list_runs", obj(`"owner":{"type":"string"},"runs_filter":{"type":"object"},"branch":{"type":"string"}`, `"owner"`))),
+			new:  set(runs("")),
+			want: []string{"tool-removed list_runs", "tool-added runs"}, reason: `argument "branch" has no counterpart in runs`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Compare(mustSet(t, tt.old), mustSet(t, tt.new), Options{Now: fixtureNow})
 			var got []string
-			for _, c := range r.Changes {
+			var route, removed *Change
+			for i, c := range r.Changes {
 				switch c.Rule {
 				case "tool-renamed", "tool-consolidated":
 					got = append(got, c.Rule+" "+c.Tool+" -> "+c.Facade.Tool)
+					if route == nil {
+						route = &r.Changes[i]
+					}
 				case "tool-added", "tool-removed":
 					got = append(got, c.Rule+" "+c.Tool)
+					if removed == nil && c.Rule == "tool-removed" {
+						removed = &r.Changes[i]
+					}
 				}
 			}
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("mismatch (-want +got):\n%s", d)
+			}
+			if tt.facade != "" && route != nil {
+				b, err := json.Marshal(route.Facade.Block)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(tt.facade, string(b)); d != "" {
+					t.Errorf("suggested block mismatch (-want +got):\n%s", d)
+				}
+			}
+			if tt.notice != "" && (route == nil || route.Notice == nil || !strings.Contains(*route.Notice, tt.notice)) {
+				t.Errorf("route notice does not contain %q: %+v", tt.notice, route)
+			}
+			if tt.reason != "" && (removed == nil || !strings.Contains(removed.Reason, tt.reason)) {
+				t.Errorf("removal reason does not contain %q: %+v", tt.reason, removed)
 			}
 		})
 	}
