@@ -555,3 +555,19 @@ func TestSARIFParses(t *testing.T) {
 		t.Errorf("results mismatch (-want +got):\n%s", d)
 	}
 }
+
+// A finding with several notices (one per line in Change.Notice) shows each
+// on its own "notice:" line.
+func TestTextNoticePerLine(t *testing.T) {
+	r := richReport()
+	n := "first notice\nsecond notice"
+	r.Changes[0].Notice = &n
+	var b bytes.Buffer
+	if err := Text(&b, r, testOptions()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "notice:  first notice\n") || !strings.Contains(out, "notice:  second notice\n") {
+		t.Errorf("notices not on their own lines:\n%s", out)
+	}
+}

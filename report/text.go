@@ -131,7 +131,12 @@ func textChange(b *strings.Builder, s styles, c *diff.Change) {
 		}
 	}
 	if c.Notice != nil {
-		field("notice", s.render(s.notice, oneLine(*c.Notice)))
+		// One line per notice: a finding may carry several.
+		for _, n := range strings.Split(*c.Notice, "\n") {
+			if n = oneLine(n); n != "" {
+				field("notice", s.render(s.notice, n))
+			}
+		}
 	}
 }
 
