@@ -64,8 +64,11 @@ func TestFacadeAtCallTime(t *testing.T) {
 		{"search_docs", `{"query":"c"}`, `{"query":"c"}`},
 		{"search_docs", `{"q":"d"}`, `{"query":"d"}`},
 		{"find_fast", `{"query":"e"}`, `{"mode":"fast","query":"e"}`},
-		{"search_documents", `{"p":"f"}`, "invalid: missing property 'query'"},
-		{"find_fast", `{"query":"g","mode":"exact"}`, "invalid: inject wants"},
+		{"search_documents", `{"p":"f"}`, "invalid: invalid arguments:\n- /p: unexpected property (allowed: query, mode)\n- /query: missing required property; expected a string\nexample of valid arguments: {\"query\":\"example\"}"},
+		// Through an alias, the message is about the routed call: its
+		// example keeps the injected mode.
+		{"find_fast", `{"p":"g"}`, "invalid: routed to search_documents: invalid arguments:\n- /p: unexpected property (allowed: query, mode)\n- /query: missing required property; expected a string\nexample of valid arguments: {\"mode\":\"fast\",\"query\":\"example\"}"},
+		{"find_fast", `{"query":"g","mode":"exact"}`, "invalid: routed to search_documents: invalid arguments:\n- (arguments): alias find_fast of search_documents: argument \"mode\" is \"exact\", inject wants \"fast\"\nexample of valid arguments: {\"mode\":\"exact\",\"query\":\"g\"}"},
 	} {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(tc.args), &args)
@@ -75,8 +78,8 @@ func TestFacadeAtCallTime(t *testing.T) {
 		}
 		got := res.Content[0].Text
 		if want, ok := strings.CutPrefix(tc.want, "invalid: "); ok {
-			if !res.IsError || !strings.Contains(got, want) {
-				t.Errorf("%s %s: %q (isError %v), want an error saying %q", tc.tool, tc.args, got, res.IsError, want)
+			if !res.IsError || got != want {
+				t.Errorf("%s %s: %q (isError %v), want the error %q", tc.tool, tc.args, got, res.IsError, want)
 			}
 			continue
 		}

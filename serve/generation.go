@@ -53,7 +53,7 @@ type Generation struct {
 type liveTool struct {
 	name    string
 	in      *schema.Compiled
-	inValue *canon.Value
+	inValue *canon.Value // the inputSchema, for callcheck's messages
 	out     *schema.Compiled
 	handler Handler
 	facade  *facade.Block
@@ -64,9 +64,6 @@ type liveTool struct {
 	// structured is a static handler's output validated against the
 	// outputSchema once, when the generation was built (nil otherwise).
 	structured []byte
-
-	exampleOnce sync.Once
-	example     []byte // a valid arguments object, or nil
 }
 
 // aliasRoute is an old tool name routed to a tool (facade alias).
