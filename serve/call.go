@@ -162,10 +162,12 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 			s.log.Error("handler output is not JSON but the tool declares an outputSchema", "tool", t.name, "generation", g.Version)
 			return errorResult(fmt.Sprintf("Tool %q produced output that is not JSON, but it declares an outputSchema.", t.name)), nil
 		}
-		if oerr := t.out.Validate(schema.Instance(&v)); oerr != nil {
+		inst := schema.Instance(&v)
+		if oerr := t.out.Validate(inst); oerr != nil {
 			m.failed()
-			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", violationPointers(oerr))
-			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, violationLines(oerr, nil, "(output)"))), nil
+			ps := callcheck.Problems(t.outValue, inst, oerr)
+			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", problemPointers(ps, "(output)"))
+			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, callcheck.Lines(ps, "(output)"))), nil
 		}
 		res.StructuredContent = json.RawMessage(appendOrdered(nil, &v))
 	}
@@ -225,131 +227,20 @@ func invalidArguments(t *liveTool, called string, args any, err error) string {
 	return msg
 }
 
-// maxViolations bounds the lines of one message.
-const maxViolations = 10
-
-type violation struct {
-	ptr, keyword, msg string
-}
-
-// violations flattens a validation error into its leaves.
-func violations(err error) []violation {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []violation{{msg: err.Error()}}
-	}
-	var out []violation
-	var walk func(u *jsonschema.OutputUnit)
-	walk = func(u *jsonschema.OutputUnit) {
-		if len(u.Errors) == 0 && u.Error != nil {
-			v := violation{ptr: u.InstanceLocation, keyword: u.KeywordLocation, msg: u.Error.String()}
-			if !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-			return
+// problemPointers lists the distinct JSON Pointers of ps, the whole
+// instance shown as root: where a value failed, never the value (for logs).
+func problemPointers(ps []callcheck.Problem, root string) []string {
+	var out []string
+	for _, p := range ps {
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = root
 		}
-		for i := range u.Errors {
-			walk(&u.Errors[i])
+		if !slices.Contains(out, ptr) {
+			out = append(out, ptr)
 		}
 	}
-	walk(ve.DetailedOutput())
-	// The validator visits properties in map order: sort for stable text.
-	slices.SortStableFunc(out, func(a, b violation) int {
-		if c := strings.Compare(a.ptr, b.ptr); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.keyword, b.keyword); c != 0 {
-			return c
-		}
-		return strings.Compare(a.msg, b.msg)
-	})
 	return out
-}
-
-// violationLines renders violations as "\n- /ptr: message (expected: …)".
-// With the schema given, the subschema that failed is shown as the
-// expectation.
-func violationLines(err error, sch *canon.Value, root string) string {
-	var b strings.Builder
-	vs := violations(err)
-	for i, v := range vs {
-		if i == maxViolations {
-			fmt.Fprintf(&b, "\n- … and %d more", len(vs)-i)
-			break
-		}
-		where := v.ptr
-		if where == "" {
-			where = root
-		}
-		fmt.Fprintf(&b, "\n- %s: %s", where, v.msg)
-		if sch != nil {
-			if exp := expectedAt(sch, v.keyword); exp != "" {
-				fmt.Fprintf(&b, " (expected: %s)", exp)
-			}
-		}
-	}
-	return b.String()
-}
-
-// violationPointers lists where the output failed, without values (for logs).
-func violationPointers(err error) []string {
-	var ptrs []string
-	for _, v := range violations(err) {
-		p := v.ptr
-		if p == "" {
-			p = "/"
-		}
-		ptrs = append(ptrs, p+" ("+v.keyword+")")
-	}
-	return ptrs
-}
-
-// expectedAt returns the compact subschema holding the failed keyword
-// (keyword location minus its last token), when it is short and not behind
-// a $ref.
-func expectedAt(root *canon.Value, kwLoc string) string {
-	if strings.Contains(kwLoc, "$ref") || kwLoc == "" {
-		return ""
-	}
-	i := strings.LastIndexByte(kwLoc, '/')
-	if i < 0 {
-		return ""
-	}
-	v := lookupPointer(root, kwLoc[:i])
-	if v == nil || v == root {
-		return ""
-	}
-	s := compactJSON(v)
-	if len(s) > 200 {
-		return ""
-	}
-	return s
-}
-
-// lookupPointer resolves a JSON Pointer (RFC 6901) in v.
-func lookupPointer(v *canon.Value, ptr string) *canon.Value {
-	if ptr == "" {
-		return v
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch v.Kind {
-		case canon.Object:
-			v = v.Get(tok)
-		case canon.Array:
-			n := 0
-			if _, err := fmt.Sscanf(tok, "%d", &n); err != nil || n < 0 || n >= len(v.Items) {
-				return nil
-			}
-			v = &v.Items[n]
-		default:
-			return nil
-		}
-		if v == nil {
-			return nil
-		}
-	}
-	return v
 }
 
 // unknownToolMessage lists the close names callcheck.CloseNames finds

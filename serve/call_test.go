@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -94,6 +95,7 @@ func TestFacadeAtCallTime(t *testing.T) {
 }
 
 func TestOutputSchema(t *testing.T) {
+	var logs syncBuffer
 	s, _ := startServer(t, `tools:
   - name: good
     inputSchema: {type: object}
@@ -110,14 +112,14 @@ func TestOutputSchema(t *testing.T) {
   - name: no_schema
     inputSchema: {type: object}
     handler: {static: {json: {n: 3}}}
-`)
+`, func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(&logs, nil)) })
 	c := connected(t, s)
 	for _, tc := range []struct {
 		tool, text, structured string
 		isError                bool
 	}{
 		{"good", `{"n":3}`, `{"n":3}`, false},
-		{"violates", `Tool "violates" produced output that violates its own outputSchema:`, "", true},
+		{"violates", "Tool \"violates\" produced output that violates its own outputSchema:\n- /n: got string, expected an integer", "", true},
 		{"not_json", `Tool "not_json" produced output that is not JSON`, "", true},
 		{"no_schema", `{"n":3}`, "", false},
 	} {
@@ -129,13 +131,17 @@ func TestOutputSchema(t *testing.T) {
 	if st := s.Status().Calls; st["violates"].Error != 1 || st["good"].OK != 1 {
 		t.Errorf("call counts %+v", st)
 	}
+	// The log says where the output failed, never what it held.
+	if l := logs.String(); !strings.Contains(l, `"at":["/n"]`) || strings.Contains(l, "three") {
+		t.Errorf("log of the violation: want the pointer /n and no value:\n%s", l)
+	}
 	// A static output that breaks its own outputSchema refuses the
 	// candidate: it would fail every call.
 	cfg, err := ParseConfig("c.yaml", []byte("tools:\n  - name: s\n    inputSchema: {type: object}\n    outputSchema: {type: object, required: [n]}\n    handler: {static: {json: {m: 1}}}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := buildGeneration(cfg, buildOptions{}); err == nil || !strings.Contains(err.Error(), "c.yaml:5:14: tool \"s\": /handler/static: the static output does not match the tool's outputSchema:\n- (output): missing property 'n'") {
+	if _, err := buildGeneration(cfg, buildOptions{}); err == nil || !strings.Contains(err.Error(), "c.yaml:5:14: tool \"s\": /handler/static: the static output does not match the tool's outputSchema:\n- /n: missing required property") {
 		t.Errorf("static output violating its schema: %v", err)
 	}
 }
