@@ -49,23 +49,45 @@ func Check(c *schema.Compiled, s *canon.Value, args any) (ok bool, msg string) {
 //	…
 //	example of valid arguments: {…}
 //
-// (the example line is left out when no valid example can be built).
+// (the problems as Lines renders them, the whole object shown as
+// "(arguments)"; the example line is left out when no valid example can be
+// built).
 func Message(c *schema.Compiled, s *canon.Value, args any, err error) string {
 	var b strings.Builder
 	b.WriteString("invalid arguments:")
-	for _, p := range Problems(s, args, err) {
+	b.WriteString(Lines(Problems(s, args, err), "(arguments)"))
+	if ex, ok := Example(c, s, args); ok {
+		b.WriteString("\nexample of valid arguments: ")
+		b.Write(encode(ex))
+	}
+	return b.String()
+}
+
+// MaxLines is how many problems Lines renders; the rest are counted.
+const MaxLines = 10
+
+// Lines renders problems as lines, each preceded by a newline:
+//
+//	\n- POINTER: PROBLEM
+//
+// The pointer "" (the whole instance) is shown as root, e.g. "(arguments)"
+// or "(output)". After MaxLines problems one line "- … and N more" counts
+// the rest, so a message stays short whatever the instance holds.
+func Lines(ps []Problem, root string) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i == MaxLines {
+			fmt.Fprintf(&b, "\n- … and %d more", len(ps)-i)
+			break
+		}
 		b.WriteString("\n- ")
 		if p.Pointer == "" {
-			b.WriteString("(arguments)")
+			b.WriteString(root)
 		} else {
 			b.WriteString(p.Pointer)
 		}
 		b.WriteString(": ")
 		b.WriteString(p.Message)
-	}
-	if ex, ok := Example(c, s, args); ok {
-		b.WriteString("\nexample of valid arguments: ")
-		b.Write(encode(ex))
 	}
 	return b.String()
 }

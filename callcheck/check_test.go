@@ -211,3 +211,27 @@ func TestCloseNames(t *testing.T) {
 		}
 	}
 }
+
+func TestLines(t *testing.T) {
+	many := make([]Problem, MaxLines+3)
+	for i := range many {
+		many[i] = Problem{Pointer: "/p" + strings.Repeat("x", i), Message: "m"}
+	}
+	tests := []struct {
+		name string
+		ps   []Problem
+		root string
+		want string
+	}{
+		{"none", nil, "(output)", ""},
+		{"root label", []Problem{{Message: "got array, expected an object"}, {Pointer: "/n", Message: "missing required property"}}, "(output)",
+			"\n- (output): got array, expected an object\n- /n: missing required property"},
+		{"capped", many, "(arguments)",
+			"\n- /p: m\n- /px: m\n- /pxx: m\n- /pxxx: m\n- /pxxxx: m\n- /pxxxxx: m\n- /pxxxxxx: m\n- /pxxxxxxx: m\n- /pxxxxxxxx: m\n- /pxxxxxxxxx: m\n- … and 3 more"},
+	}
+	for _, tt := range tests {
+		if d := cmp.Diff(tt.want, Lines(tt.ps, tt.root)); d != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", tt.name, d)
+		}
+	}
+}

@@ -5,7 +5,9 @@
 // expected there, and a valid example built from the schema itself (its
 // defaults, examples, enum members and minimal values) and checked with the
 // validator. replay prints this message for a rejected call; serve returns
-// it as the text of an isError result.
+// it as the text of an isError result. Problems and Lines serve other
+// instances too (serve's handler output against its outputSchema), and
+// CloseNames suggests names for an unknown tool.
 //
 //	ok, msg := callcheck.Check(compiled, tool.InputSchema(), args)
 //	if !ok {

@@ -101,7 +101,7 @@ async function exercise(name, client, config) {
 
   const bad = await client.callTool({ name: "echo", arguments: {} });
   assert.equal(bad.isError, true, `${name}: invalid arguments are an error result`);
-  assert.match(bad.content[0].text, /missing property 'message'/, `${name}: the error names the field`);
+  assert.match(bad.content[0].text, /\/message: missing required property/, `${name}: the error names the field`);
   assert.equal(notified, 1, `${name}: exactly one list_changed`);
   console.log(`ok   ${name}: listed, reloaded, notified once, listed again, called`);
 }

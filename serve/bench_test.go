@@ -17,7 +17,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 // Benchmarks of the serving path against a plain go-sdk server holding the
@@ -81,11 +83,19 @@ func benchOutput(raw json.RawMessage) string {
 	if out == nil {
 		return `{"content":"ok"}`
 	}
-	ex, ok := exampleFor(out, out, 0)
+	c, err := schema.Compile(out)
+	if err != nil {
+		panic(err)
+	}
+	ex, ok := callcheck.Example(c, out, nil)
 	if !ok {
 		panic("no example output")
 	}
-	return string(appendOrdered(nil, &ex))
+	b, err := json.Marshal(ex)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 // plainServer holds the same tools with Server.AddTool.

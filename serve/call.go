@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
@@ -131,15 +133,15 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		m = s.toolMeters(t.name)
 	}
 
-	args, msg := parseArguments(req.Params.Arguments)
+	args, msg := t.parseArguments(req.Params.Arguments)
 	if msg != "" {
 		m.invalid()
-		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", t.name, msg)), nil
+		return errorResult(msg), nil
 	}
-	argsJSON, verr := s.facadeArguments(t, alias, name, &args, req.Params.Arguments)
+	argsJSON, bad, verr := s.facadeArguments(t, alias, name, &args, req.Params.Arguments)
 	if verr != nil {
 		m.invalid()
-		return errorResult(invalidArgumentsMessage(t, verr)), nil
+		return errorResult(invalidArguments(t, name, bad, verr)), nil
 	}
 
 	start := time.Now()
@@ -160,10 +162,12 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 			s.log.Error("handler output is not JSON but the tool declares an outputSchema", "tool", t.name, "generation", g.Version)
 			return errorResult(fmt.Sprintf("Tool %q produced output that is not JSON, but it declares an outputSchema.", t.name)), nil
 		}
-		if oerr := t.out.Validate(schema.Instance(&v)); oerr != nil {
+		inst := schema.Instance(&v)
+		if oerr := t.out.Validate(inst); oerr != nil {
 			m.failed()
-			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", violationPointers(oerr))
-			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, violationLines(oerr, nil, "(output)"))), nil
+			ps := callcheck.Problems(t.outValue, inst, oerr)
+			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", problemPointers(ps, "(output)"))
+			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, callcheck.Lines(ps, "(output)"))), nil
 		}
 		res.StructuredContent = json.RawMessage(appendOrdered(nil, &v))
 	}
@@ -188,236 +192,81 @@ func errorResult(text string) *mcp.CallToolResult {
 }
 
 // parseArguments reads the arguments strictly; absent or null is {}.
-func parseArguments(raw json.RawMessage) (canon.Value, string) {
+// Arguments that are not strict JSON or not an object get the text of the
+// isError result instead, callcheck's message like any invalid arguments:
+// the problem (located in the JSON, or what the input schema expects) and a
+// valid example.
+func (t *liveTool) parseArguments(raw json.RawMessage) (canon.Value, string) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return canon.Value{Kind: canon.Object}, ""
 	}
 	v, err := canon.Parse(raw)
 	if err != nil {
-		return v, "the arguments are not valid JSON (" + err.Error() + ")"
+		return v, callcheck.Message(t.in, t.inValue, nil, fmt.Errorf("not valid JSON (%w)", err))
 	}
 	if v.Kind != canon.Object {
-		return v, fmt.Sprintf("the arguments must be a JSON object, got %s", v.Kind)
+		inst := schema.Instance(&v)
+		if err := t.in.Validate(inst); err != nil {
+			return v, callcheck.Message(t.in, t.inValue, inst, err)
+		}
+		return v, callcheck.Message(t.in, t.inValue, inst, fmt.Errorf("got %s, expected an object", v.Kind))
 	}
 	return stripOffsets(v), ""
 }
 
-// invalidArgumentsMessage names each offending field (JSON Pointer), what
-// was expected, and a valid example built from the schema (DESIGN §6.3).
-func invalidArgumentsMessage(t *liveTool, verr error) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Invalid arguments for tool %q:", t.name)
-	b.WriteString(violationLines(verr, t.inValue, "(arguments)"))
-	if ex := t.exampleArgs(); ex != nil {
-		fmt.Fprintf(&b, "\nA valid example: %s", ex)
+// invalidArguments is the isError text for arguments err rejected (DESIGN
+// §6.3): callcheck.Message of args, the arguments err was found in — each
+// offending field by JSON Pointer, what was expected, a valid example.
+// It is the message replay reports for the same call (DESIGN §5), prefixed
+// like replay's with the tool a facade alias routed the call to.
+func invalidArguments(t *liveTool, called string, args any, err error) string {
+	msg := callcheck.Message(t.in, t.inValue, args, err)
+	if called != t.name {
+		msg = fmt.Sprintf("routed to %s: %s", t.name, msg)
 	}
-	return b.String()
+	return msg
 }
 
-// maxViolations bounds the lines of one message.
-const maxViolations = 10
-
-type violation struct {
-	ptr, keyword, msg string
-}
-
-// violations flattens a validation error into its leaves.
-func violations(err error) []violation {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []violation{{msg: err.Error()}}
-	}
-	var out []violation
-	var walk func(u *jsonschema.OutputUnit)
-	walk = func(u *jsonschema.OutputUnit) {
-		if len(u.Errors) == 0 && u.Error != nil {
-			v := violation{ptr: u.InstanceLocation, keyword: u.KeywordLocation, msg: u.Error.String()}
-			if !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-			return
+// problemPointers lists the distinct JSON Pointers of ps, the whole
+// instance shown as root: where a value failed, never the value (for logs).
+func problemPointers(ps []callcheck.Problem, root string) []string {
+	var out []string
+	for _, p := range ps {
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = root
 		}
-		for i := range u.Errors {
-			walk(&u.Errors[i])
+		if !slices.Contains(out, ptr) {
+			out = append(out, ptr)
 		}
 	}
-	walk(ve.DetailedOutput())
-	// The validator visits properties in map order: sort for stable text.
-	slices.SortStableFunc(out, func(a, b violation) int {
-		if c := strings.Compare(a.ptr, b.ptr); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.keyword, b.keyword); c != 0 {
-			return c
-		}
-		return strings.Compare(a.msg, b.msg)
-	})
 	return out
 }
 
-// violationLines renders violations as "\n- /ptr: message (expected: …)".
-// With the schema given, the subschema that failed is shown as the
-// expectation.
-func violationLines(err error, sch *canon.Value, root string) string {
-	var b strings.Builder
-	vs := violations(err)
-	for i, v := range vs {
-		if i == maxViolations {
-			fmt.Fprintf(&b, "\n- … and %d more", len(vs)-i)
-			break
-		}
-		where := v.ptr
-		if where == "" {
-			where = root
-		}
-		fmt.Fprintf(&b, "\n- %s: %s", where, v.msg)
-		if sch != nil {
-			if exp := expectedAt(sch, v.keyword); exp != "" {
-				fmt.Fprintf(&b, " (expected: %s)", exp)
-			}
-		}
-	}
-	return b.String()
-}
-
-// violationPointers lists where the output failed, without values (for logs).
-func violationPointers(err error) []string {
-	var ptrs []string
-	for _, v := range violations(err) {
-		p := v.ptr
-		if p == "" {
-			p = "/"
-		}
-		ptrs = append(ptrs, p+" ("+v.keyword+")")
-	}
-	return ptrs
-}
-
-// expectedAt returns the compact subschema holding the failed keyword
-// (keyword location minus its last token), when it is short and not behind
-// a $ref.
-func expectedAt(root *canon.Value, kwLoc string) string {
-	if strings.Contains(kwLoc, "$ref") || kwLoc == "" {
-		return ""
-	}
-	i := strings.LastIndexByte(kwLoc, '/')
-	if i < 0 {
-		return ""
-	}
-	v := lookupPointer(root, kwLoc[:i])
-	if v == nil || v == root {
-		return ""
-	}
-	s := compactJSON(v)
-	if len(s) > 200 {
-		return ""
-	}
-	return s
-}
-
-// lookupPointer resolves a JSON Pointer (RFC 6901) in v.
-func lookupPointer(v *canon.Value, ptr string) *canon.Value {
-	if ptr == "" {
-		return v
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch v.Kind {
-		case canon.Object:
-			v = v.Get(tok)
-		case canon.Array:
-			n := 0
-			if _, err := fmt.Sscanf(tok, "%d", &n); err != nil || n < 0 || n >= len(v.Items) {
-				return nil
-			}
-			v = &v.Items[n]
-		default:
-			return nil
-		}
-		if v == nil {
-			return nil
-		}
-	}
-	return v
-}
-
-// unknownToolMessage lists close names (DESIGN §6.3).
+// unknownToolMessage lists the close names callcheck.CloseNames finds
+// among the generation's tools and aliases (DESIGN §6.3).
 func unknownToolMessage(name string, names []string) string {
-	close := closeNames(name, names, 3)
+	close := callcheck.CloseNames(name, names, 3)
 	if len(close) == 0 {
 		return fmt.Sprintf("unknown tool %q", name)
 	}
-	return fmt.Sprintf("unknown tool %q; did you mean %s?", name, strings.Join(quoteAll(close), ", "))
-}
-
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = fmt.Sprintf("%q", s)
+	quoted := make([]string, len(close))
+	for i, c := range close {
+		quoted[i] = strconv.Quote(c)
 	}
-	return out
-}
-
-// closeNames returns up to n names close to name: by edit distance (at most
-// a third of the longer name, at least 2), or sharing a word.
-func closeNames(name string, names []string, n int) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
-	ln := strings.ToLower(name)
-	for _, c := range names {
-		lc := strings.ToLower(c)
-		d := levenshtein(ln, lc)
-		limit := max(2, max(len(ln), len(lc))/3)
-		if d <= limit || (len(ln) >= 3 && (strings.Contains(lc, ln) || strings.Contains(ln, lc))) {
-			cs = append(cs, cand{c, d})
-		}
-	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		if a.d != b.d {
-			return a.d - b.d
-		}
-		return strings.Compare(a.name, b.name)
-	})
-	out := []string{}
-	for i := 0; i < len(cs) && i < n; i++ {
-		out = append(out, cs[i].name)
-	}
-	return out
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return fmt.Sprintf("unknown tool %q; did you mean %s?", name, strings.Join(quoted, ", "))
 }
 
 // facadeArguments validates the arguments against the tool's input schema
 // and, for a call through an alias or arguments that do not validate as
 // sent, applies the tool's facade with facade.Apply (DESIGN §6.1, §6.3):
 // the translation is used only when it validates. It returns the arguments
-// to hand the handler as JSON, or the validation error to report (the
-// original one when no translation helps); untranslated arguments are
-// handed over as the client sent them. Each translation step is counted
-// per tool and step kind.
-func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, args *canon.Value, raw []byte) ([]byte, error) {
+// to hand the handler as JSON, or the error to report with the arguments it
+// was found in (the original error and arguments when no translation
+// helps; for an alias, the first failed validation of the routed call);
+// untranslated arguments are handed over as the client sent them. Each
+// translation step is counted per tool and step kind.
+func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, args *canon.Value, raw []byte) ([]byte, any, error) {
 	sent := func() []byte {
 		if len(raw) == 0 || string(raw) == "null" {
 			return []byte("{}")
@@ -427,9 +276,19 @@ func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, ar
 	inst := schema.Instance(args).(map[string]any)
 	verr := t.in.Validate(inst)
 	if alias == nil && (verr == nil || t.facade == nil) {
-		return sent(), verr
+		return sent(), inst, verr
 	}
-	validate := func(a map[string]any) error { return t.in.Validate(a) }
+	// facade.Apply reports the first failed validation; for an alias it
+	// goes on translating the routed arguments in place: keep a copy of
+	// them (a direct call's first validation is of inst, left untouched).
+	var routed []byte
+	validate := func(a map[string]any) error {
+		err := t.in.Validate(a)
+		if err != nil && alias != nil && routed == nil {
+			routed, _ = json.Marshal(a)
+		}
+		return err
+	}
 	out, steps, err := facade.Apply(facade.File{t.name: *t.facade}, t.name, validate, facade.Call{Tool: name, Arguments: inst})
 	if err != nil {
 		// A validation error (of the call as routed), or an alias that
@@ -437,21 +296,27 @@ func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, ar
 		// reported; a facade the engine cannot apply reports the original
 		// error.
 		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) || verr == nil {
-			return nil, err
+		switch {
+		case errors.As(err, &ve):
+			if a, derr := schema.Decode(routed); alias != nil && derr == nil {
+				return nil, a, err
+			}
+			return nil, inst, err
+		case verr == nil:
+			return nil, inst, err
 		}
-		return nil, verr
+		return nil, inst, verr
 	}
 	for _, st := range steps {
 		s.calls.facade(t.name, st.Kind)
 		s.metrics.facades.WithLabelValues(t.name, st.Kind).Inc()
 	}
 	if len(steps) == 0 {
-		return sent(), nil
+		return sent(), nil, nil
 	}
 	b, err := json.Marshal(out.Arguments)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return b, nil
+	return b, nil, nil
 }

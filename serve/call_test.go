@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -64,8 +65,11 @@ func TestFacadeAtCallTime(t *testing.T) {
 		{"search_docs", `{"query":"c"}`, `{"query":"c"}`},
 		{"search_docs", `{"q":"d"}`, `{"query":"d"}`},
 		{"find_fast", `{"query":"e"}`, `{"mode":"fast","query":"e"}`},
-		{"search_documents", `{"p":"f"}`, "invalid: missing property 'query'"},
-		{"find_fast", `{"query":"g","mode":"exact"}`, "invalid: inject wants"},
+		{"search_documents", `{"p":"f"}`, "invalid: invalid arguments:\n- /p: unexpected property (allowed: query, mode)\n- /query: missing required property; expected a string\nexample of valid arguments: {\"query\":\"example\"}"},
+		// Through an alias, the message is about the routed call: its
+		// example keeps the injected mode.
+		{"find_fast", `{"p":"g"}`, "invalid: routed to search_documents: invalid arguments:\n- /p: unexpected property (allowed: query, mode)\n- /query: missing required property; expected a string\nexample of valid arguments: {\"mode\":\"fast\",\"query\":\"example\"}"},
+		{"find_fast", `{"query":"g","mode":"exact"}`, "invalid: routed to search_documents: invalid arguments:\n- (arguments): alias find_fast of search_documents: argument \"mode\" is \"exact\", inject wants \"fast\"\nexample of valid arguments: {\"mode\":\"exact\",\"query\":\"g\"}"},
 	} {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(tc.args), &args)
@@ -75,8 +79,8 @@ func TestFacadeAtCallTime(t *testing.T) {
 		}
 		got := res.Content[0].Text
 		if want, ok := strings.CutPrefix(tc.want, "invalid: "); ok {
-			if !res.IsError || !strings.Contains(got, want) {
-				t.Errorf("%s %s: %q (isError %v), want an error saying %q", tc.tool, tc.args, got, res.IsError, want)
+			if !res.IsError || got != want {
+				t.Errorf("%s %s: %q (isError %v), want the error %q", tc.tool, tc.args, got, res.IsError, want)
 			}
 			continue
 		}
@@ -91,6 +95,7 @@ func TestFacadeAtCallTime(t *testing.T) {
 }
 
 func TestOutputSchema(t *testing.T) {
+	var logs syncBuffer
 	s, _ := startServer(t, `tools:
   - name: good
     inputSchema: {type: object}
@@ -107,14 +112,14 @@ func TestOutputSchema(t *testing.T) {
   - name: no_schema
     inputSchema: {type: object}
     handler: {static: {json: {n: 3}}}
-`)
+`, func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(&logs, nil)) })
 	c := connected(t, s)
 	for _, tc := range []struct {
 		tool, text, structured string
 		isError                bool
 	}{
 		{"good", `{"n":3}`, `{"n":3}`, false},
-		{"violates", `Tool "violates" produced output that violates its own outputSchema:`, "", true},
+		{"violates", "Tool \"violates\" produced output that violates its own outputSchema:\n- /n: got string, expected an integer", "", true},
 		{"not_json", `Tool "not_json" produced output that is not JSON`, "", true},
 		{"no_schema", `{"n":3}`, "", false},
 	} {
@@ -126,13 +131,17 @@ func TestOutputSchema(t *testing.T) {
 	if st := s.Status().Calls; st["violates"].Error != 1 || st["good"].OK != 1 {
 		t.Errorf("call counts %+v", st)
 	}
+	// The log says where the output failed, never what it held.
+	if l := logs.String(); !strings.Contains(l, `"at":["/n"]`) || strings.Contains(l, "three") {
+		t.Errorf("log of the violation: want the pointer /n and no value:\n%s", l)
+	}
 	// A static output that breaks its own outputSchema refuses the
 	// candidate: it would fail every call.
 	cfg, err := ParseConfig("c.yaml", []byte("tools:\n  - name: s\n    inputSchema: {type: object}\n    outputSchema: {type: object, required: [n]}\n    handler: {static: {json: {m: 1}}}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := buildGeneration(cfg, buildOptions{}); err == nil || !strings.Contains(err.Error(), "c.yaml:5:14: tool \"s\": /handler/static: the static output does not match the tool's outputSchema:\n- (output): missing property 'n'") {
+	if _, err := buildGeneration(cfg, buildOptions{}); err == nil || !strings.Contains(err.Error(), "c.yaml:5:14: tool \"s\": /handler/static: the static output does not match the tool's outputSchema:\n- /n: missing required property") {
 		t.Errorf("static output violating its schema: %v", err)
 	}
 }

@@ -51,7 +51,9 @@
 //
 // Arguments are validated against the input schema before any handler
 // runs; invalid ones get an isError result naming each field by JSON
-// Pointer, what was expected, and a valid example. A call through a facade
+// Pointer, what was expected, and a valid example: callcheck's message,
+// the one replay reports for the same call. An unknown tool is a protocol
+// error listing close names (callcheck.CloseNames). A call through a facade
 // alias, or with arguments that only validate after the tool's facade, is
 // translated by facade.Apply and counted. Handlers are exec (argv, no
 // shell, JSON on stdin, timeout, output cap, cleaned environment), http

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
@@ -51,22 +52,20 @@ type Generation struct {
 
 // liveTool is one tool of a generation.
 type liveTool struct {
-	name    string
-	in      *schema.Compiled
-	inValue *canon.Value
-	out     *schema.Compiled
-	handler Handler
-	facade  *facade.Block
-	meters  *toolMeters
+	name     string
+	in       *schema.Compiled
+	inValue  *canon.Value // the inputSchema, for callcheck's messages
+	out      *schema.Compiled
+	outValue *canon.Value // the outputSchema, or nil
+	handler  Handler
+	facade   *facade.Block
+	meters   *toolMeters
 	// raw is the tool's served bytes (to reuse its compiled schemas in the
 	// next build when they are unchanged).
 	raw []byte
 	// structured is a static handler's output validated against the
 	// outputSchema once, when the generation was built (nil otherwise).
 	structured []byte
-
-	exampleOnce sync.Once
-	example     []byte // a valid arguments object, or nil
 }
 
 // aliasRoute is an old tool name routed to a tool (facade alias).
@@ -164,19 +163,20 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})
 			continue
 		}
-		lt := &liveTool{name: t.Name, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, handler: h, facade: t.Facade}
+		lt := &liveTool{name: t.Name, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, outValue: t.Value.Get("outputSchema"), handler: h, facade: t.Facade}
 		if sh, ok := h.(staticHandler); ok && ct.out != nil {
 			// Fixed output: check it against the outputSchema now, so a
 			// violation refuses the candidate instead of failing each call.
 			v, perr := canon.Parse(sh.body)
-			verr := perr
+			verr, inst := perr, any(nil)
 			if perr == nil {
-				verr = ct.out.Validate(schema.Instance(&v))
+				inst = schema.Instance(&v)
+				verr = ct.out.Validate(inst)
 			}
 			if verr != nil {
 				p := t.Handler.Pos
 				errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler/static",
-					Msg: "the static output does not match the tool's outputSchema:" + violationLines(verr, nil, "(output)")})
+					Msg: "the static output does not match the tool's outputSchema:" + callcheck.Lines(callcheck.Problems(lt.outValue, inst, verr), "(output)")})
 				h.Close()
 				continue
 			}

@@ -148,8 +148,6 @@ func aliasNameFolded(t *ToolConfig, key string) string {
 	return key
 }
 
-func compactJSON(v *canon.Value) string { return string(appendOrdered(nil, v)) }
-
 // schemaErrorPointer extracts the keyword location ("at '/properties/x'")
 // from a compile error, or "".
 func schemaErrorPointer(err error) string {
