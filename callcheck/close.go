@@ -2,7 +2,9 @@ package callcheck
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -63,4 +65,20 @@ func levenshtein(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// UnknownTool is the message for a call to a tool the server does not have,
+// the same in serve (a protocol error) and replay (outcome unknown-tool):
+// `unknown tool "x"`, followed by `; did you mean "a", "b"?` when up to three
+// close names exist among names.
+func UnknownTool(name string, names []string) string {
+	close := CloseNames(name, names, 3)
+	if len(close) == 0 {
+		return fmt.Sprintf("unknown tool %q", name)
+	}
+	quoted := make([]string, len(close))
+	for i, c := range close {
+		quoted[i] = strconv.Quote(c)
+	}
+	return fmt.Sprintf("unknown tool %q; did you mean %s?", name, strings.Join(quoted, ", "))
 }

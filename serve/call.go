@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -126,7 +125,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	}
 	if t == nil {
 		s.metrics.unknownCalls.Inc()
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: unknownToolMessage(name, g.names)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: callcheck.UnknownTool(name, g.names)}
 	}
 	m := t.meters
 	if m == nil {
@@ -241,20 +240,6 @@ func problemPointers(ps []callcheck.Problem, root string) []string {
 		}
 	}
 	return out
-}
-
-// unknownToolMessage lists the close names callcheck.CloseNames finds
-// among the generation's tools and aliases (DESIGN §6.3).
-func unknownToolMessage(name string, names []string) string {
-	close := callcheck.CloseNames(name, names, 3)
-	if len(close) == 0 {
-		return fmt.Sprintf("unknown tool %q", name)
-	}
-	quoted := make([]string, len(close))
-	for i, c := range close {
-		quoted[i] = strconv.Quote(c)
-	}
-	return fmt.Sprintf("unknown tool %q; did you mean %s?", name, strings.Join(quoted, ", "))
 }
 
 // facadeArguments validates the arguments against the tool's input schema
