@@ -8,8 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// MaxDepth is the deepest nesting of arrays and objects Parse accepts.
-const MaxDepth = 10000
+// MaxDepth is the deepest nesting of arrays and objects Parse accepts. Real
+// tool schemas nest a few dozen levels; the cost of compiling and comparing
+// schemas grows faster than linearly with depth, so a document nested
+// deeper than this is refused as bad input rather than stalling lint, diff,
+// replay or a serve reload.
+const MaxDepth = 1000
 
 // ErrSyntax is wrapped by every error Parse returns, so callers can tell bad
 // input (exit code 2) from other failures with errors.Is.

@@ -38,7 +38,7 @@ func newFixturesConvertCmd(s *Streams) *cobra.Command {
 		Long: `Read the tool calls in IN (a file, a folder of files, or - for standard
 input; any supported format) and write them to standard output as mcpctl
 JSON Lines, one {"tool", "arguments", "generation"?, "expect"?} object per
-line — the format serve --record writes and replay reads.
+line — the format replay reads and mcpctl keeps its own recordings in.
 
 --redact KEY,… replaces the value of every argument member with one of these
 names, at any depth, with "[redacted]"; a KEY starting with / is a JSON

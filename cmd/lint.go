@@ -102,6 +102,14 @@ func writeLintText(w io.Writer, set *toolset.Set, findings []lint.Finding, errs,
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "%s: %d tools, %d errors, %d warnings\n", set.Source, len(set.Tools), errs, warns)
+	_, err := fmt.Fprintf(w, "%s: %s, %s, %s\n", set.Source, count(len(set.Tools), "tool"), count(errs, "error"), count(warns, "warning"))
 	return err
+}
+
+// count writes n with the noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

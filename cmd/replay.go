@@ -113,6 +113,9 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(rep.Calls) == 0 {
+		fmt.Fprintf(s.ErrOut, "mcpctl: warning: %s holds no recorded tool calls; nothing was replayed\n", opts.Fixtures)
+	}
 	if opts.Live != "" {
 		if err := replayLive(ctx, s, opts, rep); err != nil {
 			return err

@@ -9,7 +9,7 @@ import (
 
 // Streams is the one place output goes: Out for data, ErrOut for
 // diagnostics, In for input. Styling is allowed only when Out is a terminal
-// and NO_COLOR is unset.
+// and NO_COLOR is unset or empty (no-color.org).
 type Streams struct {
 	In     io.Reader
 	Out    io.Writer
@@ -24,7 +24,7 @@ func IsTerminal(w io.Writer) bool {
 
 // ColorOut reports whether styled output may be written to Out.
 func (s *Streams) ColorOut() bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" { // no-color.org: set and not empty
 		return false
 	}
 	return IsTerminal(s.Out)

@@ -63,6 +63,9 @@ func DecodeTool(source string, data []byte, index int) (*Tool, error) {
 	if v.Kind != canon.Object {
 		return nil, located(source, data, v.Start, "", "", fmt.Sprintf("a tool snapshot must be one tool object, got %s", v.Kind))
 	}
+	if !v.Has("name") && (v.Has("tools") || v.Has("result")) {
+		return nil, located(source, data, v.Start, "", "", "each file in a folder of tool snapshots holds one tool object; this one is a whole tool set (give it as a source of its own)")
+	}
 	t, serr := toolFromValue(source, data, &v, index, "")
 	if serr != nil {
 		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)

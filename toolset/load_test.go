@@ -80,6 +80,7 @@ func TestLoadErrors(t *testing.T) {
 		"dup/y.snap":    `{"name":"same"}`,
 		"broken/a.json": `{"name":"a",}`,
 		"empty/x.txt":   `x`,
+		"sets/all.json": `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`,
 	})
 	ctx := context.Background()
 	tests := []struct {
@@ -96,6 +97,7 @@ func TestLoadErrors(t *testing.T) {
 		{"duplicate names in a folder", "dup", toolset.LoadOptions{Dir: dir}, "dup", -1,
 			`duplicate tool name "same" in files ` + filepath.Join("dup", "x.json") + ", " + filepath.Join("dup", "y.snap"), nil},
 		{"bad JSON in a folder", "broken", toolset.LoadOptions{Dir: dir}, filepath.Join("broken", "a.json"), 12, "want a member name", nil},
+		{"a tool set inside a snapshot folder", "sets", toolset.LoadOptions{Dir: dir}, filepath.Join("sets", "all.json"), 0, "holds one tool object; this one is a whole tool set", nil},
 		{"empty folder", "empty", toolset.LoadOptions{Dir: dir}, "empty", -1, "holds no *.json or *.snap tool files", nil},
 		{"bad git source", "git:main", toolset.LoadOptions{Dir: dir}, "git:main", -1, "want git:REV:PATH", nil},
 	}

@@ -42,7 +42,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*" 2>/dev/null || printf '\n== %s\n' "$*"; }
+# Bold headings on a terminal only.
+if [ -t 1 ]; then
+  say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+  say() { printf '\n== %s\n' "$*"; }
+fi
 
 # install_config FILE: replace the config the way an editor does (write a
 # temporary file, rename it over the old one: one atomic change).
