@@ -605,8 +605,14 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 			add(canon.StringValue(strings.Repeat("x", int(min(maxL, 4096)))))
 		}
 		if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
-			for _, x := range regexSamples(p.Str, 4, nil) {
+			xs := regexSamples(p.Str, 4, nil)
+			for _, x := range xs {
 				add(canon.StringValue(x))
+			}
+			// A pattern that is not anchored at the end also matches
+			// longer strings (kept only when the pattern still matches).
+			for _, x := range xs {
+				add(canon.StringValue(x + "x"))
 			}
 		}
 		for _, x := range []string{"x", "", "X", "0", "x y", "-", "https://example.com/", "2024-01-01"} {
@@ -614,7 +620,9 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 		}
 	}
 	if t&tArray != 0 {
-		items := s.Get("items")
+		// Without "items" any element goes: simple values still give
+		// one-element arrays and two equal elements (uniqueItems).
+		items := itemsOf(s)
 		add(canon.ArrayValue())
 		if g.depth < maxGenDepth {
 			iv := g.variants(items, 4)
@@ -623,6 +631,14 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 			}
 			if len(iv) > 0 {
 				add(canon.ArrayValue(iv[0], iv[0]))
+			}
+			// The minimal and rich instances with their first element
+			// repeated (equal elements, past prefixItems too).
+			for _, a := range []canon.Value{g.value(s), rich.value(s)} {
+				if a.Kind == canon.Array && len(a.Items) > 0 {
+					a.Items = append(a.Items, a.Items[0].Clone())
+					add(a)
+				}
 			}
 			if cs := s.Get("contains"); cs != nil {
 				// As many matching items as the contains bounds allow.

@@ -169,12 +169,12 @@ func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value,
 	}
 	for i := range O {
 		for j := 0; j < len(N) && !covO[i]; j++ {
-			covO[i] = c.subset(&O[i], c.old, &N[j], c.new)
+			covO[i] = c.subset(&O[i], c.old, &N[j], c.new, p.at.domain())
 		}
 	}
 	for j := range N {
 		for i := 0; i < len(O) && !covN[j]; i++ {
-			covN[j] = c.subset(&N[j], c.new, &O[i], c.old)
+			covN[j] = c.subset(&N[j], c.new, &O[i], c.old, p.at.domain())
 		}
 	}
 	input := c.p.Direction == Input
@@ -519,7 +519,7 @@ func decomposeDisjunction(p *subPair, kw string, onOld bool) {
 	branches := schemaList(d, kw)
 	for i := range branches {
 		si := branchSchema(src, d, kw, &branches[i])
-		if c.subset(si, src, x, dst) {
+		if c.subset(si, src, x, dst, p.at.domain()) {
 			continue
 		}
 		path := pathKW(p.path, kw, strconv.Itoa(i))
@@ -567,7 +567,7 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	} else {
 		q.n = &k
 	}
-	q.to, q.tn = typesOf(q.o), typesOf(q.n)
+	q.to, q.tn = typesOf(q.o)&p.at.domain(), typesOf(q.n)&p.at.domain()
 	mark := len(c.found)
 	runFamilies(&q)
 	want := narrows
@@ -593,7 +593,7 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	}
 	branches := schemaList(target, kw)
 	for i := range branches {
-		if !c.subset(x, src, &branches[i], dst) {
+		if !c.subset(x, src, &branches[i], dst, p.at.domain()) {
 			continue
 		}
 		if kw != "oneOf" {

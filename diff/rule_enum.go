@@ -66,6 +66,21 @@ func enumMembers(s *canon.Value, draft int) (vals []canon.Value, implicit bool) 
 	return vals, true
 }
 
+// inDomain returns the members of vals whose type is in dom (vals itself
+// when all are; nil stays nil).
+func inDomain(vals []canon.Value, dom types) []canon.Value {
+	if dom == tAll || vals == nil {
+		return vals
+	}
+	out := []canon.Value{}
+	for i := range vals {
+		if kindOf(&vals[i])&dom != 0 {
+			out = append(out, vals[i])
+		}
+	}
+	return out
+}
+
 func jcsKey(v *canon.Value) string { return string(canon.AppendJCS(nil, v)) }
 
 func checkEnum(p *subPair) {
@@ -77,6 +92,9 @@ func checkEnum(p *subPair) {
 	}
 	om, oImp := enumMembers(p.o, p.c.old.draft)
 	nm, nImp := enumMembers(p.n, p.c.new.draft)
+	// Members of a type no instance here can have (a number in a
+	// propertyNames enum) never matched and do not count.
+	om, nm = inDomain(om, p.at.domain()), inDomain(nm, p.at.domain())
 	path := pathKW(p.path, "enum")
 	ov, nv := getKW(p.o, "enum"), getKW(p.n, "enum")
 	if oImp {

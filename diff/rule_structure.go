@@ -404,18 +404,19 @@ func checkPatternProperties(p *subPair) {
 	}
 }
 
+// checkPropertyNames compares the propertyNames subschemas as schemas
+// over strings (property names are strings): an absent one is true, and
+// types other than string do not count.
 func checkPropertyNames(p *subPair) {
 	ov, nv := getKW(p.o, "propertyNames"), getKW(p.n, "propertyNames")
 	if ov == nil && nv == nil {
 		return
 	}
 	if ov == nil {
-		ov = &canon.Value{Kind: canon.Object}
-		*ov = canon.ObjectValue(canon.Member{Key: "type", Value: canon.StringValue("string")})
+		ov = &trueSchema
 	}
 	if nv == nil {
-		nv = &canon.Value{Kind: canon.Object}
-		*nv = canon.ObjectValue(canon.Member{Key: "type", Value: canon.StringValue("string")})
+		nv = &trueSchema
 	}
 	p.c.walk(ov, nv, pathKW(p.path, "propertyNames"), p.at.propName(ov, nv), p.inv)
 }

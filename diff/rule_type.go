@@ -84,7 +84,7 @@ func coercible(p *subPair, lost types, path string, ov, nv *canon.Value, msg str
 		}
 	case p.tn&tArray != 0 && lost&(tArray|tObject) == 0:
 		items := getKW(p.n, "items")
-		if items == nil || p.c.subset(p.o, p.c.old, items, p.c.new) {
+		if items == nil || p.c.subset(p.o, p.c.old, items, p.c.new, p.at.domain()) {
 			if minI, ok := intOf(getKW(p.n, "minItems")); !ok || minI <= 1 {
 				target = "array"
 			}

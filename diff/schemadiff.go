@@ -233,6 +233,7 @@ type schemaComparison struct {
 type refKey struct {
 	o, n *canon.Value
 	inv  bool
+	excl types // the location's excluded types: a pair means less in a narrower domain
 }
 
 func newComparison(p schemaPair, o, n *canon.Value) *schemaComparison {
@@ -316,7 +317,7 @@ func (c *schemaComparison) walk(o, n *canon.Value, path string, at *instLoc, inv
 		return
 	}
 	if ro != o || rn != n {
-		k := refKey{ro, rn, inv}
+		k := refKey{ro, rn, inv, at.excl}
 		if c.seen[k] {
 			return // recursive schema: this pair is being compared already
 		}
@@ -326,8 +327,13 @@ func (c *schemaComparison) walk(o, n *canon.Value, path string, at *instLoc, inv
 	if sameSchema(c, o, n) {
 		return
 	}
-	p := &subPair{c: c, o: o, n: n, path: path, at: at, inv: inv}
-	p.to, p.tn = typesOf(o), typesOf(n)
+	// Only the types an instance here can have count (a propertyNames
+	// subschema sees strings only); the subschemas met on the way to the
+	// same instance see only the types this pair allows.
+	dom := at.domain()
+	p := &subPair{c: c, o: o, n: n, path: path, inv: inv}
+	p.to, p.tn = typesOf(o)&dom, typesOf(n)&dom
+	p.at = at.within(p.to | p.tn)
 	if !inv {
 		if kw, onOld := asymmetricDisjunction(o, n); kw != "" {
 			if onOld == (c.p.Direction == Input) {
@@ -347,11 +353,11 @@ func runFamilies(p *subPair) {
 	}
 }
 
-// subset reports whether every instance valid under a (on side as) is
-// valid under b (on side bs), as far as the rules can tell: a silent input
-// comparison of a against b finds nothing at facade level or above and
-// nothing undecided.
-func (c *schemaComparison) subset(a *canon.Value, as *schemaSide, b *canon.Value, bs *schemaSide) bool {
+// subset reports whether every instance of the types dom valid under a
+// (on side as) is valid under b (on side bs), as far as the rules can
+// tell: a silent input comparison of a against b finds nothing at facade
+// level or above and nothing undecided.
+func (c *schemaComparison) subset(a *canon.Value, as *schemaSide, b *canon.Value, bs *schemaSide, dom types) bool {
 	if isTrue(b) || isFalse(a) {
 		return true
 	}
@@ -364,7 +370,9 @@ func (c *schemaComparison) subset(a *canon.Value, as *schemaSide, b *canon.Value
 		budget: c.budget,
 		depth:  c.depth,
 	}
-	sc.walk(a, b, "", rootLoc(a, b), false)
+	at := rootLoc(a, b)
+	at.excl = tAll &^ dom
+	sc.walk(a, b, "", at, false)
 	for _, f := range sc.found {
 		if f.def != nil && (f.Level >= Facade || f.undecided != "") {
 			return false

@@ -185,6 +185,42 @@ func TestSchemaComparisons(t *testing.T) {
 			`{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}`,
 			`{"type":"object","properties":{"a":{"$ref":"https://example.com/b.json"}}}`,
 			[]string{"input-composition-changed"}},
+		// A propertyNames subschema only sees strings: an absent one is
+		// true (any name), and "type" there changes nothing for strings.
+		{"propertyNames added on an input object: only the length", Input,
+			`{"type":"object","properties":{"o":{"type":"object"}}}`,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"maxLength":3}}}}`,
+			[]string{"input-max-length-lowered"}},
+		{"propertyNames removed from an output object: only the length", Output,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"maxLength":3}}}}`,
+			`{"type":"object","properties":{"o":{"type":"object"}}}`,
+			[]string{"output-max-length-raised"}},
+		{"propertyNames loses its string type", Input,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"type":["string","integer"],"maxLength":5}}}}`,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"maxLength":3}}}}`,
+			[]string{"input-max-length-lowered"}},
+		{"propertyNames enum loses a member no name can be", Input,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"enum":["a",1]}}}}`,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"enum":["a"]}}}}`,
+			nil},
+		{"propertyNames of integer type accepted no name", Input,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"type":"integer"}}}}`,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"maxLength":3}}}}`,
+			[]string{"input-type-widened"}},
+		// Subschemas met on the way to the same instance only see the
+		// types of their parent.
+		{"dependent schema loses a type its object parent implies", Input,
+			`{"type":"object","properties":{"o":{"type":"object","dependentSchemas":{"a":{"type":"object","required":["b"]}}}}}`,
+			`{"type":"object","properties":{"o":{"type":"object","dependentSchemas":{"a":{"required":["b"]}}}}}`,
+			nil},
+		{"then loses a type its object parent implies", Input,
+			`{"type":"object","properties":{"o":{"type":"object","if":{"required":["a"]},"then":{"type":"object","required":["b"]}}}}`,
+			`{"type":"object","properties":{"o":{"type":"object","if":{"required":["a"]},"then":{"required":["b"]}}}}`,
+			nil},
+		{"anyOf branch loses a type its string parent implies", Input,
+			`{"type":"object","properties":{"o":{"type":"string","anyOf":[{"type":"string","maxLength":3},{"minLength":5}]}}}`,
+			`{"type":"object","properties":{"o":{"type":"string","anyOf":[{"maxLength":3},{"minLength":5}]}}}`,
+			nil},
 		{"output schema removed", Output,
 			`{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}`, ``,
 			[]string{"output-schema-removed"}},
@@ -304,5 +340,69 @@ func TestRefsUnchanged(t *testing.T) {
 	}
 	if len(cs) != 2 {
 		t.Errorf("want two findings (a through its reference, and b), got %d", len(cs))
+	}
+}
+
+// TestWitnessSearch pins findings whose witness the generator must find:
+// the finding of rule carries a witness, and it holds (input: old accepts,
+// new rejects; output: the reverse).
+func TestWitnessSearch(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		dir      Direction
+		old, new string
+		rule     string
+	}{
+		{"uniqueItems added, no items", Input,
+			`{"type":"object","properties":{"x":{"type":"array"}}}`,
+			`{"type":"object","properties":{"x":{"type":"array","uniqueItems":true}}}`,
+			"input-unique-items-added"},
+		{"uniqueItems added, items declared", Input,
+			`{"type":"object","properties":{"x":{"type":"array","items":{"type":"string"}}}}`,
+			`{"type":"object","properties":{"x":{"type":"array","items":{"type":"string"},"uniqueItems":true}}}`,
+			"input-unique-items-added"},
+		{"uniqueItems added after prefixItems", Input,
+			`{"type":"object","properties":{"x":{"type":"array","prefixItems":[{"type":"integer"}]}}}`,
+			`{"type":"object","properties":{"x":{"type":"array","prefixItems":[{"type":"integer"}],"uniqueItems":true}}}`,
+			"input-unique-items-added"},
+		{"uniqueItems removed from output, no items", Output,
+			`{"type":"object","properties":{"x":{"type":"array","uniqueItems":true}}}`,
+			`{"type":"object","properties":{"x":{"type":"array"}}}`,
+			"output-unique-items-removed"},
+		{"propertyNames maxLength added", Input,
+			`{"type":"object","properties":{"o":{"type":"object"}}}`,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"maxLength":3}}}}`,
+			"input-max-length-lowered"},
+		{"propertyNames pattern became an enum", Input,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"pattern":"^a"}}}}`,
+			`{"type":"object","properties":{"o":{"type":"object","propertyNames":{"enum":["a","b"]}}}}`,
+			"input-enum-added"},
+		{"unanchored pattern became an enum", Input,
+			`{"type":"object","properties":{"o":{"type":"string","pattern":"^a"}}}`,
+			`{"type":"object","properties":{"o":{"type":"string","enum":["a","b"]}}}`,
+			"input-enum-added"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var found bool
+			for _, c := range compareJSON(t, tc.dir, tc.old, tc.new, Options{}) {
+				if c.Rule != tc.rule {
+					continue
+				}
+				found = true
+				if string(c.Witness) == "null" {
+					t.Fatalf("%s at %s: no witness (%s)", c.Rule, c.Path, c.NoWitness)
+				}
+				src, dst := mustParseSchema(t, tc.old), mustParseSchema(t, tc.new)
+				if tc.dir == Output {
+					src, dst = dst, src
+				}
+				if !acceptsJSON(t, src, c.Witness) || acceptsJSON(t, dst, c.Witness) {
+					t.Errorf("witness %s does not hold", c.Witness)
+				}
+			}
+			if !found {
+				t.Errorf("no %s finding", tc.rule)
+			}
+		})
 	}
 }

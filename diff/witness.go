@@ -29,9 +29,15 @@ type instLoc struct {
 	// additionalProperties), not a declared name a facade could address.
 	synthetic bool
 	root      bool
-	o, n      *canon.Value
-	oAnd      []*canon.Value
-	nAnd      []*canon.Value
+	// excl are the JSON types no instance at this location can have: a
+	// property name is a string (propertyNames), and a subschema met on the
+	// way to the same instance (allOf, anyOf, oneOf, not, if/then/else,
+	// dependentSchemas) only sees values of its parent's types. The zero
+	// value excludes nothing.
+	excl types
+	o, n *canon.Value
+	oAnd []*canon.Value
+	nAnd []*canon.Value
 }
 
 func rootLoc(o, n *canon.Value) *instLoc { return &instLoc{root: true, index: -1, o: o, n: n} }
@@ -51,9 +57,24 @@ func (l *instLoc) sample(key string, o, n *canon.Value) *instLoc {
 	return &instLoc{parent: l, key: key, index: -1, synthetic: true, o: o, n: n}
 }
 
-// propName returns the location of a property name of the object at l.
+// propName returns the location of a property name of the object at l:
+// its instances are strings (JSON Schema 2020-12 Core §10.3.2.4).
 func (l *instLoc) propName(o, n *canon.Value) *instLoc {
-	return &instLoc{parent: l, index: -1, name: true, o: o, n: n}
+	return &instLoc{parent: l, index: -1, name: true, excl: tAll &^ tString, o: o, n: n}
+}
+
+// domain returns the JSON types an instance at l can have.
+func (l *instLoc) domain() types { return tAll &^ l.excl }
+
+// within returns l limited to the types in t (l itself when that excludes
+// nothing more).
+func (l *instLoc) within(t types) *instLoc {
+	if l.domain()&^t == 0 {
+		return l
+	}
+	c := *l
+	c.excl |= tAll &^ t
+	return &c
 }
 
 // branch returns l with extra conjuncts (an anyOf/oneOf/allOf branch) on
@@ -231,7 +252,11 @@ func (c *schemaComparison) searchWitness(f *finding, src, dst *schemaSide) (cano
 		// rest follow (the local check does not see nested keywords).
 		g := &instanceGen{sd: f.sampleSide}
 		var later [][]witnessEdit
-		for _, v := range g.variants(f.samples, 24) {
+		dom := f.at.domain()
+		for _, v := range g.variants(typedFor(f.samples, dom), 24) {
+			if kindOf(&v)&dom == 0 {
+				continue // no instance here has that type (a property name is a string)
+			}
 			if f.reject != nil && admits(f.reject, &v) {
 				later = append(later, []witnessEdit{{val: v}})
 				continue
@@ -268,6 +293,29 @@ func (c *schemaComparison) searchWitness(f *finding, src, dst *schemaSide) (cano
 		}
 	}
 	return canon.Value{}, false
+}
+
+// typedFor returns s limited to the types in dom when s declares no type
+// of its own (a propertyNames subschema without "type" still only sees
+// strings), so that samples are built of those types; s itself otherwise.
+func typedFor(s *canon.Value, dom types) *canon.Value {
+	if dom == tAll || s == nil {
+		return s
+	}
+	tv, ok := dom.typeValue()
+	if !ok {
+		return s
+	}
+	switch {
+	case s.Kind == canon.Bool && s.Bool:
+		v := canon.ObjectValue(canon.Member{Key: "type", Value: tv})
+		return &v
+	case s.Kind == canon.Object && !s.Has("type") && !s.Has("$ref"):
+		v := s.Clone()
+		v.Set("type", tv)
+		return &v
+	}
+	return s
 }
 
 // schemaAt returns the deepest schema of location l on one side, with its

@@ -121,7 +121,9 @@ func textChange(b *strings.Builder, s styles, c *diff.Change) {
 	if compactJSON(c.Witness) == "" && c.NoWitness != "" {
 		field("witness", s.render(s.faint, "none: "+oneLine(c.NoWitness)))
 	}
-	if c.Undecided && c.Reason != "" {
+	// Reason says why a finding is undecided, and also why a removed tool
+	// has no facade or a facade finding is not covered.
+	if c.Reason != "" {
 		field("reason", oneLine(c.Reason))
 	}
 	if c.Facade != nil {
