@@ -64,7 +64,7 @@ func ghMessage(c *diff.Change) string {
 	if v := compactJSON(c.Witness); v != "" {
 		fmt.Fprintf(&b, "\nwitness: %s", v)
 	}
-	if c.Undecided && c.Reason != "" {
+	if c.Reason != "" {
 		fmt.Fprintf(&b, "\nreason: %s", oneLine(c.Reason))
 	}
 	if c.Facade != nil {

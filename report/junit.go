@@ -129,9 +129,7 @@ func junitDetails(c *diff.Change) string {
 	if compactJSON(c.Witness) == "" {
 		line("no witness", oneLine(c.NoWitness))
 	}
-	if c.Undecided {
-		line("reason", oneLine(c.Reason))
-	}
+	line("reason", oneLine(c.Reason))
 	if c.Facade != nil {
 		b.WriteString("facade:\n" + facadeYAML(c.Facade))
 	}

@@ -67,7 +67,7 @@ func mdChange(b *strings.Builder, c *diff.Change) {
 	} else if c.NoWitness != "" {
 		item("witness", "none: "+mdText(oneLine(c.NoWitness)))
 	}
-	if c.Undecided && c.Reason != "" {
+	if c.Reason != "" {
 		item("reason", mdText(oneLine(c.Reason)))
 	}
 	if c.Facade != nil {

@@ -572,20 +572,22 @@ func TestTextNoticePerLine(t *testing.T) {
 	}
 }
 
-// A Reason shows in text output whether or not the finding is undecided:
-// a removed tool says why no facade carries it.
-func TestTextShowsReason(t *testing.T) {
+// Every human format shows a decided finding's reason (why a removal has
+// no facade).
+func TestShowsReason(t *testing.T) {
 	r := emptyReport()
 	r.Level = diff.Breaking
 	r.Counts["breaking"] = 1
 	r.Changes = []diff.Change{{Rule: "tool-removed", Level: diff.Breaking, Direction: diff.ToolD, Tool: "search_docs",
 		Old: json.RawMessage(`"search_docs"`), Message: "tool removed: every call to it fails",
 		Reason: "no facade: no new tool accepts its arguments", NoWitness: "any call to the tool is a witness"}}
-	var b bytes.Buffer
-	if err := Text(&b, r, testOptions()); err != nil {
-		t.Fatal(err)
-	}
-	if out := b.String(); !strings.Contains(out, "reason:  no facade: no new tool accepts its arguments\n") {
-		t.Errorf("reason of a decided finding not shown:\n%s", out)
+	for _, f := range []string{"text", "markdown", "github", "junit", "sarif"} {
+		var b bytes.Buffer
+		if err := Render(&b, f, r, testOptions()); err != nil {
+			t.Fatal(err)
+		}
+		if out := b.String(); !strings.Contains(out, "no facade: no new tool accepts its arguments") {
+			t.Errorf("%s: reason of a decided finding not shown:\n%s", f, out)
+		}
 	}
 }

@@ -205,8 +205,11 @@ func sarifMessage(c *diff.Change) string {
 	if v := compactJSON(c.Witness); v != "" {
 		b.WriteString(" (witness: " + v + ")")
 	}
-	if c.Undecided && c.Reason != "" {
+	switch {
+	case c.Undecided && c.Reason != "":
 		b.WriteString(" (undecided: " + oneLine(c.Reason) + ")")
+	case c.Reason != "":
+		b.WriteString(" (reason: " + oneLine(c.Reason) + ")")
 	}
 	if c.Notice != nil {
 		b.WriteString(" (notice: " + oneLine(*c.Notice) + ")")
