@@ -211,6 +211,12 @@ func pct(l []time.Duration, p float64) float64 {
 	return float64(l[i].Nanoseconds()) / 1e3
 }
 
+// benchRev numbers the configs the publishers write (revision 1 is the
+// starting config).
+var benchRev atomic.Int64
+
+func init() { benchRev.Store(1) }
+
 // publisher publishes a new generation every 100 ms while on is set.
 type publisher struct {
 	on        atomic.Bool
@@ -226,7 +232,6 @@ func startPublisher(b *testing.B, s *Server, path string, tools []json.RawMessag
 		defer p.wg.Done()
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
-		rev := 1
 		for {
 			select {
 			case <-p.stop:
@@ -235,7 +240,9 @@ func startPublisher(b *testing.B, s *Server, path string, tools []json.RawMessag
 				if !p.on.Load() {
 					continue
 				}
-				rev++
+				// Revisions count across sub-benchmarks, so every write
+				// differs from the live generation.
+				rev := int(benchRev.Add(1))
 				if err := os.WriteFile(path, []byte(benchConfig(tools, rev)), 0o644); err != nil {
 					b.Error(err)
 					return
