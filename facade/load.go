@@ -75,6 +75,21 @@ func Parse(name string, data []byte) (File, error) {
 	return f, nil
 }
 
+// ParseBlock reads one facade block (DESIGN §6.1 "Facade file": rename,
+// defaults, coerce, values, aliases) from the YAML node n, with exactly the
+// checks and messages Parse applies to each block of a facade file. tool
+// names the block's tool in messages; name is the file the node was read
+// from. Errors are *FileError (wrapping ErrInvalid) at the Line and Column
+// of the offending node, as recorded in n and its children.
+func ParseBlock(name string, n *yaml.Node, tool string) (Block, error) {
+	p := parser{name: name}
+	b := p.block(n, tool)
+	if p.err != nil {
+		return Block{}, p.err
+	}
+	return b, nil
+}
+
 type parser struct {
 	name string
 	err  error

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestParse(t *testing.T) {
@@ -121,5 +122,36 @@ func TestLoadFile(t *testing.T) {
 	_, err = LoadFile(filepath.Join(dir, "missing.yaml"))
 	if !errors.Is(err, ErrInvalid) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v, want ErrInvalid and ErrNotExist", err)
+	}
+}
+
+func TestParseBlockMatchesParse(t *testing.T) {
+	// One block, parsed alone from its node, gives the block and the error
+	// Parse gives for it inside a facade file.
+	for _, in := range []string{
+		"t:\n  rename: {q: query}\n  aliases: [old, {name: x, inject: {m: 1}}]\n",
+		"t:\n  renam: {q: query}\n",
+		"t:\n  coerce: {limit: int}\n",
+		"t:\n  aliases:\n    - {inject: {a: 1}}\n",
+		"t: [rename]\n",
+	} {
+		wantFile, wantErr := Parse("f.yaml", []byte(in))
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(in), &doc); err != nil {
+			t.Fatal(err)
+		}
+		got, gotErr := ParseBlock("f.yaml", doc.Content[0].Content[1], "t")
+		if wantErr != nil || gotErr != nil {
+			if wantErr == nil || gotErr == nil || wantErr.Error() != gotErr.Error() {
+				t.Errorf("%q: error %v, want %v", in, gotErr, wantErr)
+			}
+			if gotErr != nil && !errors.Is(gotErr, ErrInvalid) {
+				t.Errorf("%q: error does not wrap ErrInvalid", in)
+			}
+			continue
+		}
+		if d := cmp.Diff(wantFile["t"], got); d != "" {
+			t.Errorf("%q: mismatch (-want +got):\n%s", in, d)
+		}
 	}
 }

@@ -1,14 +1,13 @@
 package serve
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -202,9 +201,9 @@ func unwrapPath(err error) error {
 func ParseConfig(source string, data []byte, readFile func(path string) ([]byte, error)) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, toInputError(yamlSyntaxError(source, err), "")
+		return nil, toInputError(syntaxError(source, data, err), "")
 	}
-	conv := &converter{readFile: readFile, positions: map[string]Pos{}}
+	conv := &converter{readFile: readFile, positions: map[string]Pos{}, keyPositions: map[string]Pos{}}
 	if readFile == nil {
 		conv.readFile = func(string) ([]byte, error) {
 			return nil, errors.New("$file includes are only resolved for config files on disk")
@@ -224,7 +223,7 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 		d.Write(f.Data)
 	}
 	cfg.Digest = hex.EncodeToString(d.Sum(nil))
-	p := &cfgParser{source: source, pos: conv.positions}
+	p := &cfgParser{source: source, pos: conv.positions, keyPos: conv.keyPositions}
 	if err := p.root(cfg, &root); err != nil {
 		return nil, err
 	}
@@ -246,7 +245,10 @@ func toInputError(err error, tool string) error {
 
 type cfgParser struct {
 	source string
+	// pos maps a pointer from the document root to where its value was
+	// written, keyPos the pointer of an object member to where its key was.
 	pos    map[string]Pos
+	keyPos map[string]Pos
 }
 
 // errAt returns a located error for the value at ptr (pointer from the
@@ -254,6 +256,90 @@ type cfgParser struct {
 func (p *cfgParser) errAt(ptr, tool, format string, args ...any) error {
 	pos := p.posOf(ptr)
 	return &toolset.InputError{Source: pos.File, Offset: -1, Line: pos.Line, Col: pos.Col, Tool: tool, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+}
+
+// keyErrAt is errAt located at the key of the member at ptr (where an
+// unknown or misspelled key was written), or at its value when the key's
+// place is unknown.
+func (p *cfgParser) keyErrAt(ptr, tool, format string, args ...any) error {
+	pos, ok := p.keyPos[ptr]
+	if !ok {
+		pos = p.posOf(ptr)
+	}
+	return &toolset.InputError{Source: pos.File, Offset: -1, Line: pos.Line, Col: pos.Col, Tool: tool, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+}
+
+// unknownKey words a member a mapping does not accept:
+//
+//	unknown key "X" (want a, b or c); did you mean "b"?
+//
+// The suggestion is the known key nearest to key, when within edit
+// distance 2 (see nearest).
+func unknownKey(key string, known ...string) string {
+	return unknownWord("key", key, known)
+}
+
+// unknownWord is unknownKey for what (a key, a handler kind, …).
+func unknownWord(what, word string, known []string) string {
+	msg := fmt.Sprintf("unknown %s %q (want %s)", what, word, orList(known))
+	if s, ok := nearest(word, known); ok {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg
+}
+
+// orList writes "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// maxSuggestDistance bounds the edit distance of a "did you mean"
+// suggestion.
+const maxSuggestDistance = 2
+
+// nearest returns the word of known closest to s by edit distance
+// (optimal string alignment: insertions, deletions, substitutions and
+// transpositions of adjacent bytes cost 1), if at most maxSuggestDistance
+// and less than len(s) (a one-letter key is not "near" every two-letter
+// one). Ties go to the earlier word of known.
+func nearest(s string, known []string) (string, bool) {
+	best, bestD := "", maxSuggestDistance+1
+	for _, k := range known {
+		if d := editDistance(s, k); d < bestD && d < len(s) {
+			best, bestD = k, d
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance is the optimal string alignment distance of a and b, in
+// bytes.
+func editDistance(a, b string) int {
+	// d[i][j] is the distance of a[:i] and b[:j]; three rows suffice.
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 func (p *cfgParser) posOf(ptr string) Pos {
@@ -285,7 +371,7 @@ func (p *cfgParser) root(cfg *Config, root *canon.Value) error {
 		case "gate":
 			err = p.gate(&cfg.Gate, &m.Value, ptr)
 		default:
-			err = p.errAt(ptr, "", "unknown key %q (want server, tools or gate)", m.Key)
+			err = p.keyErrAt(ptr, "", "%s", unknownKey(m.Key, "server", "tools", "gate"))
 		}
 		if err != nil {
 			return err
@@ -315,7 +401,7 @@ func (p *cfgParser) server(s *ServerInfo, v *canon.Value, ptr string) error {
 		case "instructions":
 			dst = &s.Instructions
 		default:
-			return p.errAt(mp, "", "unknown key %q (want name, version, title or instructions)", m.Key)
+			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "name", "version", "title", "instructions"))
 		}
 		str, err := p.scalarString(&m.Value, mp, "")
 		if err != nil {
@@ -350,14 +436,32 @@ func (p *cfgParser) tools(cfg *Config, v *canon.Value, ptr string) error {
 	return nil
 }
 
-// serveOnly are the members of a tool entry that are not served.
+// specToolKeys are the members of an MCP tool (MCP 2025-11-25 schema.ts,
+// Tool with its BaseMetadata and Icons): a tool entry's members among them
+// are served as written, in source order.
+var specToolKeys = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta"}
+
+// serveOnly are mcpctl's own members of a tool entry, never served.
 var serveOnly = []string{"handler", "facade", "deprecated"}
+
+// toolKeys are all the members a tool entry accepts; any other is an error
+// (a misspelled "anotations" would otherwise be served, its hints lost).
+var toolKeys = append(slices.Clone(specToolKeys), serveOnly...)
 
 func (p *cfgParser) tool(v *canon.Value, ptr string, index int) (*ToolConfig, error) {
 	if v.Kind != canon.Object {
 		return nil, p.errAt(ptr, "", "a tool entry must be a mapping, got %s", v.Kind)
 	}
 	name := v.Get("name")
+	for i := range v.Members {
+		if k := v.Members[i].Key; !slices.Contains(toolKeys, k) {
+			tool := ""
+			if name != nil && name.Kind == canon.String {
+				tool = name.Str
+			}
+			return nil, p.keyErrAt(ptr+"/"+canon.EscapePointer(k), tool, "%s", unknownKey(k, toolKeys...))
+		}
+	}
 	if name == nil {
 		return nil, p.errAt(ptr, "", `tool entry has no "name"`)
 	}
@@ -466,27 +570,90 @@ func (p *cfgParser) deprecated(v *canon.Value, ptr, tool string) (*Deprecation, 
 		case "replacement":
 			d.Replacement = s
 		default:
-			return nil, p.errAt(mp, tool, "unknown key %q (want since, sunset or replacement)", m.Key)
+			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "since", "sunset", "replacement"))
 		}
 	}
 	return d, nil
 }
 
+// facade reads a tool's facade block with the facade-file loader
+// (facade.ParseBlock), so a block is checked and its problems worded as in
+// a --facades file. Includes are already resolved: the block is rebuilt as
+// YAML nodes carrying the places recorded for it, and the place of a
+// problem is mapped back to its file and JSON Pointer.
 func (p *cfgParser) facade(v *canon.Value, ptr, tool string) (*facade.Block, error) {
 	if v.Kind == canon.Null {
 		return nil, nil
 	}
-	if v.Kind != canon.Object {
-		return nil, p.errAt(ptr, tool, "facade must be a mapping (rename, defaults, coerce, values, aliases), got %s", v.Kind)
-	}
-	dec := json.NewDecoder(bytes.NewReader(appendOrdered(nil, v)))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	var b facade.Block
-	if err := dec.Decode(&b); err != nil {
-		return nil, p.errAt(ptr, tool, "facade: %v", err)
+	at := map[[2]int]nodePlace{}
+	n := p.yamlNode(v, ptr, at)
+	pos := p.posOf(ptr)
+	b, err := facade.ParseBlock(pos.File, n, tool)
+	if err != nil {
+		var fe *facade.FileError
+		if !errors.As(err, &fe) {
+			return nil, p.errAt(ptr, tool, "%v", err)
+		}
+		np, ok := at[[2]int{fe.Line, fe.Col}]
+		if !ok {
+			np = nodePlace{ptr: ptr, pos: pos}
+		}
+		return nil, &toolset.InputError{Source: np.pos.File, Offset: -1, Line: np.pos.Line, Col: np.pos.Col, Tool: tool, Pointer: np.ptr, Msg: fe.Msg, Err: err}
 	}
 	return &b, nil
+}
+
+// nodePlace is where a node built by yamlNode came from: the JSON Pointer
+// of its value (or, for a key, of its member) and its place.
+type nodePlace struct {
+	ptr string
+	pos Pos
+}
+
+// yamlNode rebuilds v, found at ptr, as yaml.v3 nodes, each carrying the
+// line and column its value (or key) was written at, so that code reading
+// YAML nodes locates problems in the config. Strings and keys are tagged
+// !!str; numbers, booleans and null are left untagged plain scalars, so
+// that decoding resolves them as it would in a YAML file. at receives, per
+// line and column, the first node built there (places in two included
+// files may coincide; the first is kept).
+func (p *cfgParser) yamlNode(v *canon.Value, ptr string, at map[[2]int]nodePlace) *yaml.Node {
+	pos := p.posOf(ptr)
+	place := func(n *yaml.Node, ptr string, pos Pos) *yaml.Node {
+		n.Line, n.Column = pos.Line, pos.Col
+		if _, dup := at[[2]int{pos.Line, pos.Col}]; !dup {
+			at[[2]int{pos.Line, pos.Col}] = nodePlace{ptr: ptr, pos: pos}
+		}
+		return n
+	}
+	switch v.Kind {
+	case canon.Object:
+		n := place(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, ptr, pos)
+		for i := range v.Members {
+			m := &v.Members[i]
+			mp := ptr + "/" + canon.EscapePointer(m.Key)
+			kpos, ok := p.keyPos[mp]
+			if !ok {
+				kpos = p.posOf(mp)
+			}
+			k := place(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: m.Key}, mp, kpos)
+			n.Content = append(n.Content, k, p.yamlNode(&m.Value, mp, at))
+		}
+		return n
+	case canon.Array:
+		n := place(&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}, ptr, pos)
+		for i := range v.Items {
+			n.Content = append(n.Content, p.yamlNode(&v.Items[i], ptr+"/"+strconv.Itoa(i), at))
+		}
+		return n
+	case canon.String:
+		return place(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.Str}, ptr, pos)
+	case canon.Number:
+		return place(&yaml.Node{Kind: yaml.ScalarNode, Value: v.Str}, ptr, pos)
+	case canon.Bool:
+		return place(&yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatBool(v.Bool)}, ptr, pos)
+	}
+	return place(&yaml.Node{Kind: yaml.ScalarNode, Value: "null"}, ptr, pos)
 }
 
 func (p *cfgParser) handler(v *canon.Value, ptr, tool string) (*HandlerConfig, error) {
@@ -508,7 +675,7 @@ func (p *cfgParser) handler(v *canon.Value, ptr, tool string) (*HandlerConfig, e
 	case "static":
 		h.Static, err = p.staticHandler(&m.Value, mp, tool)
 	default:
-		err = p.errAt(mp, tool, "unknown handler %q (want exec, http or static)", m.Key)
+		err = p.keyErrAt(mp, tool, "%s", unknownWord("handler", m.Key, []string{"exec", "http", "static"}))
 	}
 	if err != nil {
 		return nil, err
@@ -537,7 +704,7 @@ func (p *cfgParser) execHandler(v *canon.Value, ptr, tool string) (*ExecConfig, 
 		case "dir":
 			e.Dir, err = p.scalarString(&m.Value, mp, tool)
 		default:
-			err = p.errAt(mp, tool, "unknown key %q (want command, timeout, maxOutput, env or dir)", m.Key)
+			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "command", "timeout", "maxOutput", "env", "dir"))
 		}
 		if err != nil {
 			return nil, err
@@ -581,7 +748,7 @@ func (p *cfgParser) httpHandler(v *canon.Value, ptr, tool string) (*HTTPConfig, 
 				h.Headers[hm.Key] = s
 			}
 		default:
-			err = p.errAt(mp, tool, "unknown key %q (want url, timeout, headers or maxResponse)", m.Key)
+			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "url", "timeout", "headers", "maxResponse"))
 		}
 		if err != nil {
 			return nil, err
@@ -608,7 +775,7 @@ func (p *cfgParser) staticHandler(v *canon.Value, ptr, tool string) (*StaticConf
 			c := m.Value.Clone()
 			s.JSON = &c
 		default:
-			return nil, p.errAt(mp, tool, "unknown key %q (want text or json)", m.Key)
+			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "text", "json"))
 		}
 	}
 	if (s.JSON == nil) == !v.Has("text") {
@@ -669,7 +836,7 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 		m := &v.Members[i]
 		mp := ptr + "/" + canon.EscapePointer(m.Key)
 		if m.Key != "allow" {
-			return p.errAt(mp, "", "unknown key %q (want allow)", m.Key)
+			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "allow"))
 		}
 		if m.Value.Kind != canon.Array {
 			return p.errAt(mp, "", "gate.allow must be a list, got %s", m.Value.Kind)
@@ -709,7 +876,7 @@ func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {
 				return e, p.errAt(mp, "", "until: %v", err)
 			}
 		default:
-			return e, p.errAt(mp, "", "unknown key %q (want rule, tool, until or reason)", m.Key)
+			return e, p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "rule", "tool", "until", "reason"))
 		}
 	}
 	if e.Rule == "" && e.Tool == "" {

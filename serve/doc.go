@@ -12,9 +12,15 @@
 // relative to the including file's folder. Each tool is served with its
 // members and schema keys in the order the file wrote them (the config is
 // read as yaml.v3 nodes into an ordered canon.Value; the served bytes are
-// rendered from it); only the tool list is sorted by name. Errors are
-// *toolset.InputError values located by file, line, column, tool and JSON
-// Pointer. The package registers a toolset decoder, so `mcpctl canon`,
+// rendered from it); only the tool list is sorted by name. A tool entry
+// accepts exactly the MCP 2025-11-25 Tool members (name, title,
+// description, inputSchema, outputSchema, annotations, icons, execution,
+// _meta) and handler, facade and deprecated; any other key, at any level,
+// is an error listing the accepted keys, with "did you mean" for a near
+// miss. A facade block is read by facade.ParseBlock, so it is checked and
+// worded as in a --facades file. Errors are *toolset.InputError values
+// located by file, line, column (for a YAML syntax error, the line only:
+// yaml.v3 reports no column), tool and JSON Pointer. The package registers a toolset decoder, so `mcpctl canon`,
 // `lint` and `diff` read a serve config as a source.
 //
 // # Generations and the reload pipeline

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -16,16 +17,20 @@ import (
 )
 
 // Pos is a place in a config file or an included file: 1-based line and
-// column.
+// column; Col is 0 when only the line is known, Line 0 when neither is.
 type Pos struct {
 	File string
 	Line int
 	Col  int
 }
 
+// String is FILE:LINE:COL, FILE:LINE or FILE, as much as is known.
 func (p Pos) String() string {
-	if p.Line == 0 {
+	switch {
+	case p.Line == 0:
 		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
 	}
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 }
@@ -44,9 +49,11 @@ type converter struct {
 	// files collects every include read, in order, with its bytes.
 	files []includedFile
 	// positions maps a pointer (relative to the root value being converted)
-	// to its place.
-	positions map[string]Pos
-	stack     []string // include chain, for cycle detection
+	// to the place of its value; keyPositions maps the pointer of an object
+	// member to the place of its key.
+	positions    map[string]Pos
+	keyPositions map[string]Pos
+	stack        []string // include chain, for cycle detection
 }
 
 type includedFile struct {
@@ -67,10 +74,21 @@ func (c *converter) errorf(n *yaml.Node, file, ptr, format string, args ...any) 
 	return &convError{Pos: Pos{File: file, Line: n.Line, Col: n.Column}, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
 }
 
+// record remembers where the value at ptr was written; the first place
+// wins (an include's {$file: …} mapping, not the included document).
 func (c *converter) record(ptr string, p Pos) {
 	if c.positions != nil {
 		if _, ok := c.positions[ptr]; !ok {
 			c.positions[ptr] = p
+		}
+	}
+}
+
+// recordKey remembers where the key of the member at ptr was written.
+func (c *converter) recordKey(ptr string, p Pos) {
+	if c.keyPositions != nil {
+		if _, ok := c.keyPositions[ptr]; !ok {
+			c.keyPositions[ptr] = p
 		}
 	}
 }
@@ -117,7 +135,9 @@ func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
 				return canon.Value{}, c.errorf(k, file, ptr, "duplicate key %q (first at line %d)", k.Value, line)
 			}
 			seen[k.Value] = k.Line
-			v, err := c.value(vn, file, ptr+"/"+canon.EscapePointer(k.Value))
+			mp := ptr + "/" + canon.EscapePointer(k.Value)
+			c.recordKey(mp, Pos{File: file, Line: k.Line, Col: k.Column})
+			v, err := c.value(vn, file, mp)
 			if err != nil {
 				return canon.Value{}, err
 			}
@@ -179,7 +199,9 @@ func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, e
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return canon.Value{}, yamlSyntaxError(path, err)
+		se := syntaxError(path, data, err)
+		se.Pointer = ptr
+		return canon.Value{}, se
 	}
 	return c.value(&doc, path, ptr)
 }
@@ -198,7 +220,11 @@ func (c *converter) recordJSON(v *canon.Value, data []byte, file, ptr string) {
 		}
 	case canon.Object:
 		for i := range v.Members {
-			c.recordJSON(&v.Members[i].Value, data, file, ptr+"/"+canon.EscapePointer(v.Members[i].Key))
+			m := &v.Members[i]
+			mp := ptr + "/" + canon.EscapePointer(m.Key)
+			kl, kc := canon.LineCol(data, m.KeyStart)
+			c.recordKey(mp, Pos{File: file, Line: kl, Col: kc})
+			c.recordJSON(&m.Value, data, file, mp)
 		}
 	}
 }
@@ -264,20 +290,55 @@ func yamlNumber(n *yaml.Node) (string, error) {
 	return string(canon.AppendFloat(nil, f)), nil
 }
 
-// yamlSyntaxError locates a yaml.v3 parse error ("yaml: line N: …").
-func yamlSyntaxError(file string, err error) error {
+// syntaxError locates err, yaml.v3's refusal of data read from file.
+//
+// yaml.v3 reports a line only ("yaml: line N: …"): its parser keeps the
+// column of the problem internally and exports neither it nor the event
+// stream, so a YAML syntax error has Col 0 (printed FILE:LINE) rather than
+// a made-up column. JSON text is located exactly instead: a .json file, or
+// data not named .yaml/.yml that starts with "{", is re-read with
+// canon.Parse, whose byte offset gives the line and column.
+func syntaxError(file string, data []byte, err error) *convError {
+	if isJSONPath(file) || (!IsConfigName(file) && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))) {
+		var se *canon.SyntaxError
+		if _, perr := canon.Parse(data); errors.As(perr, &se) {
+			p := Pos{File: file}
+			p.Line, p.Col = canon.LineCol(data, se.Offset)
+			return &convError{Pos: p, Msg: "invalid JSON: " + se.Msg}
+		}
+	}
 	msg := err.Error()
 	p := Pos{File: file}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		p.Line, _ = strconv.Atoi(m[1])
-		p.Col = 1
 		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
+		if yamlParserProblems[strings.TrimSpace(strings.TrimPrefix(msg, "yaml:"))] {
+			p.Line++
+		}
 	}
 	msg = strings.TrimSpace(strings.TrimPrefix(msg, "yaml:"))
 	return &convError{Pos: p, Msg: "invalid YAML: " + msg}
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+):`)
+
+// yamlParserProblems are the problems yaml.v3's parser (parserc.go, as
+// opposed to its scanner) reports. For those it prints the 0-based line of
+// its mark where it prints the 1-based line for scanner problems, so their
+// line is one too low (TestSyntaxErrorsLocated pins both kinds).
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
 
 // appendOrdered appends v as compact JSON with object members in their
 // order (the served form, DESIGN §3: source key order preserved). Strings

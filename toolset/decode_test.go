@@ -155,6 +155,7 @@ func TestInputErrorString(t *testing.T) {
 		{toolset.InputError{Source: "a.json", Offset: 5, Line: 2, Col: 3, Tool: "t", Pointer: "/tools/0", Msg: "bad"},
 			`a.json:2:3 (byte offset 5): tool "t": /tools/0: bad`},
 		{toolset.InputError{Source: "<stdin>", Offset: 0, Msg: "x"}, "<stdin> (byte offset 0): x"},
+		{toolset.InputError{Source: "c.yaml", Offset: -1, Line: 4, Msg: "invalid YAML"}, "c.yaml:4: invalid YAML"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

@@ -21,7 +21,7 @@ type InputError struct {
 	Source  string
 	Offset  int // byte offset in the source, -1 when unknown
 	Line    int // 1-based, 0 when unknown
-	Col     int
+	Col     int // 1-based, 0 when unknown (then only FILE:LINE is printed)
 	Tool    string
 	Pointer string
 	Msg     string
@@ -32,7 +32,10 @@ func (e *InputError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Source)
 	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
 	}
 	if e.Offset >= 0 {
 		fmt.Fprintf(&b, " (byte offset %d)", e.Offset)
