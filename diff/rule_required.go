@@ -109,13 +109,7 @@ func checkDependentRequired(p *subPair) {
 	if od == nil && nd == nil {
 		return
 	}
-	keys := memberNames(od)
-	for _, k := range memberNames(nd) {
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, canon.CompareKeys)
+	keys := unionNames(od, nd)
 	for _, k := range keys {
 		var os, ns []string
 		var ov, nv *canon.Value

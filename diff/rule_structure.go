@@ -92,6 +92,19 @@ func memberNames(v *canon.Value) []string {
 	return names
 }
 
+// unionNames returns the member names of a and b (objects or nil), each
+// once, in canonical key order.
+func unionNames(a, b *canon.Value) []string {
+	keys := memberNames(a)
+	for _, k := range memberNames(b) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, canon.CompareKeys)
+	return keys
+}
+
 // effective returns the schema that applies to member key of objects under
 // s (property, pattern, additionalProperties), with true for "anything".
 func effective(s *canon.Value, key string) *canon.Value {
@@ -375,13 +388,7 @@ func checkPatternProperties(p *subPair) {
 	if op == nil && np == nil {
 		return
 	}
-	keys := memberNames(op)
-	for _, k := range memberNames(np) {
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, canon.CompareKeys)
+	keys := unionNames(op, np)
 	for _, k := range keys {
 		var ov, nv *canon.Value
 		if op != nil {
@@ -426,13 +433,7 @@ func checkDependentSchemas(p *subPair) {
 	if od == nil && nd == nil {
 		return
 	}
-	keys := memberNames(od)
-	for _, k := range memberNames(nd) {
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, canon.CompareKeys)
+	keys := unionNames(od, nd)
 	for _, k := range keys {
 		var ov, nv *canon.Value
 		if od != nil {
