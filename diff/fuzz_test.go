@@ -13,10 +13,19 @@ import (
 // FuzzDiff checks, for any two readable tool sets a and b: Compare does not
 // panic; diff(a, a) and diff(a, canon(a)) have no finding; every witness of
 // diff(a, b) and of diff(a, mutate(a)) holds; and --verify finds no rule
-// bug on the mutated pair (a counterexample to a safe verdict).
+// bug on the mutated pair (a counterexample to a safe verdict); two runs
+// of diff(a, b) give identical JSON.
 func FuzzDiff(f *testing.F) {
 	for _, c := range loadDiffCases(f) {
 		f.Add(wrapToolsJSON(c.Old), wrapToolsJSON(c.New), []byte{1, 2, 3})
+	}
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "rules", "*"))
+	for _, d := range dirs {
+		o, err1 := os.ReadFile(filepath.Join(d, "old.json"))
+		n, err2 := os.ReadFile(filepath.Join(d, "new.json"))
+		if err1 == nil && err2 == nil {
+			f.Add(o, n, []byte{4, 2})
+		}
 	}
 	for _, name := range []string{"server-filesystem/2025.11.25", "server-filesystem/2026.7.10", "github-mcp-server/v0.11.0", "github-mcp-server/v1.10.0"} {
 		data, err := os.ReadFile(filepath.Join("..", "testdata", "realdata", name+".json"))
@@ -53,7 +62,13 @@ func FuzzDiff(f *testing.F) {
 			t.Fatalf("diff(a, canon(a)) has findings:%s", changeSummary(r))
 		}
 		if new, err := toolset.Decode("b", b); err == nil {
-			checkWitnesses(t, old, new, Compare(old, new, Options{}))
+			r1 := Compare(old, new, Options{Now: fixtureNow})
+			checkWitnesses(t, old, new, r1)
+			j1, _ := json.Marshal(r1)
+			j2, _ := json.Marshal(Compare(old, new, Options{Now: fixtureNow}))
+			if string(j1) != string(j2) {
+				t.Fatalf("two runs differ:\n%s\n%s", j1, j2)
+			}
 		}
 		mutated := mutateSet(t, old, choices)
 		r := Compare(old, mutated, Options{Verify: 8})
