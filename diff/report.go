@@ -1,5 +1,3 @@
-// Package diff compares two tool sets and classifies every change as safe,
-// facade or breaking (DESIGN §4).
 package diff
 
 import (

@@ -1,0 +1,29 @@
+// Package diff compares two tool sets and classifies every change as safe,
+// facade or breaking, with proof (DESIGN §4). It owns the schema comparison,
+// the rule catalog, witnesses, facade suggestions and coverage, and the
+// Report type whose JSON form is the public contract of DESIGN §4.8.
+//
+// Main types and functions:
+//
+//   - Compare(old, new, Options) *Report: pure and deterministic. Tools are
+//     matched by name; removed tools are routed (tool-renamed,
+//     tool-consolidated) when a verified facade can carry their calls.
+//     Input schemas must keep accepting what they accepted (old ⊆ new),
+//     output schemas must not produce what clients rejected (new ⊆ old).
+//   - Change: one finding, with a rule id, level, direction, JSON Pointer
+//     path (RFC 6901), old and new values, a witness validated with
+//     jsonschema/v6 against both schemas, and a facade Suggestion.
+//   - Rules(): the catalog, every rule declared once with its default
+//     level, direction, tags and purpose (files rule_*.go by family).
+//   - Options: open-content policy, level overrides, ignores with expiry,
+//     declared facades (coverage), --verify sampling, the time of judgement.
+//   - Report.GateLevel: the level a CI gate compares with --fail-on
+//     (covered facade findings count as safe, ignored ones not at all).
+//
+// Example:
+//
+//	old, _ := toolset.Load(ctx, "git:origin/main:tools.lock.json", toolset.LoadOptions{})
+//	new, _ := toolset.Load(ctx, "tools.lock.json", toolset.LoadOptions{})
+//	r := diff.Compare(old, new, diff.Options{})
+//	if r.GateLevel() >= diff.Breaking { /* fail the build */ }
+package diff
