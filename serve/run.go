@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,10 +38,11 @@ type RunOptions struct {
 }
 
 // Run serves until ctx ends (SIGTERM/SIGINT in the CLI) or, on stdio, until
-// the client closes standard input. Then it stops accepting, lets in-flight
-// calls finish up to ShutdownTimeout, closes sessions and returns nil. A
-// blocked stdout never blocks it: nothing on the shutdown path waits on a
-// write without a deadline.
+// the client closes standard input and every request read before has been
+// answered (up to ShutdownTimeout; see drainTransport). Then it stops
+// accepting, lets in-flight calls finish up to ShutdownTimeout, closes
+// sessions and returns nil. A blocked stdout never blocks it: nothing on the
+// shutdown path waits on a write without a deadline.
 func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 10 * time.Second
@@ -115,7 +118,13 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 		}
 	} else {
 		in, out := o.Stdin, o.Stdout
-		ss, err := s.mcp.Connect(runCtx, &mcp.IOTransport{Reader: readCloser{in}, Writer: writeCloser{out}}, nil)
+		t := &drainTransport{
+			Transport: &mcp.IOTransport{Reader: readCloser{in}, Writer: writeCloser{out}},
+			stop:      runCtx.Done(),
+			timeout:   o.ShutdownTimeout,
+			log:       s.log,
+		}
+		ss, err := s.mcp.Connect(runCtx, t, nil)
 		if err != nil {
 			closeServers()
 			return fmt.Errorf("stdio: %w", err)
@@ -198,3 +207,127 @@ func (readCloser) Close() error { return nil }
 type writeCloser struct{ io.Writer }
 
 func (writeCloser) Close() error { return nil }
+
+// drainTransport wraps the stdio transport so that the end of standard input
+// ends the session only once every request read has been answered. The SDK
+// (go-sdk v1.8.0) ends a connection as soon as its Read fails: in-flight
+// requests are cancelled and their responses dropped, so
+// `printf '…requests…' | mcpctl serve` used to lose them.
+type drainTransport struct {
+	mcp.Transport
+	// stop ends the wait early (Run's context: SIGTERM/SIGINT, or Run
+	// returning).
+	stop <-chan struct{}
+	// timeout bounds the wait after the end of input (RunOptions'
+	// ShutdownTimeout).
+	timeout time.Duration
+	log     *slog.Logger
+}
+
+// Connect implements [mcp.Transport].
+func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &drainConn{
+		Connection: c,
+		stop:       t.stop,
+		timeout:    t.timeout,
+		log:        t.log,
+		pending:    make(map[jsonrpc.ID]struct{}),
+		closed:     make(chan struct{}),
+	}, nil
+}
+
+// drainConn counts the requests it reads (JSON-RPC messages with an id and a
+// method) and uncounts each when the response with its id has been written.
+// When Read fails (io.EOF at the end of input, or an unreadable message) it
+// returns the error only once the count is zero, the connection is closed
+// (Run's shutdown closes sessions; the SDK closes a connection whose Write
+// failed), stop is closed, or timeout has passed, whichever comes first.
+// Notifications need no answer and are not counted.
+//
+// The wrapped connection's unexported session hook is out of reach, so the
+// SDK no longer learns the negotiated protocol version on stdio; it uses
+// that only to refuse JSON-RPC batches from 2025-06-18 on.
+type drainConn struct {
+	mcp.Connection
+	stop    <-chan struct{}
+	timeout time.Duration
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]struct{} // requests read and not yet answered
+	idle    chan struct{}           // closed when pending empties while Read waits
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// Read implements [mcp.Connection].
+func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		c.drain(err)
+		return nil, err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		c.mu.Lock()
+		// A set, like the SDK's: a duplicate id in flight is refused with a
+		// response that carries no id, and the first one is still answered.
+		c.pending[req.ID] = struct{}{}
+		c.mu.Unlock()
+	}
+	return msg, nil
+}
+
+// Write implements [mcp.Connection]. A response counts as answered once the
+// underlying Write has returned, whatever its error: the bytes are out, or
+// they never will be.
+func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
+		c.mu.Lock()
+		delete(c.pending, resp.ID)
+		if len(c.pending) == 0 && c.idle != nil {
+			close(c.idle)
+			c.idle = nil
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// Close implements [mcp.Connection]; it also ends a waiting Read.
+func (c *drainConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return c.Connection.Close()
+}
+
+// drain waits until every request read has been answered, or the
+// connection closes, or stop, or the timeout.
+func (c *drainConn) drain(cause error) {
+	c.mu.Lock()
+	n := len(c.pending)
+	if n == 0 {
+		c.mu.Unlock()
+		return
+	}
+	idle := make(chan struct{})
+	c.idle = idle
+	c.mu.Unlock()
+	c.log.Debug("stdio input ended: answering the requests already read", "pending", n, "cause", cause)
+	timer := time.NewTimer(c.timeout)
+	defer timer.Stop()
+	select {
+	case <-idle:
+	case <-c.closed:
+	case <-c.stop:
+	case <-timer.C:
+		c.mu.Lock()
+		n = len(c.pending)
+		c.mu.Unlock()
+		c.log.Warn("stdio input ended: abandoning unanswered requests", "pending", n, "timeout", c.timeout)
+	}
+}
