@@ -196,10 +196,12 @@ func TestStdioEOFWaitBounded(t *testing.T) {
 					t.Errorf("mismatch (-want +got):\n%s", d)
 				}
 			default:
-				// The timeout may pass before tools/list is answered on a
-				// loaded machine; initialize's answer was written before EOF.
-				if got := answers(t, buf.String()); !slices.Contains(got, "1 result") || slices.Contains(got, "2 result") {
-					t.Errorf("answers %v: want initialize's, and none for the hung call", got)
+				// Run returned although the call hung (waitRun checked
+				// that); on a loaded machine the timeout may pass before
+				// the other answers are written, so only the hung call's
+				// absence is certain.
+				if got := answers(t, buf.String()); slices.Contains(got, "2 result") {
+					t.Errorf("answers %v: the hung call was answered", got)
 				}
 			}
 		})
