@@ -25,7 +25,7 @@ func CloseNames(name string, names []string, n int) []string {
 			continue
 		}
 		ln := strings.ToLower(other)
-		d := levenshtein(lname, ln)
+		d := EditDistance(lname, ln)
 		if d <= limit || (len(lname) >= 3 && strings.Contains(ln, lname)) || (len(ln) >= 3 && strings.Contains(lname, ln)) {
 			cs = append(cs, cand{other, d})
 		}
@@ -46,8 +46,13 @@ func CloseNames(name string, names []string, n int) []string {
 	return out
 }
 
-// levenshtein is the edit distance between a and b, by bytes.
-func levenshtein(a, b string) int {
+// EditDistance is the optimal string alignment distance of a and b, in
+// bytes: insertions, deletions, substitutions and transpositions of
+// adjacent bytes cost 1 each. It ranks close names for unknown tools and
+// arguments, and "did you mean" suggestions for unknown config keys.
+func EditDistance(a, b string) int {
+	// d[i][j] is the distance of a[:i] and b[:j]; three rows suffice.
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -61,8 +66,11 @@ func levenshtein(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

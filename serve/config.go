@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -308,38 +309,11 @@ const maxSuggestDistance = 2
 func nearest(s string, known []string) (string, bool) {
 	best, bestD := "", maxSuggestDistance+1
 	for _, k := range known {
-		if d := editDistance(s, k); d < bestD && d < len(s) {
+		if d := callcheck.EditDistance(s, k); d < bestD && d < len(s) {
 			best, bestD = k, d
 		}
 	}
 	return best, best != ""
-}
-
-// editDistance is the optimal string alignment distance of a and b, in
-// bytes.
-func editDistance(a, b string) int {
-	// d[i][j] is the distance of a[:i] and b[:j]; three rows suffice.
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 func (p *cfgParser) posOf(ptr string) Pos {
