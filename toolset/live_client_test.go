@@ -402,7 +402,17 @@ func TestLoadLiveTimeout(t *testing.T) {
 	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "no answer within 300ms (during initialize)") {
 		t.Fatalf("error = %v, want an InputError saying no answer within 300ms", err)
 	}
-	if d := cmp.Diff([]string{"initialize 2025-11-25"}, fakeLog(&stderr)); d != "" {
+	// A timeout is not a protocol mismatch: no second initialize, no
+	// tools/list. The go-sdk client may or may not get its
+	// notifications/cancelled for the abandoned initialize out before the
+	// server is stopped, so that one notification is not counted.
+	var requests []string
+	for _, l := range fakeLog(&stderr) {
+		if l != "notifications/cancelled" {
+			requests = append(requests, l)
+		}
+	}
+	if d := cmp.Diff([]string{"initialize 2025-11-25"}, requests); d != "" {
 		t.Errorf("requests the server saw mismatch (-want +got):\n%s", d)
 	}
 }
