@@ -97,7 +97,9 @@ func (p *parser) intern(b []byte) string {
 		return s
 	}
 	if p.strs == nil {
-		p.strs = make(map[string]string, 256)
+		// About one distinct short string per 64 bytes of input, so a
+		// small document (a call's arguments) gets a small table.
+		p.strs = make(map[string]string, min(256, len(p.data)/64))
 	}
 	s := string(b)
 	p.strs[s] = s
