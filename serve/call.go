@@ -19,6 +19,7 @@ import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -117,6 +118,8 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	defer g.release()
 
 	name := req.Params.Name
+	rec := s.rec.start(name, req.Params.Arguments, g) // nil unless --record
+	defer s.rec.put(rec)
 	t, alias := g.tools[name], (*aliasRoute)(nil)
 	if t == nil {
 		if alias = g.aliases[name]; alias != nil {
@@ -125,6 +128,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	}
 	if t == nil {
 		s.metrics.unknownCalls.Inc()
+		rec.set(fixtures.UnknownTool)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: callcheck.UnknownTool(name, g.names)}
 	}
 	m := t.meters
@@ -135,13 +139,16 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	args, msg := t.parseArguments(req.Params.Arguments)
 	if msg != "" {
 		m.invalid()
+		rec.set(fixtures.Rejected)
 		return errorResult(msg), nil
 	}
 	argsJSON, bad, verr := s.facadeArguments(t, alias, name, &args, req.Params.Arguments)
 	if verr != nil {
 		m.invalid()
+		rec.set(fixtures.Rejected)
 		return errorResult(invalidArguments(t, name, bad, verr)), nil
 	}
+	rec.passed(bad != nil) // facadeArguments returns bad on success only for arguments valid as sent
 
 	start := time.Now()
 	out, err := t.handler.Call(ctx, argsJSON)

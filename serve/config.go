@@ -29,6 +29,7 @@ const DeprecatedMetaKey = "io.mcpctl/deprecated"
 //	server: {name: docs, version: 1.4.0}
 //	tools: [ {name, title, description, inputSchema, …, handler, facade, deprecated} ]
 //	gate: {allow: [{rule, tool, until, reason}]}
+//	record: {redact: [NAME or /JSON/Pointer, …]}
 //
 // Every tool entry keeps the member order of the file; {$file: PATH}
 // anywhere inside a tool is replaced by the JSON or YAML file at PATH,
@@ -40,6 +41,8 @@ type Config struct {
 	// Tools are in file order.
 	Tools []*ToolConfig
 	Gate  GateConfig
+	// Record is the record block (what serve --record redacts).
+	Record RecordConfig
 	// Files lists the config and every file it included, as read.
 	Files []string
 	// Digest is the hex SHA-256 of every file read (paths and bytes, in
@@ -344,8 +347,10 @@ func (p *cfgParser) root(cfg *Config, root *canon.Value) error {
 			err = p.tools(cfg, &m.Value, ptr)
 		case "gate":
 			err = p.gate(&cfg.Gate, &m.Value, ptr)
+		case "record":
+			err = p.record(&cfg.Record, &m.Value, ptr)
 		default:
-			err = p.keyErrAt(ptr, "", "%s", unknownKey(m.Key, "server", "tools", "gate"))
+			err = p.keyErrAt(ptr, "", "%s", unknownKey(m.Key, "server", "tools", "gate", "record"))
 		}
 		if err != nil {
 			return err

@@ -39,6 +39,10 @@ type Options struct {
 	// Now is the clock for gate.allow expiry and timestamps; nil means
 	// time.Now.
 	Now func() time.Time
+	// RecordDir, when set, appends every tools/call as an mcpctl fixture
+	// line to RecordDir/calls-<UTC start>-<pid>.jsonl (--record; see
+	// RecordConfig and recorder for the format and redaction).
+	RecordDir string
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
@@ -49,6 +53,11 @@ type Options struct {
 	// onRelease, when set (tests), is called when a generation's last
 	// reference is dropped and its handlers are closed.
 	onRelease func(*Generation)
+	// recordQueue (tests) bounds the record queue; 0 means
+	// DefaultRecordQueue. recordHook (tests) runs in the record writer
+	// before each write.
+	recordQueue int
+	recordHook  func()
 }
 
 // DefaultDebounce is the watcher's default quiet period.
@@ -73,6 +82,7 @@ type Server struct {
 
 	notifier *notifier
 	metrics  *metrics
+	rec      *recorder // nil unless recording
 	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
 
@@ -146,6 +156,14 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	})
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
 	s.mcp.AddReceivingMiddleware(s.receivingMiddleware)
+	if opts.RecordDir != "" {
+		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.rec = rec
+	}
 	return s, nil
 }
 
@@ -164,12 +182,14 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 	return s.mcp.Connect(ctx, t, nil)
 }
 
-// Close stops background work (notification senders). It does not close
+// Close stops background work (notification senders, the record writer,
+// after it wrote the queued records). It does not close
 // sessions; the transports do. It is idempotent.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
 		s.notifier.wait()
+		s.rec.close()
 		if g := s.live.Load(); g != nil {
 			g.release()
 		}

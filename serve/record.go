@@ -1,0 +1,509 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+// RecordConfig is the serve config's record block (DESIGN §6.4, --record):
+//
+//	record:
+//	  redact: [session_key, /auth/header, /items/0/pin]
+//
+// Redact lists what `serve --record` replaces with "[redacted]"
+// (fixtures.Redacted) before a call's arguments reach the disk: an entry
+// starting with "/" is a JSON Pointer (RFC 6901) into the arguments naming
+// one position; any other entry is a member name redacted at any depth.
+// Besides these, members whose name looks like a secret are always
+// redacted (see LooksSecret). The block only matters with --record; it is
+// read from the generation a call ran against, so a reload changes it.
+type RecordConfig struct {
+	Redact []string
+
+	names    map[string]bool
+	pointers map[string]bool
+}
+
+// recordKeys are the members of the record block.
+var recordKeys = []string{"redact"}
+
+func (p *cfgParser) record(rc *RecordConfig, v *canon.Value, ptr string) error {
+	if v.Kind != canon.Object {
+		return p.errAt(ptr, "", "record must be a mapping {redact: […]}, got %s", v.Kind)
+	}
+	for i := range v.Members {
+		m := &v.Members[i]
+		mp := ptr + "/" + canon.EscapePointer(m.Key)
+		if m.Key != "redact" {
+			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, recordKeys...))
+		}
+		list, err := p.stringList(&m.Value, mp, "")
+		if err != nil {
+			return err
+		}
+		for j, e := range list {
+			if err := checkRedactEntry(e); err != nil {
+				return p.errAt(mp+"/"+strconv.Itoa(j), "", "record.redact: %v", err)
+			}
+		}
+		rc.Redact = list
+	}
+	rc.compile()
+	return nil
+}
+
+// checkRedactEntry accepts a member name or an RFC 6901 JSON Pointer.
+func checkRedactEntry(e string) error {
+	if e == "" {
+		return errors.New("an empty entry (want a member name or a JSON Pointer such as /auth/token)")
+	}
+	if !strings.HasPrefix(e, "/") {
+		return nil
+	}
+	for i := 0; i < len(e); i++ {
+		if e[i] == '~' && (i+1 == len(e) || (e[i+1] != '0' && e[i+1] != '1')) {
+			return fmt.Errorf("%q is not a JSON Pointer: \"~\" must be followed by 0 or 1 (RFC 6901)", e)
+		}
+	}
+	return nil
+}
+
+func (rc *RecordConfig) compile() {
+	rc.names, rc.pointers = map[string]bool{}, map[string]bool{}
+	for _, e := range rc.Redact {
+		if strings.HasPrefix(e, "/") {
+			rc.pointers[e] = true
+		} else {
+			rc.names[e] = true
+		}
+	}
+}
+
+// secretWords are the words of a member name that make it look like a
+// secret (see LooksSecret).
+var secretWords = map[string]bool{"token": true, "password": true, "passwd": true, "secret": true, "authorization": true, "apikey": true}
+
+// LooksSecret reports whether a member name looks like a secret, so `serve
+// --record` redacts its value whatever the config says: the name, split into
+// words at "_", "-", ".", spaces and lower-to-upper case changes, has a word
+// token, password, passwd, secret, authorization or apikey, or the words
+// api and key in a row (case-insensitive). "access_token", "clientSecret",
+// "X-API-Key" and "Authorization" look secret; "max_tokens" and "keyword"
+// do not.
+func LooksSecret(name string) bool {
+	words := splitWords(name)
+	for i, w := range words {
+		if secretWords[w] || (w == "api" && i+1 < len(words) && words[i+1] == "key") {
+			return true
+		}
+	}
+	return false
+}
+
+// splitWords splits a member name into lower-case words.
+func splitWords(s string) []string {
+	var words []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			words = append(words, strings.ToLower(s[start:end]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+			flush(i)
+		case c >= 'A' && c <= 'Z':
+			// A new word starts at an upper-case letter after a lower-case
+			// one or a digit ("apiKey"), or at the last upper-case letter of
+			// a run followed by a lower-case one ("APIKey" -> api, key).
+			if start >= 0 && i > start {
+				prev := s[i-1]
+				nextLower := i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z'
+				if (prev >= 'a' && prev <= 'z') || (prev >= '0' && prev <= '9') || (prev >= 'A' && prev <= 'Z' && nextLower) {
+					flush(i)
+				}
+			}
+			if start < 0 {
+				start = i
+			}
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	flush(len(s))
+	return words
+}
+
+// redact replaces, in place, the values of v (a call's arguments) that rc
+// (nil: none configured) or LooksSecret name with fixtures.Redacted.
+func (rc *RecordConfig) redact(v *canon.Value) {
+	var names, pointers map[string]bool
+	if rc != nil {
+		names, pointers = rc.names, rc.pointers
+	}
+	redactValue(v, "", names, pointers)
+}
+
+func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool) {
+	hide := func(x *canon.Value) { *x = canon.Value{Kind: canon.String, Str: fixtures.Redacted} }
+	switch v.Kind {
+	case canon.Object:
+		for i := range v.Members {
+			m := &v.Members[i]
+			p := ""
+			if len(pointers) > 0 {
+				p = ptr + "/" + canon.EscapePointer(m.Key)
+			}
+			if names[m.Key] || LooksSecret(m.Key) || pointers[p] {
+				hide(&m.Value)
+				continue
+			}
+			redactValue(&m.Value, p, names, pointers)
+		}
+	case canon.Array:
+		for i := range v.Items {
+			p := ""
+			if len(pointers) > 0 {
+				p = ptr + "/" + strconv.Itoa(i)
+			}
+			if pointers[p] {
+				hide(&v.Items[i])
+				continue
+			}
+			redactValue(&v.Items[i], p, names, pointers)
+		}
+	}
+}
+
+// Recording (DESIGN §6.4 --record): every tools/call that reaches a
+// generation is appended to RecordDir/calls-<UTC start time>-<pid>.jsonl,
+// one file per server start, as one line of mcpctl fixture JSON Lines
+// (DESIGN §5, fixtures.FormatMCPCtl):
+//
+//	{"tool":"search_docs","arguments":{"q":"x","token":"[redacted]"},"generation":"<fingerprint>","expect":"translated"}
+//
+// tool is the name the client called (an alias stays the alias); arguments
+// are as sent, member order and number spelling kept, redacted (see
+// RecordConfig); generation is the fingerprint of the generation the call
+// ran against; expect is the outcome replay gives the same call against
+// the same config: accepted, translated, rejected or unknown-tool (a
+// handler that failed is still accepted or translated: its arguments were).
+//
+// The call path only hands the record to a bounded queue; one writer
+// goroutine encodes, redacts and appends it with one write(2) per line
+// (O_APPEND), so lines never interleave. A full queue drops the record
+// (mcpctl_serve_record_dropped_total{reason="queue-full"}). Calls whose
+// arguments are not a JSON object, or whose tool name is empty, cannot be
+// written as fixtures and are dropped too (reason "unrecordable"); calls
+// refused because the server is shutting down reach no generation and are
+// not recorded.
+type recorder struct {
+	dir, path string
+	log       *slog.Logger
+
+	q    chan *callRecord
+	mu   sync.RWMutex // closed, against put's send
+	shut bool
+	stop chan struct{}
+	done chan struct{}
+
+	written prometheus.Counter
+	dropped *prometheus.CounterVec
+	errs    *prometheus.CounterVec
+
+	// Writer goroutine only.
+	f      *os.File
+	fi     os.FileInfo
+	buf    []byte
+	logged map[string]bool
+	hook   func() // tests: runs before each write
+}
+
+// callRecord is one call on its way to the recorder.
+type callRecord struct {
+	tool   string
+	args   json.RawMessage
+	gen    string
+	cfg    *RecordConfig
+	expect fixtures.Outcome
+}
+
+// set records the call's outcome (nil-safe: no recording).
+func (c *callRecord) set(o fixtures.Outcome) {
+	if c != nil {
+		c.expect = o
+	}
+}
+
+// passed records a call whose arguments validated: accepted when as sent,
+// translated when the tool's facade carried it (the outcomes replay gives,
+// DESIGN §5).
+func (c *callRecord) passed(asSent bool) {
+	if asSent {
+		c.set(fixtures.Accepted)
+	} else {
+		c.set(fixtures.Translated)
+	}
+}
+
+// DefaultRecordQueue is how many calls may wait for the record writer
+// before new ones are dropped.
+const DefaultRecordQueue = 4096
+
+// Record drop reasons (the reason label of mcpctl_serve_record_dropped_total).
+const (
+	dropQueueFull    = "queue-full"
+	dropClosed       = "closed"
+	dropUnrecordable = "unrecordable"
+	dropWriteFailed  = "write-failed"
+)
+
+// newRecorder creates dir (0700) and the record file (0600) and starts the
+// writer. now names the file.
+func newRecorder(dir string, now time.Time, queue int, log *slog.Logger, reg prometheus.Registerer, hook func()) (*recorder, error) {
+	if queue <= 0 {
+		queue = DefaultRecordQueue
+	}
+	name := fmt.Sprintf("calls-%s-%d.jsonl", now.UTC().Format("20060102T150405Z"), os.Getpid())
+	r := &recorder{
+		dir: dir, path: filepath.Join(dir, name), log: log,
+		q: make(chan *callRecord, queue), stop: make(chan struct{}), done: make(chan struct{}),
+		logged: map[string]bool{}, hook: hook,
+		written: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcpctl_serve_record_written_total",
+			Help: "tools/call records appended to the --record file.",
+		}),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mcpctl_serve_record_dropped_total",
+			Help: "tools/call records not written, by reason: queue-full (the writer fell behind), write-failed, unrecordable (arguments not a JSON object), closed (the server was closing).",
+		}, []string{"reason"}),
+		errs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mcpctl_serve_record_errors_total",
+			Help: "Failures of the --record writer, by kind: open, disk-full, write, vanished (the file was removed and is recreated).",
+		}, []string{"kind"}),
+	}
+	if err := r.open(); err != nil {
+		return nil, &toolset.InputError{Source: dir, Offset: -1, Msg: fmt.Sprintf("--record: cannot write the record file: %v", unwrapPath(err)), Err: err}
+	}
+	reg.MustRegister(r.written, r.dropped, r.errs)
+	go r.run()
+	log.Info("recording calls", "file", r.path)
+	return r, nil
+}
+
+// start begins the record of one call against generation g (nil when not
+// recording).
+func (r *recorder) start(tool string, args json.RawMessage, g *Generation) *callRecord {
+	if r == nil {
+		return nil
+	}
+	c := &callRecord{tool: tool, args: args, gen: g.Fingerprint}
+	if g.Config != nil {
+		c.cfg = &g.Config.Record
+	}
+	return c
+}
+
+// put hands c to the writer without blocking; a full queue drops it.
+func (r *recorder) put(c *callRecord) {
+	if r == nil || c == nil {
+		return
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.shut {
+		r.dropped.WithLabelValues(dropClosed).Inc()
+		return
+	}
+	select {
+	case r.q <- c:
+	default:
+		r.dropped.WithLabelValues(dropQueueFull).Inc()
+	}
+}
+
+// close stops taking records, writes the queued ones and closes the file.
+// It is idempotent and nil-safe.
+func (r *recorder) close() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	already := r.shut
+	r.shut = true
+	r.mu.Unlock()
+	if !already {
+		close(r.stop)
+	}
+	<-r.done
+}
+
+func (r *recorder) run() {
+	defer close(r.done)
+	defer r.closeFile()
+	// idle: the queue was empty after the last write, so the file may have
+	// been removed since; checked (one stat) before the next write.
+	idle := true
+	for {
+		select {
+		case c := <-r.q:
+			if idle {
+				r.checkFile()
+			}
+			r.write(c)
+			idle = len(r.q) == 0
+		case <-r.stop:
+			for {
+				select {
+				case c := <-r.q:
+					r.write(c)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (r *recorder) write(c *callRecord) {
+	line, err := appendRecord(r.buf[:0], c)
+	if err != nil {
+		r.dropped.WithLabelValues(dropUnrecordable).Inc()
+		r.log.Debug("call not recorded", "tool", c.tool, "reason", err.Error())
+		return
+	}
+	r.buf = line
+	if r.f == nil {
+		if err := r.open(); err != nil {
+			r.fail("open", err)
+			return
+		}
+	}
+	if r.hook != nil {
+		r.hook()
+	}
+	if _, err := r.f.Write(line); err != nil {
+		kind := "write"
+		if errors.Is(err, syscall.ENOSPC) {
+			kind = "disk-full"
+		}
+		r.fail(kind, err)
+		// Reopen for the next record: the folder may come back, the disk
+		// may have room again.
+		r.closeFile()
+		return
+	}
+	r.written.Inc()
+}
+
+// fail counts a failed record and logs the first failure of each kind.
+func (r *recorder) fail(kind string, err error) {
+	r.errs.WithLabelValues(kind).Inc()
+	r.dropped.WithLabelValues(dropWriteFailed).Inc()
+	if !r.logged[kind] {
+		r.logged[kind] = true
+		r.log.Error("recording a call failed; the call was served, the record is dropped (logged once per kind)", "kind", kind, "file", r.path, "error", err)
+	}
+}
+
+// checkFile notices that the record file was removed (or its folder) and
+// starts a new one, so records do not go to an unlinked file.
+func (r *recorder) checkFile() {
+	if r.f == nil {
+		return
+	}
+	fi, err := os.Stat(r.path)
+	if err == nil && os.SameFile(fi, r.fi) {
+		return
+	}
+	r.errs.WithLabelValues("vanished").Inc()
+	if !r.logged["vanished"] {
+		r.logged["vanished"] = true
+		r.log.Warn("the record file was removed; recording to a new one (logged once)", "file", r.path)
+	}
+	r.closeFile()
+}
+
+func (r *recorder) open() error {
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return err
+	}
+	r.f, r.fi = f, fi
+	return nil
+}
+
+func (r *recorder) closeFile() {
+	if r.f != nil {
+		if err := r.f.Close(); err != nil {
+			r.fail("write", err)
+		}
+		r.f, r.fi = nil, nil
+	}
+}
+
+var (
+	errNotObject = errors.New("the arguments are not a JSON object")
+	errNotJSON   = errors.New("the arguments are not strict JSON")
+	errNoTool    = errors.New("the tool name is empty")
+)
+
+// appendRecord appends c as one mcpctl JSON Lines record and a newline.
+func appendRecord(dst []byte, c *callRecord) ([]byte, error) {
+	if c.tool == "" {
+		return dst, errNoTool
+	}
+	args := canon.Value{Kind: canon.Object}
+	if len(c.args) > 0 && string(c.args) != "null" {
+		v, err := canon.Parse(c.args)
+		if err != nil {
+			return dst, errNotJSON
+		}
+		if v.Kind != canon.Object {
+			return dst, errNotObject
+		}
+		args = v
+	}
+	c.cfg.redact(&args)
+	dst = append(dst, `{"tool":`...)
+	dst = canon.AppendString(dst, c.tool)
+	dst = append(dst, `,"arguments":`...)
+	dst = appendOrdered(dst, &args)
+	if c.gen != "" {
+		dst = append(dst, `,"generation":`...)
+		dst = canon.AppendString(dst, c.gen)
+	}
+	if c.expect != "" {
+		dst = append(dst, `,"expect":`...)
+		dst = canon.AppendString(dst, string(c.expect))
+	}
+	return append(dst, "}\n"...), nil
+}

@@ -1,0 +1,439 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/fixtures"
+)
+
+const recordConfig = `server: {name: rec}
+tools:
+  - name: search
+    inputSchema:
+      type: object
+      properties:
+        query: {type: string}
+        mode: {enum: [fast, exact]}
+        api_key: {type: string}
+        auth: {type: object}
+      required: [query]
+      additionalProperties: false
+    handler: {static: {text: found}}
+    facade:
+      rename: {q: query}
+      aliases: [search_docs]
+  - name: broken
+    inputSchema: {type: object}
+    handler: {exec: {command: [/bin/false]}}
+record:
+  redact: [session, /auth/pin]
+`
+
+// recordingServer starts a server on config recording into a fresh
+// folder (which does not exist yet: the server creates it).
+func recordingServer(t *testing.T, config string, tweak ...func(*Options)) (*Server, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "rec")
+	s, _ := startServer(t, config, append([]func(*Options){func(o *Options) { o.RecordDir = dir }}, tweak...)...)
+	return s, dir
+}
+
+// sdkSession connects a go-sdk client over the in-memory transport.
+func sdkSession(t *testing.T, s *Server) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	return cs
+}
+
+// counterValue reads a counter.
+func counterValue(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
+
+// recordedFile returns the one file in dir and its content.
+func recordedFile(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 {
+		t.Fatalf("want one record file in %s, got %d", dir, len(ents))
+	}
+	p := filepath.Join(dir, ents[0].Name())
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, string(b)
+}
+
+func TestRecordCalls(t *testing.T) {
+	s, dir := recordingServer(t, recordConfig)
+	cs := sdkSession(t, s)
+	gen := s.Live().Fingerprint
+	calls := []struct {
+		name, tool, args string
+		// protocolError: the call is answered with a JSON-RPC error.
+		protocolError bool
+		isError       bool
+		want          string // the recorded line
+	}{
+		{"valid", "search", `{"query":"a","mode":"fast"}`, false, false,
+			`{"tool":"search","arguments":{"query":"a","mode":"fast"},"generation":"GEN","expect":"accepted"}`},
+		{"member order and numbers kept", "search", `{"mode":"exact", "query":"b", "auth":{"n":1.50,"pin":"1234","session":"s"}}`, false, false,
+			`{"tool":"search","arguments":{"mode":"exact","query":"b","auth":{"n":1.50,"pin":"[redacted]","session":"[redacted]"}},"generation":"GEN","expect":"accepted"}`},
+		{"invalid", "search", `{"p":1}`, false, true,
+			`{"tool":"search","arguments":{"p":1},"generation":"GEN","expect":"rejected"}`},
+		{"renamed by the facade", "search", `{"q":"c","api_key":"k-123"}`, false, false,
+			`{"tool":"search","arguments":{"q":"c","api_key":"[redacted]"},"generation":"GEN","expect":"translated"}`},
+		{"alias", "search_docs", `{"query":"d"}`, false, false,
+			`{"tool":"search_docs","arguments":{"query":"d"},"generation":"GEN","expect":"translated"}`},
+		{"unknown tool", "serch", `{"query":"e"}`, true, false,
+			`{"tool":"serch","arguments":{"query":"e"},"generation":"GEN","expect":"unknown-tool"}`},
+		{"failed handler", "broken", `{"x":[1,2]}`, false, true,
+			`{"tool":"broken","arguments":{"x":[1,2]},"generation":"GEN","expect":"accepted"}`},
+		{"no arguments", "broken", ``, false, true,
+			`{"tool":"broken","arguments":{},"generation":"GEN","expect":"accepted"}`},
+	}
+	var want []string
+	for _, c := range calls {
+		p := &mcp.CallToolParams{Name: c.tool}
+		if c.args != "" {
+			p.Arguments = json.RawMessage(c.args)
+		}
+		res, err := cs.CallTool(context.Background(), p)
+		if (err != nil) != c.protocolError {
+			t.Fatalf("%s: protocol error %v, want %v", c.name, err, c.protocolError)
+		}
+		if err == nil && res.IsError != c.isError {
+			t.Fatalf("%s: isError %v, want %v", c.name, res.IsError, c.isError)
+		}
+		want = append(want, strings.ReplaceAll(c.want, "GEN", gen))
+	}
+	s.Close() // drains the queue
+
+	path, got := recordedFile(t, dir)
+	if d := cmp.Diff(strings.Join(want, "\n")+"\n", got); d != "" {
+		t.Errorf("record mismatch (-want +got):\n%s", d)
+	}
+	if name, wantName := filepath.Base(path), fmt.Sprintf("calls-20260115T120000Z-%d.jsonl", os.Getpid()); name != wantName {
+		t.Errorf("record file %s, want %s", name, wantName)
+	}
+	for p, perm := range map[string]os.FileMode{dir: 0o700, path: 0o600} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != perm {
+			t.Errorf("%s: mode %v (%v), want %v", p, fi.Mode().Perm(), err, perm)
+		}
+	}
+	if n := counterValue(t, s.rec.written); n != float64(len(calls)) {
+		t.Errorf("written counter %v, want %d", n, len(calls))
+	}
+
+	// The recorded folder replays against the same config with every
+	// expectation met.
+	cfg, err := LoadConfig(s.opts.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := cfg.Set()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := fixtures.Read(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatalf("the record does not read as fixtures: %v", err)
+	}
+	r, err := fixtures.NewReplayer(set, cfg.Facades())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.NewReport()
+	var outcomes []fixtures.Outcome
+	for i := range recorded {
+		r.Add(rep, &recorded[i])
+		res := rep.Calls[len(rep.Calls)-1]
+		outcomes = append(outcomes, res.Outcome)
+		if res.Unexpected {
+			t.Errorf("%s: replay says %s, the record expects %s", res.Source, res.Outcome, res.Expect)
+		}
+	}
+	wantOutcomes := []fixtures.Outcome{fixtures.Accepted, fixtures.Accepted, fixtures.Rejected, fixtures.Translated, fixtures.Translated, fixtures.UnknownTool, fixtures.Accepted, fixtures.Accepted}
+	if d := cmp.Diff(wantOutcomes, outcomes); d != "" {
+		t.Errorf("replay outcomes mismatch (-want +got):\n%s", d)
+	}
+	if rep.Unexpected != 0 || rep.Fails(fixtures.FailOnRejected) {
+		t.Errorf("replay of the record fails: %d unexpected", rep.Unexpected)
+	}
+}
+
+func TestRecordRedaction(t *testing.T) {
+	for _, tc := range []struct {
+		name, redact, args, want string
+	}{
+		{"nothing configured, nothing secret", `[]`, `{"q":"x","max_tokens":5,"keyword":"k"}`, `{"q":"x","max_tokens":5,"keyword":"k"}`},
+		{"default secret names", `[]`,
+			`{"access_token":"a","clientSecret":"b","X-API-Key":"c","Authorization":"d","password":"e","apiKey":"f","nested":[{"PASSWD":"g"}]}`,
+			`{"access_token":"[redacted]","clientSecret":"[redacted]","X-API-Key":"[redacted]","Authorization":"[redacted]","password":"[redacted]","apiKey":"[redacted]","nested":[{"PASSWD":"[redacted]"}]}`},
+		{"a secret-looking object is redacted whole", `[]`, `{"token":{"v":1},"q":1}`, `{"token":"[redacted]","q":1}`},
+		{"by name at any depth", `[ssn]`, `{"ssn":"1","p":{"ssn":"2","x":[{"ssn":3}]},"ssnx":"4"}`, `{"ssn":"[redacted]","p":{"ssn":"[redacted]","x":[{"ssn":"[redacted]"}]},"ssnx":"4"}`},
+		{"by pointer only there", `[/a/pin]`, `{"a":{"pin":"1"},"b":{"pin":"2"}}`, `{"a":{"pin":"[redacted]"},"b":{"pin":"2"}}`},
+		{"pointer to an array item", `[/cards/1]`, `{"cards":["a","b","c"]}`, `{"cards":["a","[redacted]","c"]}`},
+		{"escaped pointer", `[/a~1b/c~0d]`, `{"a/b":{"c~d":"x","e":"y"}}`, `{"a/b":{"c~d":"[redacted]","e":"y"}}`},
+		{"pointer that matches nothing", `[/nope]`, `{"a":1}`, `{"a":1}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: "+tc.redact+"}\n"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &callRecord{tool: "t", args: json.RawMessage(tc.args), cfg: &cfg.Record, expect: fixtures.Accepted}
+			got, err := appendRecord(nil, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"tool":"t","arguments":` + tc.want + `,"expect":"accepted"}` + "\n"
+			if d := cmp.Diff(want, string(got)); d != "" {
+				t.Errorf("mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestLooksSecret(t *testing.T) {
+	var got []string
+	for _, n := range []string{"token", "accessToken", "refresh_token", "TOKEN", "password", "db-password", "secret", "client_secret",
+		"api_key", "apiKey", "APIKey", "x-api-key", "authorization", "Authorization", "passwd",
+		"max_tokens", "tokens", "keyword", "key", "api", "secretary", "author", "passwords_allowed", "query"} {
+		if LooksSecret(n) {
+			got = append(got, n)
+		}
+	}
+	want := []string{"token", "accessToken", "refresh_token", "TOKEN", "password", "db-password", "secret", "client_secret",
+		"api_key", "apiKey", "APIKey", "x-api-key", "authorization", "Authorization", "passwd"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("mismatch (-want +got):\n%s", d)
+	}
+}
+
+func TestRecordUnrecordable(t *testing.T) {
+	for _, args := range []string{`[1]`, `"x"`, `{"a":1,"a":2}`} {
+		if _, err := appendRecord(nil, &callRecord{tool: "t", args: json.RawMessage(args)}); err == nil {
+			t.Errorf("%s: recorded, want an error (not a fixture)", args)
+		}
+	}
+	if _, err := appendRecord(nil, &callRecord{args: json.RawMessage(`{}`)}); err == nil {
+		t.Error("a call without a tool name was recorded")
+	}
+}
+
+func TestRecordQueueFullDrops(t *testing.T) {
+	entered := make(chan struct{}, 1)
+	release := make(chan struct{})
+	s, dir := recordingServer(t, recordConfig, func(o *Options) {
+		o.recordQueue = 1
+		o.recordHook = func() {
+			select {
+			case entered <- struct{}{}:
+			default:
+			}
+			<-release
+		}
+	})
+	cs := sdkSession(t, s)
+	call := func(q string) {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": q}})
+		if err != nil || res.IsError {
+			t.Fatalf("call %s failed while the writer was blocked: %v", q, err)
+		}
+	}
+	call("1")
+	<-entered // the writer holds call 1
+	call("2") // queued
+	call("3") // dropped
+	call("4") // dropped
+	if n := counterValue(t, s.rec.dropped.WithLabelValues(dropQueueFull)); n != 2 {
+		t.Errorf("dropped{queue-full} = %v, want 2", n)
+	}
+	close(release)
+	s.Close()
+	_, got := recordedFile(t, dir)
+	var qs []string
+	calls, _, err := fixtures.ReadFile("rec", []byte(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		qs = append(qs, c.Arguments["query"].(string))
+	}
+	if d := cmp.Diff([]string{"1", "2"}, qs); d != "" {
+		t.Errorf("recorded calls mismatch (-want +got):\n%s", d)
+	}
+	if n := counterValue(t, s.rec.written); n != 2 {
+		t.Errorf("written = %v, want 2", n)
+	}
+}
+
+func TestRecordConcurrentCallsWholeLines(t *testing.T) {
+	s, dir := recordingServer(t, recordConfig)
+	const clients, perClient = 6, 40
+	big := strings.Repeat("x", 9000) // more than a pipe buffer's atomic write
+	var wg sync.WaitGroup
+	for i := range clients {
+		cs := sdkSession(t, s)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range perClient {
+				q := fmt.Sprintf("%d-%d-%s", i, j, big)
+				if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": q}}); err != nil {
+					t.Errorf("call: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	s.Close()
+	_, got := recordedFile(t, dir)
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != clients*perClient {
+		t.Fatalf("%d lines, want %d", len(lines), clients*perClient)
+	}
+	seen := map[string]bool{}
+	for i, l := range lines {
+		v, err := canon.Parse([]byte(l))
+		if err != nil {
+			t.Fatalf("line %d is not whole JSON: %v", i+1, err)
+		}
+		q := v.Get("arguments").Get("query").Str
+		if !strings.HasSuffix(q, big) {
+			t.Fatalf("line %d: query cut: %.40q…", i+1, q)
+		}
+		seen[strings.TrimSuffix(q, big)] = true
+	}
+	if len(seen) != clients*perClient {
+		t.Errorf("%d distinct calls recorded, want %d", len(seen), clients*perClient)
+	}
+}
+
+// waitCounter waits until the counter read by get reaches n (the writer
+// works after the call is answered).
+func waitCounter(t *testing.T, what string, get func() float64, n float64) {
+	t.Helper()
+	deadline := time.Now().Add(waitLong)
+	for get() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s stayed at %v, want %v", what, get(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestRecordFolderRemoved(t *testing.T) {
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s, dir := recordingServer(t, recordConfig, func(o *Options) { o.Logger = log })
+	cs := sdkSession(t, s)
+	const secret = "hunter2-do-not-log"
+	written := func() float64 { return counterValue(t, s.rec.written) }
+	for i := range 3 {
+		if i > 0 {
+			// Remove the folder under the writer: the next record
+			// notices, recreates it and starts a new file.
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": fmt.Sprint(secret, i)}})
+		if err != nil || res.IsError {
+			t.Fatalf("call %d failed: %v", i, err)
+		}
+		waitCounter(t, "written", written, float64(i+1))
+	}
+	s.Close()
+	_, got := recordedFile(t, dir)
+	calls, _, err := fixtures.ReadFile("rec", []byte(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || calls[0].Arguments["query"] != secret+"2" {
+		t.Errorf("the recreated file holds %q, want only the last call", got)
+	}
+	if n := counterValue(t, s.rec.errs.WithLabelValues("vanished")); n != 2 {
+		t.Errorf("errors{vanished} = %v, want 2", n)
+	}
+	if n := strings.Count(logs.String(), "the record file was removed"); n != 1 {
+		t.Errorf("the removal was logged %d times, want once:\n%s", n, logs.String())
+	}
+	if strings.Contains(logs.String(), secret) {
+		t.Errorf("an argument value reached the logs:\n%s", logs.String())
+	}
+}
+
+func TestRecordDiskFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := filepath.Join(t.TempDir(), "rec")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The record file of a server started at the test clock's time is a
+	// link to /dev/full: every write fails with ENOSPC.
+	name := fmt.Sprintf("calls-20260115T120000Z-%d.jsonl", os.Getpid())
+	if err := os.Symlink("/dev/full", filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	s, _ := startServer(t, recordConfig, func(o *Options) { o.RecordDir, o.Logger = dir, log })
+	cs := sdkSession(t, s)
+	for i := range 3 {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": fmt.Sprint("q", i)}})
+		if err != nil || res.IsError {
+			t.Fatalf("call %d failed because recording failed: %v", i, err)
+		}
+	}
+	failed := func() float64 { return counterValue(t, s.rec.dropped.WithLabelValues(dropWriteFailed)) }
+	waitCounter(t, "dropped{write-failed}", failed, 3)
+	s.Close()
+	if n := counterValue(t, s.rec.errs.WithLabelValues("disk-full")); n != 3 {
+		t.Errorf("errors{disk-full} = %v, want 3", n)
+	}
+	if n := counterValue(t, s.rec.written); n != 0 {
+		t.Errorf("written = %v, want 0", n)
+	}
+	if n := strings.Count(logs.String(), "recording a call failed"); n != 1 {
+		t.Errorf("the failure was logged %d times, want once:\n%s", n, logs.String())
+	}
+}
