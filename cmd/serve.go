@@ -31,6 +31,7 @@ type serveOptions struct {
 	LogFormat       string
 	LogLevel        string
 	NoWatch         bool
+	Record          string
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -50,12 +51,22 @@ Logs go to standard error: text on a terminal, JSON otherwise. Argument
 values and secrets are never logged.
 
 The bearer token for HTTP comes from --token-file or MCPCTL_TOKEN, never
-from a flag value.`,
+from a flag value.
+
+--record DIR appends every tools/call, one file per server start
+(DIR/calls-<UTC start>-<pid>.jsonl), as mcpctl fixture JSON Lines
+{"tool","arguments","generation","expect"} that replay and diff --usage
+read. Values of members named by the config's record.redact (names, or
+JSON Pointers starting with /) and of members whose name looks like a
+secret (token, password, secret, api key, authorization) are written as
+"[redacted]". Recording never blocks or fails a call: when the writer
+falls behind, records are dropped and counted in /metrics.`,
 		Example: `  mcpctl serve mcpctl.serve.yaml
   mcpctl serve --config mcpctl.serve.yaml
   mcpctl serve --http 127.0.0.1:8931 --admin 127.0.0.1:8932 mcpctl.serve.yaml
   MCPCTL_TOKEN=… mcpctl serve --http 0.0.0.0:8931 --allow-origin https://app.example.com mcpctl.serve.yaml
-  mcpctl serve --http :8931 --stateless mcpctl.serve.yaml   # the 2026-07-28 sessionless mode`,
+  mcpctl serve --http :8931 --stateless mcpctl.serve.yaml   # the 2026-07-28 sessionless mode
+  mcpctl serve --record recorded/ mcpctl.serve.yaml && mcpctl replay recorded/ --against mcpctl.serve.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			switch {
@@ -83,6 +94,7 @@ from a flag value.`,
 	f.StringVar(&opts.LogFormat, "log-format", "auto", "log format: auto (text on a terminal, JSON otherwise), text or json")
 	f.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.BoolVar(&opts.NoWatch, "no-watch", false, "do not watch the config (reload with SIGHUP or POST /reload only)")
+	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in DIR (created 0700), secrets redacted")
 	return c
 }
 
@@ -122,6 +134,7 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		Logger:        log,
 		AllowBreaking: opts.AllowBreaking,
 		Debounce:      opts.Debounce,
+		RecordDir:     opts.Record,
 	})
 	if err != nil {
 		return err
