@@ -75,6 +75,13 @@
 // gracefully: new calls are refused, in-flight calls finish up to the
 // shutdown timeout, and nothing waits on a blocked stdout.
 //
+// With Options.RecordDir (--record), every tools/call that reaches a
+// generation is appended to a file in that folder as an mcpctl fixture line
+// ({"tool","arguments","generation","expect"}, DESIGN §5), with the values
+// the config's record.redact names and secret-looking members (LooksSecret)
+// replaced by "[redacted]"; a bounded queue and one writer goroutine keep
+// the disk off the call path, and Close writes what is queued.
+//
 //	s, err := serve.New(ctx, serve.Options{ConfigPath: "mcpctl.serve.yaml", Logger: log})
 //	if err != nil { … } // the first config could not be built: exit 2
 //	defer s.Close()
