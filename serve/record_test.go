@@ -437,3 +437,55 @@ func TestRecordDiskFull(t *testing.T) {
 		t.Errorf("the failure was logged %d times, want once:\n%s", n, logs.String())
 	}
 }
+
+// BenchmarkRecordCall measures a tools/call over the in-memory go-sdk
+// client without and with --record (compare the two in one run), and the
+// writer's cost per line (encode, redact, append).
+func BenchmarkRecordCall(b *testing.B) {
+	args := json.RawMessage(`{"query":"a fairly ordinary query","mode":"fast","api_key":"k","auth":{"pin":"1","n":3}}`)
+	for _, rec := range []bool{false, true} {
+		b.Run(fmt.Sprintf("record=%v", rec), func(b *testing.B) {
+			dir := filepath.Join(b.TempDir(), "rec")
+			path := writeFile(b, b.TempDir(), "c.yaml", recordConfig)
+			opts := Options{ConfigPath: path}
+			if rec {
+				opts.RecordDir = dir
+			}
+			s, err := New(context.Background(), opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := s.Connect(context.Background(), st)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ss.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: args}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("writer-line", func(b *testing.B) {
+		cfg, err := ParseConfig("c.yaml", []byte(recordConfig), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf []byte
+		for range b.N {
+			buf, err = appendRecord(buf[:0], &callRecord{tool: "search", args: args, gen: "f00", cfg: &cfg.Record, expect: fixtures.Accepted})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
