@@ -94,7 +94,7 @@ falls behind, records are dropped and counted in /metrics.`,
 	f.StringVar(&opts.LogFormat, "log-format", "auto", "log format: auto (text on a terminal, JSON otherwise), text or json")
 	f.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.BoolVar(&opts.NoWatch, "no-watch", false, "do not watch the config (reload with SIGHUP or POST /reload only)")
-	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in DIR (created 0700), secrets redacted")
+	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
 	return c
 }
 
