@@ -56,6 +56,10 @@ type sessionState struct {
 	http    bool
 	// listed is the version of the generation this session last listed.
 	listed atomic.Uint64
+	// pin is the session's pinned generation (--pin-sessions), or nil.
+	pin atomic.Pointer[pin]
+	// ended: the session is gone (its pin must not outlive it).
+	ended atomic.Bool
 
 	// guarded by notifier.mu
 	initialized bool
@@ -114,7 +118,7 @@ func (n *notifier) begin(ss *mcp.ServerSession, http bool) {
 	if _, loaded := n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Now(), http: http}); !loaded {
 		go func() {
 			_ = ss.Wait()
-			n.sessions.Delete(ss)
+			n.forget(ss)
 		}()
 	}
 }
@@ -153,6 +157,9 @@ func (n *notifier) changed(g *Generation) {
 		if st == nil || sessionless(ss) {
 			continue // never sent initialize: it will list the new generation
 		}
+		if st.pin.Load() != nil {
+			continue // pinned: its list did not change (told when the pin ends)
+		}
 		if !st.initialized {
 			st.pending = true
 			continue
@@ -168,11 +175,18 @@ func (n *notifier) changed(g *Generation) {
 	}
 }
 
+// forget drops the state of a session that ended, releasing its pin.
+func (n *notifier) forget(ss *mcp.ServerSession) {
+	if v, ok := n.sessions.LoadAndDelete(ss); ok {
+		n.s.forgetPin(ss, v.(*sessionState))
+	}
+}
+
 // prune forgets sessions that are no longer connected.
 func (n *notifier) prune(present map[*mcp.ServerSession]bool) {
 	n.sessions.Range(func(k, _ any) bool {
 		if !present[k.(*mcp.ServerSession)] {
-			n.sessions.Delete(k)
+			n.forget(k.(*mcp.ServerSession))
 		}
 		return true
 	})

@@ -36,9 +36,16 @@ type Options struct {
 	// Getenv reads the environment for handlers (exec allowlists, http
 	// header secrets); nil means os.LookupEnv.
 	Getenv func(string) (string, bool)
-	// Now is the clock for gate.allow expiry and timestamps; nil means
-	// time.Now.
+	// Now is the clock for gate.allow expiry, pin expiry and timestamps;
+	// nil means time.Now.
 	Now func() time.Time
+	// PinSessions pins each session (2025-11-25 and earlier, stdio or
+	// stateful HTTP) to the generation live at its initialize, for
+	// tools/list and tools/call, until it ends or PinTTL passes (DESIGN
+	// §6.3, --pin-sessions; see pin.go).
+	PinSessions bool
+	// PinTTL is how long a pin holds; 0 means DefaultPinTTL (1 h).
+	PinTTL time.Duration
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
@@ -49,6 +56,9 @@ type Options struct {
 	// onRelease, when set (tests), is called when a generation's last
 	// reference is dropped and its handlers are closed.
 	onRelease func(*Generation)
+	// pinAfter, when set (tests), replaces time.AfterFunc as the pin
+	// expiry timer; it returns the timer's stop function.
+	pinAfter func(d time.Duration, f func()) (stop func() bool)
 }
 
 // DefaultDebounce is the watcher's default quiet period.
@@ -93,6 +103,8 @@ type Server struct {
 	ready    atomic.Bool
 	draining atomic.Bool
 	inflight inflight
+	// pinned counts pinned sessions (pin.go).
+	pinned atomic.Int64
 
 	baseCtx    context.Context
 	baseCancel context.CancelFunc
@@ -118,11 +130,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.PinTTL <= 0 {
+		opts.PinTTL = DefaultPinTTL
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{opts: opts, log: log, metrics: newMetrics()}
+	s.registerPinMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
@@ -170,6 +186,7 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
 		s.notifier.wait()
+		s.unpinAll()
 		if g := s.live.Load(); g != nil {
 			g.release()
 		}
