@@ -66,6 +66,9 @@ type sessionState struct {
 	pending     bool // a change happened before initialized
 	sending     bool // a sender goroutine is running
 	again       bool // another change came while sending
+	// told is the fingerprint the session was last told of (pin expiry and
+	// a publish racing must not tell it twice of one change).
+	told string
 }
 
 type ourSendKey struct{}
@@ -157,9 +160,10 @@ func (n *notifier) changed(g *Generation) {
 		if st == nil || sessionless(ss) {
 			continue // never sent initialize: it will list the new generation
 		}
-		if st.pin.Load() != nil {
+		if st.pin.Load() != nil || st.told == g.Fingerprint {
 			continue // pinned: its list did not change (told when the pin ends)
 		}
+		st.told = g.Fingerprint
 		if !st.initialized {
 			st.pending = true
 			continue

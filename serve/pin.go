@@ -90,6 +90,10 @@ func (s *Server) pinSession(ss *mcp.ServerSession) {
 		return
 	}
 	s.pinned.Add(1)
+	s.notifier.mu.Lock()
+	st.pending = false // a change before the pin: the pin already has it
+	st.told = g.Fingerprint
+	s.notifier.mu.Unlock()
 	p.mu.Lock()
 	p.stop = s.afterFunc(s.opts.PinTTL, func() { s.unpin(ss, st, p, true) })
 	p.mu.Unlock()
@@ -112,7 +116,8 @@ func (s *Server) unpin(ss *mcp.ServerSession, st *sessionState, p *pin, notify b
 	if notify && s.baseCtx.Err() == nil {
 		n := s.notifier
 		n.mu.Lock()
-		if s.live.Load().Fingerprint != p.gen.Fingerprint && !st.ended.Load() {
+		if fp := s.live.Load().Fingerprint; fp != p.gen.Fingerprint && fp != st.told && !st.ended.Load() {
+			st.told = fp
 			if st.initialized {
 				n.queue(ss, st)
 			} else {
