@@ -32,6 +32,8 @@ type serveOptions struct {
 	LogLevel        string
 	NoWatch         bool
 	Record          string
+	PinSessions     bool
+	PinTTL          time.Duration
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -60,13 +62,21 @@ read. Values of members named by the config's record.redact (names, or
 JSON Pointers starting with /) and of members whose name looks like a
 secret (token, password, secret, api key, authorization) are written as
 "[redacted]". Recording never blocks or fails a call: when the writer
-falls behind, records are dropped and counted in /metrics.`,
+falls behind, records are dropped and counted in /metrics.
+
+With --pin-sessions, each session (stdio, or stateful HTTP at 2025-11-25
+and earlier) keeps listing and calling the tools that were live when it
+initialized, until it ends or --pin-ttl passes; then it moves to the live
+tools and gets one list_changed. Stateless HTTP and 2026-07-28 clients are
+never pinned (that revision forbids per-connection tool lists; facades
+carry compatibility there).`,
 		Example: `  mcpctl serve mcpctl.serve.yaml
   mcpctl serve --config mcpctl.serve.yaml
   mcpctl serve --http 127.0.0.1:8931 --admin 127.0.0.1:8932 mcpctl.serve.yaml
   MCPCTL_TOKEN=… mcpctl serve --http 0.0.0.0:8931 --allow-origin https://app.example.com mcpctl.serve.yaml
   mcpctl serve --http :8931 --stateless mcpctl.serve.yaml   # the 2026-07-28 sessionless mode
-  mcpctl serve --record recorded/ mcpctl.serve.yaml && mcpctl replay recorded/ --against mcpctl.serve.yaml`,
+  mcpctl serve --record recorded/ mcpctl.serve.yaml && mcpctl replay recorded/ --against mcpctl.serve.yaml
+  mcpctl serve --http :8931 --pin-sessions --pin-ttl 30m mcpctl.serve.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			switch {
@@ -95,6 +105,8 @@ falls behind, records are dropped and counted in /metrics.`,
 	f.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.BoolVar(&opts.NoWatch, "no-watch", false, "do not watch the config (reload with SIGHUP or POST /reload only)")
 	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
+	f.BoolVar(&opts.PinSessions, "pin-sessions", false, "keep each session (stdio, stateful HTTP; not 2026-07-28) on the tools live when it initialized, until it ends or --pin-ttl passes")
+	f.DurationVar(&opts.PinTTL, "pin-ttl", serve.DefaultPinTTL, "with --pin-sessions: how long a session stays pinned before it moves to the live tools and is notified")
 	return c
 }
 
@@ -105,6 +117,9 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	}
 	if opts.Stateless && opts.HTTP == "" {
 		return usageErrorf("--stateless needs --http")
+	}
+	if opts.PinTTL <= 0 {
+		return usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)
 	}
 	var httpOpts serve.HTTPOptions
 	var httpAddr, adminAddr string
@@ -135,6 +150,8 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		AllowBreaking: opts.AllowBreaking,
 		Debounce:      opts.Debounce,
 		RecordDir:     opts.Record,
+		PinSessions:   opts.PinSessions,
+		PinTTL:        opts.PinTTL,
 	})
 	if err != nil {
 		return err

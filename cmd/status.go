@@ -130,6 +130,15 @@ func renderStatus(st *serve.Status, now time.Time) string {
 		fmt.Fprintf(&b, "; %s", strings.Join(parts, ", "))
 	}
 	b.WriteString("\n")
+	if len(st.Sessions.Pinned) > 0 {
+		total := 0
+		var parts []string
+		for _, k := range sortedKeys(st.Sessions.Pinned) {
+			total += st.Sessions.Pinned[k]
+			parts = append(parts, fmt.Sprintf("generation %s: %d", k, st.Sessions.Pinned[k]))
+		}
+		fmt.Fprintf(&b, "  pinned: %d (%s)\n", total, strings.Join(parts, ", "))
+	}
 	if len(st.Calls) > 0 {
 		b.WriteString("\ncalls:\n")
 		names := sortedKeys(st.Calls)

@@ -63,3 +63,24 @@ func TestStatusCommand(t *testing.T) {
 		t.Errorf("--format json: exit %d, %s", code, out.String())
 	}
 }
+
+func TestRenderStatusPinned(t *testing.T) {
+	st := &serve.Status{Sessions: serve.SessionStatus{
+		Total: 3, Initialized: 3,
+		ByGeneration: map[string]int{"1": 2, "2": 1},
+		Pinned:       map[string]int{"1": 2},
+	}}
+	text := renderStatus(st, st.PublishedAt)
+	for _, want := range []string{
+		"sessions: 3 (3 initialized); generation 1: 2, generation 2: 1\n",
+		"  pinned: 2 (generation 1: 2)\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status output lacks %q:\n%s", want, text)
+		}
+	}
+	st.Sessions.Pinned = nil
+	if text := renderStatus(st, st.PublishedAt); strings.Contains(text, "pinned") {
+		t.Errorf("status without pins mentions pinned:\n%s", text)
+	}
+}

@@ -38,8 +38,12 @@ type SessionStatus struct {
 	Total       int `json:"total"`
 	Initialized int `json:"initialized"`
 	// ByGeneration counts sessions by the version of the generation they
-	// last listed ("0": not listed yet).
+	// last listed ("0": not listed yet); a pinned session counts under the
+	// version it is pinned to.
 	ByGeneration map[string]int `json:"byGeneration"`
+	// Pinned counts pinned sessions (--pin-sessions) by the version they
+	// are pinned to; empty when none is.
+	Pinned map[string]int `json:"pinned,omitempty"`
 }
 
 // CallCounts are one tool's call outcomes.
@@ -88,6 +92,13 @@ func (s *Server) Status() Status {
 			v := uint64(0)
 			if ss := s.notifier.state(ss); ss != nil {
 				v = ss.listed.Load()
+				if pv, ok := s.pinnedVersion(ss); ok {
+					v = pv
+					if st.Sessions.Pinned == nil {
+						st.Sessions.Pinned = map[string]int{}
+					}
+					st.Sessions.Pinned[versionLabel(pv)]++
+				}
 				s.notifier.mu.Lock()
 				if ss.initialized {
 					st.Sessions.Initialized++

@@ -114,7 +114,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	}
 	s.metrics.inFlight.Inc()
 	defer s.metrics.inFlight.Dec()
-	g := s.acquireLive()
+	g := s.acquireFor(ss)
 	defer g.release()
 
 	name := req.Params.Name

@@ -40,7 +40,18 @@
 //
 // Readers never lock: tools/list and tools/call load the pointer once and
 // use that generation throughout; an in-flight call holds a reference, and a
-// generation's handlers are closed when its last reference drops.
+// generation's handlers are closed when its last reference drops. A
+// candidate shares the live generation's unchanged tools (compiled schemas,
+// handler), each refcounted by the generations holding it.
+//
+// # Session pinning
+//
+// With Options.PinSessions (--pin-sessions), a session of a revision that
+// has sessions (stdio, stateful HTTP; not stateless HTTP or 2026-07-28)
+// keeps the generation live at its initialize for tools/list and
+// tools/call, and is not notified of publishes, until it ends or
+// Options.PinTTL passes (noticed on its next request or by a timer); it
+// then moves to the live generation with one list_changed if that differs.
 //
 // # Notifications
 //

@@ -66,6 +66,16 @@ type liveTool struct {
 	// structured is a static handler's output validated against the
 	// outputSchema once, when the generation was built (nil otherwise).
 	structured []byte
+
+	// A liveTool is shared by consecutive generations while the tool, its
+	// handler config and the environment its handler read are unchanged
+	// (see reuseTool). refs counts the generations holding it; the last
+	// one to let go closes the handler.
+	refs atomic.Int64
+	// key identifies the handler and facade config (see toolKey).
+	key string
+	// env is what the handler read from the environment when it was built.
+	env map[string]envRead
 }
 
 // aliasRoute is an old tool name routed to a tool (facade alias).
@@ -100,7 +110,7 @@ func (g *Generation) release() {
 	if g.refs.Add(-1) == 0 {
 		g.releaseOnce.Do(func() {
 			for _, t := range g.tools {
-				t.handler.Close()
+				t.drop()
 			}
 			if g.onRelease != nil {
 				g.onRelease(g)
@@ -152,18 +162,24 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	var errs []error
 	for _, ct := range compiled {
 		t := ct.cfg
+		key := toolKey(t, dir)
+		if pt := reuseTool(opts.prev, t, key, getenv); pt != nil {
+			g.tools[t.Name] = pt
+			continue
+		}
 		if t.Handler == nil {
 			p := t.Pos
 			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Msg: "tool has no handler (want handler: {exec: …}, {http: …} or {static: …})"})
 			continue
 		}
-		h, err := buildHandler(t.Handler, dir, getenv)
+		env := map[string]envRead{}
+		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env))
 		if err != nil {
 			p := t.Handler.Pos
 			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})
 			continue
 		}
-		lt := &liveTool{name: t.Name, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, outValue: t.Value.Get("outputSchema"), handler: h, facade: t.Facade}
+		lt := &liveTool{name: t.Name, key: key, env: env, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, outValue: t.Value.Get("outputSchema"), handler: h, facade: t.Facade}
 		if sh, ok := h.(staticHandler); ok && ct.out != nil {
 			// Fixed output: check it against the outputSchema now, so a
 			// violation refuses the candidate instead of failing each call.
@@ -185,11 +201,12 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 		if opts.meters != nil {
 			lt.meters = opts.meters(t.Name)
 		}
+		lt.refs.Store(1)
 		g.tools[t.Name] = lt
 	}
 	if len(errs) > 0 {
 		for _, t := range g.tools {
-			t.handler.Close()
+			t.drop()
 		}
 		return nil, errors.Join(errs...)
 	}
@@ -227,7 +244,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 // discard closes a candidate that will never be published.
 func (g *Generation) discard() {
 	for _, t := range g.tools {
-		t.handler.Close()
+		t.drop()
 	}
 }
 

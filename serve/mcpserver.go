@@ -19,6 +19,9 @@ const GenerationMetaKey = "io.mcpctl/generation"
 func (s *Server) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ss, _ := req.GetSession().(*mcp.ServerSession)
+		if ss != nil && s.opts.PinSessions {
+			s.expireDue(ss)
+		}
 		switch method {
 		case "tools/list":
 			r, ok := req.(*mcp.ListToolsRequest)
@@ -36,6 +39,11 @@ func (s *Server) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if ss != nil {
 				extra := req.GetExtra()
 				s.notifier.begin(ss, extra != nil && extra.Header != nil)
+				res, err := next(ctx, method, req)
+				if err == nil {
+					s.pinSession(ss)
+				}
+				return res, err
 			}
 		case "notifications/initialized":
 			res, err := next(ctx, method, req)
@@ -79,12 +87,13 @@ func (r *listResult) MarshalJSON() ([]byte, error) {
 	return append(buf, '}'), nil
 }
 
-// listTools answers with exactly one generation: the live one, loaded once.
+// listTools answers with exactly one generation: the session's pinned one
+// (--pin-sessions) or the live one, loaded once.
 func (s *Server) listTools(ss *mcp.ServerSession, req *mcp.ListToolsRequest) (mcp.Result, error) {
 	if req.Params != nil && req.Params.Cursor != "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor: this server returns every tool in one page"}
 	}
-	g := s.live.Load()
+	g := s.sessionGen(ss)
 	if st := s.notifier.state(ss); st != nil {
 		st.listed.Store(g.Version)
 	}

@@ -56,12 +56,19 @@ type sessionState struct {
 	http    bool
 	// listed is the version of the generation this session last listed.
 	listed atomic.Uint64
+	// pin is the session's pinned generation (--pin-sessions), or nil.
+	pin atomic.Pointer[pin]
+	// ended: the session is gone (its pin must not outlive it).
+	ended atomic.Bool
 
 	// guarded by notifier.mu
 	initialized bool
 	pending     bool // a change happened before initialized
 	sending     bool // a sender goroutine is running
 	again       bool // another change came while sending
+	// told is the fingerprint the session was last told of (pin expiry and
+	// a publish racing must not tell it twice of one change).
+	told string
 }
 
 type ourSendKey struct{}
@@ -114,7 +121,7 @@ func (n *notifier) begin(ss *mcp.ServerSession, http bool) {
 	if _, loaded := n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Now(), http: http}); !loaded {
 		go func() {
 			_ = ss.Wait()
-			n.sessions.Delete(ss)
+			n.forget(ss)
 		}()
 	}
 }
@@ -153,6 +160,10 @@ func (n *notifier) changed(g *Generation) {
 		if st == nil || sessionless(ss) {
 			continue // never sent initialize: it will list the new generation
 		}
+		if st.pin.Load() != nil || st.told == g.Fingerprint {
+			continue // pinned: its list did not change (told when the pin ends)
+		}
+		st.told = g.Fingerprint
 		if !st.initialized {
 			st.pending = true
 			continue
@@ -168,11 +179,18 @@ func (n *notifier) changed(g *Generation) {
 	}
 }
 
+// forget drops the state of a session that ended, releasing its pin.
+func (n *notifier) forget(ss *mcp.ServerSession) {
+	if v, ok := n.sessions.LoadAndDelete(ss); ok {
+		n.s.forgetPin(ss, v.(*sessionState))
+	}
+}
+
 // prune forgets sessions that are no longer connected.
 func (n *notifier) prune(present map[*mcp.ServerSession]bool) {
 	n.sessions.Range(func(k, _ any) bool {
 		if !present[k.(*mcp.ServerSession)] {
-			n.sessions.Delete(k)
+			n.forget(k.(*mcp.ServerSession))
 		}
 		return true
 	})

@@ -36,13 +36,20 @@ type Options struct {
 	// Getenv reads the environment for handlers (exec allowlists, http
 	// header secrets); nil means os.LookupEnv.
 	Getenv func(string) (string, bool)
-	// Now is the clock for gate.allow expiry and timestamps; nil means
-	// time.Now.
+	// Now is the clock for gate.allow expiry, pin expiry and timestamps;
+	// nil means time.Now.
 	Now func() time.Time
 	// RecordDir, when set, appends every tools/call as an mcpctl fixture
 	// line to RecordDir/calls-<UTC start>-<pid>.jsonl (--record; see
 	// RecordConfig and recorder for the format and redaction).
 	RecordDir string
+	// PinSessions pins each session (2025-11-25 and earlier, stdio or
+	// stateful HTTP) to the generation live at its initialize, for
+	// tools/list and tools/call, until it ends or PinTTL passes (DESIGN
+	// §6.3, --pin-sessions; see pin.go).
+	PinSessions bool
+	// PinTTL is how long a pin holds; 0 means DefaultPinTTL (1 h).
+	PinTTL time.Duration
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
@@ -58,6 +65,9 @@ type Options struct {
 	// before each write.
 	recordQueue int
 	recordHook  func()
+	// pinAfter, when set (tests), replaces time.AfterFunc as the pin
+	// expiry timer; it returns the timer's stop function.
+	pinAfter func(d time.Duration, f func()) (stop func() bool)
 }
 
 // DefaultDebounce is the watcher's default quiet period.
@@ -103,6 +113,8 @@ type Server struct {
 	ready    atomic.Bool
 	draining atomic.Bool
 	inflight inflight
+	// pinned counts pinned sessions (pin.go).
+	pinned atomic.Int64
 
 	baseCtx    context.Context
 	baseCancel context.CancelFunc
@@ -128,11 +140,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.PinTTL <= 0 {
+		opts.PinTTL = DefaultPinTTL
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{opts: opts, log: log, metrics: newMetrics()}
+	s.registerPinMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
@@ -190,6 +206,7 @@ func (s *Server) Close() {
 		s.baseCancel()
 		s.notifier.wait()
 		s.rec.close()
+		s.unpinAll()
 		if g := s.live.Load(); g != nil {
 			g.release()
 		}
