@@ -68,6 +68,12 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, o.MaxBodyBytes)
 		}
+		if r.Method == http.MethodPost {
+			// Counted until the response is written, so a shutdown
+			// lets the answers to calls it waited for go out.
+			s.posts.add()
+			defer s.posts.done()
+		}
 		h.ServeHTTP(w, r)
 	})
 }

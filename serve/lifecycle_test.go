@@ -205,6 +205,67 @@ func TestShutdownDrainsInFlightCalls(t *testing.T) {
 	}
 }
 
+// TestShutdownDrainsInFlightHTTPCall: over streamable HTTP too, a call in
+// flight at SIGTERM is answered before the sessions close (the SDK writes
+// the response after the call returns).
+func TestShutdownDrainsInFlightHTTPCall(t *testing.T) {
+	entered := make(chan struct{}, 1)
+	unblock := make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-unblock
+		io.WriteString(w, "done")
+	}))
+	defer backend.Close()
+	s, _ := startServer(t, `tools:
+  - name: slow
+    inputSchema: {type: object}
+    handler: {http: {url: "`+backend.URL+`"}}
+`)
+	addr := make(chan string, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	runDone := make(chan error, 1)
+	go func() {
+		runDone <- s.Run(ctx, RunOptions{HTTPAddr: "127.0.0.1:0", ShutdownTimeout: waitLong,
+			OnListen: func(_, a string) { addr <- a }})
+	}()
+	c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: "http://" + <-addr}, "")
+	callDone := make(chan *mcp.CallToolResult, 1)
+	callErr := make(chan error, 1)
+	go func() {
+		res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+		callErr <- err
+		callDone <- res
+	}()
+	<-entered
+	cancel() // SIGTERM
+	for !s.draining.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	close(unblock)
+	select {
+	case err := <-callErr:
+		if err != nil {
+			t.Fatalf("the in-flight call failed: %v", err)
+		}
+		res := <-callDone
+		if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || text != "done" {
+			t.Errorf("in-flight call answered isError=%v %q, want \"done\"", res.IsError, text)
+		}
+	case <-time.After(waitLong):
+		t.Fatal("the in-flight call never answered")
+	}
+	select {
+	case err := <-runDone:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(waitLong):
+		t.Fatal("Run did not return after the drain")
+	}
+}
+
 // A stdout nobody reads does not keep Run from returning.
 func TestShutdownWithBlockedStdout(t *testing.T) {
 	s, path := startServer(t, baseConfig)

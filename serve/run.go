@@ -111,6 +111,7 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 
 	done := ctx.Done()
 	var stdio *mcp.ServerSession
+	var stdioConn *drainTransport
 	if o.HTTPAddr != "" {
 		if err := listen("http", o.HTTPAddr, s.HTTPHandler(o.HTTP)); err != nil {
 			closeServers()
@@ -129,7 +130,7 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 			closeServers()
 			return fmt.Errorf("stdio: %w", err)
 		}
-		stdio = ss
+		stdio, stdioConn = ss, t
 		ended := make(chan struct{})
 		bg.Add(1)
 		go func() {
@@ -153,6 +154,20 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	}
 	if err := s.inflight.wait(deadline); err != nil {
 		s.log.Warn("shutdown timeout: abandoning in-flight calls", "inFlight", s.inflight.count())
+	}
+	// A call is done before the SDK writes its response: let the responses
+	// out before the sessions close (HTTP requests still being answered,
+	// stdio requests read and not yet answered).
+	if err := s.posts.wait(deadline); err != nil {
+		s.log.Warn("shutdown timeout: abandoning HTTP requests still being answered", "requests", s.posts.count())
+	}
+	if stdioConn != nil && stdioConn.conn != nil {
+		answered, n := stdioConn.conn.answered()
+		select {
+		case <-answered:
+		case <-deadline.Done():
+			s.log.Warn("shutdown timeout: abandoning unanswered stdio requests", "pending", n)
+		}
 	}
 	// Close sessions without waiting on a blocked peer for long.
 	closed := make(chan struct{})
@@ -218,6 +233,8 @@ type drainTransport struct {
 	// stop ends the wait early (Run's context: SIGTERM/SIGINT, or Run
 	// returning).
 	stop <-chan struct{}
+	// conn is the connection Connect made (the SDK connects once).
+	conn *drainConn
 	// timeout bounds the wait after the end of input (RunOptions'
 	// ShutdownTimeout).
 	timeout time.Duration
@@ -230,14 +247,15 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &drainConn{
+	t.conn = &drainConn{
 		Connection: c,
 		stop:       t.stop,
 		timeout:    t.timeout,
 		log:        t.log,
 		pending:    make(map[jsonrpc.ID]struct{}),
 		closed:     make(chan struct{}),
-	}, nil
+	}
+	return t.conn, nil
 }
 
 // drainConn counts the requests it reads (JSON-RPC messages with an id and a
@@ -259,7 +277,7 @@ type drainConn struct {
 
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]struct{} // requests read and not yet answered
-	idle    chan struct{}           // closed when pending empties while Read waits
+	waiters []chan struct{}         // closed when pending empties
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -290,9 +308,11 @@ func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
 		c.mu.Lock()
 		delete(c.pending, resp.ID)
-		if len(c.pending) == 0 && c.idle != nil {
-			close(c.idle)
-			c.idle = nil
+		if len(c.pending) == 0 {
+			for _, w := range c.waiters {
+				close(w)
+			}
+			c.waiters = nil
 		}
 		c.mu.Unlock()
 	}
@@ -305,18 +325,28 @@ func (c *drainConn) Close() error {
 	return c.Connection.Close()
 }
 
+// answered returns a channel closed once every request read so far has
+// been answered (a response with its id written), and the number of
+// requests it waits for.
+func (c *drainConn) answered() (<-chan struct{}, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan struct{})
+	if len(c.pending) == 0 {
+		close(ch)
+	} else {
+		c.waiters = append(c.waiters, ch)
+	}
+	return ch, len(c.pending)
+}
+
 // drain waits until every request read has been answered, or the
 // connection closes, or stop, or the timeout.
 func (c *drainConn) drain(cause error) {
-	c.mu.Lock()
-	n := len(c.pending)
+	idle, n := c.answered()
 	if n == 0 {
-		c.mu.Unlock()
 		return
 	}
-	idle := make(chan struct{})
-	c.idle = idle
-	c.mu.Unlock()
 	c.log.Debug("stdio input ended: answering the requests already read", "pending", n, "cause", cause)
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()

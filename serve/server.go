@@ -113,6 +113,8 @@ type Server struct {
 	ready    atomic.Bool
 	draining atomic.Bool
 	inflight inflight
+	// posts counts HTTP POST requests being answered (http.go).
+	posts inflight
 	// pinned counts pinned sessions (pin.go).
 	pinned atomic.Int64
 
