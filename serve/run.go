@@ -112,6 +112,7 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	done := ctx.Done()
 	var stdio *mcp.ServerSession
 	var stdioConn *drainTransport
+	var stdioEnded <-chan struct{}
 	if o.HTTPAddr != "" {
 		if err := listen("http", o.HTTPAddr, s.HTTPHandler(o.HTTP)); err != nil {
 			closeServers()
@@ -139,6 +140,7 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 			close(ended)
 		}()
 		done = anyDone(ctx.Done(), ended)
+		stdioEnded = ended
 	}
 	s.SetReady(true)
 	<-done
@@ -157,16 +159,21 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	}
 	// A call is done before the SDK writes its response: let the responses
 	// out before the sessions close (HTTP requests still being answered,
-	// stdio requests read and not yet answered).
-	if err := s.posts.wait(deadline); err != nil {
-		s.log.Warn("shutdown timeout: abandoning HTTP requests still being answered", "requests", s.posts.count())
+	// stdio requests read and not yet answered). What is left is writing,
+	// so the wait is short: a client that does not read (a blocked stdout)
+	// does not hold up shutdown.
+	grace, cancelGrace := context.WithTimeout(deadline, time.Second)
+	defer cancelGrace()
+	if err := s.posts.wait(grace); err != nil {
+		s.log.Warn("shutdown: abandoning HTTP responses not written in time", "requests", s.posts.count())
 	}
 	if stdioConn != nil && stdioConn.conn != nil {
 		answered, n := stdioConn.conn.answered()
 		select {
 		case <-answered:
-		case <-deadline.Done():
-			s.log.Warn("shutdown timeout: abandoning unanswered stdio requests", "pending", n)
+		case <-stdioEnded:
+		case <-grace.Done():
+			s.log.Warn("shutdown: abandoning stdio responses not written in time", "pending", n)
 		}
 	}
 	// Close sessions without waiting on a blocked peer for long.
