@@ -288,3 +288,15 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// initializedForTest reports whether the server has taken ss's
+// notifications/initialized.
+func (s *Server) initializedForTest(ss *mcp.ServerSession) bool {
+	st := s.notifier.state(ss)
+	if st == nil {
+		return false
+	}
+	s.notifier.mu.Lock()
+	defer s.notifier.mu.Unlock()
+	return st.initialized
+}

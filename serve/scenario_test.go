@@ -67,6 +67,16 @@ func watched(t *testing.T, config string, tweak ...func(*Options)) (*Server, str
 func connected(t *testing.T, s *Server) *rawClient {
 	c := dialRaw(t, s)
 	c.initialize(true)
+	// notifications/initialized has no answer: wait until the server has
+	// taken it, so a publish right after is notified at once rather than
+	// remembered for later (which a count could miss).
+	deadline := time.Now().Add(waitLong)
+	for !s.initializedForTest(c.ss) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server never took notifications/initialized")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	return c
 }
 
