@@ -134,21 +134,32 @@ func TestInFlightCallKeepsItsGeneration(t *testing.T) {
 	}
 }
 
-// SIGTERM (ctx cancelled) lets in-flight calls finish, then Run returns.
-func TestShutdownDrainsInFlightCalls(t *testing.T) {
-	entered := make(chan struct{}, 1)
-	unblock := make(chan struct{})
+// slowToolServer serves one tool, slow, whose handler answers "done" once
+// unblock is closed; entered receives when a call reaches the handler.
+func slowToolServer(t *testing.T) (s *Server, entered <-chan struct{}, unblock chan struct{}) {
+	t.Helper()
+	in := make(chan struct{}, 1)
+	unblock = make(chan struct{})
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		entered <- struct{}{}
-		<-unblock
-		io.WriteString(w, "done")
+		in <- struct{}{}
+		select {
+		case <-unblock:
+			io.WriteString(w, "done")
+		case <-r.Context().Done():
+		}
 	}))
-	defer backend.Close()
-	s, _ := startServer(t, `tools:
+	t.Cleanup(backend.Close)
+	s, _ = startServer(t, `tools:
   - name: slow
     inputSchema: {type: object}
     handler: {http: {url: "`+backend.URL+`"}}
 `)
+	return s, in, unblock
+}
+
+// SIGTERM (ctx cancelled) lets in-flight calls finish, then Run returns.
+func TestShutdownDrainsInFlightCalls(t *testing.T) {
+	s, entered, unblock := slowToolServer(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -209,19 +220,7 @@ func TestShutdownDrainsInFlightCalls(t *testing.T) {
 // flight at SIGTERM is answered before the sessions close (the SDK writes
 // the response after the call returns).
 func TestShutdownDrainsInFlightHTTPCall(t *testing.T) {
-	entered := make(chan struct{}, 1)
-	unblock := make(chan struct{})
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		entered <- struct{}{}
-		<-unblock
-		io.WriteString(w, "done")
-	}))
-	defer backend.Close()
-	s, _ := startServer(t, `tools:
-  - name: slow
-    inputSchema: {type: object}
-    handler: {http: {url: "`+backend.URL+`"}}
-`)
+	s, entered, unblock := slowToolServer(t)
 	addr := make(chan string, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
