@@ -216,9 +216,12 @@ func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool) {
 // the same config: accepted, translated, rejected or unknown-tool (a
 // handler that failed is still accepted or translated: its arguments were).
 //
-// The call path only hands the record to a bounded queue; one writer
-// goroutine encodes, redacts and appends it with one write(2) per line
-// (O_APPEND), so lines never interleave. A full queue drops the record
+// The call path only appends the record to a bounded queue (no goroutine
+// is woken per call); one writer goroutine takes the queue every
+// RecordFlushInterval (sooner when it is half full), encodes and redacts
+// the records and appends them with one write(2) (O_APPEND), so lines
+// never interleave. A crash loses at most the records of the last
+// interval; Close writes everything queued. A full queue drops the record
 // (mcpctl_serve_record_dropped_total{reason="queue-full"}). Calls whose
 // arguments are not a JSON object, or whose tool name is empty, cannot be
 // written as fixtures and are dropped too (reason "unrecordable"); calls
@@ -228,9 +231,11 @@ type recorder struct {
 	dir, path string
 	log       *slog.Logger
 
-	q    chan *callRecord
-	mu   sync.RWMutex // closed, against put's send
+	max  int           // queue bound
+	mu   sync.Mutex    // guards queue and shut
+	q    []*callRecord // records waiting for the writer
 	shut bool
+	kick chan struct{} // 1-buffered: the queue is half full
 	stop chan struct{}
 	done chan struct{}
 
@@ -242,9 +247,14 @@ type recorder struct {
 	f      *os.File
 	fi     os.FileInfo
 	buf    []byte
+	spare  []*callRecord // the other queue, swapped in at each flush
 	logged map[string]bool
 	hook   func() // tests: runs before each write
 }
+
+// RecordFlushInterval is how often the --record writer appends the calls
+// queued since its last write.
+const RecordFlushInterval = 50 * time.Millisecond
 
 // callRecord is one call on its way to the recorder.
 type callRecord struct {
@@ -294,7 +304,7 @@ func newRecorder(dir string, now time.Time, queue int, log *slog.Logger, reg pro
 	name := fmt.Sprintf("calls-%s-%d.jsonl", now.UTC().Format("20060102T150405Z"), os.Getpid())
 	r := &recorder{
 		dir: dir, path: filepath.Join(dir, name), log: log,
-		q: make(chan *callRecord, queue), stop: make(chan struct{}), done: make(chan struct{}),
+		max: queue, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		logged: map[string]bool{}, hook: hook,
 		written: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "mcpctl_serve_record_written_total",
@@ -331,21 +341,30 @@ func (r *recorder) start(tool string, args json.RawMessage, g *Generation) *call
 	return c
 }
 
-// put hands c to the writer without blocking; a full queue drops it.
+// put queues c for the writer without blocking; a full queue drops it.
 func (r *recorder) put(c *callRecord) {
 	if r == nil || c == nil {
 		return
 	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.shut {
+	r.mu.Lock()
+	switch {
+	case r.shut:
+		r.mu.Unlock()
 		r.dropped.WithLabelValues(dropClosed).Inc()
 		return
-	}
-	select {
-	case r.q <- c:
-	default:
+	case len(r.q) >= r.max:
+		r.mu.Unlock()
 		r.dropped.WithLabelValues(dropQueueFull).Inc()
+		return
+	}
+	r.q = append(r.q, c)
+	half := len(r.q) == (r.max+1)/2
+	r.mu.Unlock()
+	if half {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -368,65 +387,79 @@ func (r *recorder) close() {
 func (r *recorder) run() {
 	defer close(r.done)
 	defer r.closeFile()
-	// idle: the queue was empty after the last write, so the file may have
-	// been removed since; checked (one stat) before the next write.
-	idle := true
+	tick := time.NewTicker(RecordFlushInterval)
+	defer tick.Stop()
 	for {
 		select {
-		case c := <-r.q:
-			if idle {
-				r.checkFile()
-			}
-			r.write(c)
-			idle = len(r.q) == 0
+		case <-tick.C:
+		case <-r.kick:
 		case <-r.stop:
-			for {
-				select {
-				case c := <-r.q:
-					r.write(c)
-				default:
-					return
-				}
-			}
+			r.flush() // put takes nothing after shut
+			return
 		}
+		r.flush()
 	}
 }
 
-func (r *recorder) write(c *callRecord) {
-	line, err := appendRecord(r.buf[:0], c)
-	if err != nil {
-		r.dropped.WithLabelValues(dropUnrecordable).Inc()
-		r.log.Debug("call not recorded", "tool", c.tool, "reason", err.Error())
+// flush takes the queue and appends its records with one write.
+func (r *recorder) flush() {
+	r.mu.Lock()
+	batch := r.q
+	r.q = r.spare[:0]
+	r.mu.Unlock()
+	defer func() {
+		clear(batch)
+		r.spare = batch[:0]
+	}()
+	if len(batch) == 0 {
 		return
 	}
-	r.buf = line
+	buf := r.buf[:0]
+	n := 0
+	for _, c := range batch {
+		line, err := appendRecord(buf, c)
+		if err != nil {
+			r.dropped.WithLabelValues(dropUnrecordable).Inc()
+			r.log.Debug("call not recorded", "tool", c.tool, "reason", err.Error())
+			continue
+		}
+		buf = line
+		n++
+	}
+	r.buf = buf
+	if n == 0 {
+		return
+	}
+	// The file may have been removed since the last write.
+	r.checkFile()
 	if r.f == nil {
 		if err := r.open(); err != nil {
-			r.fail("open", err)
+			r.fail("open", err, n)
 			return
 		}
 	}
 	if r.hook != nil {
 		r.hook()
 	}
-	if _, err := r.f.Write(line); err != nil {
+	if _, err := r.f.Write(buf); err != nil {
 		kind := "write"
 		if errors.Is(err, syscall.ENOSPC) {
 			kind = "disk-full"
 		}
-		r.fail(kind, err)
-		// Reopen for the next record: the folder may come back, the disk
+		r.fail(kind, err, n)
+		// Reopen for the next records: the folder may come back, the disk
 		// may have room again.
 		r.closeFile()
 		return
 	}
-	r.written.Inc()
+	r.written.Add(float64(n))
 }
 
-// fail counts a failed record and logs the first failure of each kind.
-func (r *recorder) fail(kind string, err error) {
+// fail counts a failed write of n records and logs the first failure of
+// each kind.
+func (r *recorder) fail(kind string, err error, n int) {
 	r.errs.WithLabelValues(kind).Inc()
-	r.dropped.WithLabelValues(dropWriteFailed).Inc()
+	r.dropped.WithLabelValues(dropWriteFailed).Add(float64(n))
 	if !r.logged[kind] {
 		r.logged[kind] = true
 		r.log.Error("recording a call failed; the call was served, the record is dropped (logged once per kind)", "kind", kind, "file", r.path, "error", err)
@@ -471,7 +504,7 @@ func (r *recorder) open() error {
 func (r *recorder) closeFile() {
 	if r.f != nil {
 		if err := r.f.Close(); err != nil {
-			r.fail("write", err)
+			r.fail("write", err, 0)
 		}
 		r.f, r.fi = nil, nil
 	}

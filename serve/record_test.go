@@ -427,8 +427,9 @@ func TestRecordDiskFull(t *testing.T) {
 	failed := func() float64 { return counterValue(t, s.rec.dropped.WithLabelValues(dropWriteFailed)) }
 	waitCounter(t, "dropped{write-failed}", failed, 3)
 	s.Close()
-	if n := counterValue(t, s.rec.errs.WithLabelValues("disk-full")); n != 3 {
-		t.Errorf("errors{disk-full} = %v, want 3", n)
+	// Records are written in batches: one failed write per batch.
+	if n := counterValue(t, s.rec.errs.WithLabelValues("disk-full")); n < 1 || n > 3 {
+		t.Errorf("errors{disk-full} = %v, want 1 to 3 (a failed write per batch)", n)
 	}
 	if n := counterValue(t, s.rec.written); n != 0 {
 		t.Errorf("written = %v, want 0", n)
@@ -438,43 +439,63 @@ func TestRecordDiskFull(t *testing.T) {
 	}
 }
 
-// BenchmarkRecordCall measures a tools/call over the in-memory go-sdk
-// client without and with --record (compare the two in one run), and the
-// writer's cost per line (encode, redact, append).
+// BenchmarkRecordCall measures what --record costs a tools/call over the
+// in-memory go-sdk client (x-baseline: recorded against not recorded, in
+// alternating rounds of one run), and the writer's cost per line (encode,
+// redact, append).
 func BenchmarkRecordCall(b *testing.B) {
 	args := json.RawMessage(`{"query":"a fairly ordinary query","mode":"fast","api_key":"k","auth":{"pin":"1","n":3}}`)
-	for _, rec := range []bool{false, true} {
-		b.Run(fmt.Sprintf("record=%v", rec), func(b *testing.B) {
-			dir := filepath.Join(b.TempDir(), "rec")
-			path := writeFile(b, b.TempDir(), "c.yaml", recordConfig)
-			opts := Options{ConfigPath: path}
-			if rec {
-				opts.RecordDir = dir
-			}
-			s, err := New(context.Background(), opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			st, ct := mcp.NewInMemoryTransports()
-			ss, err := s.Connect(context.Background(), st)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ss.Close()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cs.Close()
-			b.ResetTimer()
-			for range b.N {
+	// connect serves recordConfig, recording into a folder when rec is
+	// set, and returns a connected go-sdk client.
+	connect := func(b *testing.B, rec bool) *mcp.ClientSession {
+		opts := Options{ConfigPath: writeFile(b, b.TempDir(), "c.yaml", recordConfig)}
+		if rec {
+			opts.RecordDir = filepath.Join(b.TempDir(), "rec")
+		}
+		s, err := New(context.Background(), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(s.Close)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = ss.Close() })
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	// call: the same tools/call on the same config, recorded or not, in
+	// alternating rounds so machine load affects both alike; the ratio is
+	// what --record costs a call.
+	b.Run("call", func(b *testing.B) {
+		plain, recorded := connect(b, false), connect(b, true)
+		run := func(cs *mcp.ClientSession, n int) time.Duration {
+			start := time.Now()
+			for range n {
 				if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: args}); err != nil {
 					b.Fatal(err)
 				}
 			}
-		})
-	}
+			return time.Since(start)
+		}
+		const rounds = 5
+		n := max(b.N/rounds, 1)
+		var plainT, recT time.Duration
+		b.ResetTimer()
+		for range rounds {
+			plainT += run(plain, n)
+			recT += run(recorded, n)
+		}
+		b.ReportMetric(float64(recT.Nanoseconds())/float64(n*rounds), "ns/op")
+		b.ReportMetric(float64(plainT.Nanoseconds())/float64(n*rounds), "baseline-ns/op")
+		b.ReportMetric(float64(recT)/float64(plainT), "x-baseline")
+	})
 	b.Run("writer-line", func(b *testing.B) {
 		cfg, err := ParseConfig("c.yaml", []byte(recordConfig), nil)
 		if err != nil {
