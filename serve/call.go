@@ -118,7 +118,10 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	defer g.release()
 
 	name := req.Params.Name
-	rec := s.rec.start(name, req.Params.Arguments, g) // nil unless --record
+	// The record (nil unless --record) goes to the writer once the
+	// outcome is known: before the handler runs, so a call abandoned at
+	// shutdown is recorded too.
+	rec := s.rec.start(name, req.Params.Arguments, g, s.live.Load())
 	defer s.rec.put(rec)
 	t, alias := g.tools[name], (*aliasRoute)(nil)
 	if t == nil {
@@ -148,7 +151,8 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		rec.set(fixtures.Rejected)
 		return errorResult(invalidArguments(t, name, bad, verr)), nil
 	}
-	rec.passed(bad != nil) // facadeArguments returns bad on success only for arguments valid as sent
+	rec.passed(bad != nil, argsJSON) // facadeArguments returns bad on success only for arguments valid as sent
+	s.rec.put(rec)
 
 	start := time.Now()
 	out, err := t.handler.Call(ctx, argsJSON)

@@ -30,8 +30,12 @@ import (
 // starting with "/" is a JSON Pointer (RFC 6901) into the arguments naming
 // one position; any other entry is a member name redacted at any depth.
 // Besides these, members whose name looks like a secret are always
-// redacted (see LooksSecret). The block only matters with --record; it is
-// read from the generation a call ran against, so a reload changes it.
+// redacted (see LooksSecret). For a call a facade translated, the
+// positions are those of the translated arguments: a value that lands in a
+// redacted position is redacted wherever it was sent (an old member name
+// included). The block only matters with --record; the live generation's
+// block applies to every call from its publish on, also to sessions pinned
+// to an older generation.
 type RecordConfig struct {
 	Redact []string
 
@@ -96,26 +100,35 @@ func (rc *RecordConfig) compile() {
 
 // secretWords are the words of a member name that make it look like a
 // secret (see LooksSecret).
-var secretWords = map[string]bool{"token": true, "password": true, "passwd": true, "secret": true, "authorization": true, "apikey": true}
+var secretWords = map[string]bool{
+	"token": true, "password": true, "passwd": true, "passphrase": true, "secret": true,
+	"authorization": true, "apikey": true, "privatekey": true, "credential": true,
+	"credentials": true, "cookie": true, "bearer": true,
+}
+
+// secretPairs are two words in a row that make a name look like a secret.
+var secretPairs = map[[2]string]bool{{"api", "key"}: true, {"private", "key"}: true}
 
 // LooksSecret reports whether a member name looks like a secret, so `serve
 // --record` redacts its value whatever the config says: the name, split into
 // words at "_", "-", ".", spaces and lower-to-upper case changes, has a word
-// token, password, passwd, secret, authorization or apikey, or the words
-// api and key in a row (case-insensitive). "access_token", "clientSecret",
-// "X-API-Key" and "Authorization" look secret; "max_tokens" and "keyword"
-// do not.
+// token, password, passwd, passphrase, secret, authorization, apikey,
+// privatekey, credential(s), cookie or bearer, or the words api key or
+// private key in a row (case-insensitive). "access_token", "clientSecret",
+// "X-API-Key", "private_key" and "Authorization" look secret; "max_tokens"
+// and "keyword" do not.
 func LooksSecret(name string) bool {
 	// Most names hold none of the words: skip splitting them (ToLower
 	// does not allocate for a name already in lower case).
 	lower := strings.ToLower(name)
-	if !strings.Contains(lower, "token") && !strings.Contains(lower, "passw") && !strings.Contains(lower, "secret") &&
-		!strings.Contains(lower, "authorization") && !strings.Contains(lower, "key") {
+	if !strings.Contains(lower, "token") && !strings.Contains(lower, "pass") && !strings.Contains(lower, "secret") &&
+		!strings.Contains(lower, "authorization") && !strings.Contains(lower, "key") && !strings.Contains(lower, "credential") &&
+		!strings.Contains(lower, "cookie") && !strings.Contains(lower, "bearer") {
 		return false
 	}
 	words := splitWords(name)
 	for i, w := range words {
-		if secretWords[w] || (w == "api" && i+1 < len(words) && words[i+1] == "key") {
+		if secretWords[w] || (i+1 < len(words) && secretPairs[[2]string{w, words[i+1]}]) {
 			return true
 		}
 	}
@@ -164,15 +177,73 @@ func splitWords(s string) []string {
 // redact replaces, in place, the values of v (a call's arguments) that rc
 // (nil: none configured) or LooksSecret name with fixtures.Redacted.
 func (rc *RecordConfig) redact(v *canon.Value) {
+	rc.redactCollect(v, nil)
+}
+
+// redactCollect redacts v like redact and, with hidden set, adds the
+// RFC 8785 form of every value it hid to hidden.
+func (rc *RecordConfig) redactCollect(v *canon.Value, hidden map[string]bool) {
 	var names, pointers map[string]bool
 	if rc != nil {
 		names, pointers = rc.names, rc.pointers
 	}
-	redactValue(v, "", names, pointers)
+	redactValue(v, "", names, pointers, hidden)
 }
 
-func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool) {
-	hide := func(x *canon.Value) { *x = canon.Value{Kind: canon.String, Str: fixtures.Redacted} }
+// redactCall redacts a call's arguments as sent (v). When a facade
+// translated them (translated is not nil), the translated arguments are
+// redacted too, and every value of v equal to one hidden there — or, for
+// a number or boolean hidden there, to its text as a string (a coercion)
+// — is hidden in v as well: a secret sent under an old member name is
+// redacted like the member it is renamed to.
+func (rc *RecordConfig) redactCall(v *canon.Value, translated []byte) {
+	if translated == nil {
+		rc.redact(v)
+		return
+	}
+	hidden := map[string]bool{}
+	if t, err := canon.Parse(translated); err == nil {
+		rc.redactCollect(&t, hidden)
+	}
+	rc.redact(v)
+	if len(hidden) > 0 {
+		hideEqual(v, hidden)
+	}
+}
+
+// hideEqual replaces every value below v whose RFC 8785 form is in hidden.
+func hideEqual(v *canon.Value, hidden map[string]bool) {
+	var kids []*canon.Value
+	switch v.Kind {
+	case canon.Object:
+		for i := range v.Members {
+			kids = append(kids, &v.Members[i].Value)
+		}
+	case canon.Array:
+		for i := range v.Items {
+			kids = append(kids, &v.Items[i])
+		}
+	}
+	for _, k := range kids {
+		if hidden[string(canon.AppendJCS(nil, k))] {
+			*k = canon.Value{Kind: canon.String, Str: fixtures.Redacted}
+			continue
+		}
+		hideEqual(k, hidden)
+	}
+}
+
+func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool, hidden map[string]bool) {
+	hide := func(x *canon.Value) {
+		if hidden != nil && !(x.Kind == canon.String && x.Str == fixtures.Redacted) {
+			hidden[string(canon.AppendJCS(nil, x))] = true
+			if x.Kind == canon.Number || x.Kind == canon.Bool {
+				// A coercion may have made it of a string.
+				hidden[string(canon.AppendString(nil, string(canon.AppendJCS(nil, x))))] = true
+			}
+		}
+		*x = canon.Value{Kind: canon.String, Str: fixtures.Redacted}
+	}
 	switch v.Kind {
 	case canon.Object:
 		for i := range v.Members {
@@ -185,7 +256,7 @@ func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool) {
 				hide(&m.Value)
 				continue
 			}
-			redactValue(&m.Value, p, names, pointers)
+			redactValue(&m.Value, p, names, pointers, hidden)
 		}
 	case canon.Array:
 		for i := range v.Items {
@@ -197,7 +268,7 @@ func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool) {
 				hide(&v.Items[i])
 				continue
 			}
-			redactValue(&v.Items[i], p, names, pointers)
+			redactValue(&v.Items[i], p, names, pointers, hidden)
 		}
 	}
 }
@@ -263,6 +334,10 @@ type callRecord struct {
 	gen    string
 	cfg    *RecordConfig
 	expect fixtures.Outcome
+	// translated is the arguments a facade made of args (nil when the call
+	// was not translated); redaction follows values into them.
+	translated []byte
+	queued     bool // put already took it
 }
 
 // set records the call's outcome (nil-safe: no recording).
@@ -275,11 +350,15 @@ func (c *callRecord) set(o fixtures.Outcome) {
 // passed records a call whose arguments validated: accepted when as sent,
 // translated when the tool's facade carried it (the outcomes replay gives,
 // DESIGN §5).
-func (c *callRecord) passed(asSent bool) {
+func (c *callRecord) passed(asSent bool, translated []byte) {
+	if c == nil {
+		return
+	}
 	if asSent {
 		c.set(fixtures.Accepted)
 	} else {
 		c.set(fixtures.Translated)
+		c.translated = translated
 	}
 }
 
@@ -329,23 +408,29 @@ func newRecorder(dir string, now time.Time, queue int, log *slog.Logger, reg pro
 }
 
 // start begins the record of one call against generation g (nil when not
-// recording).
-func (r *recorder) start(tool string, args json.RawMessage, g *Generation) *callRecord {
+// recording); the redaction is live's, the generation published last (a
+// reload that adds a redact entry applies to pinned sessions too).
+func (r *recorder) start(tool string, args json.RawMessage, g, live *Generation) *callRecord {
 	if r == nil {
 		return nil
 	}
 	c := &callRecord{tool: tool, args: args, gen: g.Fingerprint}
-	if g.Config != nil {
-		c.cfg = &g.Config.Record
+	if live == nil {
+		live = g
+	}
+	if live.Config != nil {
+		c.cfg = &live.Config.Record
 	}
 	return c
 }
 
 // put queues c for the writer without blocking; a full queue drops it.
+// A record is queued once; later puts of it do nothing.
 func (r *recorder) put(c *callRecord) {
-	if r == nil || c == nil {
+	if r == nil || c == nil || c.queued {
 		return
 	}
+	c.queued = true
 	r.mu.Lock()
 	switch {
 	case r.shut:
@@ -532,7 +617,7 @@ func appendRecord(dst []byte, c *callRecord) ([]byte, error) {
 		}
 		args = v
 	}
-	c.cfg.redact(&args)
+	c.cfg.redactCall(&args, c.translated)
 	dst = append(dst, `{"tool":`...)
 	dst = canon.AppendString(dst, c.tool)
 	dst = append(dst, `,"arguments":`...)

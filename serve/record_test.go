@@ -35,7 +35,7 @@ tools:
       additionalProperties: false
     handler: {static: {text: found}}
     facade:
-      rename: {q: query}
+      rename: {q: query, key: api_key}
       aliases: [search_docs]
   - name: broken
     inputSchema: {type: object}
@@ -116,6 +116,8 @@ func TestRecordCalls(t *testing.T) {
 			`{"tool":"search","arguments":{"p":1},"generation":"GEN","expect":"rejected"}`},
 		{"renamed by the facade", "search", `{"q":"c","api_key":"k-123"}`, false, false,
 			`{"tool":"search","arguments":{"q":"c","api_key":"[redacted]"},"generation":"GEN","expect":"translated"}`},
+		{"a secret sent under the facade's old name", "search", `{"query":"c2","key":"k-456"}`, false, false,
+			`{"tool":"search","arguments":{"query":"c2","key":"[redacted]"},"generation":"GEN","expect":"translated"}`},
 		{"alias", "search_docs", `{"query":"d"}`, false, false,
 			`{"tool":"search_docs","arguments":{"query":"d"},"generation":"GEN","expect":"translated"}`},
 		{"unknown tool", "serch", `{"query":"e"}`, true, false,
@@ -186,7 +188,7 @@ func TestRecordCalls(t *testing.T) {
 			t.Errorf("%s: replay says %s, the record expects %s", res.Source, res.Outcome, res.Expect)
 		}
 	}
-	wantOutcomes := []fixtures.Outcome{fixtures.Accepted, fixtures.Accepted, fixtures.Rejected, fixtures.Translated, fixtures.Translated, fixtures.UnknownTool, fixtures.Accepted, fixtures.Accepted}
+	wantOutcomes := []fixtures.Outcome{fixtures.Accepted, fixtures.Accepted, fixtures.Rejected, fixtures.Translated, fixtures.Translated, fixtures.Translated, fixtures.UnknownTool, fixtures.Accepted, fixtures.Accepted}
 	if d := cmp.Diff(wantOutcomes, outcomes); d != "" {
 		t.Errorf("replay outcomes mismatch (-want +got):\n%s", d)
 	}
@@ -228,17 +230,109 @@ func TestRecordRedaction(t *testing.T) {
 	}
 }
 
+// A facade's translation carries redaction back to the arguments as sent:
+// a value that lands in a redacted position is hidden where it was sent.
+func TestRecordRedactionFollowsTranslation(t *testing.T) {
+	for _, tc := range []struct {
+		name, redact, args, translated, want string
+	}{
+		{"renamed to a secret name", `[]`, `{"host":"h","pp":"S3"}`, `{"host":"h","passphrase":"S3"}`, `{"host":"h","pp":"[redacted]"}`},
+		{"renamed to a configured name", `[code]`, `{"c":"x1","n":"x2"}`, `{"code":"x1","n":"x2"}`, `{"c":"[redacted]","n":"x2"}`},
+		{"coerced from a string", `[/auth/pin]`, `{"pin":"1234","n":5}`, `{"auth":{"pin":1234},"n":5}`, `{"pin":"[redacted]","n":5}`},
+		{"moved object", `[/creds]`, `{"login":{"u":"a","p":"b"}}`, `{"creds":{"u":"a","p":"b"}}`, `{"login":"[redacted]"}`},
+		{"nothing secret moved", `[]`, `{"q":"x"}`, `{"query":"x"}`, `{"q":"x"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: "+tc.redact+"}\n"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &callRecord{tool: "t", args: json.RawMessage(tc.args), cfg: &cfg.Record, expect: fixtures.Translated, translated: []byte(tc.translated)}
+			got, err := appendRecord(nil, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"tool":"t","arguments":` + tc.want + `,"expect":"translated"}` + "\n"
+			if d := cmp.Diff(want, string(got)); d != "" {
+				t.Errorf("mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// A reload that adds a redact entry applies to sessions pinned to the
+// generation before it: redaction is policy, not contract.
+func TestRecordRedactionOfPinnedSession(t *testing.T) {
+	const cfg = `server: {name: rec}
+tools:
+  - name: t
+    inputSchema: {type: object}
+    handler: {static: {text: ok}}
+record: {redact: [a]}
+`
+	dir := filepath.Join(t.TempDir(), "rec")
+	s, path := startServer(t, cfg, func(o *Options) { o.RecordDir = dir }, pinning)
+	c := connected(t, s)
+	callText(t, c, "t", map[string]any{"a": "A", "b": "B1"})
+	writeFile(t, filepath.Dir(path), filepath.Base(path), strings.Replace(cfg, "[a]", "[a, b]", 1))
+	if res := s.Reload(context.Background(), "test"); res.Result != ResultPublished {
+		t.Fatalf("reload = %s %v", res.Result, res.Errors)
+	}
+	if st := s.notifier.state(c.ss); st == nil || st.pin.Load() == nil || st.pin.Load().gen == s.Live() {
+		t.Fatal("the session is not pinned to the first generation")
+	}
+	callText(t, c, "t", map[string]any{"a": "A", "b": "B2"})
+	s.Close()
+	_, got := recordedFile(t, dir)
+	if strings.Contains(got, "B2") || !strings.Contains(got, "B1") {
+		t.Errorf("want B1 (before the reload) in clear and B2 redacted:\n%s", got)
+	}
+}
+
+// A call is recorded before its handler runs, so a call abandoned at
+// shutdown (its handler still running) is in the record.
+func TestRecordBeforeHandler(t *testing.T) {
+	s, entered, unblock := slowToolServer(t)
+	release := sync.OnceFunc(func() { close(unblock) })
+	defer release() // also when the test fails: the handler must end
+	dir := filepath.Join(t.TempDir(), "rec")
+	rs, err := New(context.Background(), Options{ConfigPath: s.opts.ConfigPath, RecordDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rs.Close)
+	cs := sdkSession(t, rs)
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"n": 1}})
+		done <- err
+	}()
+	<-entered
+	waitCounter(t, "written", func() float64 { return counterValue(t, rs.rec.written) }, 1)
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	rs.Close()
+	if _, got := recordedFile(t, dir); strings.Count(got, "\n") != 1 || !strings.Contains(got, `"expect":"accepted"`) {
+		t.Errorf("want the call recorded once, accepted:\n%s", got)
+	}
+}
+
 func TestLooksSecret(t *testing.T) {
 	var got []string
 	for _, n := range []string{"token", "accessToken", "refresh_token", "TOKEN", "password", "db-password", "secret", "client_secret",
 		"api_key", "apiKey", "APIKey", "x-api-key", "authorization", "Authorization", "passwd",
-		"max_tokens", "tokens", "keyword", "key", "api", "secretary", "author", "passwords_allowed", "query"} {
+		"passphrase", "private_key", "privateKey", "credentials", "aws_credential", "cookie", "Bearer",
+		"max_tokens", "tokens", "keyword", "key", "api", "secretary", "author", "passwords_allowed", "query",
+		"private", "passport", "cookies_enabled_count", "bearing"} {
 		if LooksSecret(n) {
 			got = append(got, n)
 		}
 	}
 	want := []string{"token", "accessToken", "refresh_token", "TOKEN", "password", "db-password", "secret", "client_secret",
-		"api_key", "apiKey", "APIKey", "x-api-key", "authorization", "Authorization", "passwd"}
+		"api_key", "apiKey", "APIKey", "x-api-key", "authorization", "Authorization", "passwd",
+		"passphrase", "private_key", "privateKey", "credentials", "aws_credential", "cookie", "Bearer"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("mismatch (-want +got):\n%s", d)
 	}
