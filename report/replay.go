@@ -99,13 +99,16 @@ func replayText(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn, color
 	fmt.Fprintf(&b, "replay against %s (%s)\n", rep.Against.Source, shortFingerprint(rep.Against.Fingerprint))
 	for i := range rep.Calls {
 		r := &rep.Calls[i]
-		if !replayShown(r) {
+		if !replayShown(r) && len(r.Unchecked) == 0 {
 			continue
 		}
 		word := fmt.Sprintf("%-12s", r.Outcome)
 		fmt.Fprintf(&b, "%s  %s  %s", r.Source, style(r.Outcome).Render(word), r.Tool)
 		if r.Translated != nil && r.Translated.Tool != r.Tool {
 			fmt.Fprintf(&b, " -> %s", r.Translated.Tool)
+		}
+		if len(r.Unchecked) > 0 {
+			b.WriteString("  (redacted values not checked)")
 		}
 		b.WriteByte('\n')
 		if r.Unexpected {
