@@ -87,6 +87,9 @@ carry compatibility there).`,
 			case opts.Config == "":
 				return usageErrorf("serve needs a config file: mcpctl serve CONFIG (or --config CONFIG)")
 			}
+			if err := checkServeFlags(c.Flags().Changed, opts); err != nil {
+				return err
+			}
 			return runServe(c.Context(), s, opts)
 		},
 	}
@@ -110,16 +113,34 @@ carry compatibility there).`,
 	return c
 }
 
+// checkServeFlags refuses flags that would be silently ignored or
+// meaningless (a usage error, exit 2); changed reports whether a flag was
+// given.
+func checkServeFlags(changed func(string) bool, opts serveOptions) error {
+	if opts.HTTP == "" {
+		for _, f := range []string{"stateless", "allow-origin", "token-file", "max-body"} {
+			if changed(f) {
+				return usageErrorf("--%s needs --http", f)
+			}
+		}
+	}
+	switch {
+	case changed("record") && opts.Record == "":
+		return usageErrorf("--record needs a folder (it was given empty)")
+	case changed("pin-ttl") && !opts.PinSessions:
+		return usageErrorf("--pin-ttl needs --pin-sessions")
+	case opts.PinTTL <= 0:
+		return usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)
+	case opts.PinSessions && opts.Stateless:
+		return usageErrorf("--pin-sessions has no effect with --stateless: stateless HTTP has no sessions to pin")
+	}
+	return nil
+}
+
 func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	log, err := newLogger(s.ErrOut, opts.LogFormat, opts.LogLevel)
 	if err != nil {
 		return err
-	}
-	if opts.Stateless && opts.HTTP == "" {
-		return usageErrorf("--stateless needs --http")
-	}
-	if opts.PinTTL <= 0 {
-		return usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)
 	}
 	var httpOpts serve.HTTPOptions
 	var httpAddr, adminAddr string

@@ -401,6 +401,13 @@ func newRecorder(dir string, now time.Time, queue int, log *slog.Logger, reg pro
 	if err := r.open(); err != nil {
 		return nil, &toolset.InputError{Source: dir, Offset: -1, Msg: fmt.Sprintf("--record: cannot write the record file: %v", unwrapPath(err)), Err: err}
 	}
+	// Every series exists from the start, so alerts see 0, not no data.
+	for _, reason := range []string{dropQueueFull, dropClosed, dropUnrecordable, dropWriteFailed} {
+		r.dropped.WithLabelValues(reason)
+	}
+	for _, kind := range []string{"open", "disk-full", "write", "vanished"} {
+		r.errs.WithLabelValues(kind)
+	}
 	reg.MustRegister(r.written, r.dropped, r.errs)
 	go r.run()
 	log.Info("recording calls", "file", r.path)

@@ -197,6 +197,26 @@ func TestRecordCalls(t *testing.T) {
 	}
 }
 
+// The record counters exist before anything happened, so an alert on
+// drops sees 0, not no data.
+func TestRecordMetricsPresentFromStart(t *testing.T) {
+	s, _ := recordingServer(t, recordConfig)
+	mfs, err := s.metrics.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, mf := range mfs {
+		if strings.HasPrefix(mf.GetName(), "mcpctl_serve_record_") {
+			got[mf.GetName()] = len(mf.GetMetric())
+		}
+	}
+	want := map[string]int{"mcpctl_serve_record_written_total": 1, "mcpctl_serve_record_dropped_total": 4, "mcpctl_serve_record_errors_total": 4}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("series per metric mismatch (-want +got):\n%s", d)
+	}
+}
+
 func TestRecordRedaction(t *testing.T) {
 	for _, tc := range []struct {
 		name, redact, args, want string

@@ -297,7 +297,11 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		res.Reason = "the candidate could not be built"
 		res.Errors = errorLines(err)
 		res.err = err
-		s.log.Error("reload refused: invalid candidate; the live generation stays", "trigger", trigger, "errors", res.Errors)
+		if live == nil {
+			s.log.Error("config refused: invalid; nothing is served", "trigger", trigger, "errors", res.Errors)
+		} else {
+			s.log.Error("reload refused: invalid candidate; the live generation stays", "trigger", trigger, "errors", res.Errors)
+		}
 	case res.Result == ResultUnchanged:
 		s.log.Info("reload: config unchanged", "trigger", trigger, "version", res.Version)
 	case live == nil:
