@@ -60,8 +60,8 @@ from a flag value.
 {"tool","arguments","generation","expect"} that replay and diff --usage
 read. Values of members named by the config's record.redact (names, or
 JSON Pointers starting with /) and of members whose name looks like a
-secret (token, password, secret, api key, authorization) are written as
-"[redacted]". Recording never blocks or fails a call: when the writer
+secret (token, password, passphrase, secret, api key, private key,
+credentials, cookie, bearer, authorization) are written as "[redacted]". Recording never blocks or fails a call: when the writer
 falls behind, records are dropped and counted in /metrics.
 
 With --pin-sessions, each session (stdio, or stateful HTTP at 2025-11-25
