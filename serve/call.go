@@ -134,6 +134,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		rec.set(fixtures.UnknownTool)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: callcheck.UnknownTool(name, g.names)}
 	}
+	rec.route(t.facade)
 	m := t.meters
 	if m == nil {
 		m = s.toolMeters(t.name)

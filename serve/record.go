@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -183,11 +184,75 @@ func (rc *RecordConfig) redact(v *canon.Value) {
 // redactCollect redacts v like redact and, with hidden set, adds the
 // RFC 8785 form of every value it hid to hidden.
 func (rc *RecordConfig) redactCollect(v *canon.Value, hidden map[string]bool) {
+	rc.redactWith(v, nil, hidden)
+}
+
+// redactWith redacts v like redactCollect, at the extra JSON Pointers too.
+func (rc *RecordConfig) redactWith(v *canon.Value, extra, hidden map[string]bool) {
 	var names, pointers map[string]bool
 	if rc != nil {
 		names, pointers = rc.names, rc.pointers
 	}
+	if len(extra) > 0 {
+		all := make(map[string]bool, len(pointers)+len(extra))
+		for p := range pointers {
+			all[p] = true
+		}
+		for p := range extra {
+			all[p] = true
+		}
+		pointers = all
+	}
 	redactValue(v, "", names, pointers, hidden)
+}
+
+// renamedSecrets returns the JSON Pointers of the old arguments f's
+// renames (the tool's and its aliases') move into a position rc redacts:
+// a pointer rc lists, or below a member rc names or LooksSecret.
+func (rc *RecordConfig) renamedSecrets(f *facade.Block) map[string]bool {
+	if f == nil {
+		return nil
+	}
+	var out map[string]bool
+	check := func(renames map[string]string) {
+		for from, to := range renames {
+			fromSegs, err1 := facade.ParseKey(from)
+			toSegs, err2 := facade.ParseKey(to)
+			if err1 != nil || err2 != nil || !rc.redacts(toSegs) {
+				continue
+			}
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[segPointer(fromSegs)] = true
+		}
+	}
+	check(f.Rename)
+	for _, a := range f.Aliases {
+		check(a.Rename)
+	}
+	return out
+}
+
+// redacts reports whether the argument at segs is redacted by rc or by
+// LooksSecret (itself or a parent of it).
+func (rc *RecordConfig) redacts(segs []string) bool {
+	for i, seg := range segs {
+		if LooksSecret(seg) || (rc != nil && (rc.names[seg] || rc.pointers[segPointer(segs[:i+1])])) {
+			return true
+		}
+	}
+	return false
+}
+
+// segPointer joins reference tokens into a JSON Pointer (RFC 6901).
+func segPointer(segs []string) string {
+	var b strings.Builder
+	for _, s := range segs {
+		b.WriteByte('/')
+		b.WriteString(canon.EscapePointer(s))
+	}
+	return b.String()
 }
 
 // redactCall redacts a call's arguments as sent (v). When a facade
@@ -196,16 +261,22 @@ func (rc *RecordConfig) redactCollect(v *canon.Value, hidden map[string]bool) {
 // a number or boolean hidden there, to its text as a string (a coercion)
 // — is hidden in v as well: a secret sent under an old member name is
 // redacted like the member it is renamed to.
-func (rc *RecordConfig) redactCall(v *canon.Value, translated []byte) {
+//
+// Whatever the outcome, an argument sent under an old name that f (the
+// tool's facade, or nil) renames into a redacted position is redacted: a
+// call valid as sent, or rejected, is not translated but may still carry
+// a secret under the old name.
+func (rc *RecordConfig) redactCall(v *canon.Value, translated []byte, f *facade.Block) {
+	extra := rc.renamedSecrets(f)
 	if translated == nil {
-		rc.redact(v)
+		rc.redactWith(v, extra, nil)
 		return
 	}
 	hidden := map[string]bool{}
 	if t, err := canon.Parse(translated); err == nil {
 		rc.redactCollect(&t, hidden)
 	}
-	rc.redact(v)
+	rc.redactWith(v, extra, nil)
 	if len(hidden) > 0 {
 		hideEqual(v, hidden)
 	}
@@ -337,7 +408,18 @@ type callRecord struct {
 	// translated is the arguments a facade made of args (nil when the call
 	// was not translated); redaction follows values into them.
 	translated []byte
-	queued     bool // put already took it
+	// facade is the facade of the tool the call reached (nil: none): an
+	// argument its renames carry into a redacted position is redacted
+	// under its old name too, translated or not.
+	facade *facade.Block
+	queued bool // put already took it
+}
+
+// route records the facade of the tool the call reached.
+func (c *callRecord) route(f *facade.Block) {
+	if c != nil {
+		c.facade = f
+	}
 }
 
 // set records the call's outcome (nil-safe: no recording).
@@ -624,7 +706,7 @@ func appendRecord(dst []byte, c *callRecord) ([]byte, error) {
 		}
 		args = v
 	}
-	c.cfg.redactCall(&args, c.translated)
+	c.cfg.redactCall(&args, c.translated, c.facade)
 	dst = append(dst, `{"tool":`...)
 	dst = canon.AppendString(dst, c.tool)
 	dst = append(dst, `,"arguments":`...)

@@ -18,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
 )
 
@@ -114,6 +115,8 @@ func TestRecordCalls(t *testing.T) {
 			`{"tool":"search","arguments":{"mode":"exact","query":"b","auth":{"n":1.50,"pin":"[redacted]","session":"[redacted]"}},"generation":"GEN","expect":"accepted"}`},
 		{"invalid", "search", `{"p":1}`, false, true,
 			`{"tool":"search","arguments":{"p":1},"generation":"GEN","expect":"rejected"}`},
+		{"rejected, with a secret under the facade's old name", "search", `{"query":"z","key":"k-789","p":1}`, false, true,
+			`{"tool":"search","arguments":{"query":"z","key":"[redacted]","p":1},"generation":"GEN","expect":"rejected"}`},
 		{"renamed by the facade", "search", `{"q":"c","api_key":"k-123"}`, false, false,
 			`{"tool":"search","arguments":{"q":"c","api_key":"[redacted]"},"generation":"GEN","expect":"translated"}`},
 		{"a secret sent under the facade's old name", "search", `{"query":"c2","key":"k-456"}`, false, false,
@@ -188,7 +191,7 @@ func TestRecordCalls(t *testing.T) {
 			t.Errorf("%s: replay says %s, the record expects %s", res.Source, res.Outcome, res.Expect)
 		}
 	}
-	wantOutcomes := []fixtures.Outcome{fixtures.Accepted, fixtures.Accepted, fixtures.Rejected, fixtures.Translated, fixtures.Translated, fixtures.Translated, fixtures.UnknownTool, fixtures.Accepted, fixtures.Accepted}
+	wantOutcomes := []fixtures.Outcome{fixtures.Accepted, fixtures.Accepted, fixtures.Rejected, fixtures.Rejected, fixtures.Translated, fixtures.Translated, fixtures.Translated, fixtures.UnknownTool, fixtures.Accepted, fixtures.Accepted}
 	if d := cmp.Diff(wantOutcomes, outcomes); d != "" {
 		t.Errorf("replay outcomes mismatch (-want +got):\n%s", d)
 	}
@@ -258,6 +261,32 @@ func TestRecordRedaction(t *testing.T) {
 				t.Errorf("mismatch (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// A secret sent under a name the tool's facade renames into a redacted
+// position is redacted whether or not the facade ran (valid as sent, or
+// rejected for another reason).
+func TestRecordRedactionOldNames(t *testing.T) {
+	f := &facade.Block{
+		Rename:  map[string]string{"pp": "passphrase", "oldpin": "pin", "/a/k": "/auth/key2", "q": "query"},
+		Aliases: []facade.Alias{{Name: "old", Rename: map[string]string{"tok": "access_token"}}},
+	}
+	cfg, err := ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: [pin, /auth/key2]}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, expect := range []fixtures.Outcome{fixtures.Accepted, fixtures.Rejected} {
+		c := &callRecord{tool: "t", cfg: &cfg.Record, expect: expect, facade: f,
+			args: json.RawMessage(`{"pp":"S1","oldpin":"S2","a":{"k":"S3","j":"x"},"tok":"S4","q":"visible","x":{"pp":"deep"}}`)}
+		got, err := appendRecord(nil, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"tool":"t","arguments":{"pp":"[redacted]","oldpin":"[redacted]","a":{"k":"[redacted]","j":"x"},"tok":"[redacted]","q":"visible","x":{"pp":"deep"}},"expect":"` + string(expect) + `"}` + "\n"
+		if d := cmp.Diff(want, string(got)); d != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", expect, d)
+		}
 	}
 }
 
