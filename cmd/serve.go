@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -124,7 +125,18 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 			}
 		}
 	}
+	for _, o := range opts.AllowOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimSuffix(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+			return usageErrorf("--allow-origin %q: want an origin, scheme://host[:port] (http or https)", o)
+		}
+	}
 	switch {
+	case opts.MaxBody <= 0:
+		return usageErrorf("--max-body must be a positive number of bytes, got %d", opts.MaxBody)
+	case opts.ShutdownTimeout <= 0:
+		return usageErrorf("--shutdown-timeout must be positive, got %s", opts.ShutdownTimeout)
+	case opts.Debounce <= 0:
+		return usageErrorf("--debounce must be positive, got %s", opts.Debounce)
 	case changed("record") && opts.Record == "":
 		return usageErrorf("--record needs a folder (it was given empty)")
 	case changed("pin-ttl") && !opts.PinSessions:
