@@ -160,29 +160,13 @@ func upperBound(s *canon.Value, intOnly bool) bound {
 
 // tighterLower compares lower bounds: 1 when b excludes more than a, -1
 // when less, 0 when equal.
-func tighterLower(a, b bound) int {
-	switch {
-	case !a.set && !b.set:
-		return 0
-	case !a.set:
-		return 1
-	case !b.set:
-		return -1
-	}
-	if c := b.v.Cmp(a.v); c != 0 {
-		return c
-	}
-	switch {
-	case a.excl == b.excl:
-		return 0
-	case b.excl:
-		return 1
-	}
-	return -1
-}
+func tighterLower(a, b bound) int { return tighter(a, b, false) }
 
 // tighterUpper is tighterLower for upper bounds.
-func tighterUpper(a, b bound) int {
+func tighterUpper(a, b bound) int { return tighter(a, b, true) }
+
+// tighter compares two lower bounds, or two upper bounds with upper.
+func tighter(a, b bound, upper bool) int {
 	switch {
 	case !a.set && !b.set:
 		return 0
@@ -191,7 +175,11 @@ func tighterUpper(a, b bound) int {
 	case !b.set:
 		return -1
 	}
-	if c := a.v.Cmp(b.v); c != 0 {
+	c := b.v.Cmp(a.v)
+	if upper {
+		c = -c
+	}
+	if c != 0 {
 		return c
 	}
 	switch {
