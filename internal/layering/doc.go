@@ -4,7 +4,8 @@
 // docs/architecture.md (the single source of truth), parses the imports of
 // every .go file in the module with go/parser (ImportsOnly), and fails on
 // an import that points to a higher layer, to an undeclared same-layer
-// package, or from a package the table does not list.
+// package, or from a package the table does not list, and on an outside
+// import (cobra, lipgloss) that an "only" line reserves to other packages.
 //
 //	go test ./internal/layering
 package layering

@@ -23,12 +23,13 @@ const docPath = "docs/architecture.md"
 
 // table is the declared import order: every module package in one layer, a
 // package importing only lower layers, or packages of its own layer that an
-// allow line names.
+// allow line names; and the outside modules only some packages may import.
 type table struct {
-	exact  map[string]int     // module-relative package path -> layer
-	under  map[string]int     // "internal/" (from "internal/*") -> layer
-	allow  map[[2]string]bool // {importer, imported} in one layer
-	lineOf map[string]int     // entry as written -> line in the block
+	exact  map[string]int      // module-relative package path -> layer
+	under  map[string]int      // "internal/" (from "internal/*") -> layer
+	allow  map[[2]string]bool  // {importer, imported} in one layer
+	only   map[string][]string // outside import path -> the packages that may import it
+	lineOf map[string]int      // entry as written -> line in the block
 }
 
 // tableError is a malformed layers block, located by its line in
@@ -76,7 +77,7 @@ func layersBlock(markdown string) (block []string, base int, err error) {
 // A package is a module-relative path, or "dir/*" for every package below
 // dir. Errors name line base+i+1 for lines[i].
 func parseTable(lines []string, base int) (*table, error) {
-	t := &table{exact: map[string]int{}, under: map[string]int{}, allow: map[[2]string]bool{}, lineOf: map[string]int{}}
+	t := &table{exact: map[string]int{}, under: map[string]int{}, allow: map[[2]string]bool{}, only: map[string][]string{}, lineOf: map[string]int{}}
 	next := 0
 	for i, line := range lines {
 		n := base + i + 1
@@ -89,9 +90,13 @@ func parseTable(lines []string, base int) (*table, error) {
 		case strings.TrimSpace(line) == "":
 			continue
 		case !ok:
-			return nil, &tableError{n, fmt.Sprintf("%q is neither \"N: packages\" nor \"allow: A -> B\"", line)}
+			return nil, &tableError{n, fmt.Sprintf("%q is none of \"N: packages\", \"allow: A -> B\", \"only: PATH -> packages\"", line)}
 		case head == "allow":
 			if err := t.addAllow(n, rest); err != nil {
+				return nil, err
+			}
+		case head == "only":
+			if err := t.addOnly(n, rest); err != nil {
 				return nil, err
 			}
 		default:
@@ -108,7 +113,10 @@ func parseTable(lines []string, base int) (*table, error) {
 	if next == 0 {
 		return nil, &tableError{base + len(lines), "no layers declared"}
 	}
-	return t, t.checkAllows()
+	if err := t.checkAllows(); err != nil {
+		return nil, err
+	}
+	return t, t.checkOnly()
 }
 
 func (t *table) addLayer(line, layer int, pkgs []string) error {
@@ -137,6 +145,34 @@ func (t *table) addAllow(line int, rest string) error {
 	}
 	t.allow[[2]string{a, b}] = true
 	t.lineOf["allow "+a+" -> "+b] = line
+	return nil
+}
+
+// addOnly reads "only: PATH -> pkg pkg…": the outside package PATH (and
+// every package below it) may be imported by the listed packages alone.
+func (t *table) addOnly(line int, rest string) error {
+	path, pkgs, ok := strings.Cut(rest, "->")
+	path = strings.TrimSpace(path)
+	if !ok || path == "" || strings.ContainsAny(path, " \t") || len(strings.Fields(pkgs)) == 0 {
+		return &tableError{line, fmt.Sprintf("only %q: want \"only: IMPORT/PATH -> PACKAGE…\"", strings.TrimSpace(rest))}
+	}
+	if _, dup := t.only[path]; dup {
+		return &tableError{line, fmt.Sprintf("only %s is already declared on line %d", path, t.lineOf["only "+path])}
+	}
+	t.only[path] = strings.Fields(pkgs)
+	t.lineOf["only "+path] = line
+	return nil
+}
+
+// checkOnly refuses an only line that names an undeclared package.
+func (t *table) checkOnly() error {
+	for _, path := range slices.Sorted(maps.Keys(t.only)) {
+		for _, p := range t.only[path] {
+			if _, ok := t.layerOf(p); !ok {
+				return &tableError{t.lineOf["only "+path], fmt.Sprintf("only %s: package %s is not declared in a layer", path, p)}
+			}
+		}
+	}
 	return nil
 }
 
@@ -169,16 +205,18 @@ func (t *table) layerOf(pkg string) (int, bool) {
 }
 
 // goFile is one parsed .go file: its module-relative path and package
-// directory, whether it is a test file, and its module-internal imports.
+// directory, whether it is a test file, its module-internal imports
+// (module-relative) and its other imports (full paths).
 type goFile struct {
-	Path    string
-	Pkg     string
-	Test    bool
-	Imports []importSpec
+	Path     string
+	Pkg      string
+	Test     bool
+	Imports  []importSpec
+	External []importSpec
 }
 
-// importSpec is one module-internal import: the module-relative package
-// and the position of the import path in the file.
+// importSpec is one import: the package and the position of the import
+// path in the file.
 type importSpec struct {
 	Pkg       string
 	Line, Col int
@@ -192,6 +230,7 @@ const (
 	kindAbsent     kind = "absent"     // a table entry no package matches
 	kindUpward     kind = "upward"     // an import of a higher layer
 	kindSameLayer  kind = "same-layer" // an import inside one layer, not allowed
+	kindOnly       kind = "only"       // an outside import reserved to other packages
 )
 
 type violation struct {
@@ -199,6 +238,7 @@ type violation struct {
 	At   string // FILE:LINE:COL of the import; empty for kindUndeclared and kindAbsent
 	Pkg  string
 	Imp  string
+	Only []string // the packages an "only:" line reserves Imp to (kindOnly)
 }
 
 func (v violation) String() string {
@@ -207,6 +247,8 @@ func (v violation) String() string {
 		return fmt.Sprintf("package %s is not in the layer table: add it to the ```layers block of %s", v.Pkg, docPath)
 	case kindAbsent:
 		return fmt.Sprintf("%s declares %s, but the module has no such package: remove it from the ```layers block", docPath, v.Pkg)
+	case kindOnly:
+		return fmt.Sprintf("%s: %s imports %s, which only %s may import (an \"only:\" line in %s)", v.At, v.Pkg, v.Imp, strings.Join(v.Only, ", "), docPath)
 	case kindUpward:
 		return fmt.Sprintf("%s: %s imports %s, which is in a higher layer (%s: a package imports only lower layers)", v.At, v.Pkg, v.Imp, docPath)
 	default:
@@ -215,9 +257,10 @@ func (v violation) String() string {
 }
 
 // check judges every file against the table and lists what breaks it:
-// packages the table does not declare, entries no package matches, and
+// packages the table does not declare, entries no package matches,
 // imports that point to a higher layer or, from a non-test file, to an
-// unlisted package of the same layer. Test files may import their own
+// unlisted package of the same layer, and outside imports an only line
+// reserves to other packages. Test files may import their own
 // layer freely (a test may build its input with a sibling package), never a
 // higher one.
 func (t *table) check(files []goFile) []violation {
@@ -237,6 +280,11 @@ func (t *table) check(files []goFile) []violation {
 				out = append(out, v)
 			}
 		}
+		for _, imp := range f.External {
+			if v, bad := t.restrict(f, imp); bad {
+				out = append(out, v)
+			}
+		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(t.exact)) {
 		if !seen[p] {
@@ -244,6 +292,18 @@ func (t *table) check(files []goFile) []violation {
 		}
 	}
 	return out
+}
+
+// restrict decides one outside import of f against the only lines: PATH
+// covers itself and every package below it.
+func (t *table) restrict(f goFile, imp importSpec) (violation, bool) {
+	for path, pkgs := range t.only {
+		if (imp.Pkg == path || strings.HasPrefix(imp.Pkg, path+"/")) && !slices.Contains(pkgs, f.Pkg) {
+			at := fmt.Sprintf("%s:%d:%d", f.Path, imp.Line, imp.Col)
+			return violation{Kind: kindOnly, At: at, Pkg: f.Pkg, Imp: imp.Pkg, Only: pkgs}, true
+		}
+	}
+	return violation{}, false
 }
 
 // judge decides one import of f, whose package is in layer lp. An import of
@@ -341,13 +401,15 @@ func parseFile(fset *token.FileSet, root, path, module string) (goFile, error) {
 		if err != nil {
 			return f, fmt.Errorf("%s: import %s: %w", f.Path, spec.Path.Value, err)
 		}
+		pos := fset.Position(spec.Path.Pos())
 		rel, ok := strings.CutPrefix(imp, module+"/")
 		if imp == module {
 			rel, ok = ".", true
 		}
 		if ok {
-			pos := fset.Position(spec.Path.Pos())
 			f.Imports = append(f.Imports, importSpec{Pkg: rel, Line: pos.Line, Col: pos.Column})
+		} else {
+			f.External = append(f.External, importSpec{Pkg: imp, Line: pos.Line, Col: pos.Column})
 		}
 	}
 	return f, nil
@@ -389,7 +451,8 @@ const synthetic = "# a comment\n" +
 	"0: base internal/*\n" +
 	"1: mid side\n" +
 	"2: top\n" +
-	"allow: side -> mid\n"
+	"allow: side -> mid\n" +
+	"only: example.com/cli -> top\n"
 
 // TestLayeringCheckSynthetic feeds the checker files that break each rule
 // (and files that keep them), so the module test is known to be able to
@@ -411,6 +474,11 @@ func TestLayeringCheckSynthetic(t *testing.T) {
 		{"test file, same layer", goFile{Path: "mid/a_test.go", Pkg: "mid", Test: true, Imports: imports("side", "mid")}, nil},
 		{"test file, upward", goFile{Path: "mid/a_test.go", Pkg: "mid", Test: true, Imports: imports("top")},
 			[]violation{{Kind: kindUpward, At: "mid/a_test.go:3:2", Pkg: "mid", Imp: "top"}}},
+		{"only, allowed", goFile{Path: "top/a.go", Pkg: "top", External: imports("example.com/cli", "example.com/cli/sub", "example.com/client")}, nil},
+		{"only, reserved to another package", goFile{Path: "mid/a.go", Pkg: "mid", External: imports("example.com/client", "example.com/cli/sub")},
+			[]violation{{Kind: kindOnly, At: "mid/a.go:3:2", Pkg: "mid", Imp: "example.com/cli/sub", Only: []string{"top"}}}},
+		{"only, test file too", goFile{Path: "mid/a_test.go", Pkg: "mid", Test: true, External: imports("example.com/cli")},
+			[]violation{{Kind: kindOnly, At: "mid/a_test.go:3:2", Pkg: "mid", Imp: "example.com/cli", Only: []string{"top"}}}},
 		{"undeclared package", goFile{Path: "extra/a.go", Pkg: "extra", Imports: imports("top")},
 			[]violation{{Kind: kindUndeclared, Pkg: "extra"}}},
 	}
@@ -469,6 +537,10 @@ func TestLayeringParseTableErrors(t *testing.T) {
 		{"allow without arrow", "0: a b\nallow: a b\n", 2},
 		{"allow across layers", "0: a\n1: b\nallow: b -> a\n", 3},
 		{"allow of an undeclared package", "0: a\nallow: a -> c\n", 2},
+		{"only without arrow", "0: a\nonly: example.com/x a\n", 2},
+		{"only without packages", "0: a\nonly: example.com/x ->\n", 2},
+		{"only declared twice", "0: a\nonly: example.com/x -> a\nonly: example.com/x -> a\n", 3},
+		{"only for an undeclared package", "0: a\nonly: example.com/x -> b\n", 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
