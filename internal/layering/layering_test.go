@@ -418,6 +418,7 @@ func parseFile(fset *token.FileSet, root, path, module string) (goFile, error) {
 // TestLayeringModule checks every import of every .go file in the module
 // against the layers block of docs/architecture.md.
 func TestLayeringModule(t *testing.T) {
+	t.Parallel()
 	root, module, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -458,6 +459,7 @@ const synthetic = "# a comment\n" +
 // (and files that keep them), so the module test is known to be able to
 // fail.
 func TestLayeringCheckSynthetic(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		file goFile
@@ -485,6 +487,7 @@ func TestLayeringCheckSynthetic(t *testing.T) {
 	all := []goFile{{Pkg: "base"}, {Pkg: "mid"}, {Pkg: "side"}, {Pkg: "top"}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			tab, err := parseTable(strings.Split(synthetic, "\n"), 0)
 			if err != nil {
 				t.Fatal(err)
@@ -509,6 +512,7 @@ func imports(pkgs ...string) []importSpec {
 // TestLayeringCheckAbsent: a declared package the module does not have is
 // reported, so the table cannot rot when a package is removed or renamed.
 func TestLayeringCheckAbsent(t *testing.T) {
+	t.Parallel()
 	tab, err := parseTable(strings.Split(synthetic, "\n"), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -523,6 +527,7 @@ func TestLayeringCheckAbsent(t *testing.T) {
 // TestLayeringParseTableErrors pins every refusal of a malformed block,
 // with the line it names.
 func TestLayeringParseTableErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		block string
@@ -544,6 +549,7 @@ func TestLayeringParseTableErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := parseTable(strings.Split(strings.TrimSuffix(tc.block, "\n"), "\n"), 10)
 			var te *tableError
 			if !errors.As(err, &te) {
@@ -558,6 +564,7 @@ func TestLayeringParseTableErrors(t *testing.T) {
 
 // TestLayeringBlock: the page must hold exactly one closed ```layers block.
 func TestLayeringBlock(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		md   string
@@ -572,6 +579,7 @@ func TestLayeringBlock(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, base, err := layersBlock(tc.md)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("layersBlock: %v, want %v", err, tc.err)
