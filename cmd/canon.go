@@ -55,7 +55,7 @@ an http(s) URL, or - for standard input (the default).`,
 	}
 	c.Flags().BoolVar(&opts.Fingerprint, "fingerprint", false, "print NAME  SHA256 per tool and the set's fingerprint instead of the canonical form")
 	c.Flags().BoolVar(&opts.Check, "check", false, "exit 1 when the input is not already in canonical form, and say where it first differs")
-	c.Flags().BoolVar(&opts.Normalize, "normalize", false, "also apply the semantic normalizations of DESIGN §4.2 (default hints, const/enum, definitions/$defs, …)")
+	c.Flags().BoolVar(&opts.Normalize, "normalize", false, "also apply the semantic normalizations of docs/diff.md#normalization (default hints, const/enum, definitions/$defs, …)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format for --fingerprint: text or json")
 	return c
 }

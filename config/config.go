@@ -49,7 +49,7 @@ func (e *Error) Unwrap() []error {
 	return []error{ErrInvalid}
 }
 
-// Open-content policies (DESIGN §4.4 open content).
+// Open-content policies (docs/diff.md#levels-and-rules open content).
 const (
 	OpenContentLenient = "lenient"
 	OpenContentStrict  = "strict"

@@ -1,5 +1,5 @@
 // Package config reads .mcpctl.yaml, the per-repository policy of mcpctl
-// diff (DESIGN §4.7): per-rule level overrides, ignores and the
+// diff (docs/diff.md#configuration): per-rule level overrides, ignores and the
 // open-content policy. It fills diff.Options.
 //
 // The file, found by Find upward from the working directory or named with

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// Compare classifies every change from old to new (DESIGN §4). It is pure
+// Compare classifies every change from old to new (docs/diff.md#diff-classify-changes-with-proof). It is pure
 // and deterministic: the same inputs and Options (with Now set) give a
 // byte-identical JSON report.
 //

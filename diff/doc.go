@@ -1,7 +1,7 @@
 // Package diff compares two tool sets and classifies every change as safe,
-// facade or breaking, with proof (DESIGN §4). It owns the schema comparison,
+// facade or breaking, with proof (docs/diff.md#diff-classify-changes-with-proof). It owns the schema comparison,
 // the rule catalog, witnesses, facade suggestions and coverage, and the
-// Report type whose JSON form is the public contract of DESIGN §4.8.
+// Report type whose JSON form is the public contract of docs/diff.md#output-and-exit-codes.
 //
 // Main types and functions:
 //

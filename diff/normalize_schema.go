@@ -11,7 +11,7 @@ import (
 	"github.com/mcpctl/mcpctl/schema"
 )
 
-// This file holds the schema-reasoning normalizations of DESIGN §4.2, on
+// This file holds the schema-reasoning normalizations of docs/diff.md#normalization, on
 // top of canon.NormalizeTool's syntactic ones, applied to a private copy of
 // each schema before the walk:
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // toolRules are the rules about a tool as a whole and its documentation
-// members (DESIGN §4.3 direction "tool", §4.4).
+// members (docs/diff.md#direction direction "tool", docs/diff.md#levels-and-rules).
 var toolRules = []Rule{
 	{ID: "tool-added", Level: Safe, Direction: ToolD, Tags: []string{"existence"},
 		Purpose: "A new tool is offered; no existing call can break."},
@@ -20,7 +20,7 @@ var toolRules = []Rule{
 	{ID: "tool-consolidated", Level: Facade, Direction: ToolD, Tags: []string{"existence", "values"},
 		Purpose: "A removed tool's calls fit another tool once a constant discriminator argument (method, action, operation, …) naming the old tool is injected, so an alias with inject carries them."},
 	{ID: "tool-invalid", Level: Breaking, Direction: ToolD, Tags: []string{"structure"},
-		Purpose: "A tool of the new side is invalid MCP (name, input or output schema, DESIGN §3b.2), which clients and the gate must never accept."},
+		Purpose: "A tool of the new side is invalid MCP (name, input or output schema, docs/lint.md#invalid-mcp), which clients and the gate must never accept."},
 	{ID: "input-schema-removed", Level: Breaking, Direction: Input, Tags: []string{"existence", "structure"},
 		Purpose: "An input schema became absent, null or not a JSON object, so the tool's arguments are no longer described at all."},
 	{ID: "title-changed", Level: Safe, Direction: ToolD, Tags: []string{"documentation"},

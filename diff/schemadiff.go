@@ -12,13 +12,13 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 )
 
-// This file is the schema comparison engine (DESIGN §4.2–§4.5): it walks an
+// This file is the schema comparison engine (docs/diff.md#normalization–docs/diff.md#witnesses-and-verification): it walks an
 // old and a new JSON Schema side by side and lets every rule family
 // (rule_*.go) compare the keywords it owns at each pair of subschemas. The
 // tool-level engine (compare.go) calls compareSchemas once per tool and
 // direction.
 //
-// Direction semantics (§4.3): for Input every instance valid under the old
+// Direction semantics (docs/diff.md#direction): for Input every instance valid under the old
 // schema must stay valid (old ⊆ new), so a change that narrows the accepted
 // set is breaking and a widening is safe; for Output every instance valid
 // under the new schema must have been valid (new ⊆ old), so the levels swap.
@@ -29,7 +29,7 @@ import (
 // one direction (Input: old ⊆ new required; Output: new ⊆ old required).
 // Old or New may be nil (schema absent). Findings' Path is the JSON Pointer
 // of the changed keyword inside the schema, as if local $refs were inlined
-// (DESIGN §4.8's example "/properties/mode/enum").
+// (docs/diff.md#output-and-exit-codes's example "/properties/mode/enum").
 type schemaPair struct {
 	Tool      string
 	Direction Direction
@@ -66,7 +66,7 @@ type ruleFamily struct {
 	check ruleHandler
 }
 
-// Tags (DESIGN §4.4).
+// Tags (docs/diff.md#levels-and-rules).
 var (
 	schemaTagsExistence     = []string{"existence"}
 	schemaTagsRequiredness  = []string{"requiredness"}

@@ -44,7 +44,7 @@ func ruleIDs(cs []Change) []string {
 	return slices.Compact(out)
 }
 
-// TestEquivalentSpellings pins DESIGN §4.2: semantically equal spellings
+// TestEquivalentSpellings pins docs/diff.md#normalization: semantically equal spellings
 // produce no finding, in either direction.
 func TestEquivalentSpellings(t *testing.T) {
 	for _, tc := range []struct{ name, a, b string }{

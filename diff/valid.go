@@ -14,7 +14,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// This file turns the MCP validity checks of package lint (DESIGN §3b.2)
+// This file turns the MCP validity checks of package lint (docs/lint.md#invalid-mcp)
 // into findings of rule tool-invalid.
 
 // problem is one way a tool is invalid MCP: Path is a JSON Pointer into the

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpctl/mcpctl/schema"
 )
 
-// This file builds and checks witnesses (DESIGN §4.5): for an input
+// This file builds and checks witnesses (docs/diff.md#witnesses-and-verification): for an input
 // finding, a complete arguments object the old schema accepts and the new
 // one rejects; for an output finding, a result the new schema accepts and
 // the old one rejects. Candidates are built from the schemas (defaults,

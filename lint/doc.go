@@ -1,5 +1,5 @@
 // Package lint checks tool sets for MCP validity and client compatibility
-// (DESIGN §3b).
+// (docs/lint.md#lint-validity-and-client-compatibility).
 //
 // Errors (SeverityError) are what the MCP specification (2025-11-25, Tool)
 // requires of a tool: a name of 1 to 128 characters of A-Z a-z 0-9 _ - .,

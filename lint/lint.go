@@ -10,8 +10,8 @@ import (
 )
 
 // Severity says whether a finding makes a tool invalid MCP (SeverityError,
-// DESIGN §3b.2) or only risks rejection by real clients (SeverityWarning,
-// DESIGN §3b.3).
+// docs/lint.md#invalid-mcp) or only risks rejection by real clients (SeverityWarning,
+// docs/lint.md#rejected-by-real-clients).
 type Severity string
 
 // The severities.
@@ -123,7 +123,7 @@ func ruleSeverity(id string) Severity {
 	panic("lint: unknown rule " + id)
 }
 
-// ValidateTool returns the errors (DESIGN §3b.2) of one tool on its own: an
+// ValidateTool returns the errors (docs/lint.md#invalid-mcp) of one tool on its own: an
 // invalid name, a missing or non-object inputSchema, a non-object
 // outputSchema, a schema that does not compile (schema.Compile; an anchor or
 // $id declared twice is reported here too, at its own pointer), a local $ref
@@ -139,7 +139,7 @@ func ValidateTool(t *toolset.Tool) []Finding {
 
 // Check lints a tool set: the errors of ValidateTool for every tool, names
 // unique case-insensitively across the set, and the client-compatibility
-// warnings of DESIGN §3b.3 (RuleObjectOpen only under ProfileStrict). Findings
+// warnings of docs/lint.md#rejected-by-real-clients (RuleObjectOpen only under ProfileStrict). Findings
 // are sorted by tool name (RFC 8785 order, as in the set), then pointer, then
 // rule, then message. A nil set has no findings.
 func Check(set *toolset.Set, opts Options) []Finding {

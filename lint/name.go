@@ -10,7 +10,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// Name limits (MCP 2025-11-25, Tool names; DESIGN §3b).
+// Name limits (MCP 2025-11-25, Tool names; docs/lint.md#lint-validity-and-client-compatibility).
 const (
 	MaxNameLen      = 128 // characters, a hard MCP limit
 	PortableNameLen = 64  // characters, the limit of common model APIs

@@ -204,7 +204,7 @@ func TestUnknownFormat(t *testing.T) {
 	}
 }
 
-// TestJSONContract checks the DESIGN §4.8 shape: exactly these members with
+// TestJSONContract checks the docs/diff.md#output-and-exit-codes shape: exactly these members with
 // these JSON types (extra members are allowed only where listed).
 func TestJSONContract(t *testing.T) {
 	kind := func(v any) string {

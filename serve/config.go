@@ -21,10 +21,10 @@ import (
 )
 
 // DeprecatedMetaKey is the _meta key a deprecated tool is served with
-// (DESIGN §4.4 lifecycle): {"since": …, "sunset": date, "replacement": name}.
+// (docs/diff.md#levels-and-rules lifecycle): {"since": …, "sunset": date, "replacement": name}.
 const DeprecatedMetaKey = "io.mcpctl/deprecated"
 
-// Config is a parsed serve config (DESIGN §6.1), YAML or JSON:
+// Config is a parsed serve config (docs/serve.md#config), YAML or JSON:
 //
 //	server: {name: docs, version: 1.4.0}
 //	tools: [ {name, title, description, inputSchema, …, handler, facade, deprecated} ]
@@ -95,7 +95,7 @@ func (t *ToolConfig) PosOf(ptr string) Pos {
 	}
 }
 
-// Deprecation marks a tool deprecated (DESIGN §6.3): it stays listed until
+// Deprecation marks a tool deprecated (docs/serve.md#active-conversations-pinning): it stays listed until
 // Sunset.
 type Deprecation struct {
 	Since       string `json:"since,omitempty"`
@@ -103,7 +103,7 @@ type Deprecation struct {
 	Replacement string `json:"replacement,omitempty"`
 }
 
-// HandlerConfig says how a tool call is executed (DESIGN §6.4); exactly one
+// HandlerConfig says how a tool call is executed (docs/serve.md#transports-admin-security); exactly one
 // of Exec, HTTP and Static is set.
 type HandlerConfig struct {
 	Exec   *ExecConfig
@@ -149,7 +149,7 @@ type StaticConfig struct {
 	JSON *canon.Value
 }
 
-// GateConfig holds the publisher's explicit permissions (DESIGN §6.2 step 3).
+// GateConfig holds the publisher's explicit permissions (docs/serve.md#generations-and-the-reload-pipeline step 3).
 type GateConfig struct {
 	Allow []AllowEntry
 }
@@ -920,7 +920,7 @@ func (c *Config) toolNamed(name string, nth int) *ToolConfig {
 }
 
 // Facades returns the facade blocks declared by the config's tools, keyed by
-// tool name (the --facades shape of DESIGN §6.1).
+// tool name (the --facades shape of docs/serve.md#config).
 func (c *Config) Facades() facade.File {
 	f := facade.File{}
 	for _, t := range c.Tools {

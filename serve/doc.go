@@ -1,4 +1,4 @@
-// Package serve is mcpctl's hot-reloading, gated MCP server (DESIGN §6): it
+// Package serve is mcpctl's hot-reloading, gated MCP server (docs/serve.md#serve-the-hot-reloading-gated-server): it
 // serves the tools of a config file over stdio or streamable HTTP (through
 // github.com/modelcontextprotocol/go-sdk), watches the config, and publishes
 // a changed tool contract only when it is compatible or explicitly allowed.
@@ -88,7 +88,7 @@
 //
 // With Options.RecordDir (--record), every tools/call that reaches a
 // generation is appended to a file in that folder as an mcpctl fixture line
-// ({"tool","arguments","generation","expect"}, DESIGN §5), with the values
+// ({"tool","arguments","generation","expect"}, docs/replay.md#replay-recorded-calls-against-a-new-contract), with the values
 // the config's record.redact names and secret-looking members (LooksSecret)
 // replaced by "[redacted]"; a bounded queue and one writer goroutine keep
 // the disk off the call path, and Close writes what is queued.

@@ -16,8 +16,8 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// Generation is one immutable, published registry snapshot (DESIGN §1,
-// §6.2): a version number, the tools with their compiled schemas, handlers
+// Generation is one immutable, published registry snapshot (docs/glossary.md#glossary,
+// docs/serve.md#generations-and-the-reload-pipeline): a version number, the tools with their compiled schemas, handlers
 // and facades, the served tools/list bytes, the canonical form and its
 // fingerprint. Nothing in a Generation changes after it is published;
 // readers load one and use it throughout a request.
@@ -26,7 +26,7 @@ type Generation struct {
 	// with each publish.
 	Version uint64
 	// Fingerprint is the hex SHA-256 of Canonical, the tool set's canonical
-	// form (DESIGN §3).
+	// form (docs/canon.md#canonical-form).
 	Fingerprint string
 	Canonical   []byte
 	PublishedAt time.Time
@@ -130,8 +130,7 @@ type buildOptions struct {
 	meters func(name string) *toolMeters
 }
 
-// buildGeneration builds a candidate generation off to the side (DESIGN
-// §6.2 step 2): validate (names, schemas), compile schemas, build handlers,
+// buildGeneration builds a candidate generation off to the side (docs/serve.md#generations-and-the-reload-pipeline step 2): validate (names, schemas), compile schemas, build handlers,
 // render the served bytes and the canonical form. It returns every problem
 // as located *toolset.InputError values, joined; on error nothing it built
 // is left open.

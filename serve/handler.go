@@ -17,7 +17,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// Handler executes one tool call (DESIGN §6.4). args is the validated
+// Handler executes one tool call (docs/serve.md#transports-admin-security). args is the validated
 // arguments object as JSON. A returned error is a failure of the handler
 // (timeout, exit status, HTTP status, output too large); it becomes an
 // isError result, never a protocol error. Handlers are safe for concurrent

@@ -21,7 +21,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// RecordConfig is the serve config's record block (DESIGN §6.4, --record):
+// RecordConfig is the serve config's record block (docs/serve.md#transports-admin-security, --record):
 //
 //	record:
 //	  redact: [session_key, /auth/header, /items/0/pin]
@@ -344,10 +344,10 @@ func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool, hi
 	}
 }
 
-// Recording (DESIGN §6.4 --record): every tools/call that reaches a
+// Recording (docs/serve.md#transports-admin-security --record): every tools/call that reaches a
 // generation is appended to RecordDir/calls-<UTC start time>-<pid>.jsonl,
 // one file per server start, as one line of mcpctl fixture JSON Lines
-// (DESIGN §5, fixtures.FormatMCPCtl):
+// (docs/replay.md#replay-recorded-calls-against-a-new-contract, fixtures.FormatMCPCtl):
 //
 //	{"tool":"search_docs","arguments":{"q":"x","token":"[redacted]"},"generation":"<fingerprint>","expect":"translated"}
 //
@@ -431,7 +431,7 @@ func (c *callRecord) set(o fixtures.Outcome) {
 
 // passed records a call whose arguments validated: accepted when as sent,
 // translated when the tool's facade carried it (the outcomes replay gives,
-// DESIGN §5).
+// docs/replay.md#replay-recorded-calls-against-a-new-contract).
 func (c *callRecord) passed(asSent bool, translated []byte) {
 	if c == nil {
 		return

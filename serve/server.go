@@ -19,7 +19,7 @@ import (
 
 // Options configures a Server.
 type Options struct {
-	// ConfigPath is the serve config (DESIGN §6.1), YAML or JSON.
+	// ConfigPath is the serve config (docs/serve.md#config), YAML or JSON.
 	ConfigPath string
 	// Logger receives the server's logs; nil discards them. Argument values
 	// and secrets are never logged.
@@ -45,8 +45,7 @@ type Options struct {
 	RecordDir string
 	// PinSessions pins each session (2025-11-25 and earlier, stdio or
 	// stateful HTTP) to the generation live at its initialize, for
-	// tools/list and tools/call, until it ends or PinTTL passes (DESIGN
-	// §6.3, --pin-sessions; see pin.go).
+	// tools/list and tools/call, until it ends or PinTTL passes (docs/serve.md#active-conversations-pinning, --pin-sessions; see pin.go).
 	PinSessions bool
 	// PinTTL is how long a pin holds; 0 means DefaultPinTTL (1 h).
 	PinTTL time.Duration
@@ -73,7 +72,7 @@ type Options struct {
 // DefaultDebounce is the watcher's default quiet period.
 const DefaultDebounce = 100 * time.Millisecond
 
-// Server is the hot-reloading, gated MCP server of DESIGN §6. Build one with
+// Server is the hot-reloading, gated MCP server of docs/serve.md#serve-the-hot-reloading-gated-server. Build one with
 // New, connect transports with Connect, ServeStdio or HTTPHandler, watch the
 // config with Watch, and expose AdminHandler. All methods are safe for
 // concurrent use.
@@ -223,7 +222,7 @@ const (
 	ResultSuperseded = "superseded"
 )
 
-// ReloadResult is the outcome of one reload (DESIGN §6.2), kept for /status.
+// ReloadResult is the outcome of one reload (docs/serve.md#generations-and-the-reload-pipeline), kept for /status.
 type ReloadResult struct {
 	Trigger string    `json:"trigger"`
 	Result  string    `json:"result"`
@@ -253,7 +252,7 @@ type ReloadResult struct {
 // Err returns the refusal as an error (nil unless refused).
 func (r *ReloadResult) Err() error { return r.err }
 
-// Reload reads the config and runs the reload pipeline (DESIGN §6.2): build
+// Reload reads the config and runs the reload pipeline (docs/serve.md#generations-and-the-reload-pipeline): build
 // a candidate off to the side, gate it against the live generation, publish
 // it with one atomic swap and notify sessions when the canonical form
 // changed. It never loses the live generation. trigger names the cause

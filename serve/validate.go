@@ -20,7 +20,7 @@ type compiledTool struct {
 	out *schema.Compiled // nil without an outputSchema
 }
 
-// validateConfig checks every tool of cfg for MCP validity (DESIGN §3b.2):
+// validateConfig checks every tool of cfg for MCP validity (docs/lint.md#invalid-mcp):
 // names and facade aliases (lint.ValidName; unique case-insensitively, all
 // together), and each tool as lint.ValidateTool sees it (inputSchema present
 // and an object schema, outputSchema an object schema when present, schemas

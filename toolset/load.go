@@ -25,7 +25,7 @@ type LoadOptions struct {
 	Live LiveOptions
 }
 
-// Load reads a tool set from any source of DESIGN §4.1:
+// Load reads a tool set from any source of docs/diff.md#inputs:
 //
 //   - "-": standard input;
 //   - "git:REV:PATH": the file PATH as it was at git revision REV (read with

@@ -75,7 +75,7 @@ type Tool struct {
 	Index  int
 }
 
-// Canonical returns the tool's canonical form (DESIGN §3); with normalize,
+// Canonical returns the tool's canonical form (docs/canon.md#canonical-form); with normalize,
 // the semantic normalizations of canon.NormalizeTool are applied first.
 func (t *Tool) Canonical(normalize bool) []byte {
 	if !normalize {
@@ -140,7 +140,7 @@ func (s *Set) Names() []string {
 	return names
 }
 
-// Canonical returns the set's canonical form {"tools":[…]} (DESIGN §3);
+// Canonical returns the set's canonical form {"tools":[…]} (docs/canon.md#canonical-form);
 // with normalize, canon.NormalizeTool is applied to each tool first.
 func (s *Set) Canonical(normalize bool) []byte {
 	size := 16
