@@ -720,7 +720,13 @@ func (p *cfgParser) httpHandler(v *canon.Value, ptr, tool string) (*HTTPConfig, 
 			for j := range m.Value.Members {
 				hm := &m.Value.Members[j]
 				var s string
-				s, err = p.scalarString(&hm.Value, mp+"/"+canon.EscapePointer(hm.Key), tool)
+				hp := mp + "/" + canon.EscapePointer(hm.Key)
+				s, err = p.scalarString(&hm.Value, hp, tool)
+				if err == nil {
+					if herr := checkHeader(hm.Key, s); herr != nil {
+						err = p.keyErrAt(hp, tool, "header %q: %v", hm.Key, herr)
+					}
+				}
 				if err != nil {
 					break
 				}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +19,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// Handler executes one tool call (DESIGN §6.4). args is the validated
+// Handler executes one tool call. args is the validated
 // arguments object as JSON. A returned error is a failure of the handler
 // (timeout, exit status, HTTP status, output too large); it becomes an
 // isError result, never a protocol error. Handlers are safe for concurrent
@@ -195,6 +197,13 @@ func (w *capWriter) Write(p []byte) (int, error) {
 
 // httpHandler posts the arguments as JSON (see HTTPConfig). It owns an
 // http.Client whose idle connections are closed with the generation.
+//
+// Redirects are followed on the request's origin (scheme, host and port)
+// only: a redirect elsewhere is an error, so the arguments and the headers
+// never reach another host. The body of an error response is passed to the
+// client (shortened) only when no header was built from the environment:
+// an error page may echo the request's headers, and a secret must not
+// reach the client that way.
 type httpHandler struct {
 	url       string
 	headers   http.Header
@@ -202,29 +211,112 @@ type httpHandler struct {
 	transport *http.Transport
 	max       int64
 	timeout   time.Duration
+	// secret: a header value was built from the environment.
+	secret bool
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 func newHTTPHandler(c *HTTPConfig, getenv func(string) (string, bool)) (*httpHandler, error) {
 	hdr := http.Header{}
+	secret := false
 	for name, val := range c.Headers {
-		var missing []string
-		v := envRef.ReplaceAllStringFunc(val, func(ref string) string {
-			n := envRef.FindStringSubmatch(ref)[1]
-			s, ok := getenv(n)
-			if !ok {
-				missing = append(missing, n)
-			}
-			return s
-		})
-		if len(missing) > 0 {
-			return nil, fmt.Errorf("header %s: environment variable %s is not set", name, strings.Join(missing, ", "))
+		v, err := expandHeader(name, val, getenv)
+		if err != nil {
+			return nil, err
 		}
+		secret = secret || envRef.MatchString(val)
 		hdr.Set(name, v)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	return &httpHandler{url: c.URL, headers: hdr, transport: tr, client: &http.Client{Transport: tr, Timeout: c.Timeout}, max: c.MaxResponse, timeout: c.Timeout}, nil
+	client := &http.Client{Transport: tr, Timeout: c.Timeout, CheckRedirect: sameOriginRedirect}
+	return &httpHandler{url: c.URL, headers: hdr, transport: tr, client: client, max: c.MaxResponse, timeout: c.Timeout, secret: secret}, nil
+}
+
+// expandHeader replaces each ${NAME} in the value of header name by the
+// environment variable NAME. A variable that is unset, or whose value
+// cannot be sent in a header field (a line break, a control character),
+// is an error naming the variable, never showing its value.
+func expandHeader(name, val string, getenv func(string) (string, bool)) (string, error) {
+	var missing, bad []string
+	v := envRef.ReplaceAllStringFunc(val, func(ref string) string {
+		n := envRef.FindStringSubmatch(ref)[1]
+		s, ok := getenv(n)
+		switch {
+		case !ok:
+			missing = append(missing, n)
+		case checkHeaderValue(s) != nil:
+			bad = append(bad, n)
+		}
+		return s
+	})
+	switch {
+	case len(missing) > 0:
+		return "", fmt.Errorf("header %s: environment variable %s is not set", name, strings.Join(missing, ", "))
+	case len(bad) > 0:
+		return "", fmt.Errorf("header %s: environment variable %s: %w", name, strings.Join(bad, ", "), errHeaderValue)
+	}
+	return v, nil
+}
+
+// Errors of header fields a config names (RFC 9110 section 5).
+var (
+	errHeaderName  = errors.New("a header name must be a token (letters, digits and !#$%&'*+-.^_`|~, no spaces or colons)")
+	errHeaderValue = errors.New("a header value must not hold a line break (CR, LF) or another control character but tab")
+)
+
+// checkHeader reports whether name and value can be sent as one HTTP
+// header field: the name a token (RFC 9110 section 5.1), the value free of
+// control characters but horizontal tab (section 5.5), so that no value can
+// end the field and start another.
+func checkHeader(name, value string) error {
+	if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
+		return errHeaderName
+	}
+	return checkHeaderValue(value)
+}
+
+func checkHeaderValue(v string) error {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return errHeaderValue
+		}
+	}
+	return nil
+}
+
+// isTokenChar reports whether r may appear in an RFC 9110 token.
+func isTokenChar(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return true
+	}
+	return r < 0x80 && strings.ContainsRune("!#$%&'*+-.^_`|~", r)
+}
+
+// errCrossOriginRedirect is returned when an endpoint redirects to another
+// scheme, host or port.
+var errCrossOriginRedirect = errors.New("the endpoint redirected to another host; redirects are followed on the same scheme, host and port only")
+
+// sameOriginRedirect is the http handler's redirect policy: at most 10
+// redirects, each to the origin of the first request.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if origin(req.URL) != origin(via[0].URL) {
+		return fmt.Errorf("%w (to %s)", errCrossOriginRedirect, origin(req.URL))
+	}
+	return nil
+}
+
+// origin is u's scheme://host:port, lower case, the port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port))
 }
 
 func (h *httpHandler) Call(ctx context.Context, args []byte) (*Output, error) {
@@ -257,13 +349,22 @@ func (h *httpHandler) Call(ctx context.Context, args []byte) (*Output, error) {
 		return nil, fmt.Errorf("%w: the response has more than %d bytes", errOutputTooLarge, h.max)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := strings.TrimSpace(string(body))
-		if len(msg) > 512 {
-			msg = msg[:512] + "…"
-		}
-		return nil, fmt.Errorf("the endpoint answered %s: %s", resp.Status, msg)
+		return nil, h.statusError(resp.Status, body)
 	}
 	return &Output{Body: body}, nil
+}
+
+// statusError words an error response: its status, and its body (up to
+// 512 bytes) unless the request carried a secret header (see httpHandler).
+func (h *httpHandler) statusError(status string, body []byte) error {
+	if h.secret {
+		return fmt.Errorf("the endpoint answered %s (its body is not shown: the request carried headers built from the environment, which an error page may echo)", status)
+	}
+	msg := strings.ToValidUTF8(strings.TrimSpace(string(body)), "")
+	if len(msg) > 512 {
+		msg = strings.ToValidUTF8(msg[:512], "") + "…"
+	}
+	return fmt.Errorf("the endpoint answered %s: %s", status, msg)
 }
 
 // redactURL drops the URL from a *url.Error (it may carry credentials).
