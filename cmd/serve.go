@@ -35,6 +35,8 @@ type serveOptions struct {
 	Record          string
 	PinSessions     bool
 	PinTTL          time.Duration
+	ExecConcurrency int
+	ExecQueue       int
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -111,6 +113,8 @@ carry compatibility there).`,
 	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
 	f.BoolVar(&opts.PinSessions, "pin-sessions", false, "keep each session (stdio, stateful HTTP; not 2026-07-28) on the tools live when it initialized, until it ends or --pin-ttl passes")
 	f.DurationVar(&opts.PinTTL, "pin-ttl", serve.DefaultPinTTL, "with --pin-sessions: how long a session stays pinned before it moves to the live tools and is notified")
+	f.IntVar(&opts.ExecConcurrency, "exec-concurrency", serve.DefaultExecConcurrency, "how many exec handler commands may run at once (a tool's own bound is its exec concurrency key)")
+	f.IntVar(&opts.ExecQueue, "exec-queue", serve.DefaultExecQueue, "how many exec calls may wait for a slot; beyond, a call is an error result at once")
 	return c
 }
 
@@ -143,6 +147,8 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 		return usageErrorf("--pin-ttl needs --pin-sessions")
 	case opts.PinTTL <= 0:
 		return usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)
+	case opts.ExecConcurrency <= 0 || opts.ExecQueue <= 0:
+		return usageErrorf("--exec-concurrency and --exec-queue must be positive, got %d and %d", opts.ExecConcurrency, opts.ExecQueue)
 	case opts.PinSessions && opts.Stateless:
 		return usageErrorf("--pin-sessions has no effect with --stateless: stateless HTTP has no sessions to pin")
 	}
@@ -185,6 +191,9 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		RecordDir:     opts.Record,
 		PinSessions:   opts.PinSessions,
 		PinTTL:        opts.PinTTL,
+
+		ExecConcurrency: opts.ExecConcurrency,
+		ExecQueue:       opts.ExecQueue,
 	})
 	if err != nil {
 		return err

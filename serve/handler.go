@@ -40,11 +40,12 @@ type Output struct {
 
 // buildHandler makes the handler of one tool. dir is the config's folder
 // (relative commands and working folders are resolved against it); getenv
-// reads the server's environment.
-func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool)) (Handler, error) {
+// reads the server's environment; pool (nil: no limits) is the server's
+// account of exec calls.
+func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool), pool *execPool) (Handler, error) {
 	switch {
 	case h.Exec != nil:
-		return newExecHandler(h.Exec, dir, getenv)
+		return newExecHandler(h.Exec, dir, getenv, pool)
 	case h.HTTP != nil:
 		return newHTTPHandler(h.HTTP, getenv)
 	case h.Static != nil:
@@ -63,16 +64,22 @@ func (s staticHandler) Call(context.Context, []byte) (*Output, error) {
 }
 func (staticHandler) Close() {}
 
-// execHandler runs a command without a shell (see ExecConfig).
+// execHandler runs a command without a shell (see ExecConfig), each call
+// in a process group of its own: when the command exits, what it left
+// running in its group is killed, so a background child holding standard
+// output open neither outlives the call nor holds it up. Calls wait for a
+// slot of the tool (slots) and of the server (pool) first.
 type execHandler struct {
 	argv      []string
 	dir       string
 	env       []string
 	timeout   time.Duration
 	maxOutput int64
+	pool      *execPool
+	slots     chan struct{}
 }
 
-func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool)) (*execHandler, error) {
+func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool), pool *execPool) (*execHandler, error) {
 	argv := append([]string(nil), c.Command...)
 	prog := argv[0]
 	switch {
@@ -113,7 +120,11 @@ func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool
 			env = append(env, n+"="+v)
 		}
 	}
-	return &execHandler{argv: argv, dir: wd, env: env, timeout: c.Timeout, maxOutput: c.MaxOutput}, nil
+	n := c.Concurrency
+	if n <= 0 {
+		n = DefaultToolConcurrency
+	}
+	return &execHandler{argv: argv, dir: wd, env: env, timeout: c.Timeout, maxOutput: c.MaxOutput, pool: pool, slots: make(chan struct{}, n)}, nil
 }
 
 // lookPath finds prog in the PATH of getenv.
@@ -135,39 +146,146 @@ func lookPath(prog string, getenv func(string) (string, bool)) (string, error) {
 var errOutputTooLarge = errors.New("output too large")
 
 func (h *execHandler) Call(parent context.Context, args []byte) (*Output, error) {
+	// The timeout bounds the whole call, the wait for a slot included.
 	ctx, cancel := context.WithTimeout(parent, h.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, h.argv[0], h.argv[1:]...)
-	cmd.Dir = h.dir
-	cmd.Env = h.env
-	cmd.Stdin = bytes.NewReader(args)
+	release, err := h.pool.acquire(ctx, h.slots)
+	if err != nil {
+		if parent.Err() != nil {
+			return nil, fmt.Errorf("the call was cancelled: %w", parent.Err())
+		}
+		return nil, err
+	}
+	defer release()
 	out := &capWriter{max: h.maxOutput, onOverflow: cancel}
 	errOut := &capWriter{max: 4 << 10}
-	cmd.Stdout, cmd.Stderr = out, errOut
-	setProcessGroup(cmd)
-	// After the command exits (or is killed), wait this long for its output
-	// pipes to drain; a grandchild keeping them open cannot hang the call.
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	err = h.run(ctx, args, out, errOut)
 	switch {
+	case errors.Is(err, errExecShutdown):
+		return nil, err
 	case out.overflow:
 		return nil, fmt.Errorf("%w: the command wrote more than %d bytes", errOutputTooLarge, h.maxOutput)
 	case parent.Err() != nil:
 		return nil, fmt.Errorf("the call was cancelled: %w", parent.Err())
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("the command did not finish within %s", h.timeout)
+		return nil, &timeoutError{what: "the command did not finish", d: h.timeout}
 	case err != nil:
-		var ee *exec.ExitError
-		msg := strings.TrimSpace(errOut.buf.String())
-		if errors.As(err, &ee) && ee.Exited() {
-			if msg != "" {
-				return nil, fmt.Errorf("the command exited with status %d: %s", ee.ExitCode(), msg)
-			}
-			return nil, fmt.Errorf("the command exited with status %d", ee.ExitCode())
-		}
-		return nil, fmt.Errorf("the command failed: %v", err)
+		return nil, exitError(err, errOut)
 	}
 	return &Output{Body: out.buf.Bytes()}, nil
+}
+
+// timeoutError is returned when a handler did not finish within its
+// timeout.
+type timeoutError struct {
+	what string
+	d    time.Duration
+}
+
+func (e *timeoutError) Error() string { return fmt.Sprintf("%s within %s", e.what, e.d) }
+
+// exitError words the failure of a command that ran.
+func exitError(err error, errOut *capWriter) error {
+	var ee *exec.ExitError
+	msg := strings.TrimSpace(errOut.buf.String())
+	if errors.As(err, &ee) && ee.Exited() {
+		if msg != "" {
+			return fmt.Errorf("the command exited with status %d: %s", ee.ExitCode(), msg)
+		}
+		return fmt.Errorf("the command exited with status %d", ee.ExitCode())
+	}
+	return fmt.Errorf("the command failed: %v", err)
+}
+
+// execDrain is how long, after a command exited and its process group was
+// killed, its output may take to reach end of file (a process that left
+// the group may hold it open), and how long its standard input may take
+// to be written; then they are closed.
+const execDrain = time.Second
+
+// run runs the command in a process group of its own with args on its
+// standard input, copying its output to out and errOut. When the command
+// exits, the rest of its group is killed; the output is read until end of
+// file, for at most execDrain more. The output goes through pipes of our
+// own, so Wait returns when the command exits, whoever holds them.
+func (h *execHandler) run(ctx context.Context, args []byte, out, errOut io.Writer) error {
+	cmd := exec.CommandContext(ctx, h.argv[0], h.argv[1:]...)
+	cmd.Dir = h.dir
+	cmd.Env = h.env
+	cmd.Stdin = bytes.NewReader(args)
+	cmd.WaitDelay = execDrain
+	setProcessGroup(cmd)
+	stdout, err := newOutPipe(out)
+	if err != nil {
+		return err
+	}
+	stderr, err := newOutPipe(errOut)
+	if err != nil {
+		stdout.close()
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = stdout.w, stderr.w
+	err = cmd.Start()
+	stdout.startedChild()
+	stderr.startedChild()
+	if err != nil {
+		stdout.close()
+		stderr.close()
+		return err
+	}
+	if perr := h.pool.started(cmd); perr != nil {
+		err = perr
+		_ = cmd.Wait()
+	} else {
+		err = cmd.Wait()
+		killGroup(cmd)
+		h.pool.ended(cmd)
+	}
+	stdout.finish(execDrain)
+	stderr.finish(execDrain)
+	return err
+}
+
+// outPipe carries a command's output into a Go writer.
+type outPipe struct {
+	r, w *os.File
+	done chan struct{}
+}
+
+func newOutPipe(dst io.Writer) (*outPipe, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &outPipe{r: r, w: w, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		_, _ = io.Copy(dst, r)
+	}()
+	return p, nil
+}
+
+// startedChild closes our copy of the write end (the child has its own).
+func (p *outPipe) startedChild() { _ = p.w.Close() }
+
+// finish waits until the output reached end of file, at most d; then it
+// stops reading.
+func (p *outPipe) finish(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		_ = p.r.SetReadDeadline(time.Now())
+		<-p.done
+	}
+	_ = p.r.Close()
+}
+
+// close ends a pipe whose command never started.
+func (p *outPipe) close() {
+	_ = p.w.Close()
+	p.finish(0)
 }
 
 func (*execHandler) Close() {}
@@ -336,7 +454,7 @@ func (h *httpHandler) Call(ctx context.Context, args []byte) (*Output, error) {
 		}
 		var ue interface{ Timeout() bool }
 		if errors.As(err, &ue) && ue.Timeout() {
-			return nil, fmt.Errorf("the endpoint did not answer within %s", h.timeout)
+			return nil, &timeoutError{what: "the endpoint did not answer", d: h.timeout}
 		}
 		return nil, fmt.Errorf("the request failed: %v", redactURL(err))
 	}

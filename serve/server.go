@@ -50,6 +50,13 @@ type Options struct {
 	PinSessions bool
 	// PinTTL is how long a pin holds; 0 means DefaultPinTTL (1 h).
 	PinTTL time.Duration
+	// ExecConcurrency bounds the exec handler commands running at once in
+	// the server (--exec-concurrency); 0 means DefaultExecConcurrency. A
+	// tool's own bound is its exec concurrency key.
+	ExecConcurrency int
+	// ExecQueue bounds the exec calls waiting for a slot (--exec-queue); 0
+	// means DefaultExecQueue. A call beyond it is an isError result at once.
+	ExecQueue int
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
@@ -93,6 +100,7 @@ type Server struct {
 	notifier *notifier
 	metrics  *metrics
 	rec      *recorder // nil unless recording
+	exec     *execPool
 	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
 
@@ -151,6 +159,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: log, metrics: newMetrics()}
 	s.registerPinMetrics()
+	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
@@ -206,6 +215,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
+		s.exec.kill()
 		s.notifier.wait()
 		s.rec.close()
 		s.unpinAll()
@@ -269,7 +279,7 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
 			res.Result = ResultUnchanged
 		} else {
-			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live})
+			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec})
 		}
 	}
 	if s.opts.beforePublish != nil {
