@@ -59,12 +59,14 @@ The bearer token for HTTP comes from --token-file or MCPCTL_TOKEN, never
 from a flag value.
 
 --record DIR appends every tools/call, one file per server start
-(DIR/calls-<UTC start>-<pid>.jsonl), as mcpctl fixture JSON Lines
+(DIR/calls-<UTC start>-<pid>-<random>.jsonl, a new file; DIR must not be
+writable by its group or others), as mcpctl fixture JSON Lines
 {"tool","arguments","generation","expect"} that replay and diff --usage
 read. Values of members named by the config's record.redact (names, or
 JSON Pointers starting with /) and of members whose name looks like a
-secret (token, password, passphrase, secret, api key, private key,
-credentials, cookie, bearer, authorization) are written as "[redacted]". Recording never blocks or fails a call: when the writer
+secret (a word token, password, passphrase, secret, api key, private key,
+credential, cookie, bearer or authorization, plural or with digits too:
+refresh_tokens, apiKeys, token2) are written as "[redacted]". Recording never blocks or fails a call: when the writer
 falls behind, records are dropped and counted in /metrics.
 
 With --pin-sessions, each session (stdio, or stateful HTTP at 2025-11-25

@@ -94,7 +94,7 @@
 // With Options.RecordDir (--record), every tools/call that reaches a
 // generation is appended to a file in that folder as an mcpctl fixture line
 // ({"tool","arguments","generation","expect"}, DESIGN §5), with the values
-// the config's record.redact names and secret-looking members (LooksSecret)
+// the config's record.redact names and secret-looking members (fixtures.LooksSecret)
 // replaced by "[redacted]"; a bounded queue and one writer goroutine keep
 // the disk off the call path, and Close writes what is queued.
 //

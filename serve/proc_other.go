@@ -14,3 +14,7 @@ func killGroup(cmd *exec.Cmd) {
 		_ = cmd.Process.Kill()
 	}
 }
+
+// oNoFollow is 0 where the flag does not exist (O_EXCL still refuses an
+// existing link).
+const oNoFollow = 0

@@ -25,3 +25,6 @@ func killGroup(cmd *exec.Cmd) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// oNoFollow makes os.OpenFile refuse a symbolic link as the last element.
+const oNoFollow = syscall.O_NOFOLLOW

@@ -40,7 +40,7 @@ type Options struct {
 	// nil means time.Now.
 	Now func() time.Time
 	// RecordDir, when set, appends every tools/call as an mcpctl fixture
-	// line to RecordDir/calls-<UTC start>-<pid>.jsonl (--record; see
+	// line to RecordDir/calls-<UTC start>-<pid>-<random>.jsonl (--record; see
 	// RecordConfig and recorder for the format and redaction).
 	RecordDir string
 	// PinSessions pins each session (2025-11-25 and earlier, stdio or
@@ -72,6 +72,8 @@ type Options struct {
 	// before each write.
 	recordQueue int
 	recordHook  func()
+	// recordWrite (tests) replaces the record writer's write to its file.
+	recordWrite func(f *os.File, p []byte) (int, error)
 	// pinAfter, when set (tests), replaces time.AfterFunc as the pin
 	// expiry timer; it returns the timer's stop function.
 	pinAfter func(d time.Duration, f func()) (stop func() bool)
@@ -184,7 +186,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
 	s.mcp.AddReceivingMiddleware(s.receivingMiddleware)
 	if opts.RecordDir != "" {
-		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook)
+		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook, opts.recordWrite)
 		if err != nil {
 			s.Close()
 			return nil, err
