@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -29,7 +28,8 @@ const (
 var (
 	// errExecBusy: the wait queue was full.
 	errExecBusy = errors.New("the server is busy: too many calls of exec tools are running and waiting; try again later")
-	// errExecWait: the call's timeout passed while it waited for a slot.
+	// errExecWait: the call's timeout passed (or the call was cancelled)
+	// while it waited for a slot.
 	errExecWait = errors.New("no slot to run the command became free within the tool's timeout; try again later")
 	// errShutdown: the server is shutting down and runs no new command.
 	errExecShutdown = errors.New("the server is shutting down")
@@ -122,14 +122,14 @@ func (p *execPool) wait(ctx context.Context, tool, global chan struct{}) error {
 		p.waiting.Inc()
 		defer func() { p.waitingN.Add(-1); p.waiting.Dec() }()
 	}
-	if err := take(ctx, tool); err != nil {
+	if !take(ctx, tool) {
 		p.refuse("timeout")
-		return fmt.Errorf("%w: %w", errExecWait, err)
+		return errExecWait
 	}
-	if err := take(ctx, global); err != nil {
+	if !take(ctx, global) {
 		give(tool)
 		p.refuse("timeout")
-		return fmt.Errorf("%w: %w", errExecWait, err)
+		return errExecWait
 	}
 	return nil
 }
@@ -161,16 +161,17 @@ func tryTake(a, b chan struct{}) bool {
 	return true
 }
 
-// take waits for a slot of sem (nil: no limit) until ctx ends.
-func take(ctx context.Context, sem chan struct{}) error {
+// take waits for a slot of sem (nil: no limit) until ctx ends; it
+// reports whether it took one.
+func take(ctx context.Context, sem chan struct{}) bool {
 	if sem == nil {
-		return nil
+		return true
 	}
 	select {
 	case sem <- struct{}{}:
-		return nil
+		return true
 	case <-ctx.Done():
-		return ctx.Err()
+		return false
 	}
 }
 

@@ -367,3 +367,21 @@ func TestHardening14ExecWaitTimeout(t *testing.T) {
 		t.Errorf("refused{timeout} = %v, want 1", n)
 	}
 }
+
+// Issue 8 item 14: the tool's concurrency key is a positive integer,
+// checked when the config is loaded.
+func TestHardening14ConcurrencyKeyChecked(t *testing.T) {
+	for _, v := range []string{"0", "-1", "1.5", `"4"`, "2000000"} {
+		cfg := "tools:\n  - name: t\n    handler:\n      exec: {command: [x], concurrency: " + v + "}\n"
+		_, err := ParseConfig("c.yaml", []byte(cfg), nil)
+		var ie *toolset.InputError
+		if !errors.As(err, &ie) || ie.Line != 4 || ie.Pointer != "/tools/0/handler/exec/concurrency" {
+			t.Errorf("concurrency: %s: %v, want an error at c.yaml:4, /tools/0/handler/exec/concurrency", v, err)
+		}
+	}
+	cfg := "tools:\n  - name: t\n    handler:\n      exec: {command: [x], concurrency: 3}\n"
+	c, err := ParseConfig("c.yaml", []byte(cfg), nil)
+	if err != nil || c.Tools[0].Handler.Exec.Concurrency != 3 {
+		t.Errorf("concurrency: 3: %v", err)
+	}
+}
