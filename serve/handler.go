@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/fixtures"
 )
 
 // Handler executes one tool call. args is the validated
@@ -319,9 +320,10 @@ func (w *capWriter) Write(p []byte) (int, error) {
 // Redirects are followed on the request's origin (scheme, host and port)
 // only: a redirect elsewhere is an error, so the arguments and the headers
 // never reach another host. The body of an error response is passed to the
-// client (shortened) only when no header was built from the environment:
-// an error page may echo the request's headers, and a secret must not
-// reach the client that way.
+// client (shortened) only when no header is secret (built from the
+// environment, or named like a secret: Authorization, X-API-Key, …; see
+// fixtures.LooksSecret): an error page may echo the request's headers, and
+// a secret must not reach the client that way.
 type httpHandler struct {
 	url       string
 	headers   http.Header
@@ -329,7 +331,7 @@ type httpHandler struct {
 	transport *http.Transport
 	max       int64
 	timeout   time.Duration
-	// secret: a header value was built from the environment.
+	// secret: a header is secret (see above).
 	secret bool
 }
 
@@ -343,7 +345,7 @@ func newHTTPHandler(c *HTTPConfig, getenv func(string) (string, bool)) (*httpHan
 		if err != nil {
 			return nil, err
 		}
-		secret = secret || envRef.MatchString(val)
+		secret = secret || envRef.MatchString(val) || fixtures.LooksSecret(name)
 		hdr.Set(name, v)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -476,7 +478,7 @@ func (h *httpHandler) Call(ctx context.Context, args []byte) (*Output, error) {
 // 512 bytes) unless the request carried a secret header (see httpHandler).
 func (h *httpHandler) statusError(status string, body []byte) error {
 	if h.secret {
-		return fmt.Errorf("the endpoint answered %s (its body is not shown: the request carried headers built from the environment, which an error page may echo)", status)
+		return fmt.Errorf("the endpoint answered %s (its body is not shown: the request carried secret headers, which an error page may echo)", status)
 	}
 	msg := strings.ToValidUTF8(strings.TrimSpace(string(body)), "")
 	if len(msg) > 512 {

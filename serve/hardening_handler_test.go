@@ -112,7 +112,8 @@ func TestHardening11NoCrossHostRedirect(t *testing.T) {
 // client; an upstream that echoes request headers in its error page showed
 // the client the secret header built from the environment. The body of an
 // error response is withheld when the request carried a header built from
-// the environment (and passed, shortened, when it did not).
+// the environment or named like a secret (and passed, shortened, when it
+// did not).
 func TestHardening17UpstreamErrorDoesNotEchoSecrets(t *testing.T) {
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request; you sent "+fmt.Sprint(r.Header), http.StatusBadRequest)
@@ -125,6 +126,9 @@ func TestHardening17UpstreamErrorDoesNotEchoSecrets(t *testing.T) {
   - name: plain
     inputSchema: {type: object}
     handler: {http: {url: "`+backend.URL+`", headers: {X-Plain: visible}}}
+  - name: literal
+    inputSchema: {type: object}
+    handler: {http: {url: "`+backend.URL+`", headers: {X-Api-Key: lit-hunter2}}}
 `, func(o *Options) { o.Getenv = envFunc(map[string]string{"TOKEN": "tok-hunter2"}) })
 	c := connected(t, s)
 	res, _ := callTool(t, c, "secret", map[string]any{})
@@ -133,6 +137,10 @@ func TestHardening17UpstreamErrorDoesNotEchoSecrets(t *testing.T) {
 	}
 	if strings.Contains(res.Content[0].Text, "hunter2") {
 		t.Errorf("the upstream's error body showed the client the secret header: %q", res.Content[0].Text)
+	}
+	res, _ = callTool(t, c, "literal", map[string]any{})
+	if !res.IsError || strings.Contains(res.Content[0].Text, "hunter2") {
+		t.Errorf("a secret-named header written in the config was echoed: %q", res.Content[0].Text)
 	}
 	res, _ = callTool(t, c, "plain", map[string]any{})
 	if !res.IsError || !strings.Contains(res.Content[0].Text, "bad request; you sent") {
