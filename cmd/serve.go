@@ -69,6 +69,13 @@ credential, cookie, bearer or authorization, plural or with digits too:
 refresh_tokens, apiKeys, token2) are written as "[redacted]". Recording never blocks or fails a call: when the writer
 falls behind, records are dropped and counted in /metrics.
 
+Each exec handler call runs in a process group of its own, killed when the
+command exits (a background child cannot hold the call open) and when the
+shutdown timeout passes. At most --exec-concurrency calls of exec tools run
+at once (and at most a tool's exec.concurrency, default 8, of that tool);
+--exec-queue more wait, within the tool's timeout; a call beyond is an
+isError result saying the server is busy.
+
 With --pin-sessions, each session (stdio, or stateful HTTP at 2025-11-25
 and earlier) keeps listing and calling the tools that were live when it
 initialized, until it ends or --pin-ttl passes; then it moves to the live
