@@ -199,66 +199,100 @@ func exitError(err error, errOut *capWriter) error {
 }
 
 // execDrain is how long, after a command exited and its process group was
-// killed, its output may take to reach end of file (a process that left
-// the group may hold it open), and how long its standard input may take
-// to be written; then they are closed.
+// killed, its output may take to reach end of file and its input to be
+// written (a process that left the group may hold them); then they are
+// closed.
 const execDrain = time.Second
 
 // run runs the command in a process group of its own with args on its
 // standard input, copying its output to out and errOut. When the command
-// exits, the rest of its group is killed; the output is read until end of
-// file, for at most execDrain more. The output goes through pipes of our
-// own, so Wait returns when the command exits, whoever holds them.
+// exits, the rest of its group is killed. Its standard streams are pipes
+// of our own, so Wait returns when the command exits, whoever holds them;
+// they are drained for at most execDrain more.
 func (h *execHandler) run(ctx context.Context, args []byte, out, errOut io.Writer) error {
 	cmd := exec.CommandContext(ctx, h.argv[0], h.argv[1:]...)
 	cmd.Dir = h.dir
 	cmd.Env = h.env
-	cmd.Stdin = bytes.NewReader(args)
 	cmd.WaitDelay = execDrain
 	setProcessGroup(cmd)
-	stdout, err := newOutPipe(out)
+	pipes, err := commandPipes(cmd, args, out, errOut)
 	if err != nil {
 		return err
 	}
-	stderr, err := newOutPipe(errOut)
-	if err != nil {
-		stdout.close()
-		return err
-	}
-	cmd.Stdout, cmd.Stderr = stdout.w, stderr.w
+	defer func() {
+		for _, p := range pipes {
+			p.finish(execDrain)
+		}
+	}()
 	err = cmd.Start()
-	stdout.startedChild()
-	stderr.startedChild()
+	for _, p := range pipes {
+		p.started()
+	}
 	if err != nil {
-		stdout.close()
-		stderr.close()
 		return err
 	}
-	if perr := h.pool.started(cmd); perr != nil {
-		err = perr
+	if err := h.pool.started(cmd); err != nil {
 		_ = cmd.Wait()
-	} else {
-		err = cmd.Wait()
-		killGroup(cmd)
-		h.pool.ended(cmd)
+		return err
 	}
-	stdout.finish(execDrain)
-	stderr.finish(execDrain)
+	err = cmd.Wait()
+	killGroup(cmd)
+	h.pool.ended(cmd)
 	return err
 }
 
-// outPipe carries a command's output into a Go writer.
-type outPipe struct {
-	r, w *os.File
-	done chan struct{}
+// commandPipes gives cmd its standard streams: args as its input, its
+// output and errors copied to out and errOut.
+func commandPipes(cmd *exec.Cmd, args []byte, out, errOut io.Writer) ([]*pipe, error) {
+	var pipes []*pipe
+	for _, mk := range []func() (*pipe, error){
+		func() (*pipe, error) { return inputPipe(args) },
+		func() (*pipe, error) { return outputPipe(out) },
+		func() (*pipe, error) { return outputPipe(errOut) },
+	} {
+		p, err := mk()
+		if err != nil {
+			for _, q := range pipes {
+				q.started()
+				q.finish(0)
+			}
+			return nil, err
+		}
+		pipes = append(pipes, p)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[0].child, pipes[1].child, pipes[2].child
+	return pipes, nil
 }
 
-func newOutPipe(dst io.Writer) (*outPipe, error) {
+// pipe is one standard stream of a command, copied by a goroutine of ours.
+type pipe struct {
+	child *os.File // the end the command gets
+	ours  *os.File // the end the goroutine reads or writes
+	done  chan struct{}
+}
+
+// inputPipe writes data to the command, then closes its input.
+func inputPipe(data []byte) (*pipe, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	p := &outPipe{r: r, w: w, done: make(chan struct{})}
+	p := &pipe{child: r, ours: w, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		_, _ = w.Write(data)
+		_ = w.Close()
+	}()
+	return p, nil
+}
+
+// outputPipe copies what the command writes to dst.
+func outputPipe(dst io.Writer) (*pipe, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &pipe{child: w, ours: r, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		_, _ = io.Copy(dst, r)
@@ -266,27 +300,22 @@ func newOutPipe(dst io.Writer) (*outPipe, error) {
 	return p, nil
 }
 
-// startedChild closes our copy of the write end (the child has its own).
-func (p *outPipe) startedChild() { _ = p.w.Close() }
+// started closes our copy of the command's end (the command has its own,
+// or never started).
+func (p *pipe) started() { _ = p.child.Close() }
 
-// finish waits until the output reached end of file, at most d; then it
-// stops reading.
-func (p *outPipe) finish(d time.Duration) {
+// finish waits for the copy to end (end of file, or all written), at most
+// d; then it stops it.
+func (p *pipe) finish(d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-p.done:
 	case <-t.C:
-		_ = p.r.SetReadDeadline(time.Now())
+		_ = p.ours.SetDeadline(time.Now())
 		<-p.done
 	}
-	_ = p.r.Close()
-}
-
-// close ends a pipe whose command never started.
-func (p *outPipe) close() {
-	_ = p.w.Close()
-	p.finish(0)
+	_ = p.ours.Close()
 }
 
 func (*execHandler) Close() {}

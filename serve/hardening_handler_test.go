@@ -210,11 +210,25 @@ func TestHardening18GrandchildProcessGroup(t *testing.T) {
   - name: bg
     inputSchema: {type: object}
     handler: {exec: {command: [/bin/sh, -c, 'sleep 100 & echo $! > `+pidFile+`; echo done'], timeout: 60s}}
+  - name: bgin
+    inputSchema: {type: object}
+    handler: {exec: {command: [/bin/sh, -c, 'exec 3<&0; sleep 100 <&3 & echo $! > `+pidFile+`; echo done'], timeout: 60s}}
 `)
 	c := connected(t, s)
 	res, _ := callTool(t, c, "bg", map[string]any{})
 	if res.IsError || res.Content[0].Text != "done\n" {
 		t.Errorf("a command whose background child keeps stdout open: %+v, want its output", res)
+	}
+	waitDead(t, "the background child after the call", readPids(t, pidFile, 1)...)
+
+	// The child holds standard input too, unread, and the arguments do
+	// not fit in a pipe's buffer: the call still answers.
+	if err := os.Remove(pidFile); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = callTool(t, c, "bgin", map[string]any{"pad": strings.Repeat("x", 1<<20)})
+	if res.IsError || res.Content[0].Text != "done\n" {
+		t.Errorf("a command whose background child holds unread standard input: %+v, want its output", res)
 	}
 	waitDead(t, "the background child after the call", readPids(t, pidFile, 1)...)
 }
