@@ -35,6 +35,8 @@ type serveOptions struct {
 	Record          string
 	PinSessions     bool
 	PinTTL          time.Duration
+	ExecConcurrency int
+	ExecQueue       int
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -57,13 +59,22 @@ The bearer token for HTTP comes from --token-file or MCPCTL_TOKEN, never
 from a flag value.
 
 --record DIR appends every tools/call, one file per server start
-(DIR/calls-<UTC start>-<pid>.jsonl), as mcpctl fixture JSON Lines
+(DIR/calls-<UTC start>-<pid>-<random>.jsonl, a new file; DIR must not be
+writable by its group or others), as mcpctl fixture JSON Lines
 {"tool","arguments","generation","expect"} that replay and diff --usage
 read. Values of members named by the config's record.redact (names, or
 JSON Pointers starting with /) and of members whose name looks like a
-secret (token, password, passphrase, secret, api key, private key,
-credentials, cookie, bearer, authorization) are written as "[redacted]". Recording never blocks or fails a call: when the writer
+secret (a word token, password, passphrase, secret, api key, private key,
+credential, cookie, bearer or authorization, plural or with digits too:
+refresh_tokens, apiKeys, token2) are written as "[redacted]". Recording never blocks or fails a call: when the writer
 falls behind, records are dropped and counted in /metrics.
+
+Each exec handler call runs in a process group of its own, killed when the
+command exits (a background child cannot hold the call open) and when the
+shutdown timeout passes. At most --exec-concurrency calls of exec tools run
+at once (and at most a tool's exec.concurrency, default 8, of that tool);
+--exec-queue more wait, within the tool's timeout; a call beyond is an
+isError result saying the server is busy.
 
 With --pin-sessions, each session (stdio, or stateful HTTP at 2025-11-25
 and earlier) keeps listing and calling the tools that were live when it
@@ -111,6 +122,8 @@ carry compatibility there).`,
 	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
 	f.BoolVar(&opts.PinSessions, "pin-sessions", false, "keep each session (stdio, stateful HTTP; not 2026-07-28) on the tools live when it initialized, until it ends or --pin-ttl passes")
 	f.DurationVar(&opts.PinTTL, "pin-ttl", serve.DefaultPinTTL, "with --pin-sessions: how long a session stays pinned before it moves to the live tools and is notified")
+	f.IntVar(&opts.ExecConcurrency, "exec-concurrency", serve.DefaultExecConcurrency, "how many exec handler commands may run at once (a tool's own bound is its exec concurrency key)")
+	f.IntVar(&opts.ExecQueue, "exec-queue", serve.DefaultExecQueue, "how many exec calls may wait for a slot; beyond, a call is an error result at once")
 	return c
 }
 
@@ -143,6 +156,8 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 		return usageErrorf("--pin-ttl needs --pin-sessions")
 	case opts.PinTTL <= 0:
 		return usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)
+	case opts.ExecConcurrency <= 0 || opts.ExecQueue <= 0:
+		return usageErrorf("--exec-concurrency and --exec-queue must be positive, got %d and %d", opts.ExecConcurrency, opts.ExecQueue)
 	case opts.PinSessions && opts.Stateless:
 		return usageErrorf("--pin-sessions has no effect with --stateless: stateless HTTP has no sessions to pin")
 	}
@@ -185,6 +200,9 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		RecordDir:     opts.Record,
 		PinSessions:   opts.PinSessions,
 		PinTTL:        opts.PinTTL,
+
+		ExecConcurrency: opts.ExecConcurrency,
+		ExecQueue:       opts.ExecQueue,
 	})
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -192,8 +191,10 @@ func failureKind(ctx context.Context, err error) string {
 		return "cancelled"
 	case errors.Is(err, errOutputTooLarge):
 		return "output-too-large"
-	case strings.Contains(err.Error(), "did not finish within") || strings.Contains(err.Error(), "did not answer within"):
+	case errors.As(err, new(*timeoutError)):
 		return "timeout"
+	case errors.Is(err, errExecBusy), errors.Is(err, errExecWait):
+		return "busy"
 	}
 	return "failed"
 }

@@ -128,6 +128,10 @@ type ExecConfig struct {
 	Env []string
 	// Dir is the working folder (default: the config's folder).
 	Dir string
+	// Concurrency bounds how many calls of the tool run at once (default
+	// DefaultToolConcurrency); more wait for a slot, within the server's
+	// bounds (--exec-concurrency, --exec-queue) and the tool's Timeout.
+	Concurrency int
 }
 
 // HTTPConfig posts the call's arguments as JSON to URL.
@@ -682,8 +686,10 @@ func (p *cfgParser) execHandler(v *canon.Value, ptr, tool string) (*ExecConfig, 
 			e.Env, err = p.stringList(&m.Value, mp, tool)
 		case "dir":
 			e.Dir, err = p.scalarString(&m.Value, mp, tool)
+		case "concurrency":
+			e.Concurrency, err = p.count(&m.Value, mp, tool)
 		default:
-			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "command", "timeout", "maxOutput", "env", "dir"))
+			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "command", "timeout", "maxOutput", "env", "dir", "concurrency"))
 		}
 		if err != nil {
 			return nil, err
@@ -720,7 +726,13 @@ func (p *cfgParser) httpHandler(v *canon.Value, ptr, tool string) (*HTTPConfig, 
 			for j := range m.Value.Members {
 				hm := &m.Value.Members[j]
 				var s string
-				s, err = p.scalarString(&hm.Value, mp+"/"+canon.EscapePointer(hm.Key), tool)
+				hp := mp + "/" + canon.EscapePointer(hm.Key)
+				s, err = p.scalarString(&hm.Value, hp, tool)
+				if err == nil {
+					if herr := checkHeader(hm.Key, s); herr != nil {
+						err = p.keyErrAt(hp, tool, "header %q: %v", hm.Key, herr)
+					}
+				}
 				if err != nil {
 					break
 				}
@@ -805,6 +817,16 @@ func (p *cfgParser) size(v *canon.Value, ptr, tool string) (int64, error) {
 		}
 	}
 	return 0, p.errAt(ptr, tool, "want a positive number of bytes")
+}
+
+// count reads a positive integer (up to 1,000,000).
+func (p *cfgParser) count(v *canon.Value, ptr, tool string) (int, error) {
+	if v.Kind == canon.Number {
+		if n, err := strconv.Atoi(v.Str); err == nil && n > 0 && n <= 1_000_000 {
+			return n, nil
+		}
+	}
+	return 0, p.errAt(ptr, tool, "want a positive integer (at most 1000000)")
 }
 
 func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {

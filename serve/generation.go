@@ -128,6 +128,8 @@ type buildOptions struct {
 	prev *Generation
 	// meters resolves a tool's call meters (nil: resolved at call time).
 	meters func(name string) *toolMeters
+	// exec is the server's account of exec calls (nil: no limits).
+	exec *execPool
 }
 
 // buildGeneration builds a candidate generation off to the side (docs/serve.md#generations-and-the-reload-pipeline step 2): validate (names, schemas), compile schemas, build handlers,
@@ -172,7 +174,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 			continue
 		}
 		env := map[string]envRead{}
-		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env))
+		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env), opts.exec)
 		if err != nil {
 			p := t.Handler.Pos
 			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})

@@ -155,7 +155,8 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 		srv.SetKeepAlivesEnabled(false)
 	}
 	if err := s.inflight.wait(deadline); err != nil {
-		s.log.Warn("shutdown timeout: abandoning in-flight calls", "inFlight", s.inflight.count())
+		s.log.Warn("shutdown timeout: abandoning in-flight calls, killing their commands", "inFlight", s.inflight.count())
+		s.exec.kill()
 	}
 	// A call is done before the SDK writes its response: let the responses
 	// out before the sessions close (HTTP requests still being answered,

@@ -40,7 +40,7 @@ type Options struct {
 	// nil means time.Now.
 	Now func() time.Time
 	// RecordDir, when set, appends every tools/call as an mcpctl fixture
-	// line to RecordDir/calls-<UTC start>-<pid>.jsonl (--record; see
+	// line to RecordDir/calls-<UTC start>-<pid>-<random>.jsonl (--record; see
 	// RecordConfig and recorder for the format and redaction).
 	RecordDir string
 	// PinSessions pins each session (2025-11-25 and earlier, stdio or
@@ -49,6 +49,13 @@ type Options struct {
 	PinSessions bool
 	// PinTTL is how long a pin holds; 0 means DefaultPinTTL (1 h).
 	PinTTL time.Duration
+	// ExecConcurrency bounds the exec handler commands running at once in
+	// the server (--exec-concurrency); 0 means DefaultExecConcurrency. A
+	// tool's own bound is its exec concurrency key.
+	ExecConcurrency int
+	// ExecQueue bounds the exec calls waiting for a slot (--exec-queue); 0
+	// means DefaultExecQueue. A call beyond it is an isError result at once.
+	ExecQueue int
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
@@ -64,6 +71,8 @@ type Options struct {
 	// before each write.
 	recordQueue int
 	recordHook  func()
+	// recordWrite (tests) replaces the record writer's write to its file.
+	recordWrite func(f *os.File, p []byte) (int, error)
 	// pinAfter, when set (tests), replaces time.AfterFunc as the pin
 	// expiry timer; it returns the timer's stop function.
 	pinAfter func(d time.Duration, f func()) (stop func() bool)
@@ -92,6 +101,7 @@ type Server struct {
 	notifier *notifier
 	metrics  *metrics
 	rec      *recorder // nil unless recording
+	exec     *execPool
 	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
 
@@ -150,6 +160,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: log, metrics: newMetrics()}
 	s.registerPinMetrics()
+	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
@@ -174,7 +185,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
 	s.mcp.AddReceivingMiddleware(s.receivingMiddleware)
 	if opts.RecordDir != "" {
-		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook)
+		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook, opts.recordWrite)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -205,6 +216,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
+		s.exec.kill()
 		s.notifier.wait()
 		s.rec.close()
 		s.unpinAll()
@@ -268,7 +280,7 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
 			res.Result = ResultUnchanged
 		} else {
-			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live})
+			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec})
 		}
 	}
 	if s.opts.beforePublish != nil {
