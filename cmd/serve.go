@@ -50,6 +50,16 @@ breaking finding is covered by a gate.allow entry (or --allow-breaking).
 Sessions get notifications/tools/list_changed when the tool contract
 changed. SIGHUP and POST /reload on the admin listener reload too.
 
+A reload starts once the config has been quiet for --debounce (default
+100ms): every change restarts the wait, so a file rewritten about as often
+as the debounce period reloads only in the gaps (a writer rewriting every
+100ms had 56 of its 400 versions published), and always reloads the last
+version once the writes stop. Raise --debounce for generated configs.
+
+With --http, MCP is served on the path /mcp only (every other path is 404),
+e.g. http://127.0.0.1:8931/mcp; the admin listener (--admin) is a separate
+address for /status, /metrics and POST /reload.
+
 Logs go to standard error: text on a terminal, JSON otherwise. Argument
 values and secrets are never logged.
 
@@ -100,7 +110,7 @@ carry compatibility there).`,
 	f.BoolVar(&opts.Stateless, "stateless", false, "with --http: serve without sessions (the 2026-07-28 revision's mode)")
 	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics and POST /reload on ADDR (loopback only)")
 	f.BoolVar(&opts.AllowBreaking, "allow-breaking", false, "publish candidates the gate would refuse (logged as a warning at every such publish)")
-	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading")
+	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading; each change restarts it")
 	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may finish")
 	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "with --http: an Origin (scheme://host[:port]) browsers may call from; repeatable; others get 403")
 	f.StringVar(&opts.TokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (else MCPCTL_TOKEN)")

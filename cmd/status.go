@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 func init() { extraCommands = append(extraCommands, newStatusCmd) }
@@ -71,6 +72,10 @@ func runStatus(ctx context.Context, s *Streams, opts statusOptions) error {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return fmt.Errorf("reading /status: %w", err)
+	}
+	if resp.Header.Get(serve.ListenerHeader) == "mcp" {
+		return &toolset.InputError{Source: addr, Offset: -1, Msg: "this is mcpctl serve's MCP endpoint (serve --http), not the admin listener; " +
+			"give status the address passed to serve --admin (its log line \"listening transport=admin\" names it)"}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return usageErrorf("%s/status answered %s", addr, resp.Status)
