@@ -12,9 +12,9 @@ import (
 	"github.com/mcpctl/mcpctl/serve"
 )
 
-// runCLI runs mcpctl in-process with empty stdin and returns the exit code,
+// runCLIb runs mcpctl in-process with empty stdin and returns the exit code,
 // stdout and stderr.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
+func runCLIb(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), args, &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
@@ -39,7 +39,7 @@ func TestIssue10Item14StatusAtMCPPort(t *testing.T) {
 	defer mcpListener.Close()
 	addr := strings.TrimPrefix(mcpListener.URL, "http://")
 
-	code, _, stderr := runCLI(t, "status", "--admin", addr)
+	code, _, stderr := runCLIb(t, "status", "--admin", addr)
 	if code != ExitInput || strings.Contains(stderr, "usage:") || !strings.Contains(stderr, "MCP endpoint (serve --http), not the admin listener;") {
 		t.Errorf("exit %d, stderr %q; want exit 2 naming the MCP listener, without \"usage:\"", code, stderr)
 	}
