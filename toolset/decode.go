@@ -119,6 +119,9 @@ func findToolList(root *canon.Value) (*canon.Value, string, *shapeError) {
 		if e := root.Get("error"); e != nil && root.Has("jsonrpc") {
 			return nil, "", &shapeError{e.Start, "/error", "JSON-RPC response is an error, not a tools/list result"}
 		}
+		if _, ptr := clientServerTable(root); ptr != "" {
+			return nil, "", &shapeError{root.Start, "", fmt.Sprintf("an MCP client configuration (%q), not a tool set: snapshot every server in it with `mcpctl snapshot --client-config FILE -o DIR`, or give one server as client-config:FILE#NAME", ptr[1:])}
+		}
 		if root.Has("name") && root.Has("inputSchema") {
 			return nil, "", &shapeError{root.Start, "", fmt.Sprintf("a single tool object, not a tool set; want %s (a folder of per-tool files is also accepted)", Shapes)}
 		}
