@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 )
 
@@ -42,5 +43,83 @@ func TestIssue10Item14StatusAtMCPPort(t *testing.T) {
 	code, _, stderr := runCLIb(t, "status", "--admin", addr)
 	if code != ExitInput || strings.Contains(stderr, "usage:") || !strings.Contains(stderr, "MCP endpoint (serve --http), not the admin listener;") {
 		t.Errorf("exit %d, stderr %q; want exit 2 naming the MCP listener, without \"usage:\"", code, stderr)
+	}
+}
+
+// TestIssue10Item13FlagValueCompletion: `mcpctl __complete` offered no
+// values for lint --profile, most --format flags, replay --fail-on, serve
+// --log-level/--log-format and fixtures convert --to. Every flag with a
+// fixed set of values now completes them, and nothing else (no files).
+func TestIssue10Item13FlagValueCompletion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lint", "--profile", ""}, "default\nstrict\n"},
+		{[]string{"lint", "--format", ""}, "text\njson\n"},
+		{[]string{"canon", "--format", ""}, "text\njson\n"},
+		{[]string{"status", "--format", ""}, "text\njson\n"},
+		{[]string{"replay", "--format", ""}, strings.Join(report.ReplayFormats(), "\n") + "\n"},
+		{[]string{"replay", "--fail-on", ""}, "rejected\ntranslated\nnever\n"},
+		{[]string{"serve", "--log-level", ""}, "debug\ninfo\nwarn\nerror\n"},
+		{[]string{"serve", "--log-format", ""}, "auto\ntext\njson\n"},
+		{[]string{"fixtures", "convert", "--to", ""}, "jsonl\n"},
+		{[]string{"diff", "--color", ""}, "auto\nalways\nnever\n"},
+	} {
+		code, out, _ := runCLIb(t, append([]string{"__complete"}, tc.args...)...)
+		if code != ExitOK || out != tc.want+":4\n" {
+			t.Errorf("complete %q: exit %d, got %q, want %q", tc.args, code, out, tc.want+":4\n")
+		}
+	}
+}
+
+// TestIssue10Item13ColorFlag: colour was decided by the terminal and
+// NO_COLOR alone; --color auto|always|never decides first, then NO_COLOR,
+// then FORCE_COLOR / CLICOLOR_FORCE (a non-empty value other than "0").
+func TestIssue10Item13ColorFlag(t *testing.T) {
+	for _, tc := range []struct {
+		flag, noColor, force, cliForce string
+		want                           bool
+	}{
+		{"auto", "", "", "", false}, // a buffer is not a terminal
+		{"always", "1", "", "", true},
+		{"never", "", "1", "1", false},
+		{"auto", "", "1", "", true},
+		{"auto", "", "0", "", false},
+		{"auto", "", "", "1", true},
+		{"auto", "1", "1", "", false},
+	} {
+		t.Setenv("NO_COLOR", tc.noColor)
+		t.Setenv("FORCE_COLOR", tc.force)
+		t.Setenv("CLICOLOR_FORCE", tc.cliForce)
+		code, out, errOut := runCLIb(t, "rules", "--color", tc.flag)
+		if code != ExitOK {
+			t.Fatalf("%+v: exit %d: %s", tc, code, errOut)
+		}
+		if got := strings.Contains(out, "\x1b["); got != tc.want {
+			t.Errorf("%+v: styled %v, want %v", tc, got, tc.want)
+		}
+	}
+	if code, _, errOut := runCLIb(t, "rules", "--color", "sometimes"); code != ExitInput || !strings.Contains(errOut, "--color must be auto, always or never") {
+		t.Errorf("--color sometimes: exit %d, %s", code, errOut)
+	}
+}
+
+// TestIssue10Item13CanonStdinOnTerminal: `mcpctl canon` with no argument on
+// a terminal waited silently for standard input; it now says so on stderr
+// before reading.
+func TestIssue10Item13CanonStdinOnTerminal(t *testing.T) {
+	var out, errOut bytes.Buffer
+	s := &Streams{In: strings.NewReader(`{"tools":[]}`), Out: &out, ErrOut: &errOut, inTerminal: func() bool { return true }}
+	if code := run(context.Background(), []string{"canon"}, s); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if want := "mcpctl: reading the tool set from standard input (end with Ctrl-D; mcpctl canon --help for sources)\n"; errOut.String() != want {
+		t.Errorf("stderr %q, want %q", errOut.String(), want)
+	}
+	errOut.Reset()
+	s.In, s.inTerminal = strings.NewReader(`{"tools":[]}`), nil
+	if code := run(context.Background(), []string{"canon"}, s); code != ExitOK || errOut.Len() != 0 {
+		t.Errorf("piped stdin: exit %d, stderr %q, want silence", code, errOut.String())
 	}
 }

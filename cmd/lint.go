@@ -50,6 +50,8 @@ Exit code 1 when there is an error; warnings alone exit 0.`,
 	}
 	c.Flags().StringVar(&opts.Profile, "profile", lint.ProfileDefault, "rule profile: default or strict")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	completeValues(c, "profile", lint.ProfileDefault, lint.ProfileStrict)
+	completeValues(c, "format", "text", "json")
 	return c
 }
 

@@ -117,6 +117,8 @@ carry compatibility there).`,
 	f.Int64Var(&opts.MaxBody, "max-body", serve.DefaultMaxBodyBytes, "with --http: request body limit in bytes")
 	f.StringVar(&opts.LogFormat, "log-format", "auto", "log format: auto (text on a terminal, JSON otherwise), text or json")
 	f.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	completeValues(c, "log-format", "auto", "text", "json")
+	completeValues(c, "log-level", "debug", "info", "warn", "error")
 	f.BoolVar(&opts.NoWatch, "no-watch", false, "do not watch the config (reload with SIGHUP or POST /reload only)")
 	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
 	f.BoolVar(&opts.PinSessions, "pin-sessions", false, "keep each session (stdio, stateful HTTP; not 2026-07-28) on the tools live when it initialized, until it ends or --pin-ttl passes")

@@ -49,6 +49,7 @@ call counts per tool and facade translation counters.`,
 	c.Flags().StringVar(&opts.Admin, "admin", "", "the admin address of the running server (HOST:PORT or PORT)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "how long to wait for the server")
+	completeValues(c, "format", "text", "json")
 	return c
 }
 
