@@ -89,7 +89,12 @@ func toolFromValue(source string, data []byte, v *canon.Value, index int, ptr st
 		return nil, &shapeError{name.Start, ptr + "/name", fmt.Sprintf(`tool "name" must be a string, got %s`, name.Kind)}
 	}
 	raw := data[v.Start:v.End:v.End]
-	return &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}, nil
+	t := &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}
+	t.Locate = func(ptr string) Position {
+		line, col := canon.LineCol(data, t.Value.Nearest(ptr).Start)
+		return Position{File: source, Line: line, Col: col}
+	}
+	return t, nil
 }
 
 // findToolList locates the tools array in a discovery document and returns
