@@ -3,10 +3,13 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/report"
@@ -121,5 +124,50 @@ func TestIssue10Item13CanonStdinOnTerminal(t *testing.T) {
 	s.In, s.inTerminal = strings.NewReader(`{"tools":[]}`), nil
 	if code := run(context.Background(), []string{"canon"}, s); code != ExitOK || errOut.Len() != 0 {
 		t.Errorf("piped stdin: exit %d, stderr %q, want silence", code, errOut.String())
+	}
+}
+
+// TestIssue10OTelExportOnlyWhenEndpointSet: serve sends its spans over
+// OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (here a loopback collector) and
+// flushes them on exit; without the variable nothing is sent.
+func TestIssue10OTelExportOnlyWhenEndpointSet(t *testing.T) {
+	var mu sync.Mutex
+	posts := map[string]int{}
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posts[r.Method+" "+r.URL.Path+" "+r.Header.Get("Content-Type")]++
+		mu.Unlock()
+		if len(body) == 0 {
+			t.Errorf("empty OTLP request")
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
+	dir := t.TempDir()
+	config := filepath.Join(dir, "mcpctl.serve.yaml")
+	os.WriteFile(config, []byte("tools:\n  - name: a\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n"), 0o644)
+	session := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a","arguments":{}}}
+`
+	serveOnce := func() {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"serve", "--no-watch", config}, &Streams{In: strings.NewReader(session), Out: &out, ErrOut: &errOut})
+		if code != ExitOK || !strings.Contains(out.String(), `"id":2`) {
+			t.Fatalf("serve: exit %d, stdout %s, stderr %s", code, out.String(), errOut.String())
+		}
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	serveOnce()
+	if len(posts) != 0 {
+		t.Errorf("traces sent without OTEL_EXPORTER_OTLP_ENDPOINT: %v", posts)
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+	serveOnce()
+	mu.Lock()
+	defer mu.Unlock()
+	if posts["POST /v1/traces application/x-protobuf"] == 0 {
+		t.Errorf("no OTLP/HTTP trace export reached the collector: %v", posts)
 	}
 }

@@ -63,6 +63,12 @@ address for /status, /metrics and POST /reload.
 Logs go to standard error: text on a terminal, JSON otherwise. Argument
 values and secrets are never logged.
 
+Traces: when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set,
+every tools/call and every reload is an OpenTelemetry span sent over
+OTLP/HTTP, a tools/call a child of the trace in its params._meta.traceparent;
+attributes follow the OpenTelemetry MCP conventions (mcp.method.name,
+gen_ai.tool.name, mcp.session.id, mcp.protocol.version). Off otherwise.
+
 The bearer token for HTTP comes from --token-file or MCPCTL_TOKEN, never
 from a flag value.
 
@@ -189,7 +195,18 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 			return usageErrorf("--admin must be a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT), got %q", opts.Admin)
 		}
 	}
-	srv, err := serve.New(ctx, serve.Options{
+	tp, flushTraces, err := tracerProvider(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := flushTraces(fctx); err != nil {
+			log.Warn("could not send the last traces", "error", err)
+		}
+	}()
+	sopts := serve.Options{
 		ConfigPath:    opts.Config,
 		Logger:        log,
 		AllowBreaking: opts.AllowBreaking,
@@ -197,7 +214,11 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		RecordDir:     opts.Record,
 		PinSessions:   opts.PinSessions,
 		PinTTL:        opts.PinTTL,
-	})
+	}
+	if tp != nil {
+		sopts.TracerProvider = tp
+	}
+	srv, err := serve.New(ctx, sopts)
 	if err != nil {
 		return err
 	}
