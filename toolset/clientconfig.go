@@ -1,10 +1,12 @@
 package toolset
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -26,6 +28,13 @@ type ClientServer struct {
 	Env []string
 	// URL is the endpoint of a streamable HTTP server ("url").
 	URL string
+	// Headers are the "headers" of an HTTP server, in file order as
+	// "Name: value" (never printed).
+	Headers []string
+	// Workspace is the folder ${workspaceFolder} names: the one holding
+	// the file (the parent of a .vscode or .cursor folder). Set by
+	// ReadClientConfig.
+	Workspace string
 }
 
 // clientServerKeys are the members holding the server table, as desktop
@@ -87,7 +96,9 @@ func clientServer(name string, v *canon.Value, ptr string) (ClientServer, *shape
 				return cs, &shapeError{u.Start, ptr + "/" + k, fmt.Sprintf("server %q: %q must be a URL string", name, k)}
 			}
 			cs.URL = u.Str
-			return cs, nil
+			headers, serr := stringMap(name, v, ptr, "headers", ": ")
+			cs.Headers = headers
+			return cs, serr
 		}
 	}
 	cmd := v.Get("command")
@@ -106,27 +117,46 @@ func clientServer(name string, v *canon.Value, ptr string) (ClientServer, *shape
 			cs.Command = append(cs.Command, args.Items[i].Str)
 		}
 	}
-	if env := v.Get("env"); env != nil {
-		if env.Kind != canon.Object {
-			return cs, &shapeError{env.Start, ptr + "/env", fmt.Sprintf(`server %q: "env" must be an object of strings`, name)}
-		}
-		for _, m := range env.Members {
-			if m.Value.Kind != canon.String {
-				return cs, &shapeError{m.Value.Start, ptr + "/env/" + canon.EscapePointer(m.Key), fmt.Sprintf(`server %q: env %q must be a string`, name, m.Key)}
-			}
-			cs.Env = append(cs.Env, m.Key+"="+m.Value.Str)
-		}
+	env, serr := stringMap(name, v, ptr, "env", "=")
+	cs.Env = env
+	return cs, serr
+}
+
+// stringMap reads the object member key of a server entry, whose values
+// must be strings, as "NAME" + sep + "value" in file order.
+func stringMap(server string, v *canon.Value, ptr, key, sep string) ([]string, *shapeError) {
+	obj := v.Get(key)
+	if obj == nil {
+		return nil, nil
 	}
-	return cs, nil
+	if obj.Kind != canon.Object {
+		return nil, &shapeError{obj.Start, ptr + "/" + key, fmt.Sprintf(`server %q: %q must be an object of strings`, server, key)}
+	}
+	var out []string
+	for _, m := range obj.Members {
+		if m.Value.Kind != canon.String {
+			return nil, &shapeError{m.Value.Start, ptr + "/" + key + "/" + canon.EscapePointer(m.Key), fmt.Sprintf(`server %q: %s %q must be a string`, server, key, m.Key)}
+		}
+		out = append(out, m.Key+sep+m.Value.Str)
+	}
+	return out, nil
 }
 
 // FetchClientServer reads the tool set of one server of a client
-// configuration: a stdio server started with its command, arguments and
+// configuration, its variables expanded (see expandClientVars): a stdio
+// server started with its command, arguments and
 // environment (added to mcpctl's own), or a streamable HTTP server at its
 // URL. The set's Source is "client-config:FILE#NAME". Errors are as for
 // LoadLive.
 func FetchClientServer(ctx context.Context, file string, cs ClientServer, opts LiveOptions) (*Set, error) {
 	source := ClientConfigPrefix + file + "#" + cs.Name
+	cs.Command, cs.Env, cs.Headers = slices.Clone(cs.Command), slices.Clone(cs.Env), slices.Clone(cs.Headers)
+	if err := expandClientVars(&cs, os.LookupEnv); err != nil {
+		return nil, &InputError{Source: source, Offset: -1, Msg: err.Error(), Err: err}
+	}
+	if len(cs.Headers) > 0 {
+		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("the server's %d headers cannot be sent from a client config; snapshot its URL with --header instead", len(cs.Headers))}
+	}
 	if cs.URL != "" {
 		return fetch(ctx, source, &httpEndpoint{url: cs.URL}, opts)
 	}
@@ -159,8 +189,9 @@ func loadClientConfig(ctx context.Context, source string, opts LoadOptions) (*Se
 	return nil, &InputError{Source: source, Offset: -1, Msg: msg}
 }
 
-// ReadClientConfig reads and decodes a client configuration file; a
-// relative path is taken from dir ("" is the working directory).
+// ReadClientConfig reads and decodes a client configuration file (a
+// relative path is taken from dir, "" being the working directory) and
+// expands its variables (see expandClientVars).
 func ReadClientConfig(file, dir string) ([]ClientServer, error) {
 	path := file
 	if dir != "" && !filepath.IsAbs(path) {
@@ -170,5 +201,58 @@ func ReadClientConfig(file, dir string) ([]ClientServer, error) {
 	if err != nil {
 		return nil, &InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
 	}
-	return DecodeClientConfig(file, data)
+	servers, err := DecodeClientConfig(file, data)
+	if err != nil {
+		return nil, err
+	}
+	ws, _ := filepath.Abs(filepath.Dir(path))
+	if b := filepath.Base(ws); b == ".vscode" || b == ".cursor" {
+		ws = filepath.Dir(ws)
+	}
+	for i := range servers {
+		servers[i].Workspace = ws
+	}
+	return servers, nil
+}
+
+// clientVar matches the variables clients expand in their configurations:
+// ${env:NAME}, ${workspaceFolder}, ${userHome}, ${input:ID} (VS Code,
+// Cursor) and ${NAME} or ${NAME:-default} (Claude Code's .mcp.json).
+var clientVar = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+// expandClientVars expands the variables of every string of cs: the
+// environment from lookup, ${workspaceFolder} as cs.Workspace, ${userHome}
+// as $HOME. ${input:ID} (a prompt of VS Code's) and unset variables without
+// a default are errors.
+func expandClientVars(cs *ClientServer, lookup func(string) (string, bool)) error {
+	var err error
+	expand := func(s string) string {
+		return clientVar.ReplaceAllStringFunc(s, func(m string) string {
+			name := m[2 : len(m)-1]
+			switch {
+			case name == "workspaceFolder":
+				return cs.Workspace
+			case name == "userHome":
+				name = "env:HOME"
+			case strings.HasPrefix(name, "input:"):
+				err = cmp.Or(err, fmt.Errorf("server %q: %s is asked of the user by VS Code; put the value in the file or in an ${env:NAME}", cs.Name, m))
+				return m
+			}
+			name, def, hasDef := strings.Cut(strings.TrimPrefix(name, "env:"), ":-")
+			if v, ok := lookup(name); ok {
+				return v
+			}
+			if !hasDef {
+				err = cmp.Or(err, fmt.Errorf("server %q: %s is not set in the environment", cs.Name, m))
+			}
+			return def
+		})
+	}
+	for _, list := range [][]string{cs.Command, cs.Env, cs.Headers} {
+		for i := range list {
+			list[i] = expand(list[i])
+		}
+	}
+	cs.URL = expand(cs.URL)
+	return err
 }
