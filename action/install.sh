@@ -2,8 +2,10 @@
 # Step 1 of action.yml: install the mcpctl release MCPCTL_VERSION (vX.Y.Z)
 # for this runner from the GitHub release's archive, check it against the
 # release's checksums.txt, and put it on the PATH of the next steps
-# (GITHUB_PATH). MCPCTL_ACTION_BINARY, when set, is a local mcpctl used
-# instead (tests; no network).
+# (GITHUB_PATH). MCPCTL_RELEASE_URL replaces
+# https://github.com/mcpctl/mcpctl/releases/download (a mirror; tests).
+# MCPCTL_ACTION_BINARY, when set, is a local mcpctl used instead of any
+# download (tests; no network).
 set -euo pipefail
 
 bin="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/mcpctl-bin"
@@ -28,7 +30,7 @@ else
   ext=tar.gz
   [ "$os" = windows ] && ext=zip
   archive="mcpctl_${version}_${os}_${arch}.${ext}"
-  url="https://github.com/mcpctl/mcpctl/releases/download/v${version}"
+  url="${MCPCTL_RELEASE_URL:-https://github.com/mcpctl/mcpctl/releases/download}/v${version}"
   work="$(mktemp -d)"
   curl -fsSL --retry 3 -o "$work/$archive" "$url/$archive"
   curl -fsSL --retry 3 -o "$work/checksums.txt" "$url/checksums.txt"

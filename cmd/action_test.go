@@ -1,6 +1,14 @@
 package cmd
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,9 +61,22 @@ func evalExpr(t *testing.T, e string, inputs, github map[string]string) string {
 
 // runAction runs action.yml's steps in dir as a GitHub runner would
 // (inputs with their defaults, env expressions expanded, GITHUB_PATH applied
-// between steps) and returns the last step's exit code, its output and the
-// job summary.
+// between steps), with the test binary standing in for the release (see
+// TestMain), and returns the last step's exit code, its output and the job
+// summary.
 func runAction(t *testing.T, dir string, with map[string]string) (int, string, string) {
+	t.Helper()
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "mcpctl")
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	return runSteps(t, dir, with, []string{"MCPCTL_ACTION_BINARY=" + bin}, -1)
+}
+
+// runSteps runs the first n steps of action.yml (all when n < 0) with extra
+// environment.
+func runSteps(t *testing.T, dir string, with map[string]string, extraEnv []string, n int) (int, string, string) {
 	t.Helper()
 	root, _ := filepath.Abs("..")
 	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
@@ -79,12 +100,7 @@ func runAction(t *testing.T, dir string, with map[string]string) (int, string, s
 		}
 		inputs[k] = v
 	}
-	// The runner's binary stands in for the release (see TestMain).
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "mcpctl")
-	if err := os.Symlink(os.Args[0], bin); err != nil {
-		t.Fatal(err)
-	}
 	pathFile, summary := filepath.Join(tmp, "path"), filepath.Join(tmp, "summary.md")
 	for _, f := range []string{pathFile, summary} {
 		os.WriteFile(f, nil, 0o644)
@@ -92,14 +108,19 @@ func runAction(t *testing.T, dir string, with map[string]string) (int, string, s
 	github := map[string]string{"base_ref": "main"}
 	var code int
 	var out []byte
-	for _, st := range a.Runs.Steps {
+	steps := a.Runs.Steps
+	if n >= 0 {
+		steps = steps[:n]
+	}
+	for _, st := range steps {
 		if st.Shell != "bash" {
 			t.Fatalf("step %q: shell %q, want bash", st.Name, st.Shell)
 		}
 		paths, _ := os.ReadFile(pathFile)
 		env := append(os.Environ(), "GITHUB_ACTION_PATH="+root, "GITHUB_PATH="+pathFile, "GITHUB_STEP_SUMMARY="+summary,
-			"RUNNER_TEMP="+tmp, "MCPCTL_ACTION_BINARY="+bin, "NO_COLOR=1",
+			"RUNNER_TEMP="+tmp, "NO_COLOR=1",
 			"PATH="+strings.ReplaceAll(strings.TrimSpace(string(paths)), "\n", ":")+":"+os.Getenv("PATH"))
+		env = append(env, extraEnv...)
 		for k, v := range st.Env {
 			env = append(env, k+"="+expr.ReplaceAllStringFunc(v, func(m string) string {
 				return evalExpr(t, expr.FindStringSubmatch(m)[1], inputs, github)
@@ -167,5 +188,48 @@ func TestGitHubActionSteps(t *testing.T) {
 	}
 	if code, out, _ := runAction(t, gitRepo(t, base, added), nil); code != 0 {
 		t.Errorf("safe change: exit %d\n%s", code, out)
+	}
+}
+
+// TestGitHubActionInstallsRelease runs the install step against a release
+// served on loopback (MCPCTL_RELEASE_URL): the archive goreleaser names for
+// linux/amd64 is downloaded, checked against checksums.txt and put on the
+// PATH; a checksum that does not match fails the step.
+func TestGitHubActionInstallsRelease(t *testing.T) {
+	for _, tool := range []string{"curl", "sha256sum", "tar"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	archive := "mcpctl_9.9.9_linux_amd64.tar.gz"
+	var tgz bytes.Buffer
+	gz := gzip.NewWriter(&tgz)
+	tw := tar.NewWriter(gz)
+	script := "#!/bin/sh\necho 'mcpctl v9.9.9 (released)'\n"
+	tw.WriteHeader(&tar.Header{Name: "mcpctl", Mode: 0o755, Size: int64(len(script))})
+	tw.Write([]byte(script))
+	tw.Close()
+	gz.Close()
+	sum := sha256.Sum256(tgz.Bytes())
+	for _, tc := range []struct {
+		name, checksum string
+		wantCode       int
+	}{{"good", hex.EncodeToString(sum[:]), 0}, {"tampered", strings.Repeat("0", 64), 1}} {
+		release := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/v9.9.9/" + archive:
+				w.Write(tgz.Bytes())
+			case "/v9.9.9/checksums.txt":
+				fmt.Fprintf(w, "%s  %s\n%s  mcpctl_9.9.9_darwin_arm64.tar.gz\n", tc.checksum, archive, strings.Repeat("1", 64))
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		code, out, _ := runSteps(t, t.TempDir(), map[string]string{"version": "v9.9.9"},
+			[]string{"MCPCTL_RELEASE_URL=" + release.URL, "RUNNER_OS=Linux", "RUNNER_ARCH=X64"}, 1)
+		release.Close()
+		if code != tc.wantCode || (code == 0) != strings.Contains(out, "mcpctl v9.9.9 (released)") || (code == 0) == strings.Contains(out, "FAILED") {
+			t.Errorf("%s checksum: exit %d, want %d; output:\n%s", tc.name, code, tc.wantCode, out)
+		}
 	}
 }
