@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 )
@@ -170,4 +173,23 @@ func TestIssue10OTelExportOnlyWhenEndpointSet(t *testing.T) {
 	if posts["POST /v1/traces application/x-protobuf"] == 0 {
 		t.Errorf("no OTLP/HTTP trace export reached the collector: %v", posts)
 	}
+}
+
+// TestIssue10Item13EveryEnumFlagCompletes walks the command tree: every
+// flag whose value is one of a fixed set (by name) completes its values, so
+// a new command's --format cannot be forgotten.
+func TestIssue10Item13EveryEnumFlagCompletes(t *testing.T) {
+	enum := map[string]bool{"format": true, "fail-on": true, "profile": true, "log-level": true, "log-format": true, "to": true, "color": true}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if _, ok := c.GetFlagCompletionFunc(f.Name); enum[f.Name] && !ok {
+				t.Errorf("%s --%s has no value completion", c.CommandPath(), f.Name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}))
 }
