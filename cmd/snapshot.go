@@ -109,7 +109,16 @@ func runSnapshotClientConfig(ctx context.Context, s *Streams, opts snapshotOptio
 		return fmt.Errorf("create %s: %w", opts.Output, err)
 	}
 	var first error
+	files := map[string]string{} // lockfile name → server
 	for _, cs := range servers {
+		name := lockfileName(cs.Name)
+		if other, ok := files[name]; ok {
+			err := usageErrorf("server %q: its lockfile %s would overwrite server %q's; rename one of them", cs.Name, name, other)
+			fmt.Fprintf(s.ErrOut, "mcpctl: %v\n", err)
+			first = cmp.Or(first, err)
+			continue
+		}
+		files[name] = cs.Name
 		path, n, err := snapshotClientServer(ctx, s, opts, cs)
 		if err != nil {
 			fmt.Fprintf(s.ErrOut, "mcpctl: server %q: %v\n", cs.Name, err)
@@ -130,7 +139,7 @@ func snapshotClientServer(ctx context.Context, s *Streams, opts snapshotOptions,
 	if err := toolset.WriteSnapshot(&buf, set); err != nil {
 		return "", 0, err
 	}
-	path := filepath.Join(opts.Output, lockfileName(cs.Name))
+	path := filepath.Join(opts.Output, lockfileName(cs.Name)) // unique: see runSnapshotClientConfig
 	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
 		return "", 0, fmt.Errorf("write %s: %w", path, err)
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -87,9 +88,12 @@ func (t tracing) call(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallT
 	res, err := do(ctx)
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
-		span.SetAttributes(attrErrorType.String("jsonrpc_error"))
-		if je, ok := err.(*jsonrpc.Error); ok {
-			span.SetAttributes(attrErrorType.String(strconv.FormatInt(je.Code, 10)), attrRPCStatus.String(strconv.FormatInt(je.Code, 10)))
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			code := strconv.FormatInt(je.Code, 10)
+			span.SetAttributes(attrErrorType.String(code), attrRPCStatus.String(code))
+		} else {
+			span.SetAttributes(attrErrorType.String("_OTHER"))
 		}
 		return res, err
 	}

@@ -30,6 +30,7 @@ func TestIssue10OTelSpans(t *testing.T) {
 	c.call("tools/call", map[string]any{"name": "search_documents", "arguments": map[string]any{"query": "x"},
 		"_meta": map[string]any{"traceparent": "00-" + traceID + "-" + parentID + "-01"}})
 	c.call("tools/call", map[string]any{"name": "fetch_document", "arguments": map[string]any{}}) // invalid: isError
+	c.call("tools/call", map[string]any{"name": "nope", "arguments": map[string]any{}})           // unknown: a JSON-RPC error
 	writeFile(t, filepath.Dir(path), filepath.Base(path), strings.Replace(baseConfig, "  - name: fetch_document", "  - name: fetch_document_v2", 1))
 	if res := s.Reload(context.Background(), "test"); res.Result != ResultRefused {
 		t.Fatalf("reload: %s", res.Result)
@@ -70,6 +71,7 @@ func TestIssue10OTelSpans(t *testing.T) {
 		{"reload", internal, codes.Unset.String(), "", reload("startup", ResultPublished, true)},
 		{"tools/call search_documents", server, codes.Unset.String(), traceID + "/" + parentID, call("search_documents")},
 		{"tools/call fetch_document", server, codes.Error.String(), "", call("fetch_document", attrErrorType.String("tool_error"))},
+		{"tools/call nope", server, codes.Error.String(), "", call("nope", attrErrorType.String("-32602"), attrRPCStatus.String("-32602"))},
 		{"reload", internal, codes.Error.String(), "", reload("test", ResultRefused, false)},
 	}
 	if d := cmp.Diff(want, got); d != "" {

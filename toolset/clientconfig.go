@@ -90,6 +90,9 @@ func clientServer(name string, v *canon.Value, ptr string) (ClientServer, *shape
 	if v.Kind != canon.Object {
 		return cs, &shapeError{v.Start, ptr, fmt.Sprintf("server %q must be an object, got %s", name, v.Kind)}
 	}
+	if ty := v.Get("type"); ty != nil && ty.Kind == canon.String && ty.Str == "sse" {
+		return cs, &shapeError{ty.Start, ptr + "/type", fmt.Sprintf(`server %q uses the HTTP+SSE transport of MCP 2024-11-05, which mcpctl does not speak; give its streamable HTTP endpoint (MCP 2025-03-26 and later) as "url" with "type": "http"`, name)}
+	}
 	for _, k := range []string{"url", "serverUrl"} {
 		if u := v.Get(k); u != nil {
 			if u.Kind != canon.String || u.Str == "" {

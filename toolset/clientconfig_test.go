@@ -36,7 +36,7 @@ func TestIssue10Item8ClientConfigSource(t *testing.T) {
 			t.Errorf("%s: mismatch (-want +got):\n%s", tc.name, d)
 		}
 	}
-	for _, bad := range []string{`{"tools":[]}`, `{"mcpServers":{"x":{}}}`, `{"mcpServers":{"x":{"command":"a","env":{"K":1}}}}`} {
+	for _, bad := range []string{`{"tools":[]}`, `{"mcpServers":{"x":{}}}`, `{"mcpServers":{"x":{"command":"a","env":{"K":1}}}}`, `{"servers":{"old":{"type":"sse","url":"http://h/sse"}}}`} {
 		if _, err := DecodeClientConfig("c.json", []byte(bad)); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: err %v, want ErrInput", bad, err)
 		}
