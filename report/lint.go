@@ -86,12 +86,26 @@ func writeLintGroup(b *strings.Builder, s styles, source string, g *lintGroup) {
 		names := make([]string, len(g.tools))
 		for i, t := range g.tools {
 			names[i] = t.Tool
-			if p := t.Position(); p != "" {
-				names[i] += " (" + strings.TrimPrefix(p, source+":") + ")"
+			if p := positionIn(t, source); p != "" {
+				names[i] += " (" + p + ")"
 			}
 		}
 		fmt.Fprintf(b, "    %s %s\n", s.render(s.label, "tools:"), strings.Join(names, ", "))
 	}
+}
+
+// positionIn is where f was written: LINE:COL in source itself, else
+// FILE:LINE:COL; "" when nothing more than source is known.
+func positionIn(f lint.Finding, source string) string {
+	switch {
+	case f.File != source:
+		return f.Position()
+	case f.Line == 0:
+		return ""
+	case f.Col == 0:
+		return fmt.Sprint(f.Line)
+	}
+	return fmt.Sprintf("%d:%d", f.Line, f.Col)
 }
 
 func pointerOrTool(p string) string {
