@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -97,7 +96,7 @@ func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(findings, func(f lint.Finding) bool { return f.Severity == lint.SeverityError && !f.Ignored }) {
+	if lint.HasErrors(findings) {
 		return ErrFindings
 	}
 	return nil

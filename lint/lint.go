@@ -195,9 +195,10 @@ func Check(set *toolset.Set, opts Options) []Finding {
 	return applyPolicy(out, opts)
 }
 
-// HasErrors reports whether any finding has SeverityError.
+// HasErrors reports whether any finding that is not ignored has
+// SeverityError.
 func HasErrors(fs []Finding) bool {
-	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Severity == SeverityError })
+	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Severity == SeverityError && !f.Ignored })
 }
 
 func sortFindings(fs []Finding) {
