@@ -106,7 +106,7 @@ func TestIssue10Item13ColorFlag(t *testing.T) {
 			t.Errorf("%+v: styled %v, want %v", tc, got, tc.want)
 		}
 	}
-	if code, _, errOut := runCLIb(t, "rules", "--color", "sometimes"); code != ExitInput || !strings.Contains(errOut, "--color must be auto, always or never") {
+	if code, _, errOut := runCLIb(t, "rules", "--color", "sometimes"); code != ExitInput || !strings.Contains(errOut, `invalid argument "sometimes" for "--color" flag: must be auto, always, never`) {
 		t.Errorf("--color sometimes: exit %d, %s", code, errOut)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -79,14 +78,9 @@ canonical forms and fingerprints (canon), change classification with proof
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.PersistentFlags().StringVar(&s.Color, "color", "auto", "style the text output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR or CLICOLOR_FORCE force it), always or never")
+	s.Color = "auto"
+	root.PersistentFlags().Var(enumValue{&s.Color, colorValues}, "color", "style the text output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR or CLICOLOR_FORCE force it), always or never")
 	completeValues(root, "color", colorValues...)
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if !slices.Contains(colorValues, s.Color) {
-			return usageErrorf("--color must be auto, always or never, got %q", s.Color)
-		}
-		return nil
-	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{fmt.Errorf("%w: %v", ErrUsage, err)} })
 	root.AddCommand(
 		newVersionCmd(s),
