@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -192,4 +193,37 @@ func TestIssue10Item13EveryEnumFlagCompletes(t *testing.T) {
 		}
 	}
 	walk(newRootCmd(&Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}))
+}
+
+// TestIssue10Item13DiffValuesFitColumns: diff's text cut old/new values at
+// 160 characters whatever the terminal; they now fit $COLUMNS (or the
+// terminal's width).
+func TestIssue10Item13DiffValuesFitColumns(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("word ", 80)
+	for name, desc := range map[string]string{"old.json": long, "new.json": long + "more"} {
+		doc := `{"tools":[{"name":"a","description":"` + desc + `","inputSchema":{"type":"object"}}]}`
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cols := range []int{100, 200} {
+		t.Setenv("COLUMNS", fmt.Sprint(cols))
+		code, out, errOut := runCLIb(t, "diff", filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json"))
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		n := 0
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, "old:") || strings.Contains(line, "new:") {
+				n++
+				if w := len([]rune(line)); w != cols {
+					t.Errorf("COLUMNS=%d: a %d-column line: %q", cols, w, line)
+				}
+			}
+		}
+		if n != 2 {
+			t.Errorf("COLUMNS=%d: %d old/new lines, want 2:\n%s", cols, n, out)
+		}
+	}
 }
