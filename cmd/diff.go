@@ -170,7 +170,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	var buf bytes.Buffer
 	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly}
 	if opts.Format == "text" {
-		ropts.Color = s.ColorOut()
+		ropts.Color, ropts.Width = s.ColorOut(), s.Width()
 	}
 	if err := report.Render(&buf, opts.Format, rep, ropts); err != nil {
 		return fmt.Errorf("render %s: %w", opts.Format, err)

@@ -64,6 +64,7 @@ digits: passwords, refresh_tokens, apiKeys, token2).`,
 	}
 	c.Flags().StringVar(&opts.To, "to", "jsonl", "output format: jsonl (mcpctl JSON Lines)")
 	c.Flags().StringSliceVar(&opts.Redact, "redact", nil, "argument names (or JSON Pointers) whose values are replaced with \"[redacted]\", comma-separated")
+	completeValues(c, "to", "jsonl")
 	return c
 }
 

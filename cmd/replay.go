@@ -75,6 +75,8 @@ input or usage, 3 for a bug.`,
 	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.ReplayFormats(), ", "))
 	f.StringVar(&opts.Live, "live", "", "also send every call to this running server (stdio:COMMAND ARGS… or http(s) URL)")
 	f.BoolVar(&opts.Yes, "yes", false, "with --live: send without asking (calls can have side effects)")
+	completeValues(c, "format", report.ReplayFormats()...)
+	completeValues(c, "fail-on", "rejected", "translated", "never")
 	return c
 }
 

@@ -52,8 +52,24 @@ breaking finding is covered by a gate.allow entry (or --allow-breaking).
 Sessions get notifications/tools/list_changed when the tool contract
 changed. SIGHUP and POST /reload on the admin listener reload too.
 
+A reload starts once the config has been quiet for --debounce (default
+100ms): every change restarts the wait, so a file rewritten about as often
+as the debounce period reloads only in the gaps (a writer rewriting every
+100ms had 56 of its 400 versions published), and always reloads the last
+version once the writes stop. Raise --debounce for generated configs.
+
+With --http, MCP is served on the path /mcp only (every other path is 404),
+e.g. http://127.0.0.1:8931/mcp; the admin listener (--admin) is a separate
+address for /status, /metrics and POST /reload.
+
 Logs go to standard error: text on a terminal, JSON otherwise. Argument
 values and secrets are never logged.
+
+Traces: when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set,
+every tools/call and every reload is an OpenTelemetry span sent over
+OTLP/HTTP, a tools/call a child of the trace in its params._meta.traceparent;
+attributes follow the OpenTelemetry MCP conventions (mcp.method.name,
+gen_ai.tool.name, mcp.session.id, mcp.protocol.version). Off otherwise.
 
 The bearer token for HTTP comes from --token-file or MCPCTL_TOKEN, never
 from a flag value.
@@ -111,13 +127,15 @@ carry compatibility there).`,
 	f.BoolVar(&opts.Stateless, "stateless", false, "with --http: serve without sessions (the 2026-07-28 revision's mode)")
 	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics and POST /reload on ADDR (loopback only)")
 	f.BoolVar(&opts.AllowBreaking, "allow-breaking", false, "publish candidates the gate would refuse (logged as a warning at every such publish)")
-	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading")
+	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading; each change restarts it")
 	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may finish")
 	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "with --http: an Origin (scheme://host[:port]) browsers may call from; repeatable; others get 403")
 	f.StringVar(&opts.TokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (else MCPCTL_TOKEN)")
 	f.Int64Var(&opts.MaxBody, "max-body", serve.DefaultMaxBodyBytes, "with --http: request body limit in bytes")
 	f.StringVar(&opts.LogFormat, "log-format", "auto", "log format: auto (text on a terminal, JSON otherwise), text or json")
 	f.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	completeValues(c, "log-format", "auto", "text", "json")
+	completeValues(c, "log-level", "debug", "info", "warn", "error")
 	f.BoolVar(&opts.NoWatch, "no-watch", false, "do not watch the config (reload with SIGHUP or POST /reload only)")
 	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
 	f.BoolVar(&opts.PinSessions, "pin-sessions", false, "keep each session (stdio, stateful HTTP; not 2026-07-28) on the tools live when it initialized, until it ends or --pin-ttl passes")
@@ -192,7 +210,18 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 			return usageErrorf("--admin must be a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT), got %q", opts.Admin)
 		}
 	}
-	srv, err := serve.New(ctx, serve.Options{
+	tp, flushTraces, err := tracerProvider(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := flushTraces(fctx); err != nil {
+			log.Warn("could not send the last traces", "error", err)
+		}
+	}()
+	sopts := serve.Options{
 		ConfigPath:    opts.Config,
 		Logger:        log,
 		AllowBreaking: opts.AllowBreaking,
@@ -203,7 +232,11 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 
 		ExecConcurrency: opts.ExecConcurrency,
 		ExecQueue:       opts.ExecQueue,
-	})
+	}
+	if tp != nil {
+		sopts.TracerProvider = tp
+	}
+	srv, err := serve.New(ctx, sopts)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 func init() { extraCommands = append(extraCommands, newStatusCmd) }
@@ -48,6 +49,7 @@ call counts per tool and facade translation counters.`,
 	c.Flags().StringVar(&opts.Admin, "admin", "", "the admin address of the running server (HOST:PORT or PORT)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "how long to wait for the server")
+	completeValues(c, "format", "text", "json")
 	return c
 }
 
@@ -71,6 +73,10 @@ func runStatus(ctx context.Context, s *Streams, opts statusOptions) error {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return fmt.Errorf("reading /status: %w", err)
+	}
+	if resp.Header.Get(serve.ListenerHeader) == "mcp" {
+		return &toolset.InputError{Source: addr, Offset: -1, Msg: "this is mcpctl serve's MCP endpoint (serve --http), not the admin listener; " +
+			"give status the address passed to serve --admin (its log line \"listening transport=admin\" names it)"}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return usageErrorf("%s/status answered %s", addr, resp.Status)

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/internal/yamlnode"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/lint"
 )
 
 // FileName is the name Find looks for.
@@ -67,6 +68,8 @@ type Config struct {
 	// OpenContent is OpenContentStrict, OpenContentLenient or "" (unset:
 	// lenient).
 	OpenContent string
+	// Lint is the lint: section, lint's rule levels and ignores.
+	Lint Lint
 }
 
 // Apply fills o from the configuration: level overrides, ignores, and
@@ -189,13 +192,16 @@ func (p *parser) scalar(n *yaml.Node, what string) string {
 
 func (p *parser) ruleID(n *yaml.Node, what string) string {
 	id := p.scalar(n, what)
+	if p.err == nil && !p.rules[id] && lint.IsRule(id) {
+		p.fail(n, "%s: %q is a lint rule: set its level or ignore it under lint: (lint: {rules: {%s: off}}, lint: {ignore: [...]})", what, id, id)
+	}
 	if p.err == nil && !p.rules[id] {
 		p.fail(n, "%s: unknown rule id %q (see mcpctl rules)", what, id)
 	}
 	return id
 }
 
-var topKeys = []string{"rules", "ignore", "open-content"}
+var topKeys = []string{"rules", "ignore", "open-content", "lint"}
 var ignoreKeys = []string{"rule", "tool", "path", "reason", "expires"}
 
 func (p *parser) config(doc *yaml.Node, c *Config) {
@@ -237,6 +243,8 @@ func (p *parser) config(doc *yaml.Node, c *Config) {
 			for i, item := range v.Content {
 				c.Ignores = append(c.Ignores, p.ignore(item, i))
 			}
+		case "lint":
+			p.lintSection(v, c)
 		case "open-content":
 			s := p.scalar(v, "open-content")
 			if p.err == nil && s != OpenContentStrict && s != OpenContentLenient {
@@ -262,22 +270,11 @@ func (p *parser) ignore(n *yaml.Node, i int) diff.Ignore {
 		case "tool":
 			ig.Tool = p.scalar(v, what+": tool")
 		case "path":
-			ig.Path = p.scalar(v, what+": path")
-			if p.err == nil && ig.Path != "" && !strings.HasPrefix(ig.Path, "/") {
-				p.fail(v, "%s: path %q is not a JSON Pointer (RFC 6901: empty or starting with /)", what, ig.Path)
-			}
+			ig.Path = p.pointer(v, what)
 		case "reason":
-			ig.Reason = strings.TrimSpace(p.scalar(v, what+": reason"))
-			if p.err == nil && ig.Reason == "" {
-				p.fail(v, "%s: reason must not be empty", what)
-			}
+			ig.Reason = p.reason(v, what)
 		case "expires":
-			s := p.scalar(v, what+": expires")
-			d, err := time.Parse(time.DateOnly, s)
-			if p.err == nil && err != nil {
-				p.fail(v, "%s: expires %q is not a date like 2027-01-31", what, s)
-			}
-			ig.Expires = d
+			ig.Expires = p.date(v, what)
 		default:
 			p.fail(k, "%s: unknown key %q (want %s)", what, k.Value, strings.Join(ignoreKeys, ", "))
 		}

@@ -20,7 +20,10 @@
 //
 // Every Finding names its rule (a stable kebab-case id listed by Rules), the
 // tool, and an RFC 6901 JSON Pointer inside the tool object, and says what is
-// wrong and what is expected.
+// wrong and what is expected; File, Line and Col say where it was written
+// when the tool came from a file (Tool.Locate). Options.Levels and
+// Options.Ignores (the lint: section of .mcpctl.yaml) change a rule's
+// severity, turn it off, or mark findings Ignored.
 //
 //	findings := lint.Check(set, lint.Options{Profile: lint.ProfileStrict})
 //	if lint.HasErrors(findings) { /* exit 1 */ }

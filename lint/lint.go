@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -32,6 +33,14 @@ type Options struct {
 	// adds the rules whose Rule.Profile is "strict". Check treats any other
 	// value as ProfileDefault; callers validate user input with Validate.
 	Profile string
+	// Levels overrides the severity of rules by id: "error", "warning"
+	// or LevelOff (the rule's findings are dropped). See ValidateLevel.
+	Levels map[string]string
+	// Ignores mark matching findings Ignored; they stay in the result
+	// but do not count.
+	Ignores []Ignore
+	// Now decides which ignores have expired; zero means time.Now.
+	Now time.Time
 }
 
 // Validate returns an error when Profile is not one Check knows.
@@ -46,12 +55,36 @@ func (o Options) Validate() error {
 // Finding is one problem with one tool. Pointer is an RFC 6901 JSON Pointer
 // into the tool object (e.g. "/inputSchema/properties/x/$ref"); Rule is a
 // stable kebab-case id from Rules.
+//
+// File, Line and Col say where the value at Pointer was written, when the
+// source is a file (a serve config's YAML included); Line and Col are
+// 1-based, 0 when unknown. Ignored findings matched an Options.Ignores
+// entry and do not count.
 type Finding struct {
-	Severity Severity `json:"severity"`
-	Rule     string   `json:"rule"`
-	Tool     string   `json:"tool"`
-	Pointer  string   `json:"pointer"`
-	Message  string   `json:"message"`
+	Severity     Severity `json:"severity"`
+	Rule         string   `json:"rule"`
+	Tool         string   `json:"tool"`
+	Pointer      string   `json:"pointer"`
+	Message      string   `json:"message"`
+	File         string   `json:"file,omitempty"`
+	Line         int      `json:"line,omitempty"`
+	Col          int      `json:"col,omitempty"`
+	Ignored      bool     `json:"ignored,omitempty"`
+	IgnoreReason string   `json:"ignoreReason,omitempty"`
+}
+
+// Position is FILE:LINE:COL (FILE:LINE, FILE) as far as it is known, or ""
+// when the finding has no file.
+func (f Finding) Position() string {
+	switch {
+	case f.File == "":
+		return ""
+	case f.Line == 0:
+		return f.File
+	case f.Col == 0:
+		return fmt.Sprintf("%s:%d", f.File, f.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Col)
 }
 
 // String renders the finding on one line: `error name-invalid: tool "x" at
@@ -133,6 +166,7 @@ func ruleSeverity(id string) Severity {
 func ValidateTool(t *toolset.Tool) []Finding {
 	c := collector{tool: t.Name}
 	c.validate(t)
+	locateIn(t, c.out)
 	sortFindings(c.out)
 	return c.out
 }
@@ -141,7 +175,9 @@ func ValidateTool(t *toolset.Tool) []Finding {
 // unique case-insensitively across the set, and the client-compatibility
 // warnings of docs/lint.md#rejected-by-real-clients (RuleObjectOpen only under ProfileStrict). Findings
 // are sorted by tool name (RFC 8785 order, as in the set), then pointer, then
-// rule, then message. A nil set has no findings.
+// rule, then message. Each finding is located with Tool.Locate when the
+// tool has it; opts.Levels and opts.Ignores are applied last. A nil set has
+// no findings.
 func Check(set *toolset.Set, opts Options) []Finding {
 	if set == nil {
 		return nil
@@ -154,13 +190,15 @@ func Check(set *toolset.Set, opts Options) []Finding {
 		out = append(out, c.out...)
 	}
 	out = append(out, checkNames(set.Tools)...)
+	locate(set, out)
 	sortFindings(out)
-	return out
+	return applyPolicy(out, opts)
 }
 
-// HasErrors reports whether any finding has SeverityError.
+// HasErrors reports whether any finding that is not ignored has
+// SeverityError.
 func HasErrors(fs []Finding) bool {
-	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Severity == SeverityError })
+	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Severity == SeverityError && !f.Ignored })
 }
 
 func sortFindings(fs []Finding) {

@@ -57,10 +57,10 @@ func mdChange(b *strings.Builder, c *diff.Change) {
 		}
 	}
 	if v := compactJSON(c.Old); v != "" {
-		item("old", mdCode(shorten(v)))
+		item("old", mdCode(shorten(v, maxValue)))
 	}
 	if v := compactJSON(c.New); v != "" {
-		item("new", mdCode(shorten(v)))
+		item("new", mdCode(shorten(v, maxValue)))
 	}
 	if v := compactJSON(c.Witness); v != "" {
 		item("witness", mdCode(v))

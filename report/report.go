@@ -29,6 +29,10 @@ type Options struct {
 	// diff.Breaking or Never. diff.LevelNone (the zero value) means the
 	// default, diff.Breaking.
 	FailOn diff.Level
+	// Width is the terminal's width in columns: the text format cuts old
+	// and new values so their lines fit (never under minValue characters of
+	// value). 0 cuts values at maxValue characters.
+	Width int
 	// Version is mcpctl's version, written into SARIF and JUnit output.
 	Version string
 	// Rules is the rule catalog SARIF lists; nil means diff.Rules().

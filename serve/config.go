@@ -912,7 +912,11 @@ func (c *Config) Set() (*toolset.Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: rendering: %w", t.Name, err) // a bug
 		}
-		tools = append(tools, &toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v, Source: c.Source, Offset: -1, Index: t.Index})
+		tools = append(tools, &toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v, Source: c.Source, Offset: -1, Index: t.Index,
+			Locate: func(ptr string) toolset.Position {
+				p := t.PosOf(ptr)
+				return toolset.Position{File: p.File, Line: p.Line, Col: p.Col}
+			}})
 	}
 	set, err := toolset.NewSet(c.Source, tools)
 	if err != nil {

@@ -78,6 +78,28 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	})
 }
 
+// MCPPath is the one path the streamable HTTP listener serves MCP on (MCP
+// 2025-11-25 basic/transports, "Streamable HTTP": the server provides a
+// single HTTP endpoint path); every other path answers 404.
+const MCPPath = "/mcp"
+
+// ListenerHeader marks the 404 answers of the MCP listener with the value
+// "mcp", so a client that meant the admin listener (mcpctl status) can say
+// which address it was given.
+const ListenerHeader = "Mcpctl-Listener"
+
+// HTTPMux is what the --http listener serves: HTTPHandler on MCPPath only,
+// 404 (with ListenerHeader) on every other path.
+func (s *Server) HTTPMux(o HTTPOptions) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(MCPPath, s.HTTPHandler(o))
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set(ListenerHeader, "mcp")
+		http.Error(w, "Not Found: the MCP endpoint is "+MCPPath, http.StatusNotFound)
+	})
+	return mux
+}
+
 // sanitizeOrigin keeps scheme and host of an Origin for logs.
 func sanitizeOrigin(o string) string {
 	u, err := url.Parse(o)

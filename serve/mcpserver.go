@@ -34,7 +34,7 @@ func (s *Server) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if !ok || ss == nil {
 				break
 			}
-			return s.callTool(ctx, ss, r)
+			return s.tracing.call(ctx, ss, r, func(ctx context.Context) (mcp.Result, error) { return s.callTool(ctx, ss, r) })
 		case "initialize":
 			if ss != nil {
 				extra := req.GetExtra()

@@ -114,7 +114,7 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	var stdioConn *drainTransport
 	var stdioEnded <-chan struct{}
 	if o.HTTPAddr != "" {
-		if err := listen("http", o.HTTPAddr, s.HTTPHandler(o.HTTP)); err != nil {
+		if err := listen("http", o.HTTPAddr, s.HTTPMux(o.HTTP)); err != nil {
 			closeServers()
 			return err
 		}

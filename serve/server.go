@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -56,6 +57,9 @@ type Options struct {
 	// ExecQueue bounds the exec calls waiting for a slot (--exec-queue); 0
 	// means DefaultExecQueue. A call beyond it is an isError result at once.
 	ExecQueue int
+	// TracerProvider, when set, receives a span per tools/call and per
+	// reload (see trace.go); nil traces nothing.
+	TracerProvider trace.TracerProvider
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
@@ -86,9 +90,10 @@ const DefaultDebounce = 100 * time.Millisecond
 // config with Watch, and expose AdminHandler. All methods are safe for
 // concurrent use.
 type Server struct {
-	opts Options
-	log  *slog.Logger
-	mcp  *mcp.Server
+	opts    Options
+	log     *slog.Logger
+	mcp     *mcp.Server
+	tracing tracing
 
 	live atomic.Pointer[Generation]
 	// pubMu serializes writers (publish, refuse, status of the last
@@ -158,7 +163,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: log, metrics: newMetrics()}
+	s := &Server{opts: opts, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
 	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
@@ -270,6 +275,10 @@ func (r *ReloadResult) Err() error { return r.err }
 // changed. It never loses the live generation. trigger names the cause
 // ("watch", "SIGHUP", "admin", …) for logs and /status.
 func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
+	return s.tracing.reload(ctx, trigger, func(ctx context.Context) ReloadResult { return s.reload(ctx, trigger) })
+}
+
+func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	seq := s.seq.Add(1)
 	start := time.Now()
 	res := ReloadResult{Trigger: trigger}

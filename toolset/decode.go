@@ -89,7 +89,12 @@ func toolFromValue(source string, data []byte, v *canon.Value, index int, ptr st
 		return nil, &shapeError{name.Start, ptr + "/name", fmt.Sprintf(`tool "name" must be a string, got %s`, name.Kind)}
 	}
 	raw := data[v.Start:v.End:v.End]
-	return &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}, nil
+	t := &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}
+	t.Locate = func(ptr string) Position {
+		line, col := canon.LineCol(data, t.Value.Nearest(ptr).Start)
+		return Position{File: source, Line: line, Col: col}
+	}
+	return t, nil
 }
 
 // findToolList locates the tools array in a discovery document and returns
@@ -118,6 +123,9 @@ func findToolList(root *canon.Value) (*canon.Value, string, *shapeError) {
 		}
 		if e := root.Get("error"); e != nil && root.Has("jsonrpc") {
 			return nil, "", &shapeError{e.Start, "/error", "JSON-RPC response is an error, not a tools/list result"}
+		}
+		if _, ptr := clientServerTable(root); ptr != "" {
+			return nil, "", &shapeError{root.Start, "", fmt.Sprintf("an MCP client configuration (%q), not a tool set: snapshot every server in it with `mcpctl snapshot --client-config FILE -o DIR`, or give one server as client-config:FILE#NAME", ptr[1:])}
 		}
 		if root.Has("name") && root.Has("inputSchema") {
 			return nil, "", &shapeError{root.Start, "", fmt.Sprintf("a single tool object, not a tool set; want %s (a folder of per-tool files is also accepted)", Shapes)}

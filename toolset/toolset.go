@@ -73,6 +73,17 @@ type Tool struct {
 	Source string
 	Offset int
 	Index  int
+	// Locate, when set, says where the value at a JSON Pointer inside the
+	// tool (or the nearest enclosing value) was written: set by Decode for
+	// files and by serve configs for their YAML or JSON.
+	Locate func(ptr string) Position
+}
+
+// Position is a place in a source file: 1-based Line and Col, 0 when
+// unknown.
+type Position struct {
+	File      string
+	Line, Col int
 }
 
 // Canonical returns the tool's canonical form (docs/canon.md#canonical-form); with normalize,
