@@ -447,6 +447,7 @@ func (n *normalizer) node(v *canon.Value) {
 	}
 	normalizeType(v)
 	dropNoOps(v)
+	constIntoEnum(v)
 	dedupeEnum(v)
 	// One-branch disjunctions are that branch.
 	for _, kw := range []string{"anyOf", "oneOf"} {
@@ -535,6 +536,28 @@ func dropNoOps(v *canon.Value) {
 			v.Delete("required")
 		}
 	}
+}
+
+// constIntoEnum folds a "const" into the "enum" beside it: an instance must
+// equal the const and be a member of the enum (JSON Schema 2020-12
+// Validation §6.1.2, §6.1.3), so the enum becomes [const] when the const is
+// a member and [] (nothing is accepted) when it is not. A lone const is
+// already an enum (canon.NormalizeTool).
+func constIntoEnum(v *canon.Value) {
+	c, e := v.Get("const"), v.Get("enum")
+	if c == nil || e == nil || e.Kind != canon.Array {
+		return
+	}
+	k := jcsKey(c)
+	kept := []canon.Value{}
+	for i := range e.Items {
+		if jcsKey(&e.Items[i]) == k {
+			kept = append(kept, c.Clone())
+			break
+		}
+	}
+	v.Delete("const")
+	v.Set("enum", canon.ArrayValue(kept...))
 }
 
 // dedupeEnum removes repeated enum members (by canonical form).

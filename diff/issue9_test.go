@@ -1,0 +1,76 @@
+package diff
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Reproductions of issue 9 ("verdicts you can trust"): each is one
+// property "a" of an input (or output) schema, old → new, and the finding
+// the report must hold. Every case also has a fixture under
+// testdata/rules/<rule-id>/ that TestRuleFixtures runs.
+
+// propCase is one reproduction: property a changes from Old to New in the
+// inputSchema (or, with Output, in the outputSchema).
+type propCase struct {
+	name     string
+	output   bool
+	old, new string
+	// want lists rule:level pairs that must be found; none means the
+	// report must hold no finding above safe and at least one finding.
+	want []string
+	// not lists rules that must not be found.
+	not []string
+}
+
+func propToolSet(t *testing.T, source, prop string, output bool) []byte {
+	t.Helper()
+	s := fmt.Sprintf(`{"type":"object","properties":{"a":%s}}`, prop)
+	if output {
+		return []byte(fmt.Sprintf(`{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object"},"outputSchema":%s}]}`, s))
+	}
+	return []byte(fmt.Sprintf(`{"tools":[{"name":"t","description":"d","inputSchema":%s}]}`, s))
+}
+
+func runPropCases(t *testing.T, cases []propCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			old := decodeToolSet(t, "old", propToolSet(t, "old", tc.old, tc.output))
+			new := decodeToolSet(t, "new", propToolSet(t, "new", tc.new, tc.output))
+			r := Compare(old, new, Options{Now: fixtureNow})
+			checkWitnesses(t, old, new, r)
+			got := map[string]bool{}
+			for _, c := range r.Changes {
+				got[c.Rule+":"+c.Level.String()] = true
+				got[c.Rule] = true
+			}
+			for _, w := range tc.want {
+				if !got[w] {
+					t.Errorf("missing %s%s", w, changeSummary(r))
+				}
+			}
+			for _, n := range tc.not {
+				if got[n] {
+					t.Errorf("unexpected %s%s", n, changeSummary(r))
+				}
+			}
+			if len(r.Changes) == 0 {
+				t.Errorf("no finding for a changed schema")
+			}
+		})
+	}
+}
+
+// TestIssue9Item1ConstBesideEnum: {"enum":["L","R"]} → plus "const":"R"
+// was level none although {"a":"L"} is rejected.
+func TestIssue9Item1ConstBesideEnum(t *testing.T) {
+	runPropCases(t, []propCase{
+		{name: "input const added", old: `{"enum":["L","R"]}`, new: `{"enum":["L","R"],"const":"R"}`,
+			want: []string{"input-enum-value-removed:breaking"}},
+		{name: "output const removed", output: true, old: `{"enum":["L","R"],"const":"R"}`, new: `{"enum":["L","R"]}`,
+			want: []string{"output-enum-value-added:breaking"}},
+		{name: "const outside the enum", old: `{"enum":["L","R"]}`, new: `{"enum":["L","R"],"const":"X"}`,
+			want: []string{"input-type-narrowed:breaking"}},
+	})
+}
