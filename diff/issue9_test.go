@@ -74,3 +74,32 @@ func TestIssue9Item1ConstBesideEnum(t *testing.T) {
 			want: []string{"input-type-narrowed:breaking"}},
 	})
 }
+
+// TestIssue9Item2StructureBesideEnum: structural keywords added beside an
+// enum were not checked against its values ({"type":"array","enum":[["s"],[1]]}
+// plus "items":{"type":"integer"} was level none; {"a":["s"]} proves it).
+func TestIssue9Item2StructureBesideEnum(t *testing.T) {
+	type kw struct{ name, enum, add string }
+	kws := []kw{
+		{"items", `[["s"],[1]]`, `"items":{"type":"integer"}`},
+		{"properties", `[{"x":"s"},{"x":1}]`, `"properties":{"x":{"type":"integer"}}`},
+		{"additionalProperties", `[{"x":1},{}]`, `"additionalProperties":false`},
+		{"uniqueItems", `[[1,1],[1]]`, `"uniqueItems":true`},
+		{"contains", `[["s"],[1]]`, `"contains":{"type":"integer"}`},
+		{"dependentRequired", `[{"x":1},{"x":1,"y":2}]`, `"dependentRequired":{"x":["y"]}`},
+		{"propertyNames", `[{"x":1},{"yy":1}]`, `"propertyNames":{"maxLength":1}`},
+	}
+	var cases []propCase
+	for _, k := range kws {
+		typ := "array"
+		if k.enum[1] == '{' {
+			typ = "object"
+		}
+		plain := fmt.Sprintf(`{"type":%q,"enum":%s}`, typ, k.enum)
+		with := fmt.Sprintf(`{"type":%q,"enum":%s,%s}`, typ, k.enum, k.add)
+		cases = append(cases,
+			propCase{name: "input " + k.name, old: plain, new: with, want: []string{"input-enum-value-removed:breaking"}},
+			propCase{name: "output " + k.name, output: true, old: with, new: plain, want: []string{"output-enum-value-added:breaking"}})
+	}
+	runPropCases(t, cases)
+}
