@@ -103,3 +103,17 @@ func TestIssue9Item2StructureBesideEnum(t *testing.T) {
 	}
 	runPropCases(t, cases)
 }
+
+// TestIssue9Item3FormatBesideEnum: in a 2020-12 schema, "format" added
+// beside an enum was ignored while a bare format addition is
+// input-format-added.
+func TestIssue9Item3FormatBesideEnum(t *testing.T) {
+	runPropCases(t, []propCase{
+		{name: "input", old: `{"type":"string","enum":["a","b"]}`, new: `{"type":"string","enum":["a","b"],"format":"date"}`,
+			want: []string{"input-format-added:breaking"}},
+		{name: "output", output: true, old: `{"type":"string","enum":["a","b"],"format":"date"}`, new: `{"type":"string","enum":["a","b"]}`,
+			want: []string{"output-format-removed:breaking"}},
+		{name: "bare", old: `{"type":"string"}`, new: `{"type":"string","format":"date"}`,
+			want: []string{"input-format-added:breaking"}},
+	})
+}
