@@ -88,10 +88,16 @@ var constraintFamily = ruleFamily{
 }
 
 func checkConstraints(p *subPair) {
+	both := p.to & p.tn
 	if hasEnum(p.o) || hasEnum(p.n) {
+		// From 2019-09 on the validator does not assert format, so the enum
+		// family cannot see it filter members: compare it as a keyword, as
+		// beside any other string schema.
+		if both&tString != 0 && (p.c.old.draft >= 2019 || p.c.new.draft >= 2019) {
+			p.stringKeyword("format", "format")
+		}
 		return
 	}
-	both := p.to & p.tn
 	if both&tNumber != 0 {
 		checkNumeric(p, both&tNumber == tInteger)
 	}
