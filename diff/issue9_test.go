@@ -117,3 +117,19 @@ func TestIssue9Item3FormatBesideEnum(t *testing.T) {
 			want: []string{"input-format-added:breaking"}},
 	})
 }
+
+// TestIssue9Item5FalsePropertyRemoved: {"type":"object","properties":{"x":false}}
+// → {"type":"object"} was input-property-removed breaking, though no old
+// call could carry x.
+func TestIssue9Item5FalsePropertyRemoved(t *testing.T) {
+	runPropCases(t, []propCase{
+		{name: "input false removed", old: `{"type":"object","properties":{"x":false}}`, new: `{"type":"object"}`,
+			want: []string{"input-type-widened:safe"}, not: []string{"input-property-removed"}},
+		{name: "input false added", old: `{"type":"object"}`, new: `{"type":"object","properties":{"x":false}}`,
+			want: []string{"input-type-narrowed:breaking"}},
+		{name: "output false removed", output: true, old: `{"type":"object","properties":{"x":false}}`, new: `{"type":"object"}`,
+			want: []string{"output-type-widened:breaking"}},
+		{name: "output false added", output: true, old: `{"type":"object"}`, new: `{"type":"object","properties":{"x":false}}`,
+			want: []string{"output-type-narrowed:safe"}},
+	})
+}

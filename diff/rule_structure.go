@@ -186,6 +186,13 @@ func checkProperties(p *subPair) {
 		ne := effective(p.n, k)
 		path := pathKW(p.path, "properties", k)
 		at := p.at.child(k, ov, ne)
+		if isFalse(ov) {
+			// A property declared false was never present: what changed is
+			// the set of values the key may hold, which the type family
+			// compares (false to anything widens).
+			p.c.walk(ov, ne, path, at, p.inv)
+			continue
+		}
 		f := p.c.emitAt("property-removed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
 		if dir == Input {
 			f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
@@ -204,6 +211,12 @@ func checkProperties(p *subPair) {
 		oe := effective(p.o, k)
 		path := pathKW(p.path, "properties", k)
 		at := p.at.child(k, oe, nv)
+		if isFalse(nv) {
+			// Declared false: the key is never present now, which the type
+			// family compares (anything to false narrows).
+			p.c.walk(oe, nv, path, at, p.inv)
+			continue
+		}
 		if !isTrue(oe) && !isFalse(oe) {
 			// The key was governed by additionalProperties or a pattern:
 			// compare that schema with the new property's.
