@@ -2,7 +2,14 @@ package diff
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Reproductions of issue 9 ("verdicts you can trust"): each is one
@@ -21,6 +28,8 @@ type propCase struct {
 	want []string
 	// not lists rules that must not be found.
 	not []string
+	// none: the schemas are equivalent, the report holds no finding.
+	none bool
 }
 
 func propToolSet(t *testing.T, source, prop string, output bool) []byte {
@@ -55,7 +64,10 @@ func runPropCases(t *testing.T, cases []propCase) {
 					t.Errorf("unexpected %s%s", n, changeSummary(r))
 				}
 			}
-			if len(r.Changes) == 0 {
+			if tc.none && len(r.Changes) > 0 {
+				t.Errorf("equivalent schemas, findings:%s", changeSummary(r))
+			}
+			if !tc.none && len(r.Changes) == 0 {
 				t.Errorf("no finding for a changed schema")
 			}
 		})
@@ -132,4 +144,163 @@ func TestIssue9Item5FalsePropertyRemoved(t *testing.T) {
 		{name: "output false added", output: true, old: `{"type":"object"}`, new: `{"type":"object","properties":{"x":false}}`,
 			want: []string{"output-type-narrowed:safe"}},
 	})
+}
+
+// TestIssue9Item7EquivalentAndEmpty: equivalent schemas were reported as
+// decided breaking findings without a witness, and so were changes from a
+// schema that accepts nothing.
+func TestIssue9Item7EquivalentAndEmpty(t *testing.T) {
+	runPropCases(t, []propCase{
+		{name: "number step 1 is integer", old: `{"type":"number","multipleOf":1}`, new: `{"type":"integer"}`, none: true},
+		{name: "integer is number step 1", old: `{"type":"integer"}`, new: `{"type":"number","multipleOf":1}`, none: true},
+		{name: "maxItems 0 is items false", old: `{"maxItems":0}`, new: `{"items":false}`, none: true},
+		{name: "prefix closed", old: `{"type":"array","prefixItems":[{}],"items":false}`, new: `{"type":"array","maxItems":1}`, none: true},
+		{name: "from nothing", old: `{"not":{}}`, new: `{"type":"string"}`, want: []string{"input-type-widened:safe"}},
+		{name: "from an empty enum", old: `{"type":"string","enum":[1]}`, new: `{"type":"string"}`, want: []string{"input-type-widened:safe"}},
+		{name: "output from nothing", output: true, old: `{"not":{}}`, new: `{"type":"string"}`, want: []string{"output-type-widened:breaking"}},
+		{name: "to nothing", old: `{"type":"string"}`, new: `{"allOf":[{"type":"string"},false]}`, want: []string{"input-type-narrowed:breaking"}},
+		{name: "number step 2", old: `{"type":"number","multipleOf":2}`, new: `{"type":"integer"}`, want: []string{"input-multiple-of-relaxed:safe"}},
+	})
+}
+
+// TestIssue9Item7WitnessOrReason: over every rule fixture and every pair of
+// successive real versions, a finding at facade level or above has a
+// witness, is undecided, or carries a reason its rule documents.
+func TestIssue9Item7WitnessOrReason(t *testing.T) {
+	for _, p := range realPairs(t) {
+		old, new := loadReal(t, p[0]), loadReal(t, p[1])
+		r := Compare(old, new, Options{})
+		for _, c := range r.Changes {
+			if !witnessOrReason(c) {
+				t.Errorf("%s → %s: %s %s %s %s: no witness, not undecided, no documented reason (%s)", p[0], p[1], c.Tool, c.Rule, c.Path, c.Level, c.NoWitness)
+			}
+		}
+	}
+	dirs, err := os.ReadDir(filepath.Join("testdata", "rules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		for _, dir := range fixtureCases(t, d.Name()) {
+			old := decodeToolSet(t, "old", readFile(t, filepath.Join(dir, "old.json")))
+			new := decodeToolSet(t, "new", readFile(t, filepath.Join(dir, "new.json")))
+			for _, c := range Compare(old, new, Options{Now: fixtureNow}).Changes {
+				if !witnessOrReason(c) {
+					t.Errorf("%s: %s %s %s %s: no witness, not undecided, no documented reason (%s)", dir, c.Tool, c.Rule, c.Path, c.Level, c.NoWitness)
+				}
+			}
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// realPairs lists successive versions of each server in testdata/realdata
+// (in version order), as names loadReal reads.
+func realPairs(t *testing.T) [][2]string {
+	t.Helper()
+	var out [][2]string
+	for _, server := range []string{"github-mcp-server", "server-filesystem"} {
+		files, err := filepath.Glob(filepath.Join("..", "testdata", "realdata", server, "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range files {
+			names = append(names, server+"/"+strings.TrimSuffix(filepath.Base(f), ".json"))
+		}
+		slices.SortFunc(names, compareVersionNames)
+		for i := 1; i < len(names); i++ {
+			out = append(out, [2]string{names[i-1], names[i]})
+		}
+	}
+	return out
+}
+
+// compareVersionNames orders "server/v1.10.0" after "server/v1.9.0": the
+// dotted numbers compare as numbers.
+func compareVersionNames(a, b string) int {
+	num := func(s string) []int {
+		var out []int
+		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
+			n, _ := strconv.Atoi(f)
+			out = append(out, n)
+		}
+		return out
+	}
+	return slices.Compare(num(a), num(b))
+}
+
+// TestIssue9Item6ArgumentsAreObjects: inputSchema {} → {"type":"object"}
+// was input-type-narrowed breaking with "witness: none", while lint tells
+// the user to make exactly that change. Tool arguments (and structured
+// results) are JSON objects, so the root of a tool schema ranges over
+// objects only.
+func TestIssue9Item6ArgumentsAreObjects(t *testing.T) {
+	for _, tc := range []struct{ name, key, old, new string }{
+		{"input type added", "inputSchema", `{}`, `{"type":"object"}`},
+		{"input type list", "inputSchema", `{"type":["object","null"]}`, `{"type":"object"}`},
+		{"input type list widened", "inputSchema", `{"type":"object"}`, `{"type":["object","string"]}`},
+		{"input not a string", "inputSchema", `{"type":"object"}`, `{"type":"object","not":{"type":"string"}}`},
+		{"input if integer", "inputSchema", `{"type":"object"}`, `{"type":"object","if":{"type":"integer"},"then":false}`},
+		{"output type added", "outputSchema", `{}`, `{"type":"object"}`},
+		{"output type list", "outputSchema", `{"type":"object"}`, `{"type":["object","null"]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := func(s string) []byte {
+				in := `{"type":"object"}`
+				out := ""
+				if tc.key == "inputSchema" {
+					in = s
+				} else {
+					out = `,"outputSchema":` + s
+				}
+				return []byte(fmt.Sprintf(`{"tools":[{"name":"t","description":"d","inputSchema":%s%s}]}`, in, out))
+			}
+			old, new := decodeToolSet(t, "old", doc(tc.old)), decodeToolSet(t, "new", doc(tc.new))
+			for _, pair := range [][2]*toolset.Set{{old, new}, {new, old}} {
+				r := Compare(pair[0], pair[1], Options{Now: fixtureNow, Verify: 64})
+				checkWitnesses(t, pair[0], pair[1], r)
+				for _, c := range r.Changes {
+					if c.Direction != ToolD {
+						t.Errorf("no object is affected, got%s", changeSummary(r))
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestIssue9Item8ClosedOutputPropertyRemoved: an output object with
+// additionalProperties: false losing an optional property was
+// output-property-removed breaking, though every new result was valid
+// before. Policy: validation decides the level (safe), the notice tells
+// readers of the property that it is gone; on an open object the property
+// may now hold anything, which stays breaking, with a witness.
+func TestIssue9Item8ClosedOutputPropertyRemoved(t *testing.T) {
+	runPropCases(t, []propCase{
+		{name: "closed", output: true,
+			old:  `{"type":"object","properties":{"x":{"type":"string"},"y":{}},"additionalProperties":false}`,
+			new:  `{"type":"object","properties":{"y":{}},"additionalProperties":false}`,
+			want: []string{"output-property-removed-closed:safe"}, not: []string{"output-property-removed"}},
+		{name: "open", output: true,
+			old:  `{"type":"object","properties":{"x":{"type":"string"},"y":{}}}`,
+			new:  `{"type":"object","properties":{"y":{}}}`,
+			want: []string{"output-property-removed:breaking"}},
+	})
+	old := decodeToolSet(t, "old", propToolSet(t, "old", `{"type":"object","properties":{"x":{"type":"string"}},"additionalProperties":false}`, true))
+	new := decodeToolSet(t, "new", propToolSet(t, "new", `{"type":"object","additionalProperties":false}`, true))
+	for _, c := range Compare(old, new, Options{}).Changes {
+		if c.Rule == "output-property-removed-closed" && (c.Notice == nil || !strings.Contains(*c.Notice, `"x"`)) {
+			t.Errorf("the notice must name the property: %v", c.Notice)
+		}
+	}
 }

@@ -47,6 +47,9 @@ func changedRules(name, what string) []schemaRuleDef {
 	}
 }
 
+// formatReason is why a format finding may have no witness.
+const formatReason = "from JSON Schema 2019-09 on format is an annotation the validator does not assert, so such a finding has no witness there (servers and clients that do assert formats reject non-conforming strings)."
+
 func concatRules(lists ...[]schemaRuleDef) []schemaRuleDef {
 	var out []schemaRuleDef
 	for _, l := range lists {
@@ -74,8 +77,8 @@ var constraintFamily = ruleFamily{
 		boundRules("min-length", "raised", "lowered", "minLength"),
 		keywordRules("pattern", "a pattern"),
 		changedRules("pattern", "pattern"),
-		keywordRules("format", "a format"),
-		changedRules("format", "format"),
+		withoutWitness(formatReason, keywordRules("format", "a format"), "input-format-added", "output-format-removed"),
+		withoutWitness(formatReason, changedRules("format", "format")),
 		boundRules("max-items", "lowered", "raised", "maxItems"),
 		boundRules("min-items", "raised", "lowered", "minItems"),
 		keywordRules("unique-items", "uniqueItems: true"),

@@ -30,12 +30,16 @@ var structureFamily = ruleFamily{
 			"An open output object declares a new property: results could carry it before, and every new result was valid before."),
 		schemaRule("output-property-added-closed", Breaking, widens, schemaTagsExistence,
 			"A closed output object (additionalProperties: false) gains a property: clients validating against the old schema reject results that carry it."),
-		schemaRule("input-property-removed", Breaking, reshapes, schemaTagsExistence,
-			"An input property is no longer declared: arguments using it are rejected, or, on an open object, accepted but no longer documented or honoured by the server."),
-		schemaRule("output-property-removed", Breaking, reshapes, schemaTagsExistence,
-			"An output property is no longer declared: clients that read it lose it, and on an open object it may now hold any value."),
-		schemaRule("input-property-renamed", Facade, narrows, schemaTagsExistence,
-			"An input property is removed and another with an equal schema is added to the same object: old calls fail as sent, a rename facade carries them."),
+		withoutWitness("on an open object such a finding has no witness (every old argument still validates), since the reason is that the server may ignore the argument.",
+			[]schemaRuleDef{schemaRule("input-property-removed", Breaking, reshapes, schemaTagsExistence,
+				"An input property is no longer declared: arguments using it are rejected, or, on an open object, accepted but no longer documented or honoured by the server.")})[0],
+		schemaRule("output-property-removed", Breaking, widens, schemaTagsExistence,
+			"An open output object no longer declares a property: new results may carry it with any value, which clients validating against the old schema reject."),
+		schemaRule("output-property-removed-closed", Safe, narrows, schemaTagsExistence,
+			"A closed output object (additionalProperties: false) no longer declares a property: new results never carry it, and every new result was valid before, so the level is safe; the notice tells clients that read it (it was optional, or output-required-removed reports it) that it is gone."),
+		withoutWitness("on an open object where the new name is optional such a finding has no witness (the old call still validates), since the reason is that the server no longer reads the old name.",
+			[]schemaRuleDef{schemaRule("input-property-renamed", Facade, narrows, schemaTagsExistence,
+				"An input property is removed and another with an equal schema is added to the same object: old calls fail as sent, a rename facade carries them.")})[0],
 		schemaRule("input-additional-properties-closed", Breaking, narrows, schemaTagsStructure,
 			"An input object forbids undeclared properties (additionalProperties: false added): extra keys clients or models send are rejected."),
 		schemaRule("output-additional-properties-closed", Safe, narrows, schemaTagsStructure,
@@ -193,6 +197,11 @@ func checkProperties(p *subPair) {
 			p.c.walk(ov, ne, path, at, p.inv)
 			continue
 		}
+		if dir == Output && isFalse(ne) {
+			f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
+			setNotice(f, fmt.Sprintf("new results never carry %q; clients that read it get nothing", k))
+			continue
+		}
 		f := p.c.emitAt("property-removed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
 		if dir == Input {
 			f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
@@ -201,9 +210,6 @@ func checkProperties(p *subPair) {
 			}
 		} else {
 			f.samples, f.sampleSide, f.reject = ne, p.c.new, ov
-			if isFalse(ne) && !p.inv {
-				f.noWitness = fmt.Sprintf("new results never carry %q; clients that read it lose it", k)
-			}
 		}
 	}
 	for _, k := range added {

@@ -52,6 +52,29 @@ const (
 type schemaRuleDef struct {
 	Rule
 	effect effect
+	// unvalidated is set for a rule whose breaking or facade findings may
+	// carry no witness for a reason outside validation (the server may
+	// ignore an argument, the validator does not assert format); the
+	// purpose says which. Findings of other rules have a witness or are
+	// marked undecided.
+	unvalidated bool
+}
+
+// withoutWitness marks the rule definitions named by ids (all of defs when
+// none is named) as documenting a non-validation reason for findings
+// without a witness; the reason (a clause) is appended to each purpose,
+// which stays one sentence.
+func withoutWitness(reason string, defs []schemaRuleDef, ids ...string) []schemaRuleDef {
+	out := slices.Clone(defs)
+	for i, d := range out {
+		if len(ids) > 0 && !slices.Contains(ids, d.ID) {
+			continue
+		}
+		d.unvalidated = true
+		d.Purpose = strings.TrimSuffix(d.Purpose, ".") + "; " + reason
+		out[i] = d
+	}
+	return out
 }
 
 // ruleHandler compares, for one pair of subschemas, the keywords its family
@@ -196,9 +219,69 @@ func compareSchemas(p schemaPair) []Change {
 		return nil
 	}
 	c := newComparison(p, o, n)
-	c.walk(c.old.root, c.new.root, "", rootLoc(c.old.root, c.new.root), false)
+	at := rootLoc(c.old.root, c.new.root)
+	at.excl = tAll &^ tObject
+	c.walk(c.old.root, c.new.root, "", at, false)
 	c.finish()
 	return c.changes()
+}
+
+// objectRoot limits the normalized root of a tool schema to objects: tool
+// arguments and structured results are JSON objects (MCP 2025-11-25,
+// CallToolRequest params.arguments and CallToolResult structuredContent), so
+// the root's type is "object" whether it says so or not, and a root that
+// allows no object accepts nothing. Validation against the schema as given
+// (witnesses) is unchanged; every instance it is asked about is an object.
+func objectRoot(sd *schemaSide) {
+	r := sd.root
+	if r == nil {
+		return
+	}
+	if r.Kind == canon.Bool {
+		if r.Bool {
+			*r = canon.ObjectValue(canon.Member{Key: "type", Value: canon.StringValue("object")})
+		}
+		return
+	}
+	if r.Kind != canon.Object || !knownTypeNames(r.Get("type")) {
+		return
+	}
+	if declaredTypes(r.Get("type"))&tObject == 0 {
+		*r = canon.BoolValue(false)
+		return
+	}
+	r.Set("type", canon.StringValue("object"))
+	dropOtherTypeKeywords(r, tObject)
+	// A "not" or "if" that no object matches constrains nothing here.
+	if nt := r.Get("not"); nt != nil && typesOf(nt)&tObject == 0 {
+		r.Delete("not")
+	}
+	if cond := r.Get("if"); cond != nil && typesOf(cond)&tObject == 0 {
+		els := r.Get("else")
+		var e canon.Value
+		if els != nil {
+			e = els.Clone()
+		}
+		r.Delete("if")
+		r.Delete("then")
+		r.Delete("else")
+		if els != nil {
+			appendAllOf(r, e)
+		}
+	}
+}
+
+// dropOtherTypeKeywords deletes the keywords of s that apply only to types
+// outside t (minLength beside type object constrains nothing).
+func dropOtherTypeKeywords(s *canon.Value, t types) {
+	kept := s.Members[:0]
+	for _, m := range s.Members {
+		if k := typeKeywords[m.Key]; k != 0 && k&t == 0 {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	s.Members = kept
 }
 
 // schemaArg returns the schema of one side: nil when absent (or JSON null
@@ -241,6 +324,8 @@ func newComparison(p schemaPair, o, n *canon.Value) *schemaComparison {
 	c := &schemaComparison{p: p, seen: map[refKey]bool{}, budget: &b}
 	c.old = newSide(o)
 	c.new = newSide(n)
+	objectRoot(c.old)
+	objectRoot(c.new)
 	return c
 }
 
