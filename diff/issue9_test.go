@@ -304,3 +304,19 @@ func TestIssue9Item8ClosedOutputPropertyRemoved(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue9Item4MinContainsZero: "minContains": 0 added beside contains
+// was input-min-contains-raised (breaking); it lowers the bound ([] becomes
+// valid).
+func TestIssue9Item4MinContainsZero(t *testing.T) {
+	runPropCases(t, []propCase{
+		{name: "input zero added", old: `{"type":"array","contains":{"type":"string"}}`, new: `{"type":"array","contains":{"type":"string"},"minContains":0}`,
+			want: []string{"input-contains-removed:safe"}, not: []string{"input-min-contains-raised"}},
+		{name: "input zero with max", old: `{"type":"array","contains":{"type":"string"},"maxContains":3}`, new: `{"type":"array","contains":{"type":"string"},"minContains":0,"maxContains":3}`,
+			want: []string{"input-min-contains-lowered:safe"}, not: []string{"input-min-contains-raised"}},
+		{name: "input two added", old: `{"type":"array","contains":{"type":"string"}}`, new: `{"type":"array","contains":{"type":"string"},"minContains":2}`,
+			want: []string{"input-min-contains-raised:breaking"}},
+		{name: "output zero removed", output: true, old: `{"type":"array","contains":{"type":"string"},"minContains":0,"maxContains":3}`, new: `{"type":"array","contains":{"type":"string"},"maxContains":3}`,
+			want: []string{"output-min-contains-raised:safe"}},
+	})
+}

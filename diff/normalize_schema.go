@@ -463,6 +463,7 @@ func (n *normalizer) node(v *canon.Value) {
 	if v.Kind == canon.Object {
 		integerStep(v)
 		closedItems(v)
+		freeContains(v)
 		acceptsNothing(v)
 	}
 }
@@ -532,6 +533,16 @@ func knownTypeNames(t *canon.Value) bool {
 		return true
 	}
 	return false
+}
+
+// freeContains drops a "contains" that needs no matching item: with
+// "minContains": 0 and no maxContains it constrains nothing (JSON Schema
+// 2020-12 Validation §6.4.5).
+func freeContains(v *canon.Value) {
+	if m, ok := intOf(v.Get("minContains")); ok && m == 0 && !v.Has("maxContains") {
+		v.Delete("contains")
+		v.Delete("minContains")
+	}
 }
 
 // acceptsNothing turns a schema no instance can match into false: "not"

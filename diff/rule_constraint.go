@@ -199,12 +199,22 @@ func exclText(b bound) string {
 	return ""
 }
 
+// countOf reads a size keyword's value; an absent minContains beside
+// contains is 1 (JSON Schema 2020-12 Validation §6.4.5), the only size
+// keyword with a default that constrains.
+func countOf(v *canon.Value, kw string) (int64, bool) {
+	if v == nil && kw == "minContains" {
+		return 1, true
+	}
+	return intOf(v)
+}
+
 // count compares a non-negative size keyword; lower says whether it is a
 // lower bound (minItems) or an upper one (maxItems).
 func (p *subPair) count(kw, name string, lower bool) {
 	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
-	a, okA := intOf(ov)
-	b, okB := intOf(nv)
+	a, okA := countOf(ov, kw)
+	b, okB := countOf(nv, kw)
 	if okA == okB && a == b {
 		return
 	}
