@@ -53,6 +53,9 @@ func runPropCases(t *testing.T, cases []propCase) {
 			for _, c := range r.Changes {
 				got[c.Rule+":"+c.Level.String()] = true
 				got[c.Rule] = true
+				if d, ok := schemaRuleDefByID(c.Rule); ok && d.effect == annotates && c.Notice == nil {
+					t.Errorf("%s at %s: an annotation change without a notice", c.Rule, c.Path)
+				}
 			}
 			for _, w := range tc.want {
 				if !got[w] {
@@ -319,4 +322,43 @@ func TestIssue9Item4MinContainsZero(t *testing.T) {
 		{name: "output zero removed", output: true, old: `{"type":"array","contains":{"type":"string"},"minContains":0,"maxContains":3}`, new: `{"type":"array","contains":{"type":"string"},"maxContains":3}`,
 			want: []string{"output-min-contains-raised:safe"}},
 	})
+}
+
+// TestIssue9Item10AnnotationChanges: output description, default, title,
+// examples, input title, examples, deprecated: true, and annotations inside
+// anyOf/oneOf branches were never reported. Each is a safe finding with a
+// notice, in both directions, at any depth.
+func TestIssue9Item10AnnotationChanges(t *testing.T) {
+	var cases []propCase
+	for _, kw := range []struct{ name, a, b string }{
+		{"description", `"x"`, `"y"`},
+		{"default", `"x"`, `"y"`},
+		{"title", `"x"`, `"y"`},
+		{"examples", `["x"]`, `["y"]`},
+		{"deprecated", `false`, `true`},
+	} {
+		for _, out := range []bool{false, true} {
+			dir := "input"
+			if out {
+				dir = "output"
+			}
+			rule := dir + "-" + kw.name + "-changed:safe"
+			plain := `{"type":"string"}`
+			with := func(v string) string { return fmt.Sprintf(`{"type":"string",%q:%s}`, kw.name, v) }
+			branch := func(v string) string {
+				return fmt.Sprintf(`{"anyOf":[{"type":"string",%q:%s},{"type":"object","properties":{"z":{"type":"integer"}}}]}`, kw.name, v)
+			}
+			cases = append(cases,
+				propCase{name: dir + " " + kw.name + " added", output: out, old: plain, new: with(kw.b), want: []string{rule}},
+				propCase{name: dir + " " + kw.name + " removed", output: out, old: with(kw.b), new: plain, want: []string{rule}},
+				propCase{name: dir + " " + kw.name + " changed", output: out, old: with(kw.a), new: with(kw.b), want: []string{rule}},
+				propCase{name: dir + " " + kw.name + " in anyOf branch", output: out, old: branch(kw.a), new: branch(kw.b), want: []string{rule}},
+				propCase{name: dir + " " + kw.name + " deep", output: out,
+					old:  fmt.Sprintf(`{"type":"array","items":{"oneOf":[{"type":"object","properties":{"q":%s}},{"type":"null"}]}}`, with(kw.a)),
+					new:  fmt.Sprintf(`{"type":"array","items":{"oneOf":[{"type":"object","properties":{"q":%s}},{"type":"null"}]}}`, with(kw.b)),
+					want: []string{rule}},
+			)
+		}
+	}
+	runPropCases(t, cases)
 }

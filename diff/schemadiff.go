@@ -120,7 +120,7 @@ func families() []*ruleFamily { return familyList }
 var familyList []*ruleFamily
 
 func init() {
-	familyList = []*ruleFamily{&typeFamily, &enumFamily, &constraintFamily, &structureFamily, &requiredFamily, &compositionFamily, &annotationFamily}
+	familyList = []*ruleFamily{&typeFamily, &enumFamily, &constraintFamily, &structureFamily, &requiredFamily, &compositionFamily}
 }
 
 var (
@@ -146,6 +146,7 @@ func loadSchemaCatalog() {
 			add(f.rules)
 		}
 		add(schemaExtraRules)
+		add(schemaAnnotationRules)
 		add(verifyRules)
 	})
 }
@@ -222,6 +223,7 @@ func compareSchemas(p schemaPair) []Change {
 	at := rootLoc(c.old.root, c.new.root)
 	at.excl = tAll &^ tObject
 	c.walk(c.old.root, c.new.root, "", at, false)
+	c.compareAnnotations(c.old.valid, c.new.valid, "")
 	c.finish()
 	return c.changes()
 }
