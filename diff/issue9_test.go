@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -361,4 +363,92 @@ func TestIssue9Item10AnnotationChanges(t *testing.T) {
 		}
 	}
 	runPropCases(t, cases)
+}
+
+// TestIssue9Item9MissingFindings: the accepted set widened or narrowed
+// (or was respelled) and the report said nothing.
+func TestIssue9Item9MissingFindings(t *testing.T) {
+	runPropCases(t, []propCase{
+		{name: "anyOf widens a bound", old: `{"type":"integer","minimum":1}`, new: `{"anyOf":[{"type":"integer","minimum":1},{"type":"integer","maximum":1}]}`,
+			want: []string{"input-composition-widened:safe"}},
+		{name: "anyOf widens an enum", old: `{"type":"string","enum":["a"]}`, new: `{"anyOf":[{"type":"string","enum":["a"]},{"type":"string"}]}`,
+			want: []string{"input-composition-widened:safe"}},
+		{name: "output anyOf loses an object branch", output: true,
+			old:  `{"anyOf":[{"type":"object","properties":{"k":{"type":"string"}},"required":["k"]},{"type":"object","properties":{"j":{"type":"string"}},"required":["j"]},{"type":"string"}]}`,
+			new:  `{"anyOf":[{"type":"object","properties":{"j":{"type":"string"}},"required":["j"]},{"type":"string"}]}`,
+			want: []string{"output-composition-narrowed:safe"}, not: []string{"output-composition-widened"}},
+		{name: "output oneOf of twins", output: true, old: `{}`, new: `{"oneOf":[{"type":"string"},{"type":"string"}]}`,
+			want: []string{"output-composition-narrowed:safe"}},
+		{name: "input oneOf of twins", old: `{}`, new: `{"oneOf":[{"type":"string"},{"type":"string"}]}`,
+			want: []string{"input-composition-narrowed:breaking"}},
+		{name: "input anyOf loses an object branch", old: `{"anyOf":[{"type":"object","properties":{"k":{"type":"string"}},"required":["k"]},{"type":"object","properties":{"j":{"type":"string"}},"required":["j"]},{"type":"string"}]}`,
+			new:  `{"anyOf":[{"type":"object","properties":{"j":{"type":"string"}},"required":["j"]},{"type":"string"}]}`,
+			want: []string{"input-any-of-branch-removed:breaking"}},
+		{name: "readOnly added", old: `{"type":"string"}`, new: `{"type":"string","readOnly":true}`,
+			want: []string{"input-other-keyword-changed:safe"}},
+	})
+}
+
+// TestIssue9NoSilentChange is the engine's invariant: when the normalized
+// forms of a tool differ, the report holds at least one finding for that
+// tool. It runs over every pair of successive real versions and over
+// mutated real tools (seeded).
+func TestIssue9NoSilentChange(t *testing.T) {
+	check := func(name string, old, new *toolset.Set) {
+		t.Helper()
+		r := Compare(old, new, Options{})
+		found := map[string]bool{}
+		for _, c := range r.Changes {
+			found[c.Tool] = true
+		}
+		for _, ot := range old.Tools {
+			nt := new.Lookup(ot.Name)
+			if nt == nil || found[ot.Name] || sameNormalized(ot, nt) {
+				continue
+			}
+			t.Errorf("%s: tool %s changed and the report says nothing\nold %s\nnew %s", name, ot.Name, jcsString(&ot.Value), jcsString(&nt.Value))
+		}
+	}
+	for _, p := range realPairs(t) {
+		check(p[0]+" → "+p[1], loadReal(t, p[0]), loadReal(t, p[1]))
+	}
+	n := 600
+	if testing.Short() {
+		n = 100
+	}
+	sets := []*toolset.Set{loadReal(t, "server-filesystem/2025.11.25"), loadReal(t, "github-mcp-server/v1.10.0")}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for i := 0; i < n && !t.Failed(); i++ {
+		full := sets[i%len(sets)]
+		tl := full.Tools[rng.IntN(len(full.Tools))]
+		one := decodeToolSet(t, "one", append(append([]byte(`{"tools":[`), tl.Raw...), "]}"...))
+		choices := make([]byte, 12)
+		for j := range choices {
+			choices[j] = byte(rng.IntN(256))
+		}
+		m := mutateSet(t, one, choices)
+		check(fmt.Sprintf("mutation %d", i), one, m)
+		check(fmt.Sprintf("mutation %d reversed", i), m, one)
+	}
+}
+
+// sameNormalized reports whether two tools have one normalized form:
+// canon.NormalizeTool, with each schema replaced by the engine's
+// normalization of it (its order-free key).
+func sameNormalized(a, b *toolset.Tool) bool {
+	key := func(t *toolset.Tool) string {
+		v := t.Value.Clone()
+		canon.NormalizeTool(&v)
+		var out []byte
+		for _, k := range []string{"inputSchema", "outputSchema"} {
+			if s := v.Get(k); s != nil && (s.Kind == canon.Object || s.Kind == canon.Bool) {
+				sd := newSide(s)
+				objectRoot(sd)
+				out = append(out, orderFreeKey(sd.root)...)
+				v.Delete(k)
+			}
+		}
+		return string(append(out, canon.AppendJCS(nil, &v)...))
+	}
+	return key(a) == key(b)
 }

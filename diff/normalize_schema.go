@@ -508,6 +508,15 @@ func closedItems(v *canon.Value) {
 		}
 		v.Delete("items")
 	}
+	// Without "items", trailing prefixItems that accept anything say nothing.
+	if pi := v.Get("prefixItems"); pi != nil && pi.Kind == canon.Array && !v.Has("items") {
+		for len(pi.Items) > 0 && isTrue(&pi.Items[len(pi.Items)-1]) {
+			pi.Items = pi.Items[:len(pi.Items)-1]
+		}
+		if len(pi.Items) == 0 {
+			v.Delete("prefixItems")
+		}
+	}
 	if m, ok := intOf(v.Get("maxItems")); ok && m == 0 {
 		for _, kw := range []string{"items", "prefixItems", "uniqueItems", "maxContains"} {
 			v.Delete(kw)

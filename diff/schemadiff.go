@@ -171,8 +171,17 @@ func lookupSchemaRule(id string) *schemaRuleDef {
 	return d
 }
 
-// schemaExtraRules are the whole-schema rules found before any walk.
+// schemaExtraRules are the whole-schema rules found before or after the
+// walk.
 var schemaExtraRules = []schemaRuleDef{
+	schemaRule("input-schema-rewritten", Safe, annotates, schemaTagsDocumentation,
+		"The input schema is spelled differently, no rule finds a change in what it accepts, and no instance telling the two apart was found: an equivalent spelling as far as the engine can tell (a notice; a found instance makes it input-composition-changed instead)."),
+	schemaRule("output-schema-rewritten", Safe, annotates, schemaTagsDocumentation,
+		"The output schema is spelled differently, no rule finds a change in what it allows, and no instance telling the two apart was found: an equivalent spelling as far as the engine can tell (a notice; a found instance makes it output-composition-changed instead)."),
+	schemaRule("input-other-keyword-changed", Safe, annotates, schemaTagsDocumentation,
+		"A keyword of the input schema that validation does not read and no other rule covers changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword): validation is unchanged (a notice)."),
+	schemaRule("output-other-keyword-changed", Safe, annotates, schemaTagsDocumentation,
+		"A keyword of the output schema that validation does not read and no other rule covers changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword): validation is unchanged (a notice)."),
 	schemaRule("output-schema-added", Safe, narrows, schemaTagsExistence,
 		"An outputSchema appears where there was none: results were unconstrained before, so clients lose nothing."),
 	schemaRule("output-schema-removed", Breaking, widens, schemaTagsExistence,
@@ -224,8 +233,98 @@ func compareSchemas(p schemaPair) []Change {
 	at.excl = tAll &^ tObject
 	c.walk(c.old.root, c.new.root, "", at, false)
 	c.compareAnnotations(c.old.valid, c.new.valid, "")
+	c.noSilentChange(at)
 	c.finish()
 	return c.changes()
+}
+
+// noSilentChange enforces the engine's invariant: when the normalized
+// schemas differ, the report holds a finding. Without one from the rules,
+// a difference only in keywords validation ignores is reported as
+// <dir>-other-keyword-changed (safe); any other difference is a change no
+// rule identified, undecided unless a witness decides it.
+func (c *schemaComparison) noSilentChange(at *instLoc) {
+	for _, f := range c.found {
+		if f.def != nil || f.disabled {
+			return
+		}
+	}
+	if bytes.Equal(orderFreeKey(c.old.root), orderFreeKey(c.new.root)) {
+		return
+	}
+	ov, nv := validationOnly(c.old.root), validationOnly(c.new.root)
+	if bytes.Equal(canon.AppendSchema(nil, &ov), canon.AppendSchema(nil, &nv)) {
+		f := c.emitAt("other-keyword-changed", "", at, false, c.old.root, c.new.root,
+			"a keyword validation does not read changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword, …)")
+		setNotice(f, "validation is unchanged; review what the changed keyword tells clients and the model")
+		return
+	}
+	c.emitUndecided("", at, false, c.old.root, c.new.root, "the normalized schemas differ, but no rule identified the change")
+	f := c.found[len(c.found)-1]
+	c.witness(f)
+	if hasWitness(f) {
+		return // a change no rule names, proven: a rule is missing
+	}
+	d := lookupSchemaRule(dirPrefix(c.p.Direction) + "schema-rewritten")
+	f.def, f.Rule, f.Level = d, d.ID, d.Level
+	f.Undecided, f.Reason, f.NoWitness, f.undecided = false, "", "", ""
+	f.Message = "the schema is spelled differently, no rule finds a change in what it accepts, and no instance telling the two apart was found"
+	setNotice(f, "an equivalent spelling, as far as the engine can tell; review the change")
+}
+
+func hasWitness(f *finding) bool {
+	return len(f.Witness) > 0 && string(f.Witness) != "null"
+}
+
+// orderFreeKey is the canonical form of a normalized schema with the
+// branches of every allOf, anyOf and oneOf in a fixed order (their order
+// does not matter to validation): equal keys, equal schemas.
+func orderFreeKey(s *canon.Value) []byte {
+	v := s.Clone()
+	var sortBranches func(x *canon.Value)
+	sortBranches = func(x *canon.Value) {
+		eachChild(x, sortBranches)
+		for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
+			if a := x.Get(kw); a != nil && a.Kind == canon.Array {
+				slices.SortFunc(a.Items, func(p, q canon.Value) int {
+					return bytes.Compare(canon.AppendSchema(nil, &p), canon.AppendSchema(nil, &q))
+				})
+			}
+		}
+	}
+	sortBranches(&v)
+	return canon.AppendSchema(nil, &v)
+}
+
+// validationOnly returns a copy of schema s without the keywords validation
+// does not read (annotations and unknown keywords), at every depth.
+func validationOnly(s *canon.Value) canon.Value {
+	v := s.Clone()
+	var strip func(x *canon.Value)
+	strip = func(x *canon.Value) {
+		if x.Kind != canon.Object {
+			return
+		}
+		kept := x.Members[:0]
+		for _, m := range x.Members {
+			if validationKeyword(m.Key) {
+				kept = append(kept, m)
+			}
+		}
+		x.Members = kept
+		eachChild(x, strip)
+	}
+	strip(&v)
+	return v
+}
+
+// validationKeyword reports whether kw is a keyword validation reads.
+func validationKeyword(kw string) bool {
+	if annotationKeyword[kw] && kw != "$defs" && kw != "definitions" {
+		return false
+	}
+	return knownKeyword[kw] || typeKeywords[kw] != 0 || slices.Contains(mapSchemaKW, kw) ||
+		slices.Contains(arraySchemaKW, kw) || slices.Contains(singleSchemaKW, kw)
 }
 
 // objectRoot limits the normalized root of a tool schema to objects: tool
@@ -354,6 +453,8 @@ type finding struct {
 	undecided string
 	// noWitness is a preset reason: no witness can exist.
 	noWitness string
+	// disabled marks a finding of a rule a test disabled (def is nil).
+	disabled bool
 }
 
 // subPair is one pair of resolved subschemas being compared.
@@ -513,6 +614,7 @@ func (p *subPair) emit(kind, path string, oldV, newV *canon.Value, msg string) *
 func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
 	id := dirPrefix(c.p.Direction) + kind
 	if disabledRulesForTest[id] {
+		c.found = append(c.found, &finding{disabled: true})
 		return &finding{}
 	}
 	if inv {

@@ -195,6 +195,9 @@ const maxWitnessTries = 48
 
 // witness searches a witness for f and records it (or why there is none).
 func (c *schemaComparison) witness(f *finding) {
+	if hasWitness(f) {
+		return // searched already (noSilentChange)
+	}
 	if f.noWitness != "" {
 		f.NoWitness = f.noWitness
 		return
