@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -451,4 +452,55 @@ func sameNormalized(a, b *toolset.Tool) bool {
 		return string(append(out, canon.AppendJCS(nil, &v)...))
 	}
 	return key(a) == key(b)
+}
+
+// TestIssue9Item6LintAdviceNeverBreaks applies each schema fix lint
+// advises and diffs before against after: following the advice must never
+// make diff fail (nothing at facade level or above). The strict profile's
+// object-open advice (close every object) is left out on purpose: closing
+// an object rejects extra keys old calls may send, which diff reports as
+// input-additional-properties-closed; the advice says it is for model APIs
+// that require closed objects.
+func TestIssue9Item6LintAdviceNeverBreaks(t *testing.T) {
+	tool := func(members string) []byte {
+		return []byte(`{"tools":[{"name":"t","description":"d"` + members + `}]}`)
+	}
+	for _, tc := range []struct {
+		name, rule, before, after string
+	}{
+		{"input schema missing", lint.RuleInputSchemaMissing, ``, `,"inputSchema":{"type":"object"}`},
+		{"input schema null", lint.RuleInputSchemaMissing, `,"inputSchema":null`, `,"inputSchema":{"type":"object"}`},
+		{"output schema null", lint.RuleOutputSchemaNotObject, `,"inputSchema":{"type":"object"},"outputSchema":null`, `,"inputSchema":{"type":"object"}`},
+		{"input no type", lint.RuleInputSchemaNotObject, `,"inputSchema":{}`, `,"inputSchema":{"type":"object"}`},
+		{"input no type, properties", lint.RuleInputSchemaNotObject, `,"inputSchema":{"properties":{"a":{"type":"string"}}}`, `,"inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}`},
+		{"input type array of object", lint.RuleInputSchemaNotObject, `,"inputSchema":{"type":["object"]}`, `,"inputSchema":{"type":"object"}`},
+		{"input type with null", lint.RuleInputSchemaNotObject, `,"inputSchema":{"type":["object","null"]}`, `,"inputSchema":{"type":"object"}`},
+		{"output no type", lint.RuleOutputSchemaNotObject, `,"inputSchema":{"type":"object"},"outputSchema":{}`, `,"inputSchema":{"type":"object"},"outputSchema":{"type":"object"}`},
+		{"draft-07 rewritten", lint.RuleSchemaDraft,
+			`,"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"p":{"$ref":"#/definitions/P"},"t":{"type":"array","items":[{"type":"string"}],"additionalItems":false}},"definitions":{"P":{"type":"string"}}}`,
+			`,"inputSchema":{"type":"object","properties":{"p":{"$ref":"#/$defs/P"},"t":{"type":"array","prefixItems":[{"type":"string"}],"items":false}},"$defs":{"P":{"type":"string"}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, after := decodeToolSet(t, "before", tool(tc.before)), decodeToolSet(t, "after", tool(tc.after))
+			if !hasLintRule(lint.Check(before, lint.Options{}), tc.rule) {
+				t.Fatalf("lint does not give the %s advice on %s", tc.rule, tc.before)
+			}
+			if hasLintRule(lint.Check(after, lint.Options{}), tc.rule) {
+				t.Fatalf("the fix still draws %s", tc.rule)
+			}
+			r := Compare(before, after, Options{Now: fixtureNow, Verify: 64})
+			if r.Level >= Facade {
+				t.Errorf("following lint's advice is reported %s:%s", r.Level, changeSummary(r))
+			}
+		})
+	}
+}
+
+func hasLintRule(fs []lint.Finding, rule string) bool {
+	for _, f := range fs {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
 }
