@@ -301,6 +301,14 @@ func TestIssue9Item8ClosedOutputPropertyRemoved(t *testing.T) {
 			old:  `{"type":"object","properties":{"x":{"type":"string"},"y":{}}}`,
 			new:  `{"type":"object","properties":{"y":{}}}`,
 			want: []string{"output-property-removed:breaking"}},
+		{name: "held by additionalProperties", output: true,
+			old:  `{"type":"object","properties":{"x":{"type":"string"}},"additionalProperties":{"type":"string","maxLength":3}}`,
+			new:  `{"type":"object","additionalProperties":{"type":"string","maxLength":3}}`,
+			want: []string{"output-property-removed-closed:safe"}, not: []string{"output-property-removed"}},
+		{name: "widened by additionalProperties", output: true,
+			old:  `{"type":"object","properties":{"x":{"type":"string","maxLength":3}},"additionalProperties":{"type":"string"}}`,
+			new:  `{"type":"object","additionalProperties":{"type":"string"}}`,
+			want: []string{"output-property-removed:breaking"}},
 	})
 	old := decodeToolSet(t, "old", propToolSet(t, "old", `{"type":"object","properties":{"x":{"type":"string"}},"additionalProperties":false}`, true))
 	new := decodeToolSet(t, "new", propToolSet(t, "new", `{"type":"object","additionalProperties":false}`, true))

@@ -36,7 +36,7 @@ var structureFamily = ruleFamily{
 		schemaRule("output-property-removed", Breaking, widens, schemaTagsExistence,
 			"An open output object no longer declares a property: new results may carry it with any value, which clients validating against the old schema reject."),
 		schemaRule("output-property-removed-closed", Safe, narrows, schemaTagsExistence,
-			"A closed output object (additionalProperties: false) no longer declares a property: new results never carry it, and every new result was valid before, so the level is safe; the notice tells clients that read it (it was optional, or output-required-removed reports it) that it is gone."),
+			"An output object no longer declares a property that its other keywords still hold to the old property's schema (additionalProperties: false, or no wider than it): every new result was valid before, so the level is safe; the notice tells clients that read it (it was optional, or output-required-removed reports it) that it is gone or no longer documented."),
 		withoutWitness("on an open object where the new name is optional such a finding has no witness (the old call still validates), since the reason is that the server no longer reads the old name.",
 			[]schemaRuleDef{schemaRule("input-property-renamed", Facade, narrows, schemaTagsExistence,
 				"An input property is removed and another with an equal schema is added to the same object: old calls fail as sent, a rename facade carries them.")})[0],
@@ -197,9 +197,14 @@ func checkProperties(p *subPair) {
 			p.c.walk(ov, ne, path, at, p.inv)
 			continue
 		}
-		if dir == Output && isFalse(ne) {
-			f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
-			setNotice(f, fmt.Sprintf("new results never carry %q; clients that read it get nothing", k))
+		if dir == Output && !p.inv && (isFalse(ne) || (!isTrue(ne) && p.c.subset(ne, p.c.new, ov, p.c.old, tAll))) {
+			if isFalse(ne) {
+				f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
+				setNotice(f, fmt.Sprintf("new results never carry %q; clients that read it get nothing", k))
+				continue
+			}
+			f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared; the object's other keywords still hold it to what the old property allowed", propWhere(p.path, k)))
+			setNotice(f, fmt.Sprintf("%q is no longer documented; clients that read it may no longer get it", k))
 			continue
 		}
 		f := p.c.emitAt("property-removed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
