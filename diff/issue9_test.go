@@ -372,6 +372,13 @@ func TestIssue9Item10AnnotationChanges(t *testing.T) {
 		}
 	}
 	runPropCases(t, cases)
+	// Reordered branches are matched by what they validate, not position:
+	// nothing changed.
+	old := decodeToolSet(t, "old", propToolSet(t, "old", `{"anyOf":[{"type":"string","description":"s"},{"type":"integer","description":"i"}]}`, false))
+	new := decodeToolSet(t, "new", propToolSet(t, "new", `{"anyOf":[{"type":"integer","description":"i"},{"type":"string","description":"s"}]}`, false))
+	if r := Compare(old, new, Options{}); len(r.Changes) != 0 {
+		t.Errorf("reordered branches:%s", changeSummary(r))
+	}
 }
 
 // TestIssue9Item9MissingFindings: the accepted set widened or narrowed

@@ -109,6 +109,38 @@ func defaultNotice(d Direction, ov, nv *canon.Value) string {
 	return "calls that omit this argument now get " + quoteJSON(nv) + " instead of " + quoteJSON(ov)
 }
 
+// branchPairs maps positions of old to positions of new: for allOf, anyOf
+// and oneOf (whose order does not matter), an old branch goes to the new
+// branch that validates the same (annotations aside), else to the same
+// position; for prefixItems, position to position.
+func branchPairs(kw string, old, new []canon.Value) map[int]int {
+	out := map[int]int{}
+	used := map[int]bool{}
+	if kw != "prefixItems" {
+		keys := make([]string, len(new))
+		for k := range new {
+			v := validationOnly(&new[k])
+			keys[k] = string(canon.AppendSchema(nil, &v))
+		}
+		for j := range old {
+			v := validationOnly(&old[j])
+			key := string(canon.AppendSchema(nil, &v))
+			for k := range new {
+				if !used[k] && keys[k] == key {
+					out[j], used[k] = k, true
+					break
+				}
+			}
+		}
+	}
+	for j := range old {
+		if _, ok := out[j]; !ok && j < len(new) && !used[j] {
+			out[j], used[j] = j, true
+		}
+	}
+	return out
+}
+
 // eachChildPair calls fn for every subschema position both o and n have
 // (a property of the same name, the same allOf index, items, not, …), with
 // the pointer tokens from o and n to it.
@@ -127,8 +159,8 @@ func eachChildPair(o, n *canon.Value, fn func(co, cn *canon.Value, tokens ...str
 				}
 			}
 		case slices.Contains(arraySchemaKW, m.Key) && m.Value.Kind == canon.Array && nv.Kind == canon.Array:
-			for j := 0; j < len(m.Value.Items) && j < len(nv.Items); j++ {
-				fn(&m.Value.Items[j], &nv.Items[j], m.Key, strconv.Itoa(j))
+			for j, k := range branchPairs(m.Key, m.Value.Items, nv.Items) {
+				fn(&m.Value.Items[j], &nv.Items[k], m.Key, strconv.Itoa(k))
 			}
 		case slices.Contains(singleSchemaKW, m.Key):
 			fn(&m.Value, nv, m.Key)
