@@ -29,6 +29,9 @@ type diffOptions struct {
 	Format            string
 	StrictOpenContent bool
 	Facades           string
+	// SuggestFacades is --suggest-facades FILE: where to write the merged
+	// suggestions ("" = nowhere).
+	SuggestFacades string
 	// Usage is --usage FIXTURES; UsedOnly is --fail-on-used-only.
 	Usage    string
 	UsedOnly bool
@@ -83,6 +86,7 @@ usage, 3 for a bug.`,
 	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
 	f.BoolVar(&opts.StrictOpenContent, "strict-open-content", false, "treat an optional property added to an open input schema as breaking")
 	f.StringVar(&opts.Facades, "facades", "", "facade file (YAML or JSON: tool name → facade block, or a serve config); covered facade findings count as safe (default: the facades of NEW when it is a serve config)")
+	f.StringVar(&opts.SuggestFacades, "suggest-facades", "", "write one facade file (YAML) merging every facade suggestion, one block per tool, to FILE; --facades FILE then accepts it as is")
 	f.StringVar(&opts.Usage, "usage", "", "weight findings by the recorded calls in FIXTURES (a file or folder, any replay format): each finding counts the calls it affects; breaking findings no call touches are marked unused")
 	f.BoolVar(&opts.UsedOnly, "fail-on-used-only", false, "with --usage: breaking findings no recorded call touches do not fail the gate")
 	f.IntVar(&opts.Verify, "verify", 0, "sample this many instances per changed schema to test safe verdicts (0: off)")
@@ -167,6 +171,11 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		fixtures.AnnotateUsage(rep, old, new, calls)
 	}
 
+	if opts.SuggestFacades != "" {
+		if err := writeSuggestedFacades(opts.SuggestFacades, rep); err != nil {
+			return err
+		}
+	}
 	var buf bytes.Buffer
 	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly}
 	if opts.Format == "text" {
@@ -183,6 +192,19 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	}
 	if report.Fails(rep, ropts) {
 		return ErrFindings
+	}
+	return nil
+}
+
+// writeSuggestedFacades writes the report's facade suggestions, merged into
+// one block per tool, as a facade file ({} when there is none).
+func writeSuggestedFacades(path string, rep *diff.Report) error {
+	f := rep.SuggestedFacades()
+	if f == nil {
+		f = facade.File{}
+	}
+	if err := os.WriteFile(path, []byte(report.FacadeFileYAML(f)), 0o644); err != nil {
+		return fmt.Errorf("--suggest-facades: %w", err)
 	}
 	return nil
 }

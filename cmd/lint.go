@@ -29,7 +29,9 @@ func newLintCmd(s *Streams) *cobra.Command {
 (errors: name syntax and uniqueness, inputSchema present and an object schema,
 outputSchema an object schema, schemas that compile, local $refs that resolve)
 and what real clients and model APIs reject (warnings: long names, names with
-. or /, names that collide once sanitized, root anyOf/oneOf/allOf, a $schema
+. or /, names equal ignoring case (MCP names are case-sensitive, but clients
+that fold case confuse them), names that collide once sanitized, root
+anyOf/oneOf/allOf, a $schema
 other than 2020-12; with --profile strict, object schemas without
 additionalProperties: false).
 

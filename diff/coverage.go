@@ -82,8 +82,19 @@ func aliasTarget(f facade.File, name string) string {
 // are appended, and a key that two suggestions map differently keeps the
 // first mapping. Nil when no finding carries a suggestion.
 func (r *Report) SuggestedFacades() facade.File {
+	cs := make([]*Change, len(r.Changes))
+	for i := range r.Changes {
+		cs[i] = &r.Changes[i]
+	}
+	return mergeSuggestions(cs)
+}
+
+// mergeSuggestions merges the facade suggestions of the given findings, in
+// their order, into one facade file: one block per tool. Nil when none
+// carries a suggestion.
+func mergeSuggestions(cs []*Change) facade.File {
 	var f facade.File
-	for _, c := range r.Changes {
+	for _, c := range cs {
 		if c.Facade == nil {
 			continue
 		}

@@ -3,7 +3,7 @@
 //
 // Errors (SeverityError) are what the MCP specification (2025-11-25, Tool)
 // requires of a tool: a name of 1 to 128 characters of A-Z a-z 0-9 _ - .,
-// unique case-insensitively; an inputSchema that is present, not null, and an
+// unique in the set; an inputSchema that is present, not null, and an
 // object schema ("type": "object"); an outputSchema, if present, that is an
 // object schema; schemas that compile (schema.Compile: jsonschema v6, draft
 // from $schema, 2020-12 when absent); local $refs that resolve ("#",
@@ -12,8 +12,9 @@
 // for its tool-invalid rule and serve to refuse a candidate.
 //
 // Warnings (SeverityWarning) are what MCP allows but model APIs and clients
-// reject: names over 64 characters or containing "." or "/", names that
-// collide once sanitized to A-Z a-z 0-9 _ -, a root anyOf/oneOf/allOf in an
+// reject: names over 64 characters or containing "." or "/", names equal
+// ignoring case (MCP names are case-sensitive, but clients that fold case
+// confuse them), names that collide once sanitized to A-Z a-z 0-9 _ -, a root anyOf/oneOf/allOf in an
 // inputSchema, a $schema other than 2020-12, and under the strict profile
 // object schemas in an inputSchema without "additionalProperties": false.
 // Check runs everything on a set.

@@ -113,6 +113,7 @@ const (
 	RuleNameTooLong            = "name-too-long"
 	RuleNameDotOrSlash         = "name-dot-or-slash"
 	RuleNameSanitizedCollision = "name-sanitized-collision"
+	RuleNameCaseCollision      = "name-case-collision"
 	RuleInputRootCombinator    = "input-root-combinator"
 	RuleSchemaDraft            = "schema-draft"
 	RuleObjectOpen             = "object-open"
@@ -129,7 +130,7 @@ type Rule struct {
 
 var rules = []Rule{
 	{RuleNameInvalid, SeverityError, "", "A tool name must be 1 to 128 characters long and use only A-Z a-z 0-9, underscore, hyphen and dot (MCP 2025-11-25, Tool names)."},
-	{RuleNameDuplicate, SeverityError, "", "Tool names must be unique within a server, compared case-insensitively; both tools are reported."},
+	{RuleNameDuplicate, SeverityError, "", "Tool names must be unique within a server (MCP 2025-11-25, Tool names); both tools are reported."},
 	{RuleInputSchemaMissing, SeverityError, "", "Every tool must have an inputSchema that is present and not null."},
 	{RuleInputSchemaNotObject, SeverityError, "", `The inputSchema must be a JSON object with "type": "object" at its root, since arguments are always an object.`},
 	{RuleOutputSchemaNotObject, SeverityError, "", `An outputSchema, when present, must be a JSON object with "type": "object" at its root, since structuredContent is always an object.`},
@@ -138,6 +139,7 @@ var rules = []Rule{
 	{RuleRefNotLocal, SeverityError, "", "A $ref must point inside its own schema: mcpctl, like most clients, never fetches other documents."},
 	{RuleNameTooLong, SeverityWarning, "", "Names over 64 characters are rejected by model APIs that limit function names to 64."},
 	{RuleNameDotOrSlash, SeverityWarning, "", `Names containing "." or "/" are rejected by model APIs that allow only A-Z a-z 0-9 _ - in function names.`},
+	{RuleNameCaseCollision, SeverityWarning, "", "Names equal ignoring case (get_user, Get_User) are distinct tools to MCP, whose names are case-sensitive (2025-11-25, Tool names), but clients and model APIs that fold case confuse them."},
 	{RuleNameSanitizedCollision, SeverityWarning, "", "Names that become equal once characters outside A-Z a-z 0-9 _ - are replaced (get.user, get_user) collide in clients that sanitize names."},
 	{RuleInputRootCombinator, SeverityWarning, "", "A root anyOf, oneOf or allOf in an inputSchema is rejected by model APIs that require a plain object schema at the root."},
 	{RuleSchemaDraft, SeverityWarning, "", "A $schema other than JSON Schema 2020-12 (MCP's default dialect) may be rejected or misread by clients."},
@@ -172,7 +174,7 @@ func ValidateTool(t *toolset.Tool) []Finding {
 }
 
 // Check lints a tool set: the errors of ValidateTool for every tool, names
-// unique case-insensitively across the set, and the client-compatibility
+// unique across the set, and the client-compatibility
 // warnings of docs/lint.md#rejected-by-real-clients (RuleObjectOpen only under ProfileStrict). Findings
 // are sorted by tool name (RFC 8785 order, as in the set), then pointer, then
 // rule, then message. Each finding is located with Tool.Locate when the

@@ -85,10 +85,17 @@ func Text(w io.Writer, r *diff.Report, opts Options) error {
 	fmt.Fprintf(&b, "%s\n", s.render(s.title, "mcpctl diff"))
 	fmt.Fprintf(&b, "  %s  %s  %s\n", s.render(s.label, "old"), r.Old.Source, s.render(s.faint, shortFP(r.Old.Fingerprint)))
 	fmt.Fprintf(&b, "  %s  %s  %s\n", s.render(s.label, "new"), r.New.Source, s.render(s.faint, shortFP(r.New.Fingerprint)))
+	fb := newFacadeBlocks(r)
 	for _, g := range groups(r) {
 		fmt.Fprintf(&b, "\n%s  %s\n", s.render(s.tool, g.Tool), s.render(s.faint, "("+countLine(groupCounts(g))+")"))
 		for _, c := range g.Changes {
 			textChange(&b, s, c, valueWidth(opts.Width))
+		}
+		if f := fb.of(g); len(f) > 0 {
+			fmt.Fprintf(&b, "  %s\n", s.render(s.label, "facade (every suggestion merged; paste into a facade file):"))
+			for _, line := range strings.Split(strings.TrimSuffix(facadeFileYAML(f), "\n"), "\n") {
+				b.WriteString("    " + line + "\n")
+			}
 		}
 	}
 	b.WriteString("\n")
@@ -135,10 +142,7 @@ func textChange(b *strings.Builder, s styles, c *diff.Change, width int) {
 		field("reason", oneLine(c.Reason))
 	}
 	if c.Facade != nil {
-		fmt.Fprintf(b, "%s%s\n", ind, s.render(s.label, "facade:"))
-		for _, line := range strings.Split(strings.TrimSuffix(facadeYAML(c.Facade), "\n"), "\n") {
-			b.WriteString(ind + "  " + line + "\n")
-		}
+		field("facade", facadeRef(c))
 	}
 	if c.Notice != nil {
 		// One line per notice: a finding may carry several.

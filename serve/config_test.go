@@ -141,6 +141,8 @@ func TestValidationErrorsLocated(t *testing.T) {
 	for _, want := range []string{
 		`c.yaml:5:11: tool "bad name!": /name:`,
 		`c.yaml:11:11: tool "Ok": /name: name "Ok" differs only in case from tool "ok"`,
+		// Issue 9: MCP names are case-sensitive; serve says why it refuses.
+		`but serve refuses names equal ignoring case: clients and model APIs that fold case would call the wrong tool (name-case-collision)`,
 		`c.yaml:9:25: tool "arr": /inputSchema/type: "inputSchema" has "type": "array"`,
 		`c.yaml:15:37: tool "Ok": /inputSchema/properties/n/minimum:`,
 	} {
