@@ -474,8 +474,8 @@ func sameNormalized(a, b *toolset.Tool) bool {
 // make diff fail (nothing at facade level or above). The strict profile's
 // object-open advice (close every object) is left out on purpose: closing
 // an object rejects extra keys old calls may send, which diff reports as
-// input-additional-properties-closed; the advice says it is for model APIs
-// that require closed objects.
+// input-additional-properties-closed; the advice says so and is given for
+// new tools (lint.RuleObjectOpen's message).
 func TestIssue9Item6LintAdviceNeverBreaks(t *testing.T) {
 	tool := func(members string) []byte {
 		return []byte(`{"tools":[{"name":"t","description":"d"` + members + `}]}`)

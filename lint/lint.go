@@ -143,7 +143,7 @@ var rules = []Rule{
 	{RuleNameSanitizedCollision, SeverityWarning, "", "Names that become equal once characters outside A-Z a-z 0-9 _ - are replaced (get.user, get_user) collide in clients that sanitize names."},
 	{RuleInputRootCombinator, SeverityWarning, "", "A root anyOf, oneOf or allOf in an inputSchema is rejected by model APIs that require a plain object schema at the root."},
 	{RuleSchemaDraft, SeverityWarning, "", "A $schema other than JSON Schema 2020-12 (MCP's default dialect) may be rejected or misread by clients."},
-	{RuleObjectOpen, SeverityWarning, ProfileStrict, `Every object schema in an inputSchema should say "additionalProperties": false, as strict-mode model APIs require (strict profile only).`},
+	{RuleObjectOpen, SeverityWarning, ProfileStrict, `Every object schema in an inputSchema should say "additionalProperties": false, as strict-mode model APIs require (strict profile only); advice for new tools, since closing a published object is breaking in diff.`},
 }
 
 // Rules returns the lint rule catalog, errors first, in a fixed order.
