@@ -2,7 +2,9 @@ package serve
 
 import (
 	"crypto/subtle"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -29,6 +31,37 @@ type HTTPOptions struct {
 	MaxBodyBytes int64
 	// SessionTimeout closes idle stateful sessions; 0 never does.
 	SessionTimeout time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout
+	// reading a request body, IdleTimeout how long a keep-alive connection
+	// waits for its next request; 0 means the Default… value. They apply
+	// to the admin listener too.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
+}
+
+// Listener timeouts (see HTTPOptions).
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+)
+
+// withDefaults fills the zero fields.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	return o
 }
 
 // DefaultMaxBodyBytes is the default request body limit.
@@ -37,9 +70,7 @@ const DefaultMaxBodyBytes = 4 << 20
 // HTTPHandler returns the streamable HTTP handler (go-sdk), wrapped with the
 // Origin check, the bearer token and the body limit.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
+	o = o.withDefaults()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           o.Stateless,
 		Logger:              sdkLogger(s.log, "mcp-http"),
@@ -54,19 +85,15 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(origins, strings.ToLower(origin)) {
 			s.log.Warn("HTTP request from a disallowed origin refused", "origin", sanitizeOrigin(origin), "remote", r.RemoteAddr)
-			http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
+			refuse(w, "Forbidden: origin not allowed", http.StatusForbidden)
 			return
 		}
-		if len(token) > 0 {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), token) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="mcpctl"`)
-				http.Error(w, "Unauthorized", http.StatusUnauthorized)
-				return
-			}
+		if !bearerOK(r, token) {
+			unauthorized(w)
+			return
 		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, o.MaxBodyBytes)
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = deadlineBody(w, http.MaxBytesReader(w, r.Body, o.MaxBodyBytes), o.ReadTimeout)
 		}
 		if r.Method == http.MethodPost {
 			// Counted until the response is written, so a shutdown
@@ -76,6 +103,81 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// bearerOK reports whether r carries the bearer token (RFC 6750 §2.1: the
+// scheme is case-insensitive, RFC 7235 §2.1), compared in constant time;
+// an empty token accepts every request. go-sdk's auth.RequireBearerToken
+// parses the header the same way but answers 401 without a
+// WWW-Authenticate challenge and keeps the connection for the unread
+// body, so the check is done here.
+func bearerOK(r *http.Request, token []byte) bool {
+	if len(token) == 0 {
+		return true
+	}
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), token) == 1
+}
+
+// unauthorized answers 401 with the RFC 6750 §3 challenge.
+func unauthorized(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="mcpctl"`)
+	refuse(w, "Unauthorized", http.StatusUnauthorized)
+}
+
+// refuse answers a request refused before its body was read, and closes
+// the connection after the answer: net/http would otherwise read (up to
+// 256 KiB of) the unread body, so a client that never sends it would hold
+// the connection open.
+func refuse(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Connection", "close")
+	// net/http drains up to 256 KiB of an unread body after the handler,
+	// even when closing: a read deadline already past ends that at once.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	http.Error(w, msg, code)
+}
+
+// deadlineBody bounds reading body to timeout from now (the request's
+// connection read deadline), and lifts the deadline once the body is read:
+// a server-wide ReadTimeout would also cut the long-lived streams of
+// streamable HTTP (GET, and POST answered with an event stream).
+func deadlineBody(w http.ResponseWriter, body io.ReadCloser, timeout time.Duration) io.ReadCloser {
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(timeout)); err != nil {
+		return body // not supported by this ResponseWriter (HTTP/2 sets none)
+	}
+	return &readDeadline{ReadCloser: body, rc: rc}
+}
+
+type readDeadline struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *readDeadline) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !b.done {
+		b.done = true
+		if errors.Is(err, io.EOF) {
+			_ = b.rc.SetReadDeadline(time.Time{})
+		} else {
+			// Timed out or too large: the rest is never read, and
+			// net/http must not wait for it either (see refuse).
+			_ = b.rc.SetReadDeadline(time.Now())
+		}
+	}
+	return n, err
+}
+
+// newListenerServer is the http.Server of one listener, with o's
+// timeouts.
+func newListenerServer(h http.Handler, o HTTPOptions) *http.Server {
+	o = o.withDefaults()
+	return &http.Server{Handler: h, ReadHeaderTimeout: o.ReadHeaderTimeout, IdleTimeout: o.IdleTimeout}
 }
 
 // sanitizeOrigin keeps scheme and host of an Origin for logs.

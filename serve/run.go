@@ -57,7 +57,11 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 		if err != nil {
 			return fmt.Errorf("%s listener: %w", kind, err)
 		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		srv := newListenerServer(h, o.HTTP)
+		if kind == "admin" {
+			// No admin request has a body worth waiting for, nor a stream.
+			srv.ReadTimeout = o.HTTP.withDefaults().ReadTimeout
+		}
 		servers = append(servers, srv)
 		if o.OnListen != nil {
 			o.OnListen(kind, ln.Addr().String())

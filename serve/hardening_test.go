@@ -1,0 +1,149 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// rawHTTP opens a TCP connection to addr and writes head (no body).
+func rawHTTP(t *testing.T, addr, head string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := io.WriteString(c, head); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// closedByServer reads c until the server closes it and returns what it
+// read; it fails when the server keeps the connection open for waitLong.
+func closedByServer(t *testing.T, c net.Conn) string {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(waitLong))
+	b, err := io.ReadAll(c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the server kept the connection open (read so far: %q)", b)
+	}
+	return string(b)
+}
+
+// Item 5 (reproduction: with a token set, 100 connections sending
+// headers with a Content-Length and no body stayed open: the 401 waited
+// for the body). The 401 is answered at once and the connection closed.
+func TestHardening5UnauthenticatedBodyNotAwaited(t *testing.T) {
+	s, _ := startServer(t, baseConfig)
+	hs := httpServer(t, s, HTTPOptions{Token: "s3cret"})
+	addr := strings.TrimPrefix(hs.URL, "http://")
+	head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+	var wg sync.WaitGroup
+	for range 100 {
+		c := rawHTTP(t, addr, head)
+		wg.Go(func() {
+			got := closedByServer(t, c)
+			if !strings.HasPrefix(got, "HTTP/1.1 401") {
+				t.Errorf("answer %q, want 401", got)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Item 5 (reproduction: slow bodies and idle keep-alives stayed open
+// forever). Run's listeners, HTTP and admin, close a connection whose
+// headers, body or next request do not come in time.
+func TestHardening5ListenerTimeouts(t *testing.T) {
+	s, _ := startServer(t, baseConfig)
+	addrs := map[string]string{}
+	var mu sync.Mutex
+	ctx, cancel := context.WithCancel(context.Background())
+	ms := 100 * time.Millisecond
+	done := make(chan error, 1)
+	listening := make(chan struct{}, 2)
+	go func() {
+		done <- s.Run(ctx, RunOptions{HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", ShutdownTimeout: waitLong,
+			HTTP: HTTPOptions{ReadHeaderTimeout: ms, ReadTimeout: ms, IdleTimeout: ms},
+			OnListen: func(kind, a string) {
+				mu.Lock()
+				addrs[kind] = a
+				mu.Unlock()
+				listening <- struct{}{}
+			}})
+	}()
+	<-listening
+	<-listening
+	defer func() { cancel(); <-done }()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, kind := range []string{"http", "admin"} {
+		for _, tc := range []struct{ name, head string }{
+			{"slow headers", "POST / HTTP/1.1\r\nHost: x\r\n"},
+			{"slow body", "POST /reload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{"},
+		} {
+			t.Run(kind+" "+tc.name, func(t *testing.T) {
+				closedByServer(t, rawHTTP(t, addrs[kind], tc.head))
+			})
+		}
+		t.Run(kind+" idle keep-alive", func(t *testing.T) {
+			head := "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+			if kind == "http" {
+				head = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: " +
+					strconv.Itoa(len(body)) + "\r\n\r\n" + body
+			}
+			c := rawHTTP(t, addrs[kind], head)
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			closedByServer(t, c)
+		})
+	}
+}
+
+// Item 15 (reproduction: `Authorization: bearer s3cret` was refused). The
+// scheme is case-insensitive (RFC 7235 §2.1, RFC 6750 §2.1).
+func TestHardening15BearerSchemeCaseInsensitive(t *testing.T) {
+	s, _ := startServer(t, baseConfig)
+	hs := httpServer(t, s, HTTPOptions{Token: "s3cret"})
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{
+		{"bearer s3cret", http.StatusOK},
+		{"BEARER s3cret", http.StatusOK},
+		{"Bearer s3cret", http.StatusOK},
+		{"Bearer  s3cret ", http.StatusOK},
+		{"bearer S3CRET", http.StatusUnauthorized},
+		{"Basic s3cret", http.StatusUnauthorized},
+		{"s3cret", http.StatusUnauthorized},
+	} {
+		t.Run(tc.auth, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", tc.auth)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.want)
+			}
+		})
+	}
+}
