@@ -147,3 +147,32 @@ func TestHardening15BearerSchemeCaseInsensitive(t *testing.T) {
 		})
 	}
 }
+
+// Item 23 (reproduction: tools/call of an unknown 4 MB name cost 1.8 s of
+// CPU, an edit distance against every name, and the error echoed the name
+// whole). The name is echoed cut, with its length, and a name that long
+// gets no suggestions (so no comparison runs: the name contains
+// "search_documents", which a short name containing it would be offered).
+func TestHardening23LongUnknownToolName(t *testing.T) {
+	s, _ := startServer(t, baseConfig)
+	c := dialRaw(t, s)
+	c.initialize(true)
+	name := strings.Repeat("x", 4<<20) + "search_documents"
+	_, msg := callTool(t, c, name, map[string]any{})
+	if msg == nil {
+		t.Fatal("the call succeeded")
+	}
+	if len(*msg) > 512 {
+		t.Errorf("error message of %d bytes, want it bounded (it starts %q)", len(*msg), (*msg)[:80])
+	}
+	if strings.Contains(*msg, "did you mean") {
+		t.Errorf("suggestions for a 4 MB name: %.200s", *msg)
+	}
+	if want := "(4194320 bytes)"; !strings.Contains(*msg, want) {
+		t.Errorf("message %.300q lacks the name's length %s", *msg, want)
+	}
+	_, msg = callTool(t, c, "xsearch_documents", map[string]any{})
+	if msg == nil || !strings.Contains(*msg, `did you mean "search_documents"`) {
+		t.Errorf("a short unknown name lost its suggestion: %v", msg)
+	}
+}
