@@ -176,3 +176,196 @@ func TestHardening23LongUnknownToolName(t *testing.T) {
 		t.Errorf("a short unknown name lost its suggestion: %v", msg)
 	}
 }
+
+// stdioPipe runs s.Run on stdio over real pipes, line by line.
+type stdioPipe struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string
+}
+
+func runStdioPipe(t *testing.T, s *Server) *stdioPipe {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &stdioPipe{t: t, in: inW, lines: make(chan string, 1024)}
+	done := runStdio(context.Background(), s, inR, outW, waitLong)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		waitRun(t, done, "after the end of input")
+		outW.Close()
+		<-read
+	})
+	return p
+}
+
+func (p *stdioPipe) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatalf("send: %v", err)
+	}
+}
+
+// recv returns the next line the server wrote.
+func (p *stdioPipe) recv() string {
+	p.t.Helper()
+	select {
+	case l, ok := <-p.lines:
+		if !ok {
+			p.t.Fatal("the server closed stdout")
+		}
+		return l
+	case <-time.After(waitLong):
+		p.t.Fatal("no answer from the server")
+	}
+	return ""
+}
+
+// initialize performs the handshake at revision rev.
+func (p *stdioPipe) initialize(rev string) {
+	p.t.Helper()
+	p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"` + rev + `","capabilities":{},"clientInfo":{"name":"pipe","version":"0"}}}`)
+	if got := p.recv(); !strings.Contains(got, `"protocolVersion":"`+rev+`"`) {
+		p.t.Fatalf("initialize answered %s", got)
+	}
+	p.send(stdioInitialized)
+}
+
+// Item 21 (reproduction: one malformed line on stdin ended the session).
+// Each bad line is answered with a JSON-RPC error and the session goes
+// on: not JSON (-32700, id null), JSON but no JSON-RPC message (-32600,
+// with its id when it has one).
+func TestHardening21MalformedStdioLine(t *testing.T) {
+	s, _ := startServer(t, baseConfig)
+	p := runStdioPipe(t, s)
+	p.initialize("2025-11-25")
+	for _, tc := range []struct{ line, want string }{
+		{`{not json`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{`{"jsonrpc":"2.0","id":7,"method":`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{`42`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`},
+		{`{"jsonrpc":"1.0","id":8,"method":"ping"}`, `{"jsonrpc":"2.0","id":8,"error":{"code":-32600,`},
+		{`{}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`},
+	} {
+		p.send(tc.line)
+		if got := p.recv(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: answered %s, want %s…", tc.line, got, tc.want)
+		}
+		p.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+		if got := p.recv(); got != `{"jsonrpc":"2.0","id":"after","result":{}}` {
+			t.Fatalf("after %s: ping answered %s", tc.line, got)
+		}
+	}
+}
+
+// Item 16, stdio (reproduction: batches were accepted at every revision,
+// so a 2025-06-18 session could send a 200k-ping batch). A batch is
+// refused where the negotiated revision removed batching, and bounded to
+// MaxBatch messages where it is allowed.
+func TestHardening16StdioBatches(t *testing.T) {
+	batch := func(n int) string {
+		var b strings.Builder
+		b.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"ping"}`)
+		}
+		return b.String() + "]"
+	}
+	for _, tc := range []struct {
+		rev  string
+		n    int
+		want string
+	}{
+		{"2025-06-18", 2, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are not accepted`},
+		{"2025-11-25", 2, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are not accepted`},
+		{"2025-03-26", 2, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]`},
+		{"2025-03-26", MaxBatch + 1, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a batch holds 1 to 100 messages"`},
+	} {
+		t.Run(tc.rev+" "+strconv.Itoa(tc.n), func(t *testing.T) {
+			s, _ := startServer(t, baseConfig)
+			p := runStdioPipe(t, s)
+			p.initialize(tc.rev)
+			p.send(batch(tc.n))
+			if got := p.recv(); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("answered %.300s, want %s…", got, tc.want)
+			}
+			p.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+			if got := p.recv(); got != `{"jsonrpc":"2.0","id":"after","result":{}}` {
+				t.Fatalf("ping after the batch answered %s", got)
+			}
+		})
+	}
+}
+
+// FuzzStdioFrames writes arbitrary lines into a stdio session (after an
+// initialize at 2025-03-26, so batches are in play): nothing panics, and
+// the session still answers a ping after them. (A line cancelling the
+// probe's id would rightly leave it unanswered; no seed names it.)
+func FuzzStdioFrames(f *testing.F) {
+	for _, seed := range []string{
+		`{not json`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		`[]`,
+		`[1,2]`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_documents","arguments":{"query":"q","limit":1e1000}}}`,
+		`{"jsonrpc":"2.0","id":{},"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":3,"result":{}}`,
+		"\r\n\t \x00\xff",
+		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s, _ := startServer(f, baseConfig)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		stop := make(chan struct{})
+		defer close(stop)
+		ss, err := s.mcp.Connect(context.Background(), s.stdioTransport(inR, outW, stop, RunOptions{ShutdownTimeout: time.Second}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe := make(chan bool, 1)
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			sc := bufio.NewScanner(outR)
+			sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
+			for sc.Scan() {
+				if strings.Contains(sc.Text(), `"id":"probe-9f3c1","result"`) {
+					probe <- true
+				}
+			}
+		}()
+		defer func() {
+			inW.Close()
+			_ = ss.Close()
+			outR.Close()
+			<-read
+		}()
+		go func() {
+			_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":"fuzz-init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}`+"\n")
+			_, _ = inW.Write(append(data, '\n'))
+			_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":"probe-9f3c1","method":"ping"}`+"\n")
+		}()
+		select {
+		case <-probe:
+		case <-time.After(waitLong):
+			t.Fatalf("the session stopped answering after %q", data)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -123,13 +125,7 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 			return err
 		}
 	} else {
-		in, out := o.Stdin, o.Stdout
-		t := &drainTransport{
-			Transport: &mcp.IOTransport{Reader: readCloser{in}, Writer: writeCloser{out}},
-			stop:      runCtx.Done(),
-			timeout:   o.ShutdownTimeout,
-			log:       s.log,
-		}
+		t := s.stdioTransport(o.Stdin, o.Stdout, runCtx.Done(), o)
 		ss, err := s.mcp.Connect(runCtx, t, nil)
 		if err != nil {
 			closeServers()
@@ -244,8 +240,11 @@ type drainTransport struct {
 	// stop ends the wait early (Run's context: SIGTERM/SIGINT, or Run
 	// returning).
 	stop <-chan struct{}
-	// conn is the connection Connect made (the SDK connects once).
+	// conn is the connection Connect made (the SDK connects once); live
+	// is the same, for the input's reader (which starts reading inside
+	// Connect).
 	conn *drainConn
+	live atomic.Pointer[drainConn]
 	// timeout bounds the wait after the end of input (RunOptions'
 	// ShutdownTimeout).
 	timeout time.Duration
@@ -266,7 +265,17 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		pending:    make(map[jsonrpc.ID]struct{}),
 		closed:     make(chan struct{}),
 	}
+	t.live.Store(t.conn)
 	return t.conn, nil
+}
+
+// session is the connection as frameReader sees it (nil-safe: before
+// Connect returns, nothing is negotiated nor in flight).
+func (t *drainTransport) session() stdioSession {
+	if c := t.live.Load(); c != nil {
+		return c
+	}
+	return (*drainConn)(nil)
 }
 
 // drainConn counts the requests it reads (JSON-RPC messages with an id and a
@@ -278,8 +287,9 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // Notifications need no answer and are not counted.
 //
 // The wrapped connection's unexported session hook is out of reach, so the
-// SDK no longer learns the negotiated protocol version on stdio; it uses
-// that only to refuse JSON-RPC batches from 2025-06-18 on.
+// SDK no longer learns the negotiated protocol version on stdio (it uses
+// that only to refuse JSON-RPC batches from 2025-06-18 on): drainConn
+// reads it from the answer to initialize, for frameReader.
 type drainConn struct {
 	mcp.Connection
 	stop    <-chan struct{}
@@ -289,6 +299,8 @@ type drainConn struct {
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]struct{} // requests read and not yet answered
 	waiters []chan struct{}         // closed when pending empties
+	initID  *jsonrpc.ID             // the initialize request's id, once read
+	rev     string                  // the negotiated revision, once answered
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -306,6 +318,10 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		// A set, like the SDK's: a duplicate id in flight is refused with a
 		// response that carries no id, and the first one is still answered.
 		c.pending[req.ID] = struct{}{}
+		if req.Method == "initialize" {
+			id := req.ID
+			c.initID = &id
+		}
 		c.mu.Unlock()
 	}
 	return msg, nil
@@ -315,6 +331,7 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // underlying Write has returned, whatever its error: the bytes are out, or
 // they never will be.
 func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.noteRevision(msg)
 	err := c.Connection.Write(ctx, msg)
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
 		c.mu.Lock()
@@ -328,6 +345,50 @@ func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Unlock()
 	}
 	return err
+}
+
+// noteRevision keeps the revision of the answer to initialize, before it
+// is written: the client may send its next line as soon as it reads it.
+func (c *drainConn) noteRevision(msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.initID != nil && *c.initID == resp.ID {
+		c.rev = negotiatedRevision(resp.Result)
+	}
+}
+
+// negotiatedRevision reads protocolVersion from an initialize result.
+func negotiatedRevision(result json.RawMessage) string {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(result, &r)
+	return r.ProtocolVersion
+}
+
+// revision implements stdioSession.
+func (c *drainConn) revision() string {
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rev
+}
+
+// inFlight implements stdioSession.
+func (c *drainConn) inFlight(id jsonrpc.ID) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[id]
+	return ok
 }
 
 // Close implements [mcp.Connection]; it also ends a waiting Read.
