@@ -272,17 +272,6 @@ func TestHardening21MalformedStdioLine(t *testing.T) {
 // refused where the negotiated revision removed batching, and bounded to
 // MaxBatch messages where it is allowed.
 func TestHardening16StdioBatches(t *testing.T) {
-	batch := func(n int) string {
-		var b strings.Builder
-		b.WriteString("[")
-		for i := range n {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"ping"}`)
-		}
-		return b.String() + "]"
-	}
 	for _, tc := range []struct {
 		rev  string
 		n    int
@@ -297,7 +286,7 @@ func TestHardening16StdioBatches(t *testing.T) {
 			s, _ := startServer(t, baseConfig)
 			p := runStdioPipe(t, s)
 			p.initialize(tc.rev)
-			p.send(batch(tc.n))
+			p.send(pingBatch(tc.n))
 			if got := p.recv(); !strings.HasPrefix(got, tc.want) {
 				t.Errorf("answered %.300s, want %s…", got, tc.want)
 			}
@@ -368,4 +357,65 @@ func FuzzStdioFrames(f *testing.F) {
 			t.Fatalf("the session stopped answering after %q", data)
 		}
 	})
+}
+
+// postJSON POSTs body to url with the streamable HTTP headers and extra
+// ones, and returns the status and the session id the server gave.
+func postJSON(t *testing.T, url, body string, header map[string]string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+}
+
+func pingBatch(n int) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"ping"}`)
+	}
+	return b.String() + "]"
+}
+
+// Item 16, HTTP (reproduction: `MCP-Protocol-Version: 2025-03-26` on a
+// 2025-06-18 session re-enabled batching; a 200k-ping batch took 18 s and
+// 204 MB). The session's negotiated revision decides, not the header; where
+// batches are allowed they hold at most MaxBatch messages.
+func TestHardening16HTTPBatches(t *testing.T) {
+	for _, tc := range []struct {
+		rev, header string
+		n, want     int
+	}{
+		{"2025-06-18", "2025-03-26", 2, http.StatusBadRequest},
+		{"2025-11-25", "2025-03-26", 2, http.StatusBadRequest},
+		{"2025-03-26", "2025-03-26", 2, http.StatusOK},
+		{"2025-03-26", "2025-03-26", MaxBatch + 1, http.StatusBadRequest},
+	} {
+		t.Run(tc.rev+" "+strconv.Itoa(tc.n), func(t *testing.T) {
+			s, _ := startServer(t, baseConfig)
+			hs := httpServer(t, s, HTTPOptions{})
+			code, sid := postJSON(t, hs.URL, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"`+tc.rev+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, nil)
+			if code != http.StatusOK || sid == "" {
+				t.Fatalf("initialize: %d, session %q", code, sid)
+			}
+			h := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": tc.header}
+			postJSON(t, hs.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+			if code, _ := postJSON(t, hs.URL, pingBatch(tc.n), h); code != tc.want {
+				t.Errorf("batch of %d answered %d, want %d", tc.n, code, tc.want)
+			}
+		})
+	}
 }

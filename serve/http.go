@@ -1,7 +1,10 @@
 package serve
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -95,6 +99,9 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = deadlineBody(w, http.MaxBytesReader(w, r.Body, o.MaxBodyBytes), o.ReadTimeout)
 		}
+		if r.Method == http.MethodPost && !s.admitBatch(w, r) {
+			return
+		}
 		if r.Method == http.MethodPost {
 			// Counted until the response is written, so a shutdown
 			// lets the answers to calls it waited for go out.
@@ -103,6 +110,77 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// admitBatch refuses (400, a JSON-RPC error) a POST whose body is a
+// JSON-RPC batch where the session's negotiated revision removed batching
+// (2025-06-18 on), or one of more than MaxBatch messages. The SDK judges by
+// the MCP-Protocol-Version header alone, which the client may set to an
+// older revision than its session's. It reports whether the request goes
+// on; r.Body is then as it was.
+func (s *Server) admitBatch(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil {
+		return true
+	}
+	br := bufio.NewReaderSize(r.Body, 512)
+	body := struct {
+		io.Reader
+		io.Closer
+	}{br, r.Body}
+	r.Body = body
+	if !startsArray(br) {
+		return true
+	}
+	b, err := io.ReadAll(br)
+	if err != nil {
+		return true // the SDK reads the same error and answers it
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{bytes.NewReader(b), body.Closer}
+	rev := r.Header.Get("MCP-Protocol-Version")
+	if rev == "" {
+		rev = "2025-03-26" // the header's absence means that revision (2025-06-18 Transports)
+	}
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		if got, ok := s.sessionRevision(sid); ok {
+			rev = got
+		}
+	}
+	var raws []json.RawMessage
+	switch {
+	case !batchAllowed(rev):
+		batchRefused(w, fmt.Sprintf("JSON-RPC batches are not accepted: %s removed batching (this session: %s)", firstBatchlessRevision, rev))
+	case json.Unmarshal(b, &raws) == nil && len(raws) > MaxBatch:
+		batchRefused(w, fmt.Sprintf("a batch holds 1 to %d messages", MaxBatch))
+	default:
+		return true
+	}
+	return false
+}
+
+// startsArray reports whether the first byte after white space is '['.
+func startsArray(br *bufio.Reader) bool {
+	for {
+		c, err := br.Peek(1)
+		if err != nil {
+			return false
+		}
+		switch c[0] {
+		case ' ', '\t', '\r', '\n':
+			_, _ = br.ReadByte()
+		default:
+			return c[0] == '['
+		}
+	}
+}
+
+func batchRefused(w http.ResponseWriter, msg string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": jsonrpc.CodeInvalidRequest, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(b)
 }
 
 // bearerOK reports whether r carries the bearer token (RFC 6750 §2.1: the

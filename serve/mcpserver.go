@@ -41,6 +41,7 @@ func (s *Server) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				s.notifier.begin(ss, extra != nil && extra.Header != nil)
 				res, err := next(ctx, method, req)
 				if err == nil {
+					s.noteRevision(ss, res)
 					s.pinSession(ss)
 				}
 				return res, err
@@ -103,3 +104,31 @@ func (s *Server) listTools(ss *mcp.ServerSession, req *mcp.ListToolsRequest) (mc
 
 // versionLabel renders a generation version for metrics.
 func versionLabel(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// noteRevision keeps the revision initialize negotiated for ss.
+func (s *Server) noteRevision(ss *mcp.ServerSession, res mcp.Result) {
+	ir, ok := res.(*mcp.InitializeResult)
+	st := s.notifier.state(ss)
+	if !ok || st == nil {
+		return
+	}
+	rev := ir.ProtocolVersion
+	st.revision.Store(&rev)
+}
+
+// sessionRevision returns the negotiated revision of the session with the
+// given id (Mcp-Session-Id), when it is known.
+func (s *Server) sessionRevision(id string) (string, bool) {
+	for ss := range s.mcp.Sessions() {
+		if ss.ID() != id {
+			continue
+		}
+		if st := s.notifier.state(ss); st != nil {
+			if rev := st.revision.Load(); rev != nil {
+				return *rev, true
+			}
+		}
+		return "", false
+	}
+	return "", false
+}
