@@ -35,6 +35,11 @@ type serveOptions struct {
 	Record          string
 	PinSessions     bool
 	PinTTL          time.Duration
+	SessionTimeout  time.Duration
+	MaxSessions     int
+	ReadHeaderTO    time.Duration
+	ReadTO          time.Duration
+	IdleTO          time.Duration
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -111,6 +116,11 @@ carry compatibility there).`,
 	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
 	f.BoolVar(&opts.PinSessions, "pin-sessions", false, "keep each session (stdio, stateful HTTP; not 2026-07-28) on the tools live when it initialized, until it ends or --pin-ttl passes")
 	f.DurationVar(&opts.PinTTL, "pin-ttl", serve.DefaultPinTTL, "with --pin-sessions: how long a session stays pinned before it moves to the live tools and is notified")
+	f.DurationVar(&opts.SessionTimeout, "session-timeout", serve.DefaultSessionTimeout, "with --http: close a stateful session idle this long")
+	f.IntVar(&opts.MaxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most stateful sessions open at once; more get 503")
+	f.DurationVar(&opts.ReadHeaderTO, "read-header-timeout", serve.DefaultReadHeaderTimeout, "HTTP and admin listeners: time to read a request's headers")
+	f.DurationVar(&opts.ReadTO, "read-timeout", serve.DefaultReadTimeout, "HTTP and admin listeners: time to read a request's body")
+	f.DurationVar(&opts.IdleTO, "idle-timeout", serve.DefaultIdleTimeout, "HTTP and admin listeners: how long a keep-alive connection waits for its next request")
 	return c
 }
 
@@ -119,7 +129,7 @@ carry compatibility there).`,
 // given.
 func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 	if opts.HTTP == "" {
-		for _, f := range []string{"stateless", "allow-origin", "token-file", "max-body"} {
+		for _, f := range []string{"stateless", "allow-origin", "token-file", "max-body", "session-timeout", "max-sessions"} {
 			if changed(f) {
 				return usageErrorf("--%s needs --http", f)
 			}
@@ -143,6 +153,12 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 		return usageErrorf("--pin-ttl needs --pin-sessions")
 	case opts.PinTTL <= 0:
 		return usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)
+	case opts.SessionTimeout <= 0 || opts.ReadHeaderTO <= 0 || opts.ReadTO <= 0 || opts.IdleTO <= 0:
+		return usageErrorf("--session-timeout, --read-header-timeout, --read-timeout and --idle-timeout must be positive")
+	case opts.MaxSessions <= 0:
+		return usageErrorf("--max-sessions must be positive, got %d", opts.MaxSessions)
+	case opts.Stateless && (changed("session-timeout") || changed("max-sessions")):
+		return usageErrorf("--session-timeout and --max-sessions have no effect with --stateless: stateless HTTP has no sessions")
 	case opts.PinSessions && opts.Stateless:
 		return usageErrorf("--pin-sessions has no effect with --stateless: stateless HTTP has no sessions to pin")
 	}
@@ -164,11 +180,13 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		if err != nil {
 			return err
 		}
-		httpOpts = serve.HTTPOptions{Stateless: opts.Stateless, AllowedOrigins: opts.AllowOrigins, Token: token, MaxBodyBytes: opts.MaxBody}
+		httpOpts = serve.HTTPOptions{Stateless: opts.Stateless, AllowedOrigins: opts.AllowOrigins, Token: token, MaxBodyBytes: opts.MaxBody,
+			SessionTimeout: opts.SessionTimeout, MaxSessions: opts.MaxSessions}
 		if !serve.IsLoopback(httpAddr) && token == "" {
 			log.Warn("serving HTTP beyond loopback without a bearer token (set --token-file or MCPCTL_TOKEN)", "addr", httpAddr)
 		}
 	}
+	httpOpts.ReadHeaderTimeout, httpOpts.ReadTimeout, httpOpts.IdleTimeout = opts.ReadHeaderTO, opts.ReadTO, opts.IdleTO
 	if opts.Admin != "" {
 		if adminAddr, err = serve.ListenAddr(opts.Admin); err != nil {
 			return usageErrorf("--admin: %v", err)

@@ -44,6 +44,14 @@ type SessionStatus struct {
 	// Pinned counts pinned sessions (--pin-sessions) by the version they
 	// are pinned to; empty when none is.
 	Pinned map[string]int `json:"pinned,omitempty"`
+	// HTTPOpen counts stateful HTTP sessions (and requests that may open
+	// one) against Max, the cap (--max-sessions; 0 before an HTTP
+	// listener); Refused counts requests refused at the cap. IdleTimeout
+	// is --session-timeout ("1800s").
+	HTTPOpen    int    `json:"httpOpen"`
+	Max         int    `json:"max"`
+	Refused     int64  `json:"refused"`
+	IdleTimeout string `json:"idleTimeout,omitempty"`
 }
 
 // CallCounts are one tool's call outcomes.
@@ -108,6 +116,7 @@ func (s *Server) Status() Status {
 			st.Sessions.ByGeneration[versionLabel(v)]++
 		}
 	}
+	s.sessionLimits(&st.Sessions)
 	s.calls.tools.Range(func(k, v any) bool {
 		c := v.(*toolCounts)
 		st.Calls[k.(string)] = CallCounts{OK: c.ok.Load(), Error: c.err.Load(), Invalid: c.invalid.Load()}

@@ -419,3 +419,57 @@ func TestHardening16HTTPBatches(t *testing.T) {
 		})
 	}
 }
+
+const initializeBody = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+
+// Item 6 (reproduction: 20,000 initialize-only requests took RSS from
+// 21 MB to 385 MB and 40k goroutines; sessions never expired). Sessions
+// over --max-sessions are refused with 503 and a JSON-RPC error; idle ones
+// close after --session-timeout and free their slot; both show in /status
+// and /metrics.
+func TestHardening6SessionCapAndTimeout(t *testing.T) {
+	s, _ := startServer(t, baseConfig)
+	hs := httpServer(t, s, HTTPOptions{MaxSessions: 3, SessionTimeout: time.Hour})
+	for i := range 3 {
+		if code, sid := postJSON(t, hs.URL, initializeBody, nil); code != http.StatusOK || sid == "" {
+			t.Fatalf("session %d: %d %q", i, code, sid)
+		}
+	}
+	// A ping without a session opens one too (the SDK makes a session of
+	// any POST without Mcp-Session-Id).
+	for _, body := range []string{initializeBody, `{"jsonrpc":"2.0","id":1,"method":"ping"}`} {
+		if code, _ := postJSON(t, hs.URL, body, nil); code != http.StatusServiceUnavailable {
+			t.Errorf("over the cap: %d, want 503", code)
+		}
+	}
+	st := s.Status().Sessions
+	if st.HTTPOpen != 3 || st.Max != 3 || st.Refused != 2 || st.IdleTimeout != "3600s" {
+		t.Errorf("/status sessions: open %d max %d refused %d timeout %q, want 3 3 2 3600s", st.HTTPOpen, st.Max, st.Refused, st.IdleTimeout)
+	}
+	m := metricsText(t, s)
+	for _, want := range []string{"mcpctl_serve_http_sessions 3", "mcpctl_serve_http_sessions_max 3", "mcpctl_serve_http_sessions_refused_total 2", "mcpctl_serve_http_session_timeout_seconds 3600"} {
+		if !strings.Contains(m, want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
+
+// Item 6: an idle session is closed after the session timeout, and its
+// slot serves a new session.
+func TestHardening6IdleSessionsExpire(t *testing.T) {
+	s, _ := startServer(t, baseConfig)
+	hs := httpServer(t, s, HTTPOptions{MaxSessions: 1, SessionTimeout: 50 * time.Millisecond})
+	if code, _ := postJSON(t, hs.URL, initializeBody, nil); code != http.StatusOK {
+		t.Fatalf("first session: %d", code)
+	}
+	deadline := time.Now().Add(waitLong)
+	for s.Status().Sessions.HTTPOpen != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle session was never closed: %+v", s.Status().Sessions)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if code, _ := postJSON(t, hs.URL, initializeBody, nil); code != http.StatusOK {
+		t.Errorf("a session after the idle one closed: %d, want 200", code)
+	}
+}

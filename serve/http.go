@@ -33,8 +33,14 @@ type HTTPOptions struct {
 	Token string
 	// MaxBodyBytes limits request bodies; 0 means 4 MiB.
 	MaxBodyBytes int64
-	// SessionTimeout closes idle stateful sessions; 0 never does.
+	// SessionTimeout closes stateful sessions idle that long; 0 means
+	// DefaultSessionTimeout, a negative value never closes them.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the stateful sessions open at once; a request that
+	// would open one more gets 503 with a JSON-RPC error
+	// (CodeTooManySessions). 0 means DefaultMaxSessions, a negative value
+	// sets no bound.
+	MaxSessions int
 	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout
 	// reading a request body, IdleTimeout how long a keep-alive connection
 	// waits for its next request; 0 means the Default… value. They apply
@@ -65,6 +71,12 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
 	return o
 }
 
@@ -75,11 +87,14 @@ const DefaultMaxBodyBytes = 4 << 20
 // Origin check, the bearer token and the body limit.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	o = o.withDefaults()
+	if !o.Stateless {
+		s.slots.configure(max(o.MaxSessions, 0), max(o.SessionTimeout, 0))
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           o.Stateless,
 		Logger:              sdkLogger(s.log, "mcp-http"),
 		MaxRequestBodyBytes: o.MaxBodyBytes,
-		SessionTimeout:      o.SessionTimeout,
+		SessionTimeout:      max(o.SessionTimeout, 0),
 	})
 	origins := make([]string, 0, len(o.AllowedOrigins))
 	for _, a := range o.AllowedOrigins {
@@ -107,6 +122,10 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			// lets the answers to calls it waited for go out.
 			s.posts.add()
 			defer s.posts.done()
+		}
+		if !o.Stateless && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			s.serveNewSession(w, r, h)
+			return
 		}
 		h.ServeHTTP(w, r)
 	})

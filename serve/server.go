@@ -117,6 +117,8 @@ type Server struct {
 	posts inflight
 	// pinned counts pinned sessions (pin.go).
 	pinned atomic.Int64
+	// slots counts stateful HTTP sessions against their cap (sessions.go).
+	slots sessionSlots
 
 	baseCtx    context.Context
 	baseCancel context.CancelFunc
@@ -151,6 +153,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: log, metrics: newMetrics()}
 	s.registerPinMetrics()
+	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
