@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -471,5 +472,52 @@ func TestHardening6IdleSessionsExpire(t *testing.T) {
 	}
 	if code, _ := postJSON(t, hs.URL, initializeBody, nil); code != http.StatusOK {
 		t.Errorf("a session after the idle one closed: %d, want 200", code)
+	}
+}
+
+// Item 7 (reproduction: six concurrent reloads of an unchanged 2,001-tool
+// config burned 12 s of CPU: six builds). While one reload runs, further
+// ones queue as one: two builds for six calls, and every caller gets a
+// result.
+func TestHardening7ReloadsCoalesced(t *testing.T) {
+	release := make(chan struct{})
+	var builds atomic.Int64
+	s, _ := startServer(t, baseConfig, func(o *Options) {
+		o.beforePublish = func(seq uint64) {
+			if builds.Add(1) == 2 { // the first after startup
+				<-release
+			}
+		}
+	})
+	results := make(chan ReloadResult, 6)
+	go func() { results <- s.Reload(context.Background(), "first") }()
+	for builds.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	for range 5 {
+		go func() { results <- s.Reload(context.Background(), "more") }()
+	}
+	for {
+		s.reloads.mu.Lock()
+		n := s.reloads.waiting
+		s.reloads.mu.Unlock()
+		if n == 5 || builds.Load() > 2 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	for range 6 {
+		select {
+		case r := <-results:
+			if r.Result != ResultUnchanged && r.Result != ResultSuperseded {
+				t.Errorf("reload: %s", r.Result)
+			}
+		case <-time.After(waitLong):
+			t.Fatal("a reload never returned")
+		}
+	}
+	if got := builds.Load() - 1; got != 2 {
+		t.Errorf("%d config reads for 6 concurrent reloads, want 2 (one running, one queued)", got)
 	}
 }

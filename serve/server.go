@@ -117,6 +117,8 @@ type Server struct {
 	posts inflight
 	// pinned counts pinned sessions (pin.go).
 	pinned atomic.Int64
+	// reloads coalesces concurrent reloads (reloadq.go).
+	reloads reloadQueue
 	// slots counts stateful HTTP sessions against their cap (sessions.go).
 	slots sessionSlots
 
@@ -260,8 +262,14 @@ func (r *ReloadResult) Err() error { return r.err }
 // a candidate off to the side, gate it against the live generation, publish
 // it with one atomic swap and notify sessions when the canonical form
 // changed. It never loses the live generation. trigger names the cause
-// ("watch", "SIGHUP", "admin", …) for logs and /status.
+// ("watch", "SIGHUP", "admin", …) for logs and /status. Concurrent calls
+// are coalesced (see reloadQueue).
 func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
+	return s.reloads.do(func() ReloadResult { return s.reload(ctx, trigger) }, func() { s.seq.Add(1) })
+}
+
+// reload runs the pipeline once (Reload serializes the calls).
+func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	seq := s.seq.Add(1)
 	start := time.Now()
 	res := ReloadResult{Trigger: trigger}
