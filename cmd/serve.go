@@ -40,6 +40,7 @@ type serveOptions struct {
 	ReadHeaderTO    time.Duration
 	ReadTO          time.Duration
 	IdleTO          time.Duration
+	AdminTokenFile  string
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -121,6 +122,7 @@ carry compatibility there).`,
 	f.DurationVar(&opts.ReadHeaderTO, "read-header-timeout", serve.DefaultReadHeaderTimeout, "HTTP and admin listeners: time to read a request's headers")
 	f.DurationVar(&opts.ReadTO, "read-timeout", serve.DefaultReadTimeout, "HTTP and admin listeners: time to read a request's body")
 	f.DurationVar(&opts.IdleTO, "idle-timeout", serve.DefaultIdleTimeout, "HTTP and admin listeners: how long a keep-alive connection waits for its next request")
+	f.StringVar(&opts.AdminTokenFile, "admin-token-file", "", "with --admin: file holding the bearer token /status, /metrics and POST /reload need")
 	return c
 }
 
@@ -147,6 +149,8 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 		return usageErrorf("--shutdown-timeout must be positive, got %s", opts.ShutdownTimeout)
 	case opts.Debounce <= 0:
 		return usageErrorf("--debounce must be positive, got %s", opts.Debounce)
+	case changed("admin-token-file") && opts.Admin == "":
+		return usageErrorf("--admin-token-file needs --admin")
 	case changed("record") && opts.Record == "":
 		return usageErrorf("--record needs a folder (it was given empty)")
 	case changed("pin-ttl") && !opts.PinSessions:
@@ -172,6 +176,7 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	}
 	var httpOpts serve.HTTPOptions
 	var httpAddr, adminAddr string
+	var adminOpts serve.AdminOptions
 	if opts.HTTP != "" {
 		if httpAddr, err = serve.ListenAddr(opts.HTTP); err != nil {
 			return usageErrorf("--http: %v", err)
@@ -193,6 +198,11 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		}
 		if !serve.IsLoopback(adminAddr) {
 			return usageErrorf("--admin must be a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT), got %q", opts.Admin)
+		}
+		if opts.AdminTokenFile != "" {
+			if adminOpts.Token, err = readTokenFile("--admin-token-file", opts.AdminTokenFile); err != nil {
+				return err
+			}
 		}
 	}
 	srv, err := serve.New(ctx, serve.Options{
@@ -237,6 +247,7 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		Stdin:           s.In,
 		Stdout:          s.Out,
 		AdminAddr:       adminAddr,
+		Admin:           adminOpts,
 		Watch:           !opts.NoWatch,
 		Reload:          reload,
 		ShutdownTimeout: opts.ShutdownTimeout,
@@ -246,17 +257,22 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 // readToken reads the bearer token from a file, or MCPCTL_TOKEN.
 func readToken(file string) (string, error) {
 	if file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", usageErrorf("--token-file: %v", err)
-		}
-		tok := strings.TrimSpace(string(b))
-		if tok == "" {
-			return "", usageErrorf("--token-file %s is empty", file)
-		}
-		return tok, nil
+		return readTokenFile("--token-file", file)
 	}
 	return strings.TrimSpace(os.Getenv("MCPCTL_TOKEN")), nil
+}
+
+// readTokenFile reads a token from the file given to flag.
+func readTokenFile(flag, file string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", usageErrorf("%s: %v", flag, err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", usageErrorf("%s %s is empty", flag, file)
+	}
+	return tok, nil
 }
 
 // newLogger makes the slog logger for serve: text on a terminal, JSON

@@ -21,6 +21,9 @@ type statusOptions struct {
 	Admin   string
 	Format  string
 	Timeout time.Duration
+	// TokenFile holds the admin listener's bearer token
+	// (serve --admin-token-file).
+	TokenFile string
 }
 
 func newStatusCmd(s *Streams) *cobra.Command {
@@ -48,6 +51,7 @@ call counts per tool and facade translation counters.`,
 	c.Flags().StringVar(&opts.Admin, "admin", "", "the admin address of the running server (HOST:PORT or PORT)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "how long to wait for the server")
+	c.Flags().StringVar(&opts.TokenFile, "admin-token-file", "", "file holding the admin bearer token (the server's --admin-token-file)")
 	return c
 }
 
@@ -62,6 +66,13 @@ func runStatus(ctx context.Context, s *Streams, opts statusOptions) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/status", nil)
 	if err != nil {
 		return usageErrorf("--admin: %v", err)
+	}
+	if opts.TokenFile != "" {
+		token, err := readTokenFile("--admin-token-file", opts.TokenFile)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -32,7 +32,7 @@ func TestStatusCommand(t *testing.T) {
 	if res := srv.Reload(context.Background(), "test"); res.Result != serve.ResultRefused {
 		t.Fatalf("reload: %s", res.Result)
 	}
-	admin := httptest.NewServer(srv.AdminHandler())
+	admin := httptest.NewServer(srv.AdminHandler(serve.AdminOptions{}))
 	defer admin.Close()
 	addr := strings.TrimPrefix(admin.URL, "http://")
 

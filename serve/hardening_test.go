@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -519,5 +520,57 @@ func TestHardening7ReloadsCoalesced(t *testing.T) {
 	}
 	if got := builds.Load() - 1; got != 2 {
 		t.Errorf("%d config reads for 6 concurrent reloads, want 2 (one running, one queued)", got)
+	}
+}
+
+// Item 7 (reproduction: a DNS-rebinding page could read /status and any
+// page could POST /reload). The admin listener answers only for loopback
+// host names and same-origin requests, and with --admin-token-file wants
+// the token for everything but the probes.
+func TestHardening7AdminHostOriginToken(t *testing.T) {
+	s, _ := startServer(t, baseConfig)
+	hs := httptest.NewServer(s.AdminHandler(AdminOptions{Token: "adm"}))
+	t.Cleanup(hs.Close)
+	port := hs.URL[strings.LastIndex(hs.URL, ":")+1:]
+	for _, tc := range []struct {
+		name, method, path, host, auth string
+		header                         map[string]string
+		want                           int
+	}{
+		{"rebinding host", "GET", "/status", "evil.example.com:" + port, "Bearer adm", nil, http.StatusForbidden},
+		{"rebinding host, probe", "GET", "/healthz", "evil.example.com:" + port, "", nil, http.StatusForbidden},
+		{"other origin", "GET", "/status", "", "Bearer adm", map[string]string{"Origin": "http://evil.example.com"}, http.StatusForbidden},
+		{"other origin reload", "POST", "/reload", "", "Bearer adm", map[string]string{"Origin": "http://evil.example.com"}, http.StatusForbidden},
+		{"cross-site fetch", "POST", "/reload", "", "Bearer adm", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"no token reload", "POST", "/reload", "", "", nil, http.StatusUnauthorized},
+		{"no token status", "GET", "/status", "", "", nil, http.StatusUnauthorized},
+		{"no token metrics", "GET", "/metrics", "", "", nil, http.StatusUnauthorized},
+		{"wrong token", "GET", "/status", "", "Bearer adm2", nil, http.StatusUnauthorized},
+		{"probe without token", "GET", "/healthz", "", "", nil, http.StatusOK},
+		{"reload", "POST", "/reload", "", "bearer adm", nil, http.StatusOK},
+		{"same origin", "POST", "/reload", "", "Bearer adm", map[string]string{"Origin": hs.URL}, http.StatusOK},
+		{"localhost", "GET", "/status", "localhost:" + port, "Bearer adm", nil, http.StatusOK},
+		{"::1", "GET", "/status", "[::1]:" + port, "Bearer adm", nil, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, hs.URL+tc.path, nil)
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.want)
+			}
+		})
 	}
 }

@@ -25,8 +25,10 @@ type RunOptions struct {
 	HTTP     HTTPOptions
 	Stdin    io.Reader
 	Stdout   io.Writer
-	// AdminAddr serves AdminHandler there; it must be a loopback address.
+	// AdminAddr serves AdminHandler(Admin) there; it must be a loopback
+	// address.
 	AdminAddr string
+	Admin     AdminOptions
 	// Watch reloads on config changes (default in the CLI).
 	Watch bool
 	// Reload triggers a reload per receive (SIGHUP in the CLI).
@@ -87,7 +89,7 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 		if !IsLoopback(o.AdminAddr) {
 			return fmt.Errorf("admin listener %s: must be a loopback address (127.0.0.1, ::1 or localhost)", o.AdminAddr)
 		}
-		if err := listen("admin", o.AdminAddr, s.AdminHandler()); err != nil {
+		if err := listen("admin", o.AdminAddr, s.AdminHandler(o.Admin)); err != nil {
 			return err
 		}
 	}
