@@ -107,7 +107,7 @@ carry compatibility there).`,
 	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics and POST /reload on ADDR (loopback only)")
 	f.BoolVar(&opts.AllowBreaking, "allow-breaking", false, "publish candidates the gate would refuse (logged as a warning at every such publish)")
 	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading")
-	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may finish")
+	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may finish (a second signal stops at once)")
 	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "with --http: an Origin (scheme://host[:port]) browsers may call from; repeatable; others get 403")
 	f.StringVar(&opts.TokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (else MCPCTL_TOKEN)")
 	f.Int64Var(&opts.MaxBody, "max-body", serve.DefaultMaxBodyBytes, "with --http: request body limit in bytes")
@@ -223,6 +223,14 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The first SIGINT/SIGTERM ends ctx (Main) and starts the drain; the
+	// second ends it at once.
+	stops := make(chan os.Signal, 2)
+	signal.Notify(stops, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(stops)
+	finished := make(chan struct{})
+	defer close(finished)
+	force := forceOnSecondSignal(stops, finished, log)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -251,7 +259,32 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		Watch:           !opts.NoWatch,
 		Reload:          reload,
 		ShutdownTimeout: opts.ShutdownTimeout,
+		Force:           force,
 	})
+}
+
+// forceOnSecondSignal returns a channel closed at the second signal read
+// from sigs (which gets every SIGINT and SIGTERM): the first one starts
+// the graceful shutdown, the second forces it. It stops reading when
+// finished is closed (serving ended).
+func forceOnSecondSignal(sigs <-chan os.Signal, finished <-chan struct{}, log *slog.Logger) <-chan struct{} {
+	force := make(chan struct{})
+	go func() {
+		seen := 0
+		for {
+			select {
+			case sig := <-sigs:
+				if seen++; seen == 2 {
+					log.Warn("second signal: stopping now, without waiting for in-flight calls", "signal", sig.String())
+					close(force)
+					return
+				}
+			case <-finished:
+				return
+			}
+		}
+	}()
+	return force
 }
 
 // readToken reads the bearer token from a file, or MCPCTL_TOKEN.

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // rawHTTP opens a TCP connection to addr and writes head (no body).
@@ -573,4 +575,67 @@ func TestHardening7AdminHostOriginToken(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runHTTP runs s with streamable HTTP on a loopback port until the
+// returned cancel; it returns the address and Run's result channel.
+func runHTTP(t *testing.T, s *Server, o RunOptions) (string, context.CancelFunc, <-chan error) {
+	t.Helper()
+	addr := make(chan string, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	o.HTTPAddr = "127.0.0.1:0"
+	o.OnListen = func(_, a string) { addr <- a }
+	go func() { done <- s.Run(ctx, o) }()
+	return <-addr, cancel, done
+}
+
+// Item 22 (reproduction: during the shutdown drain, new sessions were
+// still accepted). Once draining, a request that would open a session gets
+// 503; the session with a call in flight still gets its answer.
+func TestHardening22NoNewSessionsDuringShutdown(t *testing.T) {
+	s, entered, unblock := slowToolServer(t)
+	addr, cancel, done := runHTTP(t, s, RunOptions{ShutdownTimeout: waitLong})
+	defer cancel()
+	c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: "http://" + addr}, "")
+	callErr := make(chan error, 1)
+	go func() {
+		_, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+		callErr <- err
+	}()
+	<-entered
+	cancel() // SIGTERM
+	for !s.draining.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	if code, _ := postJSON(t, "http://"+addr, initializeBody, nil); code != http.StatusServiceUnavailable {
+		t.Errorf("initialize during shutdown: %d, want 503", code)
+	}
+	close(unblock)
+	if err := <-callErr; err != nil {
+		t.Errorf("the in-flight call: %v", err)
+	}
+	waitRun(t, done, "after the drain")
+}
+
+// Item 22 (reproduction: a second SIGINT did not end a shutdown waiting
+// for a stuck call). Closing RunOptions.Force (the CLI does on a second
+// SIGINT or SIGTERM) ends the drain at once, long before its timeout.
+func TestHardening22ForcedShutdown(t *testing.T) {
+	s, entered, unblock := slowToolServer(t)
+	defer close(unblock)
+	force := make(chan struct{})
+	addr, cancel, done := runHTTP(t, s, RunOptions{ShutdownTimeout: time.Hour, Force: force})
+	defer cancel()
+	c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: "http://" + addr}, "")
+	go func() {
+		_, _ = c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+	}()
+	<-entered
+	cancel()
+	for !s.draining.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	close(force)
+	waitRun(t, done, "after the shutdown was forced")
 }

@@ -123,6 +123,12 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			s.posts.add()
 			defer s.posts.done()
 		}
+		if r.Header.Get("Mcp-Session-Id") == "" && s.draining.Load() {
+			// Shutting down: no new session (nor stateless request) starts.
+			w.Header().Set("Retry-After", "1")
+			refuse(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
+			return
+		}
 		if !o.Stateless && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
 			s.serveNewSession(w, r, h)
 			return

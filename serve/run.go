@@ -36,6 +36,10 @@ type RunOptions struct {
 	// ShutdownTimeout bounds how long in-flight calls may finish after ctx
 	// ends; 0 means 10 s.
 	ShutdownTimeout time.Duration
+	// Force, once closed during the shutdown (a second SIGINT or SIGTERM
+	// in the CLI), ends it at once: in-flight calls and unwritten answers
+	// are abandoned.
+	Force <-chan struct{}
 	// OnListen, when set, is told each listener's actual address ("http"
 	// or "admin").
 	OnListen func(kind, addr string)
@@ -153,6 +157,16 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	s.log.Info("shutting down: waiting for in-flight calls", "inFlight", s.inflight.count(), "timeout", o.ShutdownTimeout)
 	deadline, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
+	if o.Force != nil {
+		go func() {
+			select {
+			case <-o.Force:
+				s.log.Warn("shutdown forced: abandoning in-flight calls and unwritten answers", "inFlight", s.inflight.count())
+				cancel()
+			case <-deadline.Done():
+			}
+		}()
+	}
 	for _, srv := range servers {
 		srv.SetKeepAlivesEnabled(false)
 	}
