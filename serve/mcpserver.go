@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,11 +64,37 @@ type listResult struct {
 	mcp.ResultBase
 	gen         *Generation
 	sessionless bool
+	// cache keeps the rendering of the latest generation listed (when
+	// nothing is added to _meta, the usual case): tools/list then costs no
+	// rendering at all.
+	cache *atomic.Pointer[renderedList]
+}
+
+// renderedList is a listResult's JSON for one generation.
+type renderedList struct {
+	gen  *Generation
+	json []byte
 }
 
 // MarshalJSON writes {"_meta":…,"ttlMs":0,"cacheScope":"public","tools":[…]}
-// (plus "resultType":"complete" for the 2026-07-28 revision).
+// (plus "resultType":"complete" for the 2026-07-28 revision). The bytes
+// may be shared: callers must not modify them (encoding/json copies them).
 func (r *listResult) MarshalJSON() ([]byte, error) {
+	if len(r.Meta) > 0 || r.cache == nil {
+		return r.render()
+	}
+	if c := r.cache.Load(); c != nil && c.gen == r.gen {
+		return c.json, nil
+	}
+	b, err := r.render()
+	if err == nil {
+		r.cache.Store(&renderedList{gen: r.gen, json: b})
+	}
+	return b, err
+}
+
+// render writes the result (see MarshalJSON).
+func (r *listResult) render() ([]byte, error) {
 	meta := map[string]any{}
 	for k, v := range r.Meta {
 		meta[k] = v
@@ -99,7 +126,12 @@ func (s *Server) listTools(ss *mcp.ServerSession, req *mcp.ListToolsRequest) (mc
 		st.listed.Store(g.Version)
 	}
 	s.metrics.lists.Inc()
-	return &listResult{gen: g, sessionless: sessionless(ss)}, nil
+	sl := sessionless(ss)
+	cache := &s.lists[0]
+	if sl {
+		cache = &s.lists[1]
+	}
+	return &listResult{gen: g, sessionless: sl, cache: cache}, nil
 }
 
 // versionLabel renders a generation version for metrics.

@@ -117,6 +117,9 @@ type Server struct {
 	posts inflight
 	// pinned counts pinned sessions (pin.go).
 	pinned atomic.Int64
+	// lists caches the rendered tools/list result of the latest
+	// generation listed: [0] for sessions, [1] sessionless (mcpserver.go).
+	lists [2]atomic.Pointer[renderedList]
 	// reloads coalesces concurrent reloads (reloadq.go).
 	reloads reloadQueue
 	// slots counts stateful HTTP sessions against their cap (sessions.go).
