@@ -136,7 +136,7 @@ func (s *Server) Status() Status {
 	return st
 }
 
-// AdminHandler serves the admin endpoints (DESIGN §6.4): GET /healthz,
+// AdminHandler serves the admin endpoints: GET /healthz,
 // GET /readyz (200 once the first generation is published and the
 // transports are up, else 503), GET /status (Status as JSON), GET /metrics
 // (Prometheus text format) and POST /reload (runs the reload pipeline and

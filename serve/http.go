@@ -19,7 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// HTTPOptions configures the streamable HTTP transport (DESIGN §6.4).
+// HTTPOptions configures the streamable HTTP transport (MCP 2025-11-25,
+// Transports › Streamable HTTP).
 type HTTPOptions struct {
 	// Stateless serves without sessions (each request stands alone), as
 	// the 2026-07-28 revision requires; otherwise sessions are stateful.
