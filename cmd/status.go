@@ -150,6 +150,9 @@ func renderStatus(st *serve.Status, now time.Time) string {
 		}
 		fmt.Fprintf(&b, "  pinned: %d (%s)\n", total, strings.Join(parts, ", "))
 	}
+	if ss := st.Sessions; ss.Max > 0 {
+		fmt.Fprintf(&b, "  http: %d of at most %d open, closed after %s idle; %d refused at the cap\n", ss.HTTPOpen, ss.Max, ss.IdleTimeout, ss.Refused)
+	}
 	if len(st.Calls) > 0 {
 		b.WriteString("\ncalls:\n")
 		names := sortedKeys(st.Calls)

@@ -85,6 +85,14 @@ func TestRenderStatusPinned(t *testing.T) {
 	}
 }
 
+func TestRenderStatusSessionCap(t *testing.T) {
+	st := &serve.Status{Sessions: serve.SessionStatus{HTTPOpen: 2, Max: 10, Refused: 3, IdleTimeout: "1800s"}}
+	want := "  http: 2 of at most 10 open, closed after 1800s idle; 3 refused at the cap\n"
+	if text := renderStatus(st, st.PublishedAt); !strings.Contains(text, want) {
+		t.Errorf("status output lacks %q:\n%s", want, text)
+	}
+}
+
 // Item 7 of the hardening issue: with serve --admin-token-file, status
 // sends the token from its own --admin-token-file, and is refused without.
 func TestHardening7StatusAdminToken(t *testing.T) {
