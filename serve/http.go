@@ -103,39 +103,48 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	}
 	token := []byte(o.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(origins, strings.ToLower(origin)) {
-			s.log.Warn("HTTP request from a disallowed origin refused", "origin", sanitizeOrigin(origin), "remote", r.RemoteAddr)
-			refuse(w, "Forbidden: origin not allowed", http.StatusForbidden)
-			return
-		}
-		if !bearerOK(r, token) {
-			unauthorized(w)
+		if !s.admitHTTP(w, r, origins, token) {
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = deadlineBody(w, http.MaxBytesReader(w, r.Body, o.MaxBodyBytes), o.ReadTimeout)
 		}
-		if r.Method == http.MethodPost && !s.admitBatch(w, r) {
-			return
-		}
 		if r.Method == http.MethodPost {
+			if !s.admitBatch(w, r) {
+				return
+			}
 			// Counted until the response is written, so a shutdown
 			// lets the answers to calls it waited for go out.
 			s.posts.add()
 			defer s.posts.done()
-		}
-		if r.Header.Get("Mcp-Session-Id") == "" && s.draining.Load() {
-			// Shutting down: no new session (nor stateless request) starts.
-			w.Header().Set("Retry-After", "1")
-			refuse(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
-			return
-		}
-		if !o.Stateless && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
-			s.serveNewSession(w, r, h)
-			return
+			if !o.Stateless && r.Header.Get("Mcp-Session-Id") == "" {
+				s.serveNewSession(w, r, h)
+				return
+			}
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// admitHTTP refuses, before the body is read, a request from an Origin not
+// allowed (403), without the bearer token (401), or that would start a
+// session while the server shuts down (503). It reports whether r goes on.
+func (s *Server) admitHTTP(w http.ResponseWriter, r *http.Request, origins []string, token []byte) bool {
+	if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(origins, strings.ToLower(origin)) {
+		s.log.Warn("HTTP request from a disallowed origin refused", "origin", sanitizeOrigin(origin), "remote", r.RemoteAddr)
+		refuse(w, "Forbidden: origin not allowed", http.StatusForbidden)
+		return false
+	}
+	if !bearerOK(r, token) {
+		unauthorized(w)
+		return false
+	}
+	if r.Header.Get("Mcp-Session-Id") == "" && s.draining.Load() {
+		w.Header().Set("Retry-After", "1")
+		refuse(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
+		return false
+	}
+	return true
 }
 
 // admitBatch refuses (400, a JSON-RPC error) a POST whose body is a
