@@ -2,9 +2,11 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -638,4 +640,28 @@ func TestHardening22ForcedShutdown(t *testing.T) {
 	}
 	close(force)
 	waitRun(t, done, "after the shutdown was forced")
+}
+
+// Item 21: a line longer than the limit is skipped whole and answered
+// (-32600, id null); the next line is passed on.
+func TestHardening21OverlongStdioLine(t *testing.T) {
+	var out bytes.Buffer
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	fr := &frameReader{
+		in:      bufio.NewReaderSize(strings.NewReader(strings.Repeat("x", 100)+"\n"+ping+"\n"), 16),
+		out:     &out,
+		maxLine: 64,
+		session: func() stdioSession { return (*drainConn)(nil) },
+		log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	got, err := io.ReadAll(fr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != ping+"\n" {
+		t.Errorf("passed on %q, want the ping only", got)
+	}
+	if want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message longer than 64 bytes"}}` + "\n"; out.String() != want {
+		t.Errorf("answered %q, want %q", out.String(), want)
+	}
 }

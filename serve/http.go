@@ -183,16 +183,19 @@ func (s *Server) admitBatch(w http.ResponseWriter, r *http.Request) bool {
 			rev = got
 		}
 	}
-	var raws []json.RawMessage
-	switch {
-	case !batchAllowed(rev):
-		batchRefused(w, fmt.Sprintf("JSON-RPC batches are not accepted: %s removed batching (this session: %s)", firstBatchlessRevision, rev))
-	case json.Unmarshal(b, &raws) == nil && len(raws) > MaxBatch:
-		batchRefused(w, fmt.Sprintf("a batch holds 1 to %d messages", MaxBatch))
-	default:
-		return true
+	n := -1
+	if batchAllowed(rev) {
+		var raws []json.RawMessage
+		if json.Unmarshal(b, &raws) != nil {
+			return true // the SDK answers a malformed payload
+		}
+		n = len(raws)
 	}
-	return false
+	if msg := batchRefusal(rev, n); msg != "" {
+		batchRefused(w, msg)
+		return false
+	}
+	return true
 }
 
 // startsArray reports whether the first byte after white space is '['.

@@ -30,6 +30,19 @@ func batchAllowed(revision string) bool {
 	return revision != "" && revision < firstBatchlessRevision
 }
 
+// batchRefusal says why a batch of n messages (n < 0: not counted yet) is
+// refused at the negotiated revision, or "" when it is not; stdio and HTTP
+// word it alike.
+func batchRefusal(revision string, n int) string {
+	switch {
+	case !batchAllowed(revision):
+		return fmt.Sprintf("JSON-RPC batches are not accepted: %s removed batching (this session: %s)", firstBatchlessRevision, revisionOrNone(revision))
+	case n == 0 || n > MaxBatch:
+		return fmt.Sprintf("a batch holds 1 to %d messages", MaxBatch)
+	}
+	return ""
+}
+
 // frameReader stands between standard input and the SDK's stdio
 // transport, which ends the session at the first line that is not a
 // JSON-RPC message, and accepts batches at every revision. It passes on
@@ -132,14 +145,13 @@ func (r *frameReader) admit(line []byte) []byte {
 // flight (the SDK ends the session on those).
 func (r *frameReader) admitBatch(line []byte) []byte {
 	ss := r.session()
-	rev := ss.revision()
-	if !batchAllowed(rev) {
-		r.answer(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON-RPC batches are not accepted: %s removed batching (this session: %s)", firstBatchlessRevision, revisionOrNone(rev)))
+	if msg := batchRefusal(ss.revision(), -1); msg != "" {
+		r.answer(nil, jsonrpc.CodeInvalidRequest, msg)
 		return nil
 	}
 	var raws []json.RawMessage
-	if err := json.Unmarshal(line, &raws); err != nil || len(raws) == 0 || len(raws) > MaxBatch {
-		r.answer(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("a batch holds 1 to %d messages", MaxBatch))
+	if err := json.Unmarshal(line, &raws); err != nil || batchRefusal(ss.revision(), len(raws)) != "" {
+		r.answer(nil, jsonrpc.CodeInvalidRequest, batchRefusal(ss.revision(), len(raws)))
 		return nil
 	}
 	seen := map[jsonrpc.ID]bool{}
