@@ -22,6 +22,9 @@ type statusOptions struct {
 	Admin   string
 	Format  string
 	Timeout time.Duration
+	// TokenFile holds the admin listener's bearer token
+	// (serve --admin-token-file).
+	TokenFile string
 }
 
 func newStatusCmd(s *Streams) *cobra.Command {
@@ -50,6 +53,7 @@ call counts per tool and facade translation counters.`,
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "how long to wait for the server")
 	completeValues(c, "format", "text", "json")
+	c.Flags().StringVar(&opts.TokenFile, "admin-token-file", "", "file holding the admin bearer token (the server's --admin-token-file)")
 	return c
 }
 
@@ -64,6 +68,13 @@ func runStatus(ctx context.Context, s *Streams, opts statusOptions) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/status", nil)
 	if err != nil {
 		return usageErrorf("--admin: %v", err)
+	}
+	if opts.TokenFile != "" {
+		token, err := readTokenFile("--admin-token-file", opts.TokenFile)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -144,6 +155,9 @@ func renderStatus(st *serve.Status, now time.Time) string {
 			parts = append(parts, fmt.Sprintf("generation %s: %d", k, st.Sessions.Pinned[k]))
 		}
 		fmt.Fprintf(&b, "  pinned: %d (%s)\n", total, strings.Join(parts, ", "))
+	}
+	if ss := st.Sessions; ss.Max > 0 {
+		fmt.Fprintf(&b, "  http: %d of at most %d open, closed after %s idle; %d refused at the cap\n", ss.HTTPOpen, ss.Max, ss.IdleTimeout, ss.Refused)
 	}
 	if len(st.Calls) > 0 {
 		b.WriteString("\ncalls:\n")

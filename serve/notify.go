@@ -60,6 +60,9 @@ type sessionState struct {
 	pin atomic.Pointer[pin]
 	// ended: the session is gone (its pin must not outlive it).
 	ended atomic.Bool
+	// revision is the negotiated protocol revision, once initialize is
+	// answered.
+	revision atomic.Pointer[string]
 
 	// guarded by notifier.mu
 	initialized bool

@@ -137,7 +137,7 @@ func callText(t *testing.T, c *rawClient, name string, args any) string {
 
 func metricsText(t *testing.T, s *Server) string {
 	t.Helper()
-	hs := httptest.NewServer(s.AdminHandler())
+	hs := httptest.NewServer(s.AdminHandler(AdminOptions{}))
 	defer hs.Close()
 	resp, err := http.Get(hs.URL + "/metrics")
 	if err != nil {

@@ -131,6 +131,13 @@ type Server struct {
 	posts inflight
 	// pinned counts pinned sessions (pin.go).
 	pinned atomic.Int64
+	// lists caches the rendered tools/list result of the latest
+	// generation listed: [0] for sessions, [1] sessionless (mcpserver.go).
+	lists [2]atomic.Pointer[renderedList]
+	// reloads coalesces concurrent reloads (reloadq.go).
+	reloads reloadQueue
+	// slots counts stateful HTTP sessions against their cap (sessions.go).
+	slots sessionSlots
 
 	baseCtx    context.Context
 	baseCancel context.CancelFunc
@@ -166,6 +173,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
 	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
+	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
@@ -273,11 +281,15 @@ func (r *ReloadResult) Err() error { return r.err }
 // a candidate off to the side, gate it against the live generation, publish
 // it with one atomic swap and notify sessions when the canonical form
 // changed. It never loses the live generation. trigger names the cause
-// ("watch", "SIGHUP", "admin", …) for logs and /status.
+// ("watch", "SIGHUP", "admin", …) for logs and /status. Concurrent calls
+// are coalesced (see reloadQueue).
 func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
-	return s.tracing.reload(ctx, trigger, func(ctx context.Context) ReloadResult { return s.reload(ctx, trigger) })
+	return s.tracing.reload(ctx, trigger, func(ctx context.Context) ReloadResult {
+		return s.reloads.do(func() ReloadResult { return s.reload(ctx, trigger) }, func() { s.seq.Add(1) })
+	})
 }
 
+// reload runs the pipeline once (Reload serializes the calls).
 func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	seq := s.seq.Add(1)
 	start := time.Now()
