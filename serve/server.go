@@ -54,6 +54,9 @@ type Options struct {
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
 	beforePublish func(seq uint64)
+	// beforeCall, when set (tests), runs as a tools/call is received, with
+	// the tool name.
+	beforeCall func(tool string)
 	// onReload, when set (tests), receives every reload result after it is
 	// recorded.
 	onReload func(ReloadResult)
@@ -173,7 +176,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
-	s.mcp.AddReceivingMiddleware(s.receivingMiddleware)
+	s.mcp.AddReceivingMiddleware(s.recoverMiddleware, s.receivingMiddleware)
 	if opts.RecordDir != "" {
 		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook)
 		if err != nil {
@@ -262,18 +265,9 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 	seq := s.seq.Add(1)
 	start := time.Now()
 	res := ReloadResult{Trigger: trigger}
-	cfg, err := LoadConfig(s.opts.ConfigPath)
-	var cand *Generation
-	if err == nil {
-		s.setFiles(cfg.Files)
-		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
-			res.Result = ResultUnchanged
-		} else {
-			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live})
-		}
-	}
-	if s.opts.beforePublish != nil {
-		s.opts.beforePublish(seq)
+	cand, unchanged, err := s.candidate(seq)
+	if unchanged {
+		res.Result = ResultUnchanged
 	}
 
 	s.pubMu.Lock()
@@ -309,7 +303,12 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, true
 		s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint, "tools", len(cand.Set.Tools))
 	default:
-		d := gate(live, cand, s.opts.AllowBreaking, now)
+		d, gerr := s.gate(live, cand, now)
+		if gerr != nil {
+			res.Result, res.Reason, res.Errors, res.err = ResultRefused, "the gate failed on a bug (logged)", errorLines(gerr), gerr
+			cand.discard()
+			break
+		}
 		res.Findings = d.Findings
 		res.Candidate = cand.Fingerprint
 		if d.Refused {
@@ -344,6 +343,44 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		s.opts.onReload(res)
 	}
 	return res
+}
+
+// candidate reads the config and builds a candidate generation off to the
+// side (unchanged, and no candidate, when its inputs are those of the live
+// generation). A panic while doing so is a *PanicError: the candidate is
+// refused and the process goes on.
+func (s *Server) candidate(seq uint64) (cand *Generation, unchanged bool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if cand != nil {
+				cand.discard()
+			}
+			cand, unchanged, err = nil, false, s.bug(panicReload, v)
+		}
+	}()
+	cfg, err := LoadConfig(s.opts.ConfigPath)
+	if err == nil {
+		s.setFiles(cfg.Files)
+		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
+			unchanged = true
+		} else {
+			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live})
+		}
+	}
+	if s.opts.beforePublish != nil {
+		s.opts.beforePublish(seq)
+	}
+	return cand, unchanged, err
+}
+
+// gate runs the gate (gate.go) on cand; a panic is a *PanicError.
+func (s *Server) gate(live, cand *Generation, now time.Time) (d gateDecision, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = s.bug(panicReload, v)
+		}
+	}()
+	return gate(live, cand, s.opts.AllowBreaking, now), nil
 }
 
 // publish swaps cand in (the caller holds pubMu).

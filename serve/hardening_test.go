@@ -1,0 +1,122 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// hugeNumbers are the issue's reproductions: valid JSON numbers that
+// jsonschema v6 cannot compare (its (*big.Rat).Cmp(nil) panic).
+var hugeNumbers = []string{"1e1000000000", "-1e1000000000", "1e-1000000000", "1E+999999999999"}
+
+// rawCall sends one exact JSON-RPC line (id must be unique on c) and
+// returns the response with that id.
+func rawCall(t *testing.T, c *rawClient, id int, line string) wireMsg {
+	t.Helper()
+	c.send(line)
+	for {
+		l := c.recv()
+		var m wireMsg
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Fatalf("bad message %s: %v", l, err)
+		}
+		if string(m.ID) == fmt.Sprint(id) && m.Method == "" {
+			return m
+		}
+		c.notes = append(c.notes, l)
+	}
+}
+
+// TestHardening01HugeNumberKeepsServing: the exact request of the issue
+// against tools with minimum, maximum, exclusiveMaximum and multipleOf,
+// and a handler echoing the number into an outputSchema with minimum,
+// killed the process; each is now an isError result locating the number,
+// and the server goes on serving.
+func TestHardening01HugeNumberKeepsServing(t *testing.T) {
+	s, _ := startServer(t, `tools:
+  - name: num
+    inputSchema: {type: object, properties: {a: {type: number, minimum: 0}}}
+    handler: {static: {text: ok}}
+  - name: max
+    inputSchema: {type: object, properties: {a: {maximum: 10}}}
+    handler: {static: {text: ok}}
+  - name: xmax
+    inputSchema: {type: object, properties: {a: {exclusiveMaximum: 10}}}
+    handler: {static: {text: ok}}
+  - name: mult
+    inputSchema: {type: object, properties: {a: {multipleOf: 3}}}
+    handler: {static: {text: ok}}
+  - name: echo
+    inputSchema: {type: object}
+    outputSchema: {type: object, properties: {a: {minimum: 0}}}
+    handler: {exec: {command: [/bin/cat]}}
+`)
+	c := connected(t, s)
+	id := 100
+	for _, tool := range []string{"num", "max", "xmax", "mult", "echo"} {
+		for _, n := range hugeNumbers {
+			id++
+			line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"a":%s}}}`, id, tool, n)
+			r := rawCall(t, c, id, line)
+			var res callResult
+			if r.Error != nil || json.Unmarshal(r.Result, &res) != nil || !res.IsError || len(res.Content) == 0 {
+				t.Fatalf("%s with %s: got %+v %s, want an isError result", tool, n, r.Error, r.Result)
+			}
+			if want := "/a: number " + n + " is out of range"; !strings.Contains(res.Content[0].Text, want) {
+				t.Errorf("%s with %s: %q does not say %q", tool, n, res.Content[0].Text, want)
+			}
+		}
+	}
+	if got := c.list().names(); len(got) != 5 {
+		t.Errorf("after the calls tools/list has %v", got)
+	}
+}
+
+// TestHardening01PanicRecovered: a panic while answering a tools/call
+// (injected) is an isError result and the session goes on; a panic while
+// building a candidate (injected) refuses that candidate and the live
+// generation stays. Both are counted in mcpctl_serve_panics_total.
+func TestHardening01PanicRecovered(t *testing.T) {
+	var inject atomic.Value
+	inject.Store("")
+	s, path := startServer(t, baseConfig, func(o *Options) {
+		o.beforePublish = func(uint64) {
+			if inject.Load() == panicReload {
+				panic("injected reload panic")
+			}
+		}
+		o.beforeCall = func(string) {
+			if inject.Load() == panicCall {
+				panic("injected call panic")
+			}
+		}
+	})
+	c := connected(t, s)
+	inject.Store(panicCall)
+	res, errMsg := callTool(t, c, "search_documents", map[string]any{"query": "x"})
+	if errMsg != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "internal error in the server") {
+		t.Errorf("a panicking call: got %+v %v, want an isError result", res, errMsg)
+	}
+	inject.Store(panicReload)
+	writeFile(t, filepath.Dir(path), filepath.Base(path), strings.Replace(baseConfig, "Keyword", "Full-text", 1))
+	if rr := s.Reload(t.Context(), "test"); rr.Result != ResultRefused || rr.Version != 1 {
+		t.Errorf("a panicking reload: %s with v%d live, want refused with v1 live", rr.Result, rr.Version)
+	}
+	inject.Store("")
+	if got := c.list().Meta.Gen.Version; got != 1 {
+		t.Errorf("live version %d after the refused reload, want 1", got)
+	}
+	if res, _ := callTool(t, c, "search_documents", map[string]any{"query": "x"}); res.IsError {
+		t.Errorf("the next call failed: %+v", res)
+	}
+	m := metricsText(t, s)
+	for _, where := range []string{panicCall, panicReload} {
+		if want := fmt.Sprintf("\nmcpctl_serve_panics_total{where=%q} 1\n", where); !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
