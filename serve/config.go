@@ -75,16 +75,19 @@ type ToolConfig struct {
 	Deprecated *Deprecation
 	// Pos is where the entry starts.
 	Pos Pos
-	// positions maps JSON Pointers inside the entry (relative to the entry,
-	// e.g. "/inputSchema/properties/q") to where they were written.
+	// positions maps JSON Pointers from the config's root to where they
+	// were written (shared by all tools); entry is the pointer of this
+	// tool's entry ("/tools/3").
 	positions map[string]Pos
+	entry     string
 }
 
 // PosOf returns where the value at ptr (a JSON Pointer inside the tool
-// entry) was written, falling back to the nearest enclosing value.
+// entry, e.g. "/inputSchema/properties/q") was written, falling back to the
+// nearest enclosing value.
 func (t *ToolConfig) PosOf(ptr string) Pos {
 	for {
-		if p, ok := t.positions[ptr]; ok {
+		if p, ok := t.positions[t.entry+ptr]; ok {
 			return p
 		}
 		i := strings.LastIndexByte(ptr, '/')
@@ -207,7 +210,8 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, toInputError(syntaxError(source, data, err), "")
 	}
-	conv := &converter{readFile: readFile, positions: map[string]Pos{}, keyPositions: map[string]Pos{}}
+	n := countNodes(&doc)
+	conv := &converter{readFile: readFile, positions: make(map[string]Pos, n), keyPositions: make(map[string]Pos, n/2)}
 	if readFile == nil {
 		conv.readFile = func(string) ([]byte, error) {
 			return nil, errors.New("$file includes are only resolved for config files on disk")
@@ -447,12 +451,9 @@ func (p *cfgParser) tool(v *canon.Value, ptr string, index int) (*ToolConfig, er
 	if name.Kind != canon.String {
 		return nil, p.errAt(ptr+"/name", "", `tool "name" must be a string, got %s`, name.Kind)
 	}
-	t := &ToolConfig{Name: name.Str, Index: index, Pos: p.posOf(ptr), positions: map[string]Pos{}}
-	for k, pos := range p.pos {
-		if rest, ok := strings.CutPrefix(k, ptr); ok && (rest == "" || rest[0] == '/') {
-			t.positions[rest] = pos
-		}
-	}
+	// The tool looks its places up in the config's one map (copying them
+	// per tool by scanning it made a 10,000-tool config take minutes).
+	t := &ToolConfig{Name: name.Str, Index: index, Pos: p.posOf(ptr), positions: p.pos, entry: ptr}
 	served := canon.Value{Kind: canon.Object}
 	for i := range v.Members {
 		m := &v.Members[i]

@@ -150,6 +150,16 @@ func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
 	return canon.Value{}, c.errorf(n, file, ptr, "unsupported YAML node")
 }
 
+// countNodes counts the nodes of a YAML document as written (an alias is
+// one node), to size the position maps once.
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
+}
+
 // includeTarget reports whether n is {$file: PATH}.
 func includeTarget(n *yaml.Node) (string, bool) {
 	if len(n.Content) != 2 || n.Content[0].Value != "$file" {
