@@ -42,3 +42,15 @@ func TestHardening01HugeNumberCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestHardening03MaxFileSizeFlag: --max-file-size bounds every config and
+// include read; a size that is not positive is a usage error (exit 2).
+func TestHardening03MaxFileSizeFlag(t *testing.T) {
+	for _, v := range []string{"0", "-1"} {
+		var out, errOut bytes.Buffer
+		code := Main([]string{"serve", "--max-file-size", v, "mcpctl.serve.yaml"}, strings.NewReader(""), &out, &errOut)
+		if code != ExitInput || !strings.Contains(errOut.String(), "--max-file-size must be a positive number of bytes") {
+			t.Errorf("--max-file-size %s: exit %d, stderr %q", v, code, errOut.String())
+		}
+	}
+}

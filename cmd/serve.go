@@ -35,6 +35,7 @@ type serveOptions struct {
 	Record          string
 	PinSessions     bool
 	PinTTL          time.Duration
+	MaxFileSize     int64
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -111,6 +112,7 @@ carry compatibility there).`,
 	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
 	f.BoolVar(&opts.PinSessions, "pin-sessions", false, "keep each session (stdio, stateful HTTP; not 2026-07-28) on the tools live when it initialized, until it ends or --pin-ttl passes")
 	f.DurationVar(&opts.PinTTL, "pin-ttl", serve.DefaultPinTTL, "with --pin-sessions: how long a session stays pinned before it moves to the live tools and is notified")
+	f.Int64Var(&opts.MaxFileSize, "max-file-size", serve.DefaultMaxFileSize, "largest config or $file include read, in bytes (only regular files are read)")
 	return c
 }
 
@@ -133,6 +135,8 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 	switch {
 	case opts.MaxBody <= 0:
 		return usageErrorf("--max-body must be a positive number of bytes, got %d", opts.MaxBody)
+	case opts.MaxFileSize <= 0:
+		return usageErrorf("--max-file-size must be a positive number of bytes, got %d", opts.MaxFileSize)
 	case opts.ShutdownTimeout <= 0:
 		return usageErrorf("--shutdown-timeout must be positive, got %s", opts.ShutdownTimeout)
 	case opts.Debounce <= 0:
@@ -185,6 +189,7 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		RecordDir:     opts.Record,
 		PinSessions:   opts.PinSessions,
 		PinTTL:        opts.PinTTL,
+		MaxFileSize:   opts.MaxFileSize,
 	})
 	if err != nil {
 		return err

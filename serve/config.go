@@ -17,6 +17,7 @@ import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -184,13 +185,25 @@ func IsConfigName(name string) bool {
 // LoadConfig reads and parses the serve config at path, resolving includes
 // from disk. Errors are *toolset.InputError (wrapping toolset.ErrInput),
 // located by file, line and column, tool and JSON Pointer.
+//
+// The config and its includes are read as safefile reads them: regular
+// files only, at most safefile.DefaultMaxSize bytes each, within a time
+// limit; an include must lie in the config's folder tree once symlinks are
+// resolved (an absolute path, ../ or a symlink out of it is refused, so no
+// file outside is served in tools/list).
 func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	return loadConfig(path, safefile.Limits{})
+}
+
+// loadConfig is LoadConfig with limits on every file read.
+func loadConfig(path string, lim safefile.Limits) (*Config, error) {
+	data, err := safefile.Read(path, lim)
 	if err != nil {
 		return nil, &toolset.InputError{Source: path, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPath(err)), Err: err}
 	}
+	read := safefile.Under(filepath.Dir(path), lim)
 	return ParseConfig(path, data, func(p string) ([]byte, error) {
-		b, err := os.ReadFile(p)
+		b, err := read(p)
 		return b, unwrapPath(err)
 	})
 }

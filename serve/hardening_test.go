@@ -2,11 +2,16 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // hugeNumbers are the issue's reproductions: valid JSON numbers that
@@ -117,6 +122,91 @@ func TestHardening01PanicRecovered(t *testing.T) {
 	for _, where := range []string{panicCall, panicReload} {
 		if want := fmt.Sprintf("\nmcpctl_serve_panics_total{where=%q} 1\n", where); !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
+
+// TestHardening03UnboundedReads: a $file that is a FIFO blocked every
+// reload forever; a 1 GB $file, or the config replaced by a symlink to
+// /dev/zero, ran the server out of memory. Each is now a refused candidate
+// saying why, the live generation stays, and the next good config is
+// published.
+func TestHardening03UnboundedReads(t *testing.T) {
+	s, path := startServer(t, baseConfig, func(o *Options) { o.MaxFileSize = 1 << 20 })
+	dir := filepath.Dir(path)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(dir, "big.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(1 << 30); err != nil { // sparse
+		t.Fatal(err)
+	}
+	big.Close()
+	withInclude := func(file string) string {
+		return strings.Replace(baseConfig, "      required: [id]\n", "      required: [id]\n    outputSchema: {$file: "+file+"}\n", 1)
+	}
+	for _, tc := range []struct{ name, config, want string }{
+		{"fifo", withInclude("fifo.json"), "not a regular file: it is a named pipe"},
+		{"1 GB", withInclude("big.json"), "file too large: 1073741824 bytes, more than the limit of 1048576"},
+		{"config is /dev/zero", "", "not a regular file: it is a character device"},
+	} {
+		if tc.config == "" {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			writeFile(t, dir, filepath.Base(path), tc.config)
+		}
+		rr := s.Reload(t.Context(), "test")
+		if rr.Result != ResultRefused || !strings.Contains(strings.Join(rr.Errors, "\n"), tc.want) {
+			t.Errorf("%s: %s %v, want refused saying %q", tc.name, rr.Result, rr.Errors, tc.want)
+		}
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, filepath.Base(path), strings.Replace(baseConfig, "Keyword", "Full-text", 1))
+	if rr := s.Reload(t.Context(), "test"); rr.Result != ResultPublished {
+		t.Errorf("good config after the bad ones: %s %v", rr.Result, rr.Errors)
+	}
+}
+
+// TestHardening08IncludeConfined: $file: ../../etc/passwd, an absolute
+// path and a symlink out of the config's folder were published in
+// tools/list; each is now a located error, while a symlink inside the
+// folder tree still works.
+func TestHardening08IncludeConfined(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "cfg")
+	writeFile(t, top, "outside.json", `{"type":"object","description":"a file outside"}`)
+	writeFile(t, dir, "schemas/in.json", `{"type":"object"}`)
+	if err := os.Symlink(filepath.Join(top, "outside.json"), filepath.Join(dir, "link-out.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("schemas/in.json", filepath.Join(dir, "link-in.json")); err != nil {
+		t.Fatal(err)
+	}
+	config := func(file string) string {
+		return "tools:\n  - name: a\n    inputSchema:\n      $file: " + file + "\n    handler: {static: {text: ok}}\n"
+	}
+	for _, file := range []string{"../outside.json", "../../../../../../etc/passwd", filepath.Join(top, "outside.json"), "link-out.json"} {
+		path := writeFile(t, dir, "mcpctl.serve.yaml", config(file))
+		_, err := LoadConfig(path)
+		var ie *toolset.InputError
+		if !errors.As(err, &ie) || ie.Line != 4 || ie.Pointer != "/tools/0/inputSchema" || !strings.Contains(ie.Msg, "outside the folder") {
+			t.Errorf("$file %s: got %v, want a located error at line 4, /tools/0/inputSchema, saying it is outside the folder", file, err)
+		}
+	}
+	for _, file := range []string{"schemas/in.json", "link-in.json", "./schemas/../schemas/in.json"} {
+		path := writeFile(t, dir, "mcpctl.serve.yaml", config(file))
+		if _, err := LoadConfig(path); err != nil {
+			t.Errorf("$file %s: %v", file, err)
 		}
 	}
 }

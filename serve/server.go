@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -50,6 +51,10 @@ type Options struct {
 	PinSessions bool
 	// PinTTL is how long a pin holds; 0 means DefaultPinTTL (1 h).
 	PinTTL time.Duration
+	// MaxFileSize bounds the config and each $file include, in bytes; 0
+	// means DefaultMaxFileSize. Only regular files are read, each within
+	// a time limit (see LoadConfig).
+	MaxFileSize int64
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
@@ -72,6 +77,9 @@ type Options struct {
 	// expiry timer; it returns the timer's stop function.
 	pinAfter func(d time.Duration, f func()) (stop func() bool)
 }
+
+// DefaultMaxFileSize is the default Options.MaxFileSize (16 MiB).
+const DefaultMaxFileSize = safefile.DefaultMaxSize
 
 // DefaultDebounce is the watcher's default quiet period.
 const DefaultDebounce = 100 * time.Millisecond
@@ -358,7 +366,7 @@ func (s *Server) candidate(seq uint64) (cand *Generation, unchanged bool, err er
 			cand, unchanged, err = nil, false, s.bug(panicReload, v)
 		}
 	}()
-	cfg, err := LoadConfig(s.opts.ConfigPath)
+	cfg, err := loadConfig(s.opts.ConfigPath, safefile.Limits{MaxSize: s.opts.MaxFileSize})
 	if err == nil {
 		s.setFiles(cfg.Files)
 		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {

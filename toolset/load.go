@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/internal/safefile"
 )
 
 // LoadOptions tunes Load. The zero value reads files relative to the working
@@ -74,12 +76,12 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
 	if fi.IsDir() {
 		return LoadDir(source, path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, safefile.Limits{})
 	if err != nil {
 		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
 	}
 	if IsServeConfig(path, data) {
-		return decodeServeConfig(path, data, os.ReadFile)
+		return decodeServeConfig(path, data, safefile.Under(filepath.Dir(path), safefile.Limits{}))
 	}
 	return Decode(source, data)
 }
@@ -107,7 +109,7 @@ func LoadDir(source, dir string) (*Set, error) {
 			continue
 		}
 		file := filepath.Join(source, name)
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := safefile.Read(filepath.Join(dir, name), safefile.Limits{})
 		if err != nil {
 			return nil, &InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
 		}
