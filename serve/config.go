@@ -225,6 +225,7 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 	}
 	n := countNodes(&doc)
 	conv := &converter{readFile: readFile, positions: make(map[string]Pos, n), keyPositions: make(map[string]Pos, n/2)}
+	conv.allow(&doc)
 	if readFile == nil {
 		conv.readFile = func(string) ([]byte, error) {
 			return nil, errors.New("$file includes are only resolved for config files on disk")

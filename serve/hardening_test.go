@@ -210,3 +210,57 @@ func TestHardening08IncludeConfined(t *testing.T) {
 		}
 	}
 }
+
+// aliasBomb is seven levels of &a [*b,*b,…] (10^7 values from a few
+// hundred bytes), one mapping member a line, each line indented by indent;
+// leaf is the value at the bottom.
+func aliasBomb(indent, leaf string) string {
+	var b strings.Builder
+	for i := 0; i <= 7; i++ {
+		fmt.Fprintf(&b, "%sx-bomb%d: &a%d [", indent, i, i)
+		for j := range 10 {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			if i == 0 {
+				b.WriteString(leaf)
+			} else {
+				fmt.Fprintf(&b, "*a%d", i-1)
+			}
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
+}
+
+// TestHardening02AliasBomb: seven levels of &a [*b,*b,…] in the config, in
+// a $file include, or through aliases of a $file include ran the server
+// out of memory on reload; each is now a located error, the live
+// generation stays, and a config sharing a schema through an anchor still
+// loads.
+func TestHardening02AliasBomb(t *testing.T) {
+	s, path := startServer(t, baseConfig)
+	dir := filepath.Dir(path)
+	writeFile(t, dir, "bomb.yaml", "type: object\n"+aliasBomb("", "x"))
+	writeFile(t, dir, "leaf.json", `{"type":"string","description":"a leaf"}`)
+	tool := func(extra string) string {
+		return baseConfig + "  - name: bomb\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n" + extra
+	}
+	for _, tc := range []struct{ name, config, file string }{
+		{"in the config", tool("    _meta:\n" + aliasBomb("      ", "x")), path},
+		{"in a $file", tool("    outputSchema: {$file: bomb.yaml}\n"), filepath.Join(dir, "bomb.yaml")},
+		{"aliases of a $file", tool("    _meta:\n" + aliasBomb("      ", "{$file: leaf.json}")), path},
+	} {
+		writeFile(t, dir, filepath.Base(path), tc.config)
+		rr := s.Reload(t.Context(), "test")
+		errs := strings.Join(rr.Errors, "\n")
+		if rr.Result != ResultRefused || !strings.Contains(errs, "an alias bomb?") || !strings.Contains(errs, tc.file+":") {
+			t.Errorf("%s: %s %q, want refused as an alias bomb located in %s", tc.name, rr.Result, errs, tc.file)
+		}
+	}
+	shared := strings.Replace(baseConfig, "        query: {type: string}\n", "        query: &str {type: string}\n        other: *str\n", 1)
+	writeFile(t, dir, filepath.Base(path), shared)
+	if rr := s.Reload(t.Context(), "test"); rr.Result != ResultPublished {
+		t.Errorf("a shared schema through an anchor: %s %v %s", rr.Result, rr.Errors, rr.Reason)
+	}
+}
