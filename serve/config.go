@@ -235,21 +235,41 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 	if err != nil {
 		return nil, toInputError(err, "")
 	}
-	cfg := &Config{Source: source, Files: []string{source}}
-	d := sha256.New()
-	fmt.Fprintf(d, "%s\x00%d\x00", source, len(data))
-	d.Write(data)
-	for _, f := range conv.files {
+	read := append([]includedFile{{Path: source, Data: data}}, conv.files...)
+	cfg := &Config{Source: source, Digest: inputsDigest(read)}
+	for _, f := range read {
 		cfg.Files = append(cfg.Files, f.Path)
-		fmt.Fprintf(d, "%s\x00%d\x00", f.Path, len(f.Data))
-		d.Write(f.Data)
 	}
-	cfg.Digest = hex.EncodeToString(d.Sum(nil))
 	p := &cfgParser{source: source, pos: conv.positions, keyPos: conv.keyPositions}
 	if err := p.root(cfg, &root); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// inputsDigest is Config.Digest of the files a config load read.
+func inputsDigest(files []includedFile) string {
+	d := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(d, "%s\x00%d\x00", f.Path, len(f.Data))
+		d.Write(f.Data)
+	}
+	return hex.EncodeToString(d.Sum(nil))
+}
+
+// changedOnDisk reports whether cfg's inputs (the config and every file it
+// included) differ now from when cfg was read: a file's bytes changed, or
+// it can no longer be read.
+func (cfg *Config) changedOnDisk(lim safefile.Limits) bool {
+	files := make([]includedFile, 0, len(cfg.Files))
+	for _, p := range cfg.Files {
+		data, err := safefile.Read(p, lim)
+		if err != nil {
+			return true
+		}
+		files = append(files, includedFile{Path: p, Data: data})
+	}
+	return inputsDigest(files) != cfg.Digest
 }
 
 // toInputError turns a conversion error into a located *toolset.InputError.

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -262,5 +264,55 @@ func TestHardening02AliasBomb(t *testing.T) {
 	writeFile(t, dir, filepath.Base(path), shared)
 	if rr := s.Reload(t.Context(), "test"); rr.Result != ResultPublished {
 		t.Errorf("a shared schema through an anchor: %s %v %s", rr.Result, rr.Errors, rr.Reason)
+	}
+}
+
+// TestHardening10StaleCandidate: a big config is written, and while its
+// candidate is being built (the build step held by a test hook) the
+// original config is written back. The stale big candidate used to be
+// published, and the newest config then refused (every tool removed): the
+// server served a config that no longer existed on disk. Now the stale
+// candidate is discarded and the newest inputs are considered, with the
+// real watcher and real files.
+func TestHardening10StaleCandidate(t *testing.T) {
+	var cfgPath atomic.Value
+	cfgPath.Store("")
+	var once sync.Once
+	held := make(chan struct{})
+	s, path, r := watched(t, baseConfig, func(o *Options) {
+		o.beforePublish = func(uint64) {
+			// The big config's build: write the original back while it
+			// is "being built".
+			p := cfgPath.Load().(string)
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "tool_00000") {
+				once.Do(func() {
+					writeFile(t, filepath.Dir(p), filepath.Base(p), baseConfig)
+					close(held)
+				})
+			}
+		}
+	})
+	cfgPath.Store(path)
+	big := baseConfig + strings.TrimPrefix(manyToolsConfig(50), "server: {name: big, version: 1.0.0}\ntools:\n")
+	writeFile(t, filepath.Dir(path), filepath.Base(path), big)
+	select {
+	case <-held:
+	case <-time.After(waitLong):
+		t.Fatal("the big config was never built")
+	}
+	// The watcher saw the second write too: wait until a reload settles on
+	// the config on disk.
+	r.waitFor(t, "considering the newest config", func(res ReloadResult) bool {
+		return res.Result == ResultUnchanged || res.Result == ResultRefused
+	})
+	if g := s.Live(); g.Version != 1 || len(g.Set.Tools) != 2 {
+		t.Errorf("live generation v%d with %d tools, want v1 with the 2 tools on disk", g.Version, len(g.Set.Tools))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, res := range r.all {
+		if res.Trigger != "startup" && (res.Result == ResultPublished || res.Result == ResultRefused) {
+			t.Errorf("reload %s (%s, %d findings): the stale candidate was considered", res.Result, res.Trigger, len(res.Findings))
+		}
 	}
 }

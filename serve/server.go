@@ -287,8 +287,9 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		res.Version, res.Fingerprint = live.Version, live.Fingerprint
 	}
 	switch {
-	case seq < s.seq.Load():
-		// A newer build started after this one: its config is the newest.
+	case seq < s.seq.Load(), errors.Is(err, errStale):
+		// A newer build started after this one, or the config kept
+		// changing: the newest config is for a later reload.
 		res.Result = ResultSuperseded
 		if cand != nil {
 			cand.discard()
@@ -357,6 +358,12 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 // side (unchanged, and no candidate, when its inputs are those of the live
 // generation). A panic while doing so is a *PanicError: the candidate is
 // refused and the process goes on.
+//
+// A candidate whose inputs changed on disk while it was being built is
+// stale: it is discarded and the newest inputs are built instead (up to
+// maxStaleBuilds times; then the reload is superseded, and the change that
+// keeps coming triggers the next). So the last write is the one considered,
+// never a config that no longer exists on disk.
 func (s *Server) candidate(seq uint64) (cand *Generation, unchanged bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -366,19 +373,45 @@ func (s *Server) candidate(seq uint64) (cand *Generation, unchanged bool, err er
 			cand, unchanged, err = nil, false, s.bug(panicReload, v)
 		}
 	}()
-	cfg, err := loadConfig(s.opts.ConfigPath, safefile.Limits{MaxSize: s.opts.MaxFileSize})
-	if err == nil {
-		s.setFiles(cfg.Files)
-		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
-			unchanged = true
-		} else {
-			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live})
+	lim := safefile.Limits{MaxSize: s.opts.MaxFileSize}
+	for range maxStaleBuilds {
+		var cfg *Config
+		cfg, cand, unchanged, err = s.build(lim)
+		if s.opts.beforePublish != nil {
+			s.opts.beforePublish(seq)
 		}
+		if unchanged || cfg == nil || !cfg.changedOnDisk(lim) {
+			return cand, unchanged, err
+		}
+		if cand != nil {
+			cand.discard()
+		}
+		s.log.Info("the config changed on disk while its candidate was built; building the newest", "version", cfg.Digest[:12])
 	}
-	if s.opts.beforePublish != nil {
-		s.opts.beforePublish(seq)
+	return nil, false, errStale
+}
+
+// maxStaleBuilds bounds how often one reload rebuilds because its inputs
+// changed during the build.
+const maxStaleBuilds = 3
+
+// errStale ends a reload whose inputs kept changing during its builds.
+var errStale = errors.New("the config kept changing on disk while candidates were built")
+
+// build reads the config and builds a candidate (none when its inputs are
+// the live generation's).
+func (s *Server) build(lim safefile.Limits) (cfg *Config, cand *Generation, unchanged bool, err error) {
+	cfg, err = loadConfig(s.opts.ConfigPath, lim)
+	if err != nil {
+		return nil, nil, false, err
 	}
-	return cand, unchanged, err
+	s.setFiles(cfg.Files)
+	live := s.live.Load()
+	if live != nil && live.Config.Digest == cfg.Digest {
+		return cfg, nil, true, nil
+	}
+	cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live})
+	return cfg, cand, false, err
 }
 
 // gate runs the gate (gate.go) on cand; a panic is a *PanicError.
