@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -314,5 +315,30 @@ func TestHardening10StaleCandidate(t *testing.T) {
 		if res.Trigger != "startup" && (res.Result == ResultPublished || res.Result == ResultRefused) {
 			t.Errorf("reload %s (%s, %d findings): the stale candidate was considered", res.Result, res.Trigger, len(res.Findings))
 		}
+	}
+}
+
+// TestHardening13FolderReplaced: moving the config folder away and
+// creating a new one at its path silently stopped hot reload (the watch
+// followed the old folder). The watch is set again on the new folder, it
+// is logged, and the new config is published.
+func TestHardening13FolderReplaced(t *testing.T) {
+	logs := &syncBuffer{}
+	s, path, r := watched(t, baseConfig, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+	dir := filepath.Dir(path)
+	if err := os.Rename(dir, dir+".old"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir + ".old") })
+	writeFile(t, dir, filepath.Base(path), strings.Replace(baseConfig, "Keyword", "Full-text", 1))
+	res := r.waitFor(t, "of the new folder's config", func(res ReloadResult) bool { return res.Result == ResultPublished && res.Trigger == "watch" })
+	if !strings.Contains(logs.String(), "the config folder was replaced; watching the new one") {
+		t.Errorf("the new watch was not logged:\n%s", logs.String())
+	}
+	// And the new folder stays watched.
+	writeFile(t, dir, filepath.Base(path), strings.Replace(baseConfig, "Keyword", "Phrase", 1))
+	r.waitFor(t, "of the next change", func(next ReloadResult) bool { return next.Result == ResultPublished && next.Version > res.Version })
+	if got := string(s.Live().ToolsJSON()); !strings.Contains(got, "Phrase search.") {
+		t.Errorf("live tools %s", got)
 	}
 }

@@ -90,7 +90,10 @@ func (s *Server) Watch(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			if ws.relevant(ev) {
+			if ws.replaced(ev) {
+				ws.rewatch(ev.Name, s)
+				timer.Reset(s.opts.Debounce)
+			} else if ws.relevant(ev) {
 				s.log.Debug("config change seen", "file", ev.Name, "op", ev.Op.String())
 				timer.Reset(s.opts.Debounce)
 			}
@@ -117,7 +120,10 @@ type watchSet struct {
 	names map[string]map[string]bool
 }
 
-// update watches the folders of files (and of their symlink targets).
+// update watches the folders of files (and of their symlink targets), and
+// the parents of those folders, so that a folder moved away and created
+// anew is seen (a watch follows the folder it was set on, wherever it
+// goes).
 func (ws *watchSet) update(files []string, s *Server) {
 	names := map[string]map[string]bool{}
 	addName := func(p string) {
@@ -137,7 +143,12 @@ func (ws *watchSet) update(files []string, s *Server) {
 			addName(real)
 		}
 	}
+	want := map[string]bool{}
 	for dir := range names {
+		want[dir] = true
+		want[filepath.Dir(dir)] = true
+	}
+	for dir := range want {
 		if !ws.dirs[dir] {
 			if err := ws.w.Add(dir); err != nil {
 				s.log.Warn("cannot watch folder", "dir", dir, "error", err)
@@ -147,12 +158,32 @@ func (ws *watchSet) update(files []string, s *Server) {
 		}
 	}
 	for dir := range ws.dirs {
-		if names[dir] == nil {
+		if !want[dir] {
 			_ = ws.w.Remove(dir)
 			delete(ws.dirs, dir)
 		}
 	}
 	ws.names = names
+}
+
+// replaced reports whether ev is a config folder itself being created,
+// removed or moved (seen from its parent, or by its own watch).
+func (ws *watchSet) replaced(ev fsnotify.Event) bool {
+	return ws.names[ev.Name] != nil && ev.Op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0
+}
+
+// rewatch sets the watch of the config folder dir afresh, on whatever is
+// at that path now: the watch of a folder moved away followed it, and a
+// new folder at the path is not watched until then.
+func (ws *watchSet) rewatch(dir string, s *Server) {
+	_ = ws.w.Remove(dir)
+	if err := ws.w.Add(dir); err != nil {
+		delete(ws.dirs, dir)
+		s.log.Warn("the config folder was moved or removed; reloading when it is back", "dir", dir, "error", err)
+		return
+	}
+	ws.dirs[dir] = true
+	s.log.Info("the config folder was replaced; watching the new one", "dir", dir)
 }
 
 // relevant reports whether an event may change what the config reads.
