@@ -156,6 +156,17 @@ type StaticConfig struct {
 // GateConfig holds the publisher's explicit permissions (DESIGN §6.2 step 3).
 type GateConfig struct {
 	Allow []AllowEntry
+	// MinNotice is how long before its sunset a deprecation must have
+	// been published for a removal at the sunset to be safe (gate.minNotice:
+	// a Go duration or N days, "7d"); nil means DefaultMinNotice.
+	MinNotice *time.Duration
+}
+
+func (g GateConfig) minNotice() time.Duration {
+	if g.MinNotice == nil {
+		return DefaultMinNotice
+	}
+	return *g.MinNotice
 }
 
 // AllowEntry lets findings through the gate: those of Rule (every rule when
@@ -849,8 +860,17 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 	for i := range v.Members {
 		m := &v.Members[i]
 		mp := ptr + "/" + canon.EscapePointer(m.Key)
-		if m.Key != "allow" {
-			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "allow"))
+		switch m.Key {
+		case "allow":
+		case "minNotice":
+			d, err := p.notice(&m.Value, mp)
+			if err != nil {
+				return err
+			}
+			g.MinNotice = &d
+			continue
+		default:
+			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "allow", "minNotice"))
 		}
 		if m.Value.Kind != canon.Array {
 			return p.errAt(mp, "", "gate.allow must be a list, got %s", m.Value.Kind)
@@ -864,6 +884,23 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 		}
 	}
 	return nil
+}
+
+// notice reads gate.minNotice: a Go duration ("168h", "0s") or whole days
+// ("7d"), not negative.
+func (p *cfgParser) notice(v *canon.Value, ptr string) (time.Duration, error) {
+	if v.Kind != canon.String {
+		return 0, p.errAt(ptr, "", "gate.minNotice must be a duration (7d, 168h, 0s), got %s", v.Kind)
+	}
+	d, err := time.ParseDuration(v.Str)
+	if days, ok := strings.CutSuffix(v.Str, "d"); ok {
+		n, aerr := strconv.Atoi(days)
+		d, err = time.Duration(n)*24*time.Hour, aerr
+	}
+	if err != nil || d < 0 {
+		return 0, p.errAt(ptr, "", "gate.minNotice must be a duration that is not negative (7d, 168h, 0s), got %q", v.Str)
+	}
+	return d, nil
 }
 
 func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {

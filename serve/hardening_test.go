@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -340,5 +342,110 @@ func TestHardening13FolderReplaced(t *testing.T) {
 	r.waitFor(t, "of the next change", func(next ReloadResult) bool { return next.Result == ResultPublished && next.Version > res.Version })
 	if got := string(s.Live().ToolsJSON()); !strings.Contains(got, "Phrase search.") {
 		t.Errorf("live tools %s", got)
+	}
+}
+
+// TestHardening04RetroactiveSunset is the gate bypass: three
+// reloads, each safe on its own — deprecate echo with a sunset already
+// past, remove it ("after its sunset"), re-add it with message: integer —
+// broke the old call {"message":"hello"} without permission ever being
+// asked. Now each step needs permission: the first two because callers
+// got no notice (gate.minNotice), the third because the re-added tool is
+// diffed against its last published definition. A deprecation announced
+// with enough notice is still removed safely after its sunset.
+func TestHardening04RetroactiveSunset(t *testing.T) {
+	const keep = "  - name: keep\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n"
+	echo := func(extra string) string {
+		return "  - name: echo\n    inputSchema: {type: object, properties: {message: {type: string}}}\n    handler: {static: {text: ok}}\n" + extra
+	}
+	var clock atomic.Value
+	clock.Store(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
+	s, path := startServer(t, "tools:\n"+keep+echo(""), func(o *Options) { o.Now = func() time.Time { return clock.Load().(time.Time) } })
+	reload := func(config string) ReloadResult {
+		t.Helper()
+		writeFile(t, filepath.Dir(path), filepath.Base(path), config)
+		return s.Reload(t.Context(), "test")
+	}
+	blocking := func(rr ReloadResult) []string {
+		var out []string
+		for _, f := range rr.Findings {
+			if f.NeedsPermission && f.AllowedBy == "" {
+				out = append(out, f.Rule+" "+f.Tool)
+			}
+		}
+		return out
+	}
+	allow := func(rules ...string) string {
+		g := "gate:\n  allow:\n"
+		for _, r := range rules {
+			g += "    - {rule: " + r + ", tool: echo, reason: test}\n"
+		}
+		return g
+	}
+	retro := "    deprecated: {since: 2026-12-01, sunset: 2020-01-01}\n"
+	steps := []struct {
+		name, config string
+		want         []string // blocking findings; nil: published
+	}{
+		{"deprecate with a past sunset", "tools:\n" + keep + echo(retro), []string{"tool-deprecated echo"}},
+		{"the same, allowed", allow("tool-deprecated") + "tools:\n" + keep + echo(retro), nil},
+		{"remove after the past sunset", "tools:\n" + keep, []string{"tool-removed-after-sunset echo"}},
+		{"the same, allowed", allow("tool-removed-after-sunset") + "tools:\n" + keep, nil},
+		{"re-add with message: integer", "tools:\n" + keep + strings.Replace(echo(""), "string", "integer", 1), []string{"input-type-narrowed echo"}},
+	}
+	for _, st := range steps {
+		rr := reload(st.config)
+		got := blocking(rr)
+		if d := cmp.Diff(st.want, got); d != "" || (st.want == nil) != (rr.Result == ResultPublished) {
+			t.Errorf("%s: %s, blocking findings mismatch (-want +got):\n%s", st.name, rr.Result, d)
+		}
+	}
+	// With enough notice: deprecated on 2026-01-15 with sunset 2026-03-01,
+	// removed on 2026-03-02: safe.
+	if rr := reload("tools:\n" + keep + echo("    deprecated: {since: 2026-01-15, sunset: 2026-03-01}\n")); rr.Result != ResultPublished {
+		t.Fatalf("re-adding echo as published before, deprecated with notice: %s %v", rr.Result, blocking(rr))
+	}
+	clock.Store(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC))
+	if rr := reload("tools:\n" + keep); rr.Result != ResultPublished {
+		t.Errorf("removal after an announced sunset: %s %v", rr.Result, blocking(rr))
+	}
+}
+
+// TestHardening04MinNotice: gate.minNotice is a duration or whole days,
+// not negative; a deprecation whose sunset is closer than it needs
+// permission, and one whose sunset is past always does.
+func TestHardening04MinNotice(t *testing.T) {
+	const tools = "tools:\n  - name: a\n    inputSchema: {type: object}\n"
+	for _, tc := range []struct {
+		value string
+		want  time.Duration
+		err   bool
+	}{
+		{"7d", 7 * 24 * time.Hour, false}, {"36h", 36 * time.Hour, false}, {"0s", 0, false},
+		{"-1d", 0, true}, {"-5m", 0, true}, {"7x", 0, true}, {"7", 0, true},
+	} {
+		cfg, err := ParseConfig("c.yaml", []byte("gate: {minNotice: "+tc.value+"}\n"+tools), nil)
+		switch {
+		case tc.err && err == nil:
+			t.Errorf("minNotice %s: no error", tc.value)
+		case !tc.err && (err != nil || cfg.Gate.minNotice() != tc.want):
+			t.Errorf("minNotice %s: %v, %v; want %s", tc.value, cfg, err, tc.want)
+		}
+	}
+	if cfg, err := ParseConfig("c.yaml", []byte(tools), nil); err != nil || cfg.Gate.minNotice() != DefaultMinNotice {
+		t.Errorf("default minNotice: %v", err)
+	}
+	// The server's clock is 2026-01-15: a sunset the next day is inside
+	// the default notice, outside a notice of 0s; a past one never is.
+	for _, tc := range []struct{ gate, sunset, want string }{
+		{"", "2026-01-16", ResultRefused},
+		{"gate: {minNotice: 0s}\n", "2026-01-16", ResultPublished},
+		{"gate: {minNotice: 0s}\n", "2026-01-14", ResultRefused},
+	} {
+		s, path := startServer(t, tools+"    handler: {static: {text: ok}}\n")
+		writeFile(t, filepath.Dir(path), filepath.Base(path), tc.gate+tools+"    handler: {static: {text: ok}}\n    deprecated: {sunset: "+tc.sunset+"}\n")
+		if rr := s.Reload(t.Context(), "test"); rr.Result != tc.want {
+			t.Errorf("%q sunset %s: %s, want %s", tc.gate, tc.sunset, rr.Result, tc.want)
+		}
 	}
 }

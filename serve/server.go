@@ -100,6 +100,8 @@ type Server struct {
 	// seq numbers candidate builds; a candidate whose number is below the
 	// newest started build is stale and discarded.
 	seq atomic.Uint64
+	// mem is the gate's memory of earlier publishes (under pubMu).
+	mem gateMemory
 
 	notifier *notifier
 	metrics  *metrics
@@ -421,7 +423,7 @@ func (s *Server) gate(live, cand *Generation, now time.Time) (d gateDecision, er
 			err = s.bug(panicReload, v)
 		}
 	}()
-	return gate(live, cand, s.opts.AllowBreaking, now), nil
+	return gate(live, cand, &s.mem, s.opts.AllowBreaking, now), nil
 }
 
 // publish swaps cand in (the caller holds pubMu).
@@ -432,6 +434,11 @@ func (s *Server) publish(cand *Generation, now time.Time) {
 		cand.Version = old.Version + 1
 	}
 	cand.PublishedAt = now
+	var oldSet *toolset.Set
+	if old != nil {
+		oldSet = old.Set
+	}
+	s.mem.published(oldSet, cand.Set, now)
 	s.live.Store(cand)
 	s.metrics.version.Set(float64(cand.Version))
 	if old != nil {
