@@ -58,7 +58,16 @@ type converter struct {
 	stack        []string // include chain, for cycle detection
 	// budget is how many more values may be produced; see allow.
 	budget int
+	// depth is the nesting of the value being converted; expanding holds
+	// the anchored nodes whose aliases are being expanded.
+	depth     int
+	expanding map[*yaml.Node]bool
 }
+
+// maxNesting bounds how deeply values nest (through aliases and includes
+// too): JSON Pointers grow with depth, so an alias chain nesting a value
+// a million levels deep would cost memory quadratic in its size.
+const maxNesting = 1000
 
 // Alias expansion bound: a document of n nodes as written may produce at
 // most aliasFactor×n + aliasSlack values once its aliases are expanded
@@ -115,6 +124,10 @@ func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
 	if c.budget--; c.budget < 0 {
 		return canon.Value{}, c.errorf(n, file, ptr, "YAML aliases expand the document past %d values per node written (an alias bomb?): write the values out, or share them with $file", aliasFactor)
 	}
+	if c.depth++; c.depth > maxNesting {
+		return canon.Value{}, c.errorf(n, file, ptr, "values nest deeper than %d levels", maxNesting)
+	}
+	defer func() { c.depth-- }()
 	c.record(ptr, Pos{File: file, Line: n.Line, Col: n.Column})
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -126,6 +139,14 @@ func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
 		if n.Alias == nil {
 			return canon.Value{}, c.errorf(n, file, ptr, "unresolved alias *%s", n.Value)
 		}
+		if c.expanding[n.Alias] {
+			return canon.Value{}, c.errorf(n, file, ptr, "alias *%s refers to a value that contains it", n.Value)
+		}
+		if c.expanding == nil {
+			c.expanding = map[*yaml.Node]bool{}
+		}
+		c.expanding[n.Alias] = true
+		defer delete(c.expanding, n.Alias)
 		return c.value(n.Alias, file, ptr)
 	case yaml.SequenceNode:
 		items := make([]canon.Value, 0, len(n.Content))
