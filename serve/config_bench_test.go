@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpctl/mcpctl/internal/cputime"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -75,14 +76,14 @@ func BenchmarkConfigLoad(b *testing.B) {
 		}
 		var base, load time.Duration
 		for range b.N {
-			t0 := cpuTime()
+			t0 := cputime.Process()
 			var doc yaml.Node
 			if err := yaml.Unmarshal([]byte(data), &doc); err != nil {
 				b.Fatal(err)
 			}
-			t1 := cpuTime()
+			t1 := cputime.Process()
 			loadAndBuild(b, path).discard()
-			base, load = base+t1-t0, load+cpuTime()-t1
+			base, load = base+t1-t0, load+cputime.Process()-t1
 		}
 		k := fmt.Sprintf("%dk", n/1000)
 		b.ReportMetric(float64(load.Milliseconds())/float64(b.N), "load-cpu-ms-"+k)
