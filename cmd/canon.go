@@ -122,7 +122,7 @@ func displayName(src string) string {
 // readSourceBytes reads a file or stdin for --check.
 func readSourceBytes(s *Streams, src string) ([]byte, error) {
 	if src == "-" {
-		b, err := io.ReadAll(s.In)
+		b, err := safefile.ReadAll(s.In, 0)
 		if err != nil {
 			return nil, &toolset.InputError{Source: "<stdin>", Offset: -1, Msg: err.Error(), Err: err}
 		}

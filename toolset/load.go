@@ -45,7 +45,7 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
 		if opts.Stdin == nil {
 			return nil, &InputError{Source: "<stdin>", Offset: -1, Msg: "no standard input"}
 		}
-		data, err := io.ReadAll(opts.Stdin)
+		data, err := safefile.ReadAll(opts.Stdin, 0)
 		if err != nil {
 			return nil, &InputError{Source: "<stdin>", Offset: -1, Msg: err.Error(), Err: err}
 		}

@@ -99,7 +99,17 @@ func read(path string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, fi.Size(), max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	return ReadAll(f, max)
+}
+
+// ReadAll reads r to its end, refusing more than max bytes (0: the
+// default) with an error wrapping ErrTooLarge: for standard input and
+// other streams, which have no size to check first.
+func ReadAll(r io.Reader, max int64) ([]byte, error) {
+	if max <= 0 {
+		max = DefaultMaxSize
+	}
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -91,5 +92,15 @@ func TestHardening08Under(t *testing.T) {
 		if data, err := read(p); err != nil || string(data) != "{}" {
 			t.Errorf("read(%s) = %q, %v", p, data, err)
 		}
+	}
+}
+
+// TestHardening03ReadAll: standard input is bounded like a file.
+func TestHardening03ReadAll(t *testing.T) {
+	if _, err := ReadAll(strings.NewReader("12345"), 4); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("5 bytes at a limit of 4: %v, want ErrTooLarge", err)
+	}
+	if data, err := ReadAll(strings.NewReader("1234"), 4); err != nil || string(data) != "1234" {
+		t.Errorf("4 bytes at a limit of 4: %q, %v", data, err)
 	}
 }
