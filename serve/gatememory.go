@@ -89,12 +89,20 @@ func (m *gateMemory) escalate(rep *diff.Report, old, cand *toolset.Set, minNotic
 		c := &rep.Changes[i]
 		switch c.Rule {
 		case "tool-deprecated", "sunset-moved-later":
-			_, sunset, _ := diff.Lifecycle(&cand.Lookup(c.Tool).Value)
+			nt := cand.Lookup(c.Tool)
+			if nt == nil {
+				continue
+			}
+			_, sunset, _ := diff.Lifecycle(&nt.Value)
 			if !sunset.IsZero() && sunset.Before(now.Add(minNotice)) {
 				breaking(c, fmt.Sprintf("its sunset %s is less than the minimum notice (gate.minNotice %s) away: removing it at the sunset would break callers without warning", sunset.Format(time.DateOnly), minNotice))
 			}
 		case "tool-removed-after-sunset":
-			_, sunset, _ := diff.Lifecycle(&old.Lookup(c.Tool).Value)
+			ot := old.Lookup(c.Tool)
+			if ot == nil {
+				continue
+			}
+			_, sunset, _ := diff.Lifecycle(&ot.Value)
 			at, ok := m.noticed[c.Tool]
 			switch {
 			case !ok:
