@@ -89,28 +89,36 @@ func (m *gateMemory) escalate(rep *diff.Report, old, cand *toolset.Set, minNotic
 		c := &rep.Changes[i]
 		switch c.Rule {
 		case "tool-deprecated", "sunset-moved-later":
-			nt := cand.Lookup(c.Tool)
-			if nt == nil {
-				continue
-			}
-			_, sunset, _ := diff.Lifecycle(&nt.Value)
-			if !sunset.IsZero() && sunset.Before(now.Add(minNotice)) {
-				breaking(c, fmt.Sprintf("its sunset %s is less than the minimum notice (gate.minNotice %s) away: removing it at the sunset would break callers without warning", sunset.Format(time.DateOnly), minNotice))
+			if t := cand.Lookup(c.Tool); t != nil {
+				checkNotice(c, t, minNotice, now)
 			}
 		case "tool-removed-after-sunset":
-			ot := old.Lookup(c.Tool)
-			if ot == nil {
-				continue
-			}
-			_, sunset, _ := diff.Lifecycle(&ot.Value)
-			at, ok := m.noticed[c.Tool]
-			switch {
-			case !ok:
-				breaking(c, "this server never published its deprecation")
-			case sunset.Sub(at) < minNotice:
-				breaking(c, fmt.Sprintf("its deprecation was first published %s, less than the minimum notice (gate.minNotice %s) before its sunset %s", at.UTC().Format(time.RFC3339), minNotice, sunset.Format(time.DateOnly)))
+			if t := old.Lookup(c.Tool); t != nil {
+				m.checkRemoval(c, t, minNotice)
 			}
 		}
+	}
+}
+
+// checkNotice makes the deprecation of t (c) breaking when its sunset is
+// less than minNotice after now.
+func checkNotice(c *diff.Change, t *toolset.Tool, minNotice time.Duration, now time.Time) {
+	_, sunset, _ := diff.Lifecycle(&t.Value)
+	if !sunset.IsZero() && sunset.Before(now.Add(minNotice)) {
+		breaking(c, fmt.Sprintf("its sunset %s is less than the minimum notice (gate.minNotice %s) away: removing it at the sunset would break callers without warning", sunset.Format(time.DateOnly), minNotice))
+	}
+}
+
+// checkRemoval makes the removal of t after its sunset (c) breaking unless
+// its deprecation was published at least minNotice before the sunset.
+func (m *gateMemory) checkRemoval(c *diff.Change, t *toolset.Tool, minNotice time.Duration) {
+	_, sunset, _ := diff.Lifecycle(&t.Value)
+	at, ok := m.noticed[c.Tool]
+	switch {
+	case !ok:
+		breaking(c, "this server never published its deprecation")
+	case sunset.Sub(at) < minNotice:
+		breaking(c, fmt.Sprintf("its deprecation was first published %s, less than the minimum notice (gate.minNotice %s) before its sunset %s", at.UTC().Format(time.RFC3339), minNotice, sunset.Format(time.DateOnly)))
 	}
 }
 
