@@ -90,8 +90,10 @@ func (s *Server) Watch(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			if ws.replaced(ev) {
-				ws.rewatch(ev.Name, s)
+			if ws.isFolder(ev) {
+				if ev.Has(fsnotify.Create) {
+					ws.rewatch(ev.Name, s)
+				}
 				timer.Reset(s.opts.Debounce)
 			} else if ws.relevant(ev) {
 				s.log.Debug("config change seen", "file", ev.Name, "op", ev.Op.String())
@@ -166,20 +168,20 @@ func (ws *watchSet) update(files []string, s *Server) {
 	ws.names = names
 }
 
-// replaced reports whether ev is a config folder itself being created,
-// removed or moved (seen from its parent, or by its own watch).
-func (ws *watchSet) replaced(ev fsnotify.Event) bool {
+// isFolder reports whether ev is about a config folder itself (created,
+// removed or moved, seen from its parent or by its own watch).
+func (ws *watchSet) isFolder(ev fsnotify.Event) bool {
 	return ws.names[ev.Name] != nil && ev.Op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0
 }
 
-// rewatch sets the watch of the config folder dir afresh, on whatever is
-// at that path now: the watch of a folder moved away followed it, and a
-// new folder at the path is not watched until then.
+// rewatch sets the watch of the config folder dir, just created, afresh:
+// the watch of a folder moved away followed it, and the new folder at its
+// path is not watched until then.
 func (ws *watchSet) rewatch(dir string, s *Server) {
 	_ = ws.w.Remove(dir)
 	if err := ws.w.Add(dir); err != nil {
 		delete(ws.dirs, dir)
-		s.log.Warn("the config folder was moved or removed; reloading when it is back", "dir", dir, "error", err)
+		s.log.Warn("cannot watch the new config folder", "dir", dir, "error", err)
 		return
 	}
 	ws.dirs[dir] = true
