@@ -20,7 +20,6 @@ type metrics struct {
 	inFlight             prometheus.Gauge
 	lists                prometheus.Counter
 	facades              *prometheus.CounterVec
-	sessions             prometheus.GaugeFunc
 	panics               *prometheus.CounterVec
 }
 
