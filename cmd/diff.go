@@ -16,6 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -150,13 +151,8 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Facades == "" {
-		// A serve config as NEW declares its own facades (docs/diff.md#facade-coverage-and-usage).
-		ff, err := serveConfigFacades(opts.New)
-		if err != nil {
-			return err
-		}
-		dopts.Facades = ff
+	if err := sideFacades(&dopts, opts); err != nil {
+		return err
 	}
 	rep := diff.Compare(old, new, dopts)
 	if opts.Usage != "" {
@@ -184,6 +180,26 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	if report.Fails(rep, ropts) {
 		return ErrFindings
 	}
+	return nil
+}
+
+// sideFacades reads the facades OLD and NEW declare (a serve config or a
+// contract lockfile, docs/diff.md#facade-coverage-and-usage): NEW's are the
+// declared facades unless --facades is given; OLD's carry calls the other
+// way, for --compatibility forward and full.
+func sideFacades(dopts *diff.Options, opts diffOptions) error {
+	oldFF, err := declaredFacades(opts.Old)
+	if err != nil {
+		return err
+	}
+	newFF, err := declaredFacades(opts.New)
+	if err != nil {
+		return err
+	}
+	if opts.Facades == "" {
+		dopts.Facades = newFF
+	}
+	_ = oldFF
 	return nil
 }
 
@@ -215,9 +231,11 @@ func loadConfig(opts diffOptions) (*config.Config, error) {
 	return cfg, nil
 }
 
-// serveConfigFacades returns the facades a serve config file declares, nil
-// when src is not a serve config file.
-func serveConfigFacades(src string) (facade.File, error) {
+// declaredFacades returns the facades a source declares: a serve config's
+// tools' facade blocks, or a contract lockfile's "facades" member
+// (docs/diff.md#facade-coverage-and-usage); nil for any other source. Only
+// local files are looked into.
+func declaredFacades(src string) (facade.File, error) {
 	for _, p := range []string{"git:", "stdio:", "http://", "https://"} {
 		if strings.HasPrefix(src, p) {
 			return nil, nil
@@ -228,17 +246,33 @@ func serveConfigFacades(src string) (facade.File, error) {
 		return nil, nil
 	}
 	data, err := os.ReadFile(src)
-	if err != nil || !toolset.IsServeConfig(src, data) {
+	if err != nil {
 		return nil, nil
 	}
-	cfg, err := serve.LoadConfig(src)
+	ff, err := fileFacades(src, data)
+	if err != nil || len(ff) == 0 {
+		return nil, err
+	}
+	return ff, nil
+}
+
+// fileFacades reads the facades of a serve config or a lockfile's bytes.
+func fileFacades(src string, data []byte) (facade.File, error) {
+	if toolset.IsServeConfig(src, data) {
+		cfg, err := serve.LoadConfig(src)
+		if err != nil {
+			return nil, err
+		}
+		return cfg.Facades(), nil
+	}
+	if !bytes.Contains(data, []byte(`"`+lockfile.FacadesMember+`"`)) {
+		return nil, nil
+	}
+	lock, err := lockfile.Decode(src, data)
 	if err != nil {
 		return nil, err
 	}
-	if ff := cfg.Facades(); len(ff) > 0 {
-		return ff, nil
-	}
-	return nil, nil
+	return lock.Facades, nil
 }
 
 // loadPair loads both sides at once (live servers take a while to start);

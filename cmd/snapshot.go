@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -28,7 +30,9 @@ func newSnapshotCmd(s *Streams) *cobra.Command {
 		Long: `Fetch the tools/list of a server (or read any other source) and write it as a
 lockfile to commit: {"tools": […]} with the tools sorted by name and each
 tool's JSON exactly as the server sent it (member order kept; only
-indentation added). Live servers are asked with protocol revision 2025-11-25
+indentation added). A serve config or a lockfile as SOURCE also writes its
+tools' facade blocks, as a "facades" member (tool name → block): the
+contract lockfile that gate.baseline and mcpctl diff read. Live servers are asked with protocol revision 2025-11-25
 unless they only speak a newer one, and every page of tools/list is read.`,
 		Example: `  mcpctl snapshot -o tools.lock.json -- npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp
   mcpctl snapshot https://example.com/mcp -o tools.lock.json
@@ -64,8 +68,15 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 	if err != nil {
 		return err
 	}
+	var ff facade.File
+	if opts.Source != "" {
+		// A serve config or a lockfile: its facades are part of the contract.
+		if ff, err = declaredFacades(opts.Source); err != nil {
+			return err
+		}
+	}
 	var buf bytes.Buffer
-	if err := toolset.WriteSnapshot(&buf, set); err != nil {
+	if err := lockfile.Write(&buf, set, ff); err != nil {
 		return err
 	}
 	if opts.Output == "" {
