@@ -35,6 +35,8 @@ type diffOptions struct {
 	UsedOnly bool
 	Verify   int
 	Config   string
+	// Compatibility is --compatibility: backward, forward, full or none.
+	Compatibility string
 	// Dir is where .mcpctl.yaml is looked for; "" means the working
 	// directory.
 	Dir string
@@ -66,6 +68,13 @@ OLD that use the changed location, or any call of a removed tool); breaking
 findings no call touches are marked unused, and with --fail-on-used-only
 they do not fail the gate.
 
+--compatibility says which direction changes must be compatible in:
+backward (the default: calls made against OLD still work with NEW, results
+of NEW stay valid for OLD's clients), forward (the reverse: calls built from
+NEW work with OLD, what a rolling update across replicas needs), full (both;
+each finding says which direction failed) or none (findings are listed but
+never fail).
+
 Exit codes: 0 when nothing reaches --fail-on, 1 when something does (covered
 facade findings count as safe, ignored ones not at all), 2 for bad input or
 usage, 3 for a bug.`,
@@ -87,8 +96,10 @@ usage, 3 for a bug.`,
 	f.StringVar(&opts.Usage, "usage", "", "weight findings by the recorded calls in FIXTURES (a file or folder, any replay format): each finding counts the calls it affects; breaking findings no call touches are marked unused")
 	f.BoolVar(&opts.UsedOnly, "fail-on-used-only", false, "with --usage: breaking findings no recorded call touches do not fail the gate")
 	f.IntVar(&opts.Verify, "verify", 0, "sample this many instances per changed schema to test safe verdicts (0: off)")
+	f.StringVar(&opts.Compatibility, "compatibility", "backward", "direction changes must be compatible in: "+strings.Join(diff.Compatibilities(), ", ")+" (none: report, never fail)")
 	f.StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("compatibility", cobra.FixedCompletions(diff.Compatibilities(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"safe", "facade", "breaking", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -105,6 +116,10 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	}
 	if !contains(report.Formats(), opts.Format) {
 		return usageErrorf("--format must be one of %s, got %q", strings.Join(report.Formats(), ", "), opts.Format)
+	}
+	compat, err := diff.ParseCompatibility(opts.Compatibility)
+	if err != nil {
+		return usageErrorf("--compatibility: %v", err)
 	}
 	if opts.Verify < 0 {
 		return usageErrorf("--verify must be 0 or more, got %d", opts.Verify)
@@ -123,7 +138,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		now = time.Now()
 	}
 
-	dopts := diff.Options{StrictOpenContent: opts.StrictOpenContent, Verify: opts.Verify, Now: now}
+	dopts := diff.Options{StrictOpenContent: opts.StrictOpenContent, Verify: opts.Verify, Now: now, Compatibility: compat}
 	cfg, err := loadConfig(opts)
 	if err != nil {
 		return err
@@ -199,7 +214,7 @@ func sideFacades(dopts *diff.Options, opts diffOptions) error {
 	if opts.Facades == "" {
 		dopts.Facades = newFF
 	}
-	_ = oldFF
+	dopts.OldFacades = oldFF
 	return nil
 }
 
