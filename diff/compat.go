@@ -23,9 +23,9 @@ type Compatibility string
 
 // The compatibility modes.
 const (
-	Backward       Compatibility = "backward"
-	Forward        Compatibility = "forward"
-	Full           Compatibility = "full"
+	Backward        Compatibility = "backward"
+	Forward         Compatibility = "forward"
+	Full            Compatibility = "full"
 	NoCompatibility Compatibility = "none"
 )
 
