@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/internal/durable"
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -83,31 +82,9 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 		_, err := s.Out.Write(buf.Bytes())
 		return err
 	}
-	if err := writeFileAtomic(opts.Output, buf.Bytes()); err != nil {
+	if err := durable.WriteFile(opts.Output, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", opts.Output, err)
 	}
 	fmt.Fprintf(s.ErrOut, "wrote %s: %d tools\n", opts.Output, len(set.Tools))
 	return nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it
-// into place, so readers never see a partial lockfile.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
