@@ -87,8 +87,10 @@ type publishedFile struct {
 	Fingerprints []string `json:"fingerprints"`
 }
 
-func contractPath(seq int64) string { return path.Join(dContracts, strconv.FormatInt(seq, 10)+".lock.json") }
-func bundlePath(seq int64) string   { return path.Join(dBundles, strconv.FormatInt(seq, 10)) }
+func contractPath(seq int64) string {
+	return path.Join(dContracts, strconv.FormatInt(seq, 10)+".lock.json")
+}
+func bundlePath(seq int64) string { return path.Join(dBundles, strconv.FormatInt(seq, 10)) }
 
 func (s *State) loadPublished() error {
 	if _, err := s.readJSON(fPublished, &s.pub); err != nil {

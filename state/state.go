@@ -161,11 +161,11 @@ func (s *State) now() time.Time { return s.opts.Now().UTC() }
 
 // The files of the folder.
 const (
-	fPublished   = "published.json"
-	fMemory      = "memory.lock.json"
-	fJournal     = "journal.jsonl"
-	dPending     = "pending"
-	fUsage       = "usage.json"
-	dContracts   = "contracts"
-	dBundles     = "bundles"
+	fPublished = "published.json"
+	fMemory    = "memory.lock.json"
+	fJournal   = "journal.jsonl"
+	dPending   = "pending"
+	fUsage     = "usage.json"
+	dContracts = "contracts"
+	dBundles   = "bundles"
 )
