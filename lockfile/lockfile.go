@@ -67,11 +67,14 @@ func Decode(source string, data []byte) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	lock := &Lock{Set: set, Facades: facade.File{}}
+	if !bytes.Contains(data, []byte(`"`+FacadesMember+`"`)) {
+		return lock, nil // no facades: skip the second parse
+	}
 	root, err := canon.Parse(data)
 	if err != nil { // toolset.Decode parsed it already
 		return nil, err
 	}
-	lock := &Lock{Set: set, Facades: facade.File{}}
 	fv := root.Get(FacadesMember)
 	if root.Kind != canon.Object || fv == nil {
 		return lock, nil

@@ -8,7 +8,7 @@
 //	                       sequence counter and every contract fingerprint ever published
 //	contracts/SEQ.lock.json  each of those contracts, as a contract lockfile
 //	bundles/SEQ/…          the config bundle each was built from (config + $file includes)
-//	memory.lock.json       the last published definition (and facade) of every tool ever published
+//	memory.lock.json       the last published definition (and facade) of every tool a later contract removed
 //	journal.jsonl          every decision, one JSON object a line, append-only
 //	pending/FP.json        refused candidates waiting for a decision, by fingerprint
 //	usage.json             calls per tool and per facade rule, per UTC day, and the last call

@@ -274,23 +274,37 @@ func (s *State) loadMemory() error {
 	return nil
 }
 
-// remember records the definitions of lock's tools as their last published
-// ones and writes memory.lock.json.
+// remember keeps the tools the previous contract had and lock does not
+// (with their facades) in memory.lock.json, beside those removed earlier;
+// the tools of the last contract are looked up there (LastPublished). The
+// caller holds s.mu.
 func (s *State) remember(lock *lockfile.Lock) error {
-	mem := maps.Clone(s.memory)
-	ff := maps.Clone(s.memoryFF)
-	for _, t := range lock.Set.Tools {
-		mem[t.Name] = t
-		delete(ff, t.Name)
-		if b, ok := lock.Facades[t.Name]; ok {
-			ff[t.Name] = b
+	mem, ff := maps.Clone(s.memory), maps.Clone(s.memoryFF)
+	changed := false
+	if len(s.history) > 0 {
+		prev := s.history[len(s.history)-1].Contract
+		for _, t := range prev.Set.Tools {
+			if lock.Set.Lookup(t.Name) != nil {
+				continue
+			}
+			mem[t.Name], changed = t, true
+			delete(ff, t.Name)
+			if b, ok := prev.Facades[t.Name]; ok {
+				ff[t.Name] = b
+			}
 		}
 	}
-	tools := make([]*toolset.Tool, 0, len(mem))
-	for _, t := range mem {
-		tools = append(tools, t)
+	for _, t := range lock.Set.Tools {
+		if _, ok := mem[t.Name]; ok {
+			delete(mem, t.Name)
+			delete(ff, t.Name)
+			changed = true
+		}
 	}
-	set, err := toolset.NewSet(s.path(fMemory), tools)
+	if !changed {
+		return nil
+	}
+	set, err := toolset.NewSet(s.path(fMemory), slices.Collect(maps.Values(mem)))
 	if err != nil {
 		return err
 	}
@@ -311,6 +325,12 @@ func (s *State) remember(lock *lockfile.Lock) error {
 func (s *State) LastPublished(tool string) (t *toolset.Tool, fb facade.Block, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.history) > 0 {
+		last := s.history[len(s.history)-1].Contract
+		if t := last.Set.Lookup(tool); t != nil {
+			return t, last.Facades[tool], true
+		}
+	}
 	t, ok = s.memory[tool]
 	return t, s.memoryFF[tool], ok
 }
