@@ -54,7 +54,8 @@ const noneReason = "compatibility none: reported, never gated"
 // from NEW); their rule, values, message and witness read in that
 // direction (the witness is arguments NEW accepts and OLD rejects). Every
 // finding of a forward or full report says its direction in
-// Change.Compatibility; the report's sides stay OLD and NEW.
+// Change.Compatibility; the report's sides stay OLD and NEW. A mode
+// Options.Check would refuse is judged as full, the strictest.
 func compareCompat(old, new *toolset.Set, opts Options) *Report {
 	mode := opts.Compatibility
 	opts.Compatibility = Backward

@@ -135,4 +135,10 @@ func TestCompatibilityParse(t *testing.T) {
 	if _, err := ParseCompatibility("both"); err == nil {
 		t.Error(`ParseCompatibility("both") accepted`)
 	}
+	if err := (Options{Compatibility: "both"}).Check(); err == nil {
+		t.Error(`Options.Check accepted compatibility "both"`)
+	}
+	if err := (Options{Compatibility: Forward}).Check(); err != nil {
+		t.Errorf("Options.Check(forward): %v", err)
+	}
 }
