@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/internal/durable"
 )
 
 // The kinds of journal entries.
@@ -78,8 +79,9 @@ func (s *State) Journal() ([]Entry, error) {
 
 // checkJournal reads the journal once at Open: a line that does not decode
 // is a *CorruptError (line and byte offset), except a last line without
-// its newline (an append cut short), which is cut off with a warning so
-// the next append starts on a line of its own.
+// its newline (an append cut short): cut off with a warning when it does
+// not decode, completed with its newline when it does, so the next append
+// starts on a line of its own.
 func (s *State) checkJournal() error {
 	file := s.path(fJournal)
 	data, err := os.ReadFile(file)
@@ -96,11 +98,25 @@ func (s *State) checkJournal() error {
 	if whole == len(data) {
 		return nil
 	}
+	var e Entry
+	if json.Unmarshal(data[whole:], &e) == nil {
+		// Whole but for its newline: keep it.
+		return appendNewline(file)
+	}
 	w := &CorruptError{File: file, Offset: int64(whole), Msg: fmt.Sprintf("the last line was cut short (%d bytes without a newline); dropped", len(data)-whole)}
 	w.Line, w.Col = lineOf(data, whole), 1
 	s.warnings = append(s.warnings, w)
 	s.log.Warn("state: torn journal line dropped", "file", file, "offset", whole, "bytes", len(data)-whole)
 	return os.Truncate(file, int64(whole))
+}
+
+func appendNewline(file string) error {
+	f, err := durable.OpenAppend(file)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte{'\n'})
+	return errors.Join(err, f.Close())
 }
 
 // parseJournal decodes the whole lines of data; whole is the length of

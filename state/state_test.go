@@ -238,6 +238,63 @@ func TestStateJournalTorn(t *testing.T) {
 	}
 }
 
+// TestStateJournalMissingNewline: a last entry whole but for its newline
+// is kept, without a warning.
+func TestStateJournalMissingNewline(t *testing.T) {
+	dir, c := stateDir(t), newClock()
+	st := open(t, dir, c, 1)
+	if _, err := st.Publish(Record{Contract: contract(t, "a", nil, "x")}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	jf := filepath.Join(dir, fJournal)
+	data, _ := os.ReadFile(jf)
+	os.WriteFile(jf, bytes.TrimSuffix(data, []byte("\n")), 0o600)
+	st = open(t, dir, c, 1)
+	defer st.Close()
+	if ws := st.Warnings(); len(ws) != 0 {
+		t.Errorf("warnings %v", ws)
+	}
+	if err := st.Refused("f", nil); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := st.Journal(); err != nil || len(j) != 2 {
+		t.Errorf("journal: %d entries, %v; want 2", len(j), err)
+	}
+}
+
+// TestStateConcurrentCounts: calls counted while the counters are flushed
+// and contracts published are all counted (run with -race).
+func TestStateConcurrentCounts(t *testing.T) {
+	dir, c := stateDir(t), newClock()
+	st := open(t, dir, c, 2)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 500 {
+				st.Count("x", "rename/q")
+			}
+		}()
+	}
+	for i := range 5 {
+		if _, err := st.Publish(Record{Contract: contract(t, fmt.Sprint("p", i), nil, "x")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	st.Close()
+	st = open(t, dir, c, 2)
+	defer st.Close()
+	if w := st.Usage("x", "rename/q", time.Hour); w.Calls != 2000 {
+		t.Errorf("counted %d calls, want 2000", w.Calls)
+	}
+}
+
 // TestStateCorruptFiles: a journal line in the middle that does not
 // decode, a published.json or a usage.json that does not decode, a
 // contract that is not a lockfile: each is a *CorruptError naming the
