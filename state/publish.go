@@ -54,10 +54,13 @@ var ErrBundlePath = errors.New("bad bundle path")
 // facades), the generation number of the process that published it, what
 // allowed it, and the config bundle it was built from (nil: none).
 type Record struct {
-	Contract   *lockfile.Lock
-	Generation int64
-	Allowed    Allowance
-	Bundle     *Bundle
+	Contract *lockfile.Lock
+	// Fingerprint is Contract.Set.Fingerprint(), when the caller has it
+	// already (a generation's); "" computes it.
+	Fingerprint string
+	Generation  int64
+	Allowed     Allowance
+	Bundle      *Bundle
 }
 
 // Published is one published contract as kept in the state: Seq counts the
@@ -119,7 +122,11 @@ func (s *State) Publish(rec Record) (*Published, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := &Published{Seq: s.pub.Seq + 1, Generation: rec.Generation, Fingerprint: rec.Contract.Set.Fingerprint(),
+	fp := rec.Fingerprint
+	if fp == "" {
+		fp = rec.Contract.Set.Fingerprint()
+	}
+	p := &Published{Seq: s.pub.Seq + 1, Generation: rec.Generation, Fingerprint: fp,
 		Time: s.now(), Allowed: rec.Allowed, Contract: rec.Contract}
 	if err := s.writeContract(p, rec); err != nil {
 		return nil, err
