@@ -82,9 +82,14 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 		_, err := s.Out.Write(buf.Bytes())
 		return err
 	}
-	if err := durable.WriteFile(opts.Output, buf.Bytes(), 0o644); err != nil {
+	if err := writeFileAtomic(opts.Output, buf.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", opts.Output, err)
 	}
 	fmt.Fprintf(s.ErrOut, "wrote %s: %d tools\n", opts.Output, len(set.Tools))
 	return nil
 }
+
+// writeFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it into place (durable.WriteFile), so readers never see a
+// partial lockfile.
+func writeFileAtomic(path string, data []byte) error { return durable.WriteFile(path, data, 0o644) }
