@@ -17,6 +17,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/internal/safefile"
+	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -38,6 +39,8 @@ type diffOptions struct {
 	UsedOnly bool
 	Verify   int
 	Config   string
+	// Compatibility is --compatibility: backward, forward, full or none.
+	Compatibility string
 	// Dir is where .mcpctl.yaml is looked for; "" means the working
 	// directory.
 	Dir string
@@ -69,6 +72,13 @@ OLD that use the changed location, or any call of a removed tool); breaking
 findings no call touches are marked unused, and with --fail-on-used-only
 they do not fail the gate.
 
+--compatibility says which direction changes must be compatible in:
+backward (the default: calls made against OLD still work with NEW, results
+of NEW stay valid for OLD's clients), forward (the reverse: calls built from
+NEW work with OLD, what a rolling update across replicas needs), full (both;
+each finding says which direction failed) or none (findings are listed but
+never fail).
+
 Exit codes: 0 when nothing reaches --fail-on, 1 when something does (covered
 facade findings count as safe, ignored ones not at all), 2 for bad input or
 usage, 3 for a bug.`,
@@ -91,8 +101,10 @@ usage, 3 for a bug.`,
 	f.StringVar(&opts.Usage, "usage", "", "weight findings by the recorded calls in FIXTURES (a file or folder, any replay format): each finding counts the calls it affects; breaking findings no call touches are marked unused")
 	f.BoolVar(&opts.UsedOnly, "fail-on-used-only", false, "with --usage: breaking findings no recorded call touches do not fail the gate")
 	f.IntVar(&opts.Verify, "verify", 0, "sample this many instances per changed schema to test safe verdicts (0: off)")
+	f.StringVar(&opts.Compatibility, "compatibility", "backward", "direction changes must be compatible in: "+strings.Join(diff.Compatibilities(), ", ")+" (none: report, never fail)")
 	f.StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("compatibility", cobra.FixedCompletions(diff.Compatibilities(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"safe", "facade", "breaking", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -109,6 +121,10 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	}
 	if !contains(report.Formats(), opts.Format) {
 		return usageErrorf("--format must be one of %s, got %q", strings.Join(report.Formats(), ", "), opts.Format)
+	}
+	compat, err := diff.ParseCompatibility(opts.Compatibility)
+	if err != nil {
+		return usageErrorf("--compatibility: %v", err)
 	}
 	if opts.Verify < 0 {
 		return usageErrorf("--verify must be 0 or more, got %d", opts.Verify)
@@ -127,7 +143,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		now = time.Now()
 	}
 
-	dopts := diff.Options{StrictOpenContent: opts.StrictOpenContent, Verify: opts.Verify, Now: now}
+	dopts := diff.Options{StrictOpenContent: opts.StrictOpenContent, Verify: opts.Verify, Now: now, Compatibility: compat}
 	cfg, err := loadConfig(opts)
 	if err != nil {
 		return err
@@ -155,13 +171,8 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Facades == "" {
-		// A serve config as NEW declares its own facades (docs/diff.md#facade-coverage-and-usage).
-		ff, err := serveConfigFacades(opts.New)
-		if err != nil {
-			return err
-		}
-		dopts.Facades = ff
+	if err := sideFacades(&dopts, opts); err != nil {
+		return err
 	}
 	rep := diff.Compare(old, new, dopts)
 	if opts.Usage != "" {
@@ -210,6 +221,26 @@ func writeSuggestedFacades(path string, rep *diff.Report) error {
 	return nil
 }
 
+// sideFacades reads the facades OLD and NEW declare (a serve config or a
+// contract lockfile, docs/diff.md#facade-coverage-and-usage): NEW's are the
+// declared facades unless --facades is given; OLD's carry calls the other
+// way, for --compatibility forward and full.
+func sideFacades(dopts *diff.Options, opts diffOptions) error {
+	oldFF, err := declaredFacades(opts.Old)
+	if err != nil {
+		return err
+	}
+	newFF, err := declaredFacades(opts.New)
+	if err != nil {
+		return err
+	}
+	if opts.Facades == "" {
+		dopts.Facades = newFF
+	}
+	dopts.OldFacades = oldFF
+	return nil
+}
+
 // loadConfig reads --config, or .mcpctl.yaml found upward from the working
 // directory; nil when there is none.
 func loadConfig(opts diffOptions) (*config.Config, error) {
@@ -238,9 +269,11 @@ func loadConfig(opts diffOptions) (*config.Config, error) {
 	return cfg, nil
 }
 
-// serveConfigFacades returns the facades a serve config file declares, nil
-// when src is not a serve config file.
-func serveConfigFacades(src string) (facade.File, error) {
+// declaredFacades returns the facades a source declares: a serve config's
+// tools' facade blocks, or a contract lockfile's "facades" member
+// (docs/diff.md#facade-coverage-and-usage); nil for any other source. Only
+// local files are looked into.
+func declaredFacades(src string) (facade.File, error) {
 	for _, p := range []string{"git:", "stdio:", "http://", "https://"} {
 		if strings.HasPrefix(src, p) {
 			return nil, nil
@@ -251,17 +284,33 @@ func serveConfigFacades(src string) (facade.File, error) {
 		return nil, nil
 	}
 	data, err := safefile.Read(src, safefile.Limits{})
-	if err != nil || !toolset.IsServeConfig(src, data) {
+	if err != nil {
 		return nil, nil
 	}
-	cfg, err := serve.LoadConfig(src)
+	ff, err := fileFacades(src, data)
+	if err != nil || len(ff) == 0 {
+		return nil, err
+	}
+	return ff, nil
+}
+
+// fileFacades reads the facades of a serve config or a lockfile's bytes.
+func fileFacades(src string, data []byte) (facade.File, error) {
+	if toolset.IsServeConfig(src, data) {
+		cfg, err := serve.LoadConfig(src)
+		if err != nil {
+			return nil, err
+		}
+		return cfg.Facades(), nil
+	}
+	if !bytes.Contains(data, []byte(`"`+lockfile.FacadesMember+`"`)) {
+		return nil, nil
+	}
+	lock, err := lockfile.Decode(src, data)
 	if err != nil {
 		return nil, err
 	}
-	if ff := cfg.Facades(); len(ff) > 0 {
-		return ff, nil
-	}
-	return nil, nil
+	return lock.Facades, nil
 }
 
 // loadPair loads both sides at once (live servers take a while to start);

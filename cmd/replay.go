@@ -105,8 +105,8 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 		return err
 	}
 	if opts.Facades == "" && opts.Against != "-" {
-		// A serve config carries its tools' facades.
-		if facades, err = serveConfigFacades(opts.Against); err != nil {
+		// A serve config or a contract lockfile carries its tools' facades.
+		if facades, err = declaredFacades(opts.Against); err != nil {
 			return badInput{err}
 		}
 	}

@@ -11,6 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/internal/durable"
+	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -31,8 +34,11 @@ func newSnapshotCmd(s *Streams) *cobra.Command {
 		Long: `Fetch the tools/list of a server (or read any other source) and write it as a
 lockfile to commit: {"tools": […]} with the tools sorted by name and each
 tool's JSON exactly as the server sent it (member order kept; only
-indentation added). Live servers are asked with protocol revision 2025-11-25
-unless they only speak a newer one, and every page of tools/list is read.
+indentation added). A serve config or a lockfile as SOURCE also writes its
+tools' facade blocks, as a "facades" member (tool name → block): the
+contract lockfile that gate.baseline and mcpctl diff read. Live servers are
+asked with protocol revision 2025-11-25 unless they only speak a newer one,
+and every page of tools/list is read.
 
 --client-config FILE reads an MCP client's configuration (Claude Desktop's
 {"mcpServers": {NAME: {"command", "args", "env"}}}, the "url" entries of
@@ -82,8 +88,15 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 	if err != nil {
 		return err
 	}
+	var ff facade.File
+	if opts.Source != "" {
+		// A serve config or a lockfile: its facades are part of the contract.
+		if ff, err = declaredFacades(opts.Source); err != nil {
+			return err
+		}
+	}
 	var buf bytes.Buffer
-	if err := toolset.WriteSnapshot(&buf, set); err != nil {
+	if err := lockfile.Write(&buf, set, ff); err != nil {
 		return err
 	}
 	if opts.Output == "" {
@@ -141,7 +154,7 @@ func snapshotClientServer(ctx context.Context, s *Streams, opts snapshotOptions,
 	}
 	path := filepath.Join(opts.Output, lockfileName(cs.Name)) // unique: see runSnapshotClientConfig
 	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
-		return "", 0, fmt.Errorf("write %s: %w", path, err)
+		return "", 0, err
 	}
 	return path, len(set.Tools), nil
 }
@@ -161,24 +174,7 @@ func lockfileName(name string) string {
 	return string(b) + ".lock.json"
 }
 
-// writeFileAtomic writes data to a temporary file beside path and renames it
-// into place, so readers never see a partial lockfile.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
+// writeFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it into place (durable.WriteFile), so readers never see a
+// partial lockfile.
+func writeFileAtomic(path string, data []byte) error { return durable.WriteFile(path, data, 0o644) }

@@ -25,8 +25,13 @@ import (
 // each with a verified facade suggestion) or reported tool-removed. Then
 // Options apply: level overrides, facade coverage, ignores (config.go,
 // coverage.go). Report.Level is the highest level of all findings; see
-// Report.GateLevel for the level a gate should use.
+// Report.GateLevel for the level a gate should use. Options.Compatibility
+// other than backward runs the comparison in the directions it names
+// (compat.go).
 func Compare(old, new *toolset.Set, opts Options) *Report {
+	if opts.Compatibility != "" && opts.Compatibility != Backward {
+		return compareCompat(old, new, opts)
+	}
 	c := &comparison{old: old, new: new, opts: &opts, now: opts.now()}
 	r := &Report{
 		Old:     Side{Source: old.Source, Fingerprint: c.fingerprint(old)},

@@ -44,6 +44,9 @@ func (o Options) Check() error {
 			errs = append(errs, fmt.Errorf("ignores[%d]: path %q is not a JSON Pointer (it must start with /)", i, ig.Path))
 		}
 	}
+	if _, err := ParseCompatibility(string(o.Compatibility)); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

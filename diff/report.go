@@ -108,6 +108,10 @@ type Change struct {
 	Calls *int `json:"calls,omitempty"`
 	// Unused marks a breaking finding that no recorded call touches.
 	Unused bool `json:"unused,omitempty"`
+	// Compatibility is the direction this finding fails in, "backward"
+	// (OLD → NEW) or "forward" (NEW → OLD), under Options.Compatibility
+	// forward or full (docs/diff.md#compatibility-modes); empty otherwise.
+	Compatibility Compatibility `json:"compatibility,omitempty"`
 }
 
 // Report is the result of Compare; its JSON form is the public contract of
@@ -159,4 +163,10 @@ type Options struct {
 	// Now is the time lifecycle sunsets and ignore expiries are judged
 	// against; zero means time.Now().
 	Now time.Time
+	// Compatibility is the direction changes are judged in: backward (the
+	// default, ""), forward, full or none (docs/diff.md#compatibility-modes).
+	Compatibility Compatibility
+	// OldFacades are the facades OLD declares; they carry calls built from
+	// NEW to OLD in the forward direction, as Facades do the other way.
+	OldFacades facade.File
 }

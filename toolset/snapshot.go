@@ -7,6 +7,14 @@ import (
 	"io"
 )
 
+// Member is one top-level member of a lockfile written after "tools" (for
+// example the "facades" of a contract lockfile): its name and its JSON
+// value, re-indented on output.
+type Member struct {
+	Name  string
+	Value json.RawMessage
+}
+
 // WriteSnapshot writes set as a lockfile, a tools/list result
 //
 //	{
@@ -24,10 +32,17 @@ import (
 // number spellings are kept. The output ends with a newline and reads back
 // with Decode to a set of the same canonical form. A tool whose Raw is not
 // valid JSON is an error naming the tool; nothing is written then.
-func WriteSnapshot(w io.Writer, set *Set) error {
+func WriteSnapshot(w io.Writer, set *Set) error { return WriteSnapshotWith(w, set) }
+
+// WriteSnapshotWith writes set as WriteSnapshot does, followed by the
+// extra top-level members in the order given, each value re-indented the
+// same way. Decode ignores members other than "tools", so the output is
+// still a tools/list result. An invalid member value is an error naming
+// the member; nothing is written then.
+func WriteSnapshotWith(w io.Writer, set *Set, extra ...Member) error {
 	var buf bytes.Buffer
 	if len(set.Tools) == 0 {
-		buf.WriteString("{\n  \"tools\": []\n}\n")
+		buf.WriteString("{\n  \"tools\": []")
 	} else {
 		buf.WriteString("{\n  \"tools\": [\n")
 		for i, t := range set.Tools {
@@ -40,8 +55,16 @@ func WriteSnapshot(w io.Writer, set *Set) error {
 			}
 			buf.WriteByte('\n')
 		}
-		buf.WriteString("  ]\n}\n")
+		buf.WriteString("  ]")
 	}
+	for _, m := range extra {
+		name, _ := json.Marshal(m.Name)
+		fmt.Fprintf(&buf, ",\n  %s: ", name)
+		if err := json.Indent(&buf, bytes.TrimSpace(m.Value), "  ", "  "); err != nil {
+			return fmt.Errorf("snapshot of %s: member %q: %w", set.Source, m.Name, err)
+		}
+	}
+	buf.WriteString("\n}\n")
 	_, err := w.Write(buf.Bytes())
 	return err
 }
