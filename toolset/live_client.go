@@ -350,7 +350,9 @@ func (f *fetcher) decodePage(page int, data []byte, first int) ([]*Tool, string,
 		if serr != nil {
 			return nil, "", bad(serr.off, serr.ptr, serr.msg)
 		}
-		t.Offset = -1
+		// Offsets and positions would point into one page of the
+		// server's response, a file nobody can open.
+		t.Offset, t.Locate = -1, nil
 		tools = append(tools, t)
 	}
 	return tools, next, nil
