@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,4 +132,91 @@ func generatedSets(n int) (old, new []byte) {
 	old, _ = json.Marshal(map[string]any{"tools": a})
 	new, _ = json.Marshal(map[string]any{"tools": b})
 	return old, new
+}
+
+// BenchmarkScale measures Compare on one change in a very wide object
+// (1k, 5k and 20k properties) and at the end of a deeply nested schema
+// (50 and 200 levels of properties, and 990 levels of array items, the most
+// the parser's 1,000-level nesting limit leaves room for). The metric
+// x-load+canon is the diff's time per op over loading and canonicalizing
+// the same inputs in the same run; comparing it across sizes shows whether
+// the cost grows linearly (bench/peers/RESULTS.md has oasdiff's figures on
+// the same inputs).
+func BenchmarkScale(b *testing.B) {
+	for _, bc := range []struct {
+		name     string
+		old, new []byte
+	}{
+		{"properties-1k", wideSchema(1000, 10), wideSchema(1000, 5)},
+		{"properties-5k", wideSchema(5000, 10), wideSchema(5000, 5)},
+		{"properties-20k", wideSchema(20000, 10), wideSchema(20000, 5)},
+		{"depth-50", deepSchema(50, false, 10), deepSchema(50, false, 5)},
+		{"depth-200", deepSchema(200, false, 10), deepSchema(200, false, 5)},
+		{"depth-1000", deepSchema(990, true, 10), deepSchema(990, true, 5)},
+	} {
+		b.Run(bc.name, func(b *testing.B) { benchPair(b, bc.old, bc.new) })
+	}
+}
+
+// benchPair times Compare on one pair and reports it over the load+canon
+// baseline.
+func benchPair(b *testing.B, oldData, newData []byte) {
+	load := func() (*toolset.Set, *toolset.Set) {
+		o, err := toolset.Decode("old", oldData)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := toolset.Decode("new", newData)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return o, n
+	}
+	old, new := load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		schema.ResetCache()
+		Compare(old, new, Options{})
+	}
+	b.StopTimer()
+	perDiff := b.Elapsed() / time.Duration(b.N)
+	rounds := max(b.N, 3)
+	start := time.Now()
+	for i := 0; i < rounds; i++ {
+		o, n := load()
+		o.Canonical(false)
+		n.Canonical(false)
+	}
+	perBase := time.Since(start) / time.Duration(rounds)
+	b.ReportMetric(float64(perDiff)/float64(perBase), "x-load+canon")
+	b.ReportMetric(float64(perBase.Nanoseconds()), "baseline-ns/op")
+}
+
+// wideSchema is one tool whose input object has n string properties; the
+// first one's maxLength is maxLen.
+func wideSchema(n, maxLen int) []byte {
+	var s strings.Builder
+	fmt.Fprintf(&s, `{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"p0":{"type":"string","maxLength":%d}`, maxLen)
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&s, `,"p%d":{"type":"string","maxLength":10}`, i)
+	}
+	s.WriteString(`}}}]}`)
+	return []byte(s.String())
+}
+
+// deepSchema is one tool whose input nests depth levels, through a
+// property "a" of objects or (items) through arrays below property "a",
+// down to a string with maxLength maxLen.
+func deepSchema(depth int, items bool, maxLen int) []byte {
+	open, close := `{"type":"object","properties":{"a":`, `}}`
+	if items {
+		open, close = `{"type":"array","items":`, `}`
+	}
+	inner := fmt.Sprintf(`{"type":"string","maxLength":%d}`, maxLen)
+	body := strings.Repeat(open, depth) + inner + strings.Repeat(close, depth)
+	if items {
+		body = `{"type":"object","properties":{"a":` + body + `}}`
+	}
+	return []byte(`{"tools":[{"name":"t","description":"d","inputSchema":` + body + `}]}`)
 }
