@@ -106,9 +106,10 @@ func (cc *compileCache) put(key string, e cacheEntry) {
 // CompileAny compiles a schema given as a decoded JSON value (map[string]any,
 // []any, string, json.Number, bool, nil).
 func CompileAny(doc any) (*Compiled, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
+	if c, ok := compileSplit(doc); ok {
+		return c, nil
+	}
+	c := newCompiler()
 	if err := c.AddResource(resourceURL, doc); err != nil {
 		return nil, cleanError(err)
 	}
