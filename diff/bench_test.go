@@ -15,7 +15,8 @@ import (
 
 // BenchmarkDiff measures Compare on a real pair (github-mcp-server v1.9.0 →
 // v1.10.0) and on a generated 1,000-tool set with one change in every tenth
-// tool. In the same run it measures the baseline: loading both sides
+// tool, as the default gate runs it (DefaultVerify samples per changed
+// schema). In the same run it measures the baseline: loading both sides
 // (toolset.Decode) and canonicalizing them (Set.Canonical); the metric
 // x-load+canon is the diff's time per op over the baseline's (DESIGN §7:
 // report ratios, never assert wall-clock times).
@@ -51,8 +52,8 @@ func BenchmarkDiff(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				schema.ResetCache() // each Compare starts cold, as one mcpctl diff process does
-				Compare(old, new, Options{})
+				schema.ResetCache()                               // each Compare starts cold, as one mcpctl diff process does
+				Compare(old, new, Options{Verify: DefaultVerify}) // the default gate
 			}
 			b.StopTimer()
 			perDiff := b.Elapsed() / time.Duration(b.N)

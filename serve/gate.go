@@ -38,7 +38,7 @@ type gateDecision struct {
 // — any when the entry has none — and tool, not past until); otherwise the
 // candidate is refused unless allowBreaking.
 func gate(live, cand *Generation, allowBreaking bool, now time.Time) gateDecision {
-	rep := diff.Compare(live.Set, cand.Set, diff.Options{Facades: cand.Config.Facades(), Now: now})
+	rep := diff.Compare(live.Set, cand.Set, diff.Options{Facades: cand.Config.Facades(), Verify: diff.DefaultVerify, Now: now})
 	return decide(rep, cand.Config.Gate.Allow, allowBreaking, now)
 }
 
