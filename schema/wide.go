@@ -22,34 +22,38 @@ var idKeywords = map[string]bool{
 // chunkSize is the number of properties moved into one part.
 const chunkSize = 64
 
-// compileSplit compiles a document with wide "properties" maps in linear
-// time. jsonschema/v6 looks every subschema it enqueues up in the list of
-// those waiting in the same Compile call, so a document of n subschemas
-// costs n² (20,000 properties: seconds). The self-contained properties of
-// a wide object schema are moved, chunkSize at a time, into resources of
-// their own ({"properties": {…}}), compiled first, each in a short list;
-// the object schema keeps the rest and refers to the parts from its allOf,
-// and its own Compile finds them done. Only object schemas without
-// additionalProperties, unevaluatedProperties or $ref are split: there,
-// "properties" may be spread over allOf branches without changing a
-// verdict or an error (TestCompileWide). ok is false when nothing was split
-// or anything failed: the caller compiles the document as it is, which
-// reports errors with their location.
+// compileSplit compiles wide and deep documents in linear time.
+// jsonschema/v6 looks every subschema it enqueues up in the list of those
+// waiting in the same Compile call, so a document of n subschemas costs n²
+// (20,000 properties: seconds), and checks a document against its
+// metaschema at a cost that grows with the cube of its depth (990 levels:
+// seconds). So the self-contained properties of a wide object schema are
+// moved, chunkSize at a time, into resources of their own ({"properties":
+// {…}}) that the object schema refers to from its allOf, and every
+// self-contained subschema cutDepth levels below the last cut becomes a
+// resource that its parent refers to by $ref. The parts are compiled
+// first, each in a short list; the document's own Compile finds them done.
+// Object schemas with additionalProperties, unevaluatedProperties or $ref
+// keep their properties in place; there, spreading "properties" over allOf
+// branches would change verdicts. Verdicts and error leaves are those of
+// the whole document (TestCompileWide, TestCompileDeep). ok is false when
+// nothing was split or anything failed: the caller compiles the document
+// as it is, which reports errors with their location.
 func compileSplit(doc any) (*Compiled, bool) {
 	if refersIntoProperties(doc) {
-		return nil, false // a moved property could be a reference's target
+		return nil, false // a moved subschema could be a reference's target
 	}
 	root, _ := doc.(map[string]any)
-	dialect, _ := root["$schema"].(string)
-	parts := map[string]any{}
-	split, _ := splitWide(doc, dialect, parts)
-	if len(parts) == 0 {
+	sp := &splitter{parts: map[string]any{}}
+	sp.dialect, _ = root["$schema"].(string)
+	split, _ := sp.split(doc, 0)
+	if len(sp.parts) == 0 {
 		return nil, false
 	}
 	c := newCompiler()
-	for i := range len(parts) {
+	for i := range len(sp.parts) { // deepest first: a part refers to earlier ones
 		url := partURL(i)
-		if c.AddResource(url, parts[url]) != nil {
+		if c.AddResource(url, sp.parts[url]) != nil {
 			return nil, false
 		}
 		if _, err := c.Compile(url); err != nil {
@@ -68,29 +72,40 @@ func compileSplit(doc any) (*Compiled, bool) {
 
 func partURL(i int) string { return fmt.Sprintf("mem:///part/%d.json", i) }
 
-// splitWide returns doc with wide property maps split into parts (added
-// to parts, each with the document's $schema so that it keeps its draft),
-// at the root and in the object schemas below properties and items. doc is
-// not modified; changed says whether the result differs.
-func splitWide(doc any, dialect string, parts map[string]any) (any, bool) {
+// splitter moves subschemas of one document into parts (resources of
+// their own, each with the document's $schema so that it keeps its
+// draft).
+type splitter struct {
+	dialect string
+	parts   map[string]any
+}
+
+// cutDepth is the nesting (in object schemas below properties and items)
+// from which a self-contained subschema becomes a part of its own, so
+// that no resource is deep: jsonschema/v6 checks a document against its
+// metaschema at a cost that grows with the cube of its depth.
+const cutDepth = 32
+
+// split returns doc with its wide property maps split and its deep
+// subschemas moved into parts, at depth (counted from the last cut). doc
+// is not modified; changed says whether the result differs.
+func (sp *splitter) split(doc any, depth int) (any, bool) {
 	s, ok := doc.(map[string]any)
 	if !ok {
 		return doc, false
 	}
 	props, _ := s["properties"].(map[string]any)
 	out := map[string]any{}
-	changed := false
-	if np, ch := splitBelow(props, dialect, parts); ch {
-		out["properties"], changed = np, true
-		props = np
+	if np, ch := sp.below(props, depth); ch {
+		out["properties"], props = np, np
 	}
-	if ni, ch := splitWide(s["items"], dialect, parts); ch {
-		out["items"], changed = ni, true
+	if ni, ch := sp.child(s["items"], depth); ch {
+		out["items"] = ni
 	}
-	if kept, allOf, ok := splitHere(s, props, dialect, parts); ok {
-		out["properties"], out["allOf"], changed = kept, allOf, true
+	if kept, allOf, ok := sp.wide(s, props); ok {
+		out["properties"], out["allOf"] = kept, allOf
 	}
-	if !changed {
+	if len(out) == 0 {
 		return doc, false
 	}
 	for k, v := range s {
@@ -101,11 +116,40 @@ func splitWide(doc any, dialect string, parts map[string]any) (any, bool) {
 	return out, true
 }
 
-// splitBelow splits the object schemas that are values of props.
-func splitBelow(props map[string]any, dialect string, parts map[string]any) (map[string]any, bool) {
+// child splits the subschema sub found one level below depth; past
+// cutDepth a self-contained one is moved into a part and replaced by a
+// reference to it.
+func (sp *splitter) child(sub any, depth int) (any, bool) {
+	if _, ok := sub.(map[string]any); !ok {
+		return sub, false
+	}
+	if depth+1 < cutDepth || !selfContained(sub) {
+		return sp.split(sub, depth+1)
+	}
+	inner, _ := sp.split(sub, 0)
+	return map[string]any{"$ref": sp.add(inner.(map[string]any))}, true
+}
+
+// add stores a part (a copy of s with the document's $schema) and returns
+// its URL.
+func (sp *splitter) add(s map[string]any) string {
+	part := make(map[string]any, len(s)+1)
+	for k, v := range s {
+		part[k] = v
+	}
+	if sp.dialect != "" {
+		part["$schema"] = sp.dialect
+	}
+	url := partURL(len(sp.parts))
+	sp.parts[url] = part
+	return url
+}
+
+// below splits the subschemas that are values of props.
+func (sp *splitter) below(props map[string]any, depth int) (map[string]any, bool) {
 	var np map[string]any
 	for k, sub := range props {
-		ns, ch := splitWide(sub, dialect, parts)
+		ns, ch := sp.child(sub, depth)
 		if !ch {
 			continue
 		}
@@ -120,10 +164,10 @@ func splitBelow(props map[string]any, dialect string, parts map[string]any) (map
 	return np, np != nil
 }
 
-// splitHere moves the self-contained members of a wide props map of s
-// into parts; it returns the members kept and the allOf that refers to
-// the parts. ok is false when s is not split.
-func splitHere(s, props map[string]any, dialect string, parts map[string]any) (kept map[string]any, allOf []any, ok bool) {
+// wide moves the self-contained members of a wide props map of s into
+// parts, chunkSize at a time; it returns the members kept and the allOf
+// that refers to the parts. ok is false when s is not split.
+func (sp *splitter) wide(s, props map[string]any) (kept map[string]any, allOf []any, ok bool) {
 	if len(props) < wideMin {
 		return nil, nil, false
 	}
@@ -147,13 +191,7 @@ func splitHere(s, props map[string]any, dialect string, parts map[string]any) (k
 		}
 		if chunk == nil {
 			chunk = map[string]any{}
-			url := partURL(len(parts))
-			part := map[string]any{"properties": chunk}
-			if dialect != "" {
-				part["$schema"] = dialect
-			}
-			parts[url] = part
-			allOf = append(allOf, map[string]any{"$ref": url})
+			allOf = append(allOf, map[string]any{"$ref": sp.add(map[string]any{"properties": chunk})})
 		}
 		chunk[k] = props[k]
 		if len(chunk) == chunkSize {

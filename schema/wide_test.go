@@ -82,3 +82,54 @@ func asValidation(t *testing.T, err error) *jsonschema.ValidationError {
 	}
 	return ve
 }
+
+// TestCompileDeep is issue 9 item 11 (a schema nested 200 levels deep took
+// 7.2 s): a deep document is compiled in parts cut every cutDepth levels,
+// and the parts validator judges instances at every depth as the
+// whole-document validator does, in both drafts.
+func TestCompileDeep(t *testing.T) {
+	for _, dialect := range []string{"", `"$schema":"http://json-schema.org/draft-07/schema#",`} {
+		const depth = 100
+		doc := decodeJSON(t, "{"+dialect+`"type":"object","properties":{"a":`+
+			strings.Repeat(`{"type":"object","required":["b"],"properties":{"n":{"maximum":3},"a":`, depth)+
+			`{"type":"array","items":{"type":"string","maxLength":2}}`+strings.Repeat(`}}`, depth)+`}}`)
+		split, ok := compileSplit(doc)
+		if !ok {
+			t.Fatal("compileSplit did not split a 100-level schema")
+		}
+		whole := compileWhole(t, doc)
+		for _, at := range []int{0, 1, cutDepth - 1, cutDepth, cutDepth + 1, 2 * cutDepth, depth - 1} {
+			for _, leaf := range []string{`"n":2`, `"n":4`, `"a":["ab"]`, `"a":["abc"]`, `"x":1`} {
+				inst := `{"a":` + strings.Repeat(`{"b":1,"a":`, at) + `{"b":1,` + leaf + `}` + strings.Repeat(`}`, at) + `}`
+				sameVerdict(t, whole, split, decodeJSON(t, inst))
+			}
+		}
+	}
+}
+
+func decodeJSON(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("%v: %s", err, s)
+	}
+	return v
+}
+
+// sameVerdict fails unless both validators accept v, or both reject it
+// with the same deepest error leaves.
+func sameVerdict(t *testing.T, whole, split *Compiled, v any) {
+	t.Helper()
+	we, se := whole.Validate(v), split.Validate(v)
+	if (we == nil) != (se == nil) {
+		t.Errorf("%v: whole says %v, parts say %v", v, we, se)
+		return
+	}
+	if we != nil {
+		wl, wr := deepestLeaves(asValidation(t, we))
+		sl, sr := deepestLeaves(asValidation(t, se))
+		if Pointer(wl) != Pointer(sl) || strings.Join(wr, ";") != strings.Join(sr, ";") {
+			t.Errorf("%v: leaves differ: whole %s %v, parts %s %v", v, Pointer(wl), wr, Pointer(sl), sr)
+		}
+	}
+}
