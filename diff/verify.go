@@ -25,7 +25,7 @@ var verifyRules = []schemaRuleDef{
 // safe is tested by default, at a cost that keeps a real release's diff
 // within three times the time of loading and canonicalizing both sides
 // (BenchmarkDiff).
-const DefaultVerify = 16
+const DefaultVerify = 8
 
 // disabledRulesForTest drops findings of the named rules; tests set it to
 // simulate a missing rule and exercise the verifier. Never set in
