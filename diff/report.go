@@ -154,8 +154,9 @@ type Options struct {
 	// Facades, when set, mark facade findings covered (DESIGN §4.6).
 	Facades facade.File
 	// Verify samples this many instances per changed schema to test safe
-	// verdicts (DESIGN §4.5); 0 disables. mcpctl diff and serve's gate use
-	// DefaultVerify unless told otherwise.
+	// verdicts (a counterexample is reported as verify-counterexample); 0
+	// disables. mcpctl diff and serve's gate use DefaultVerify unless told
+	// otherwise.
 	Verify int
 	// Now is the time lifecycle sunsets and ignore expiries are judged
 	// against; zero means time.Now().
