@@ -218,7 +218,8 @@ func (m *mutator) requiredChange() string {
 func (m *mutator) enumChange() string {
 	e, ok := m.on["enum"].([]any)
 	if !ok {
-		vals := []any{[]any{"a", "b"}, []any{json.Number("1"), json.Number("2")}, []any{"a", nil}}
+		vals := []any{[]any{"a", "b"}, []any{json.Number("1"), json.Number("2")}, []any{"a", nil},
+			[]any{[]any{"s"}, []any{json.Number("1")}}, []any{map[string]any{"a": "x"}, map[string]any{}}}
 		m.nn["enum"] = pick(m.rng, vals)
 		return "enum added"
 	}
