@@ -32,7 +32,7 @@ import (
 // -write-counterexamples it is written to testdata/differential/, where
 // TestDifferentialFixtures replays it.
 var (
-	diffPairs = flag.Int("pairs", 400, "differential test: number of mutated schema pairs")
+	diffPairs = flag.Int("pairs", defaultPairs, "differential test: number of mutated schema pairs")
 	diffSeed  = flag.Uint64("seed", 20261201, "differential test: seed")
 	diffWrite = flag.Bool("write-counterexamples", false, "differential test: write minimized counterexamples to testdata/differential/")
 )
