@@ -242,6 +242,7 @@ func (p *parser) object(depth int) (Value, error) {
 			v.End = p.pos
 			v.Members = make([]Member, len(p.members)-base)
 			copy(v.Members, p.members[base:])
+			v.IndexMembers()
 			clear(p.members[base:])
 			p.members = p.members[:base]
 			return v, nil

@@ -48,7 +48,16 @@ type Value struct {
 	// Start and End are the byte offsets [Start, End) of the value in the
 	// source passed to Parse; both are 0 for values built in code.
 	Start, End int
+
+	// index maps member names to positions in Members for objects with at
+	// least indexMin members (see IndexMembers); nil otherwise. It is
+	// never modified once built, so copies of a Value may share it.
+	index map[string]int
 }
+
+// indexMin is the member count from which an object keeps a name index:
+// below it a scan is as fast as a map lookup.
+const indexMin = 16
 
 // Member is one "key": value pair of an Object.
 type Member struct {
@@ -60,16 +69,57 @@ type Member struct {
 
 // Get returns the value of the member named key, or nil when v is not an
 // object or has no such member.
+//
+// Lookups in objects read by Parse or indexed with IndexMembers take
+// constant time; others scan the members.
 func (v *Value) Get(key string) *Value {
 	if v == nil || v.Kind != Object {
 		return nil
 	}
-	for i := range v.Members {
-		if v.Members[i].Key == key {
-			return &v.Members[i].Value
-		}
+	if i := v.position(key); i >= 0 {
+		return &v.Members[i].Value
 	}
 	return nil
+}
+
+// position returns the index in Members of the member named key, -1 when
+// there is none. The name index is trusted only while it still describes
+// Members (same length, the named member where it says); otherwise the
+// members are scanned.
+func (v *Value) position(key string) int {
+	if ix := v.index; ix != nil && len(ix) == len(v.Members) {
+		i, ok := ix[key]
+		if !ok {
+			return -1
+		}
+		if v.Members[i].Key == key {
+			return i
+		}
+	}
+	for i := range v.Members {
+		if v.Members[i].Key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// IndexMembers rebuilds the name index of the object v, which makes Get
+// take constant time on objects with many members. Parse indexes the
+// objects it reads; code that builds a large object member by member, or
+// renames members in place, calls it when done. Appending members or
+// reordering them only makes Get fall back to a scan; renaming a member in
+// place without reindexing would make Get miss it.
+func (v *Value) IndexMembers() {
+	v.index = nil
+	if v.Kind != Object || len(v.Members) < indexMin {
+		return
+	}
+	ix := make(map[string]int, len(v.Members))
+	for i := range v.Members {
+		ix[v.Members[i].Key] = i
+	}
+	v.index = ix
 }
 
 // Has reports whether v is an object with a member named key.
@@ -81,28 +131,29 @@ func (v *Value) Delete(key string) bool {
 	if v == nil || v.Kind != Object {
 		return false
 	}
-	for i := range v.Members {
-		if v.Members[i].Key == key {
-			v.Members = append(v.Members[:i:i], v.Members[i+1:]...)
-			return true
-		}
+	i := v.position(key)
+	if i < 0 {
+		return false
 	}
-	return false
+	v.Members = append(v.Members[:i:i], v.Members[i+1:]...)
+	v.index = nil
+	return true
 }
 
 // Set replaces the value of the member named key, or appends a new member.
-// v must be an object.
+// v must be an object. Adding a member drops the name index (see
+// IndexMembers).
 func (v *Value) Set(key string, val Value) {
-	for i := range v.Members {
-		if v.Members[i].Key == key {
-			v.Members[i].Value = val
-			return
-		}
+	if i := v.position(key); i >= 0 {
+		v.Members[i].Value = val
+		return
 	}
 	v.Members = append(v.Members, Member{Key: key, Value: val})
+	v.index = nil
 }
 
-// Clone returns a deep copy of v that shares no slices with it.
+// Clone returns a deep copy of v that shares no slices with it (only the
+// read-only name index).
 func (v Value) Clone() Value {
 	c := v
 	if v.Items != nil {
@@ -136,7 +187,11 @@ func NullValue() Value { return Value{Kind: Null} }
 func ArrayValue(items ...Value) Value { return Value{Kind: Array, Items: items} }
 
 // ObjectValue returns an Object Value with the given members.
-func ObjectValue(members ...Member) Value { return Value{Kind: Object, Members: members} }
+func ObjectValue(members ...Member) Value {
+	v := Value{Kind: Object, Members: members}
+	v.IndexMembers()
+	return v
+}
 
 // Nearest walks the RFC 6901 JSON Pointer ptr from v and returns the value
 // it names or, when it names nothing, the deepest value on its way (v itself

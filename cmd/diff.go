@@ -100,7 +100,7 @@ usage, 3 for a bug.`,
 	f.StringVar(&opts.SuggestFacades, "suggest-facades", "", "write one facade file (YAML) merging every facade suggestion, one block per tool, to FILE; --facades FILE then accepts it as is")
 	f.StringVar(&opts.Usage, "usage", "", "weight findings by the recorded calls in FIXTURES (a file or folder, any replay format): each finding counts the calls it affects; breaking findings no call touches are marked unused")
 	f.BoolVar(&opts.UsedOnly, "fail-on-used-only", false, "with --usage: breaking findings no recorded call touches do not fail the gate")
-	f.IntVar(&opts.Verify, "verify", 0, "sample this many instances per changed schema to test safe verdicts (0: off)")
+	f.IntVar(&opts.Verify, "verify", diff.DefaultVerify, "sample this many instances per changed schema to test safe verdicts (0: off)")
 	f.StringVar(&opts.Compatibility, "compatibility", "backward", "direction changes must be compatible in: "+strings.Join(diff.Compatibilities(), ", ")+" (none: report, never fail)")
 	f.StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))

@@ -208,15 +208,17 @@ func requiredNames(s *canon.Value) []string {
 
 func (g *instanceGen) object(s *canon.Value) canon.Value {
 	out := canon.ObjectValue()
+	added := map[string]bool{}
 	add := func(k string) {
-		if out.Has(k) {
+		if added[k] {
 			return
 		}
 		ps := propSchema(s, k)
 		if ps != nil && ps.Kind == canon.Bool && !ps.Bool {
 			return
 		}
-		out.Set(k, g.value(ps))
+		added[k] = true
+		out.Members = append(out.Members, canon.Member{Key: k, Value: g.value(ps)})
 	}
 	for _, k := range requiredNames(s) {
 		add(k)
@@ -231,7 +233,7 @@ func (g *instanceGen) object(s *canon.Value) canon.Value {
 	}
 	if dr := s.Get("dependentRequired"); dr != nil && dr.Kind == canon.Object {
 		for _, m := range dr.Members {
-			if out.Has(m.Key) && m.Value.Kind == canon.Array {
+			if added[m.Key] && m.Value.Kind == canon.Array {
 				for _, d := range m.Value.Items {
 					if d.Kind == canon.String {
 						add(d.Str)
@@ -263,6 +265,7 @@ func (g *instanceGen) object(s *canon.Value) canon.Value {
 		}
 		out.Members = kept
 	}
+	out.IndexMembers()
 	return out
 }
 

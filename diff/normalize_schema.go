@@ -315,6 +315,7 @@ func (n *normalizer) inline(v *canon.Value, stack []string) canon.Value {
 			for j, sm := range m.Value.Members {
 				mv.Members[j] = canon.Member{Key: sm.Key, Value: n.inlineChild(&sm.Value, stack)}
 			}
+			mv.IndexMembers()
 			out.Members = append(out.Members, canon.Member{Key: m.Key, Value: mv})
 		case m.Value.Kind == canon.Array && slices.Contains(arraySchemaKW, m.Key):
 			av := canon.Value{Kind: canon.Array, Items: make([]canon.Value, len(m.Value.Items))}

@@ -758,6 +758,7 @@ func renameProperties(s *canon.Value, facadeRename map[string]string) {
 				p.Members[i].Key = to
 			}
 		}
+		p.IndexMembers()
 	}
 	if r := s.Get("required"); r != nil && r.Kind == canon.Array {
 		for i := range r.Items {

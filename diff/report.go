@@ -158,7 +158,9 @@ type Options struct {
 	// Facades, when set, mark facade findings covered (docs/diff.md#facade-coverage-and-usage).
 	Facades facade.File
 	// Verify samples this many instances per changed schema to test safe
-	// verdicts (docs/diff.md#witnesses-and-verification); 0 disables.
+	// verdicts (docs/diff.md#witnesses-and-verification; a counterexample is
+	// reported as verify-counterexample); 0 disables. mcpctl diff and serve's
+	// gate use DefaultVerify unless told otherwise.
 	Verify int
 	// Now is the time lifecycle sunsets and ignore expiries are judged
 	// against; zero means time.Now().

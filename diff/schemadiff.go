@@ -189,8 +189,9 @@ var schemaExtraRules = []schemaRuleDef{
 }
 
 // maxWalkDepth bounds the recursion of one comparison; deeper schemas are
-// reported undecided rather than compared.
-const maxWalkDepth = 128
+// reported undecided rather than compared. It is the parser's nesting
+// limit, so every schema that loads is compared to its full depth.
+const maxWalkDepth = canon.MaxDepth
 
 // walkBudget bounds the subschema pairs one comparison visits, subsumption
 // checks included.
@@ -412,6 +413,10 @@ type schemaComparison struct {
 	// budget bounds the walk steps of one comparison and the subsumption
 	// checks it runs (shared).
 	budget *int
+	// witnessWork counts the instance nodes validated by witness searches;
+	// witnessSpent is set once that exceeds its budget (spendWitness).
+	witnessWork  int
+	witnessSpent bool
 }
 
 type refKey struct {

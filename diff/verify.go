@@ -20,6 +20,13 @@ var verifyRules = []schemaRuleDef{
 		"--verify sampled an instance the old input schema accepts and the new one rejects (for output: new accepts, old rejects) although no rule reported a breaking change: a bug in a rule, reported with the instance as witness (input or output direction)."),
 }
 
+// DefaultVerify is the number of instances mcpctl diff and serve's gate
+// sample per changed schema unless told otherwise (--verify): a verdict of
+// safe is tested by default, at a cost that keeps a real release's diff
+// within three times the time of loading and canonicalizing both sides
+// (BenchmarkDiff).
+const DefaultVerify = 8
+
 // disabledRulesForTest drops findings of the named rules; tests set it to
 // simulate a missing rule and exercise the verifier. Never set in
 // production code.

@@ -193,6 +193,38 @@ func (s *schemaSide) bases() []canon.Value {
 // maxWitnessTries bounds validator calls per finding.
 const maxWitnessTries = 48
 
+// The witness search of one comparison may validate at most
+// witnessFloor + witnessPerStep × (walk steps of the comparison) instance
+// nodes in all: proving findings never costs much more than finding them,
+// whatever the schema's width or depth.
+const (
+	witnessFloor   = 50000
+	witnessPerStep = 16
+)
+
+// spendWitness charges the validation of inst to the comparison's witness
+// budget; false when the budget is spent.
+func (c *schemaComparison) spendWitness(inst *canon.Value) bool {
+	allowed := witnessFloor + witnessPerStep*(walkBudget-*c.budget)
+	c.witnessWork += valueNodes(inst)
+	if c.witnessWork > allowed {
+		c.witnessSpent = true
+	}
+	return !c.witnessSpent
+}
+
+// valueNodes counts the nodes of a JSON value.
+func valueNodes(v *canon.Value) int {
+	n := 1
+	for i := range v.Items {
+		n += valueNodes(&v.Items[i])
+	}
+	for i := range v.Members {
+		n += valueNodes(&v.Members[i].Value)
+	}
+	return n
+}
+
 // witness searches a witness for f and records it (or why there is none).
 func (c *schemaComparison) witness(f *finding) {
 	if hasWitness(f) {
@@ -220,9 +252,12 @@ func (c *schemaComparison) witness(f *finding) {
 		f.Witness = json.RawMessage(canon.AppendJCS(nil, &w))
 		return
 	}
-	if c.p.Direction == Output {
+	switch {
+	case c.witnessSpent:
+		f.NoWitness = "the witness search stopped at its budget: proving findings may not cost more than comparing the schemas"
+	case c.p.Direction == Output:
 		f.NoWitness = "no result was found that the new output schema accepts and the old one rejects"
-	} else {
+	default:
 		f.NoWitness = "no arguments were found that the old input schema accepts and the new one rejects"
 	}
 	c.unproven(f)
@@ -298,6 +333,9 @@ func (c *schemaComparison) searchWitness(f *finding, src, dst *schemaSide) (cano
 				// (MCP 2025-11-25 CallToolRequest, CallToolResult).
 				if inst.Kind != canon.Object {
 					continue
+				}
+				if !c.spendWitness(&inst) {
+					return canon.Value{}, false
 				}
 				if src.accepts(&inst) && !dst.accepts(&inst) {
 					return inst, true

@@ -111,9 +111,10 @@ func CompileAny(doc any) (*Compiled, error) {
 	if ve := numberError(resourceURL, doc); ve != nil {
 		return nil, cleanError(ve)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
+	if c, ok := compileSplit(doc); ok {
+		return c, nil
+	}
+	c := newCompiler()
 	if err := c.AddResource(resourceURL, doc); err != nil {
 		return nil, cleanError(err)
 	}

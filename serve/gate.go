@@ -44,7 +44,7 @@ type gateDecision struct {
 // candidate's gate.minNotice of notice are breaking.
 func gate(live, cand *Generation, mem *gateMemory, allowBreaking bool, now time.Time) gateDecision {
 	old := mem.baseline(live.Set, cand.Set)
-	rep := diff.Compare(old, cand.Set, diff.Options{Facades: cand.Config.Facades(), Now: now})
+	rep := diff.Compare(old, cand.Set, diff.Options{Facades: cand.Config.Facades(), Verify: diff.DefaultVerify, Now: now})
 	mem.escalate(rep, old, cand.Set, cand.Config.Gate.minNotice(), now)
 	return decide(rep, cand.Config.Gate.Allow, allowBreaking, now)
 }
