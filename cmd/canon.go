@@ -55,7 +55,7 @@ an http(s) URL, or - for standard input (the default).`,
 	}
 	c.Flags().BoolVar(&opts.Fingerprint, "fingerprint", false, "print NAME  SHA256 per tool and the set's fingerprint instead of the canonical form")
 	c.Flags().BoolVar(&opts.Check, "check", false, "exit 1 when the input is not already in canonical form, and say where it first differs")
-	c.Flags().BoolVar(&opts.Normalize, "normalize", false, "also apply the semantic normalizations of DESIGN §4.2 (default hints, const/enum, definitions/$defs, …)")
+	c.Flags().BoolVar(&opts.Normalize, "normalize", false, "also apply semantic normalizations (drop hints equal to their defaults, const as a one-value enum, definitions as $defs, …)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format for --fingerprint: text or json")
 	return c
 }
@@ -96,11 +96,22 @@ func runCanon(ctx context.Context, s *Streams, opts canonOptions) error {
 		line, col := canon.LineCol(got, off)
 		fmt.Fprintf(s.ErrOut, "%s:%d:%d (byte offset %d): not in canonical form\n  have: %s\n  want: %s\n",
 			displayName(opts.Source), line, col, off, excerpt(got, off), excerpt(canonical, off))
+		if isSnapshotLockfile(set, raw) {
+			fmt.Fprintf(s.ErrOut, "  this is a lockfile as `mcpctl snapshot` writes it (indented, members in the server's order);\n"+
+				"  `mcpctl snapshot --canonical` writes the canonical form, or compare canonical content with `mcpctl diff`\n")
+		}
 		return ErrFindings
 	default:
 		_, err := s.Out.Write(append(canonical, '\n'))
 		return err
 	}
+}
+
+// isSnapshotLockfile reports whether raw is exactly the lockfile
+// `mcpctl snapshot` writes for set.
+func isSnapshotLockfile(set *toolset.Set, raw []byte) bool {
+	var b bytes.Buffer
+	return toolset.WriteSnapshot(&b, set) == nil && bytes.Equal(b.Bytes(), raw)
 }
 
 func isFileOrStdin(src string) bool {

@@ -18,6 +18,9 @@ type snapshotOptions struct {
 	Source  string
 	Command []string
 	Output  string
+	// Canonical writes the canonical form (as canon prints it) instead of
+	// the indented lockfile, so `canon --check` accepts the file.
+	Canonical bool
 }
 
 func newSnapshotCmd(s *Streams) *cobra.Command {
@@ -28,7 +31,8 @@ func newSnapshotCmd(s *Streams) *cobra.Command {
 		Long: `Fetch the tools/list of a server (or read any other source) and write it as a
 lockfile to commit: {"tools": […]} with the tools sorted by name and each
 tool's JSON exactly as the server sent it (member order kept; only
-indentation added). Live servers are asked with protocol revision 2025-11-25
+indentation added). With --canonical it writes the canonical form instead
+(as canon prints it), which canon --check accepts. Live servers are asked with protocol revision 2025-11-25
 unless they only speak a newer one, and every page of tools/list is read.`,
 		Example: `  mcpctl snapshot -o tools.lock.json -- npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp
   mcpctl snapshot https://example.com/mcp -o tools.lock.json
@@ -49,6 +53,7 @@ unless they only speak a newer one, and every page of tools/list is read.`,
 		},
 	}
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the lockfile to FILE (atomically) instead of standard output")
+	c.Flags().BoolVar(&opts.Canonical, "canonical", false, "write the canonical form (one line, as canon prints it; what canon --check expects) instead of the indented lockfile")
 	return c
 }
 
@@ -65,7 +70,9 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := toolset.WriteSnapshot(&buf, set); err != nil {
+	if opts.Canonical {
+		buf.Write(append(set.Canonical(false), '\n'))
+	} else if err := toolset.WriteSnapshot(&buf, set); err != nil {
 		return err
 	}
 	if opts.Output == "" {

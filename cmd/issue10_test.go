@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// result is what one in-process mcpctl run produced.
+type result struct {
+	code        int
+	out, errOut string
+}
+
+// mcpctl runs the CLI in-process with args and an empty standard input.
+func mcpctl(t *testing.T, args ...string) result {
+	t.Helper()
+	return mcpctlCtx(context.Background(), t, args...)
+}
+
+func mcpctlCtx(ctx context.Context, t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(ctx, args, &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	return result{code, out.String(), errOut.String()}
+}
+
+// writeTemp writes content to name in a fresh temporary folder and returns
+// its path.
+func writeTemp(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestIssue10Item9CheckSnapshotLockfile: `canon --check` failed on every
+// lockfile `snapshot` writes (indented, members in the server's order by
+// design). `snapshot --canonical` writes the canonical form, which --check
+// accepts; --check on a plain lockfile says how to get one.
+func TestIssue10Item9CheckSnapshotLockfile(t *testing.T) {
+	in := writeTemp(t, "in.json", `{"tools":[{"name":"zeta","inputSchema":{"type":"object","properties":{"b":{},"a":{}}}},{"name":"alpha","inputSchema":{"type":"object"}}]}`)
+	dir := t.TempDir()
+	lock := filepath.Join(dir, "canonical.lock.json")
+	if r := mcpctl(t, "snapshot", "--canonical", "-o", lock, in); r.code != ExitOK {
+		t.Fatalf("snapshot --canonical: exit %d: %s", r.code, r.errOut)
+	}
+	if r := mcpctl(t, "canon", "--check", lock); r.code != ExitOK {
+		t.Errorf("canon --check on snapshot --canonical output: exit %d: %s", r.code, r.errOut)
+	}
+	plain := filepath.Join(dir, "tools.lock.json")
+	if r := mcpctl(t, "snapshot", "-o", plain, in); r.code != ExitOK {
+		t.Fatalf("snapshot: exit %d: %s", r.code, r.errOut)
+	}
+	r := mcpctl(t, "canon", "--check", plain)
+	if r.code != ExitFindings || !strings.Contains(r.errOut, "snapshot --canonical") {
+		t.Errorf("canon --check on a plain lockfile: exit %d, want 1 and a hint naming snapshot --canonical:\n%s", r.code, r.errOut)
+	}
+}
