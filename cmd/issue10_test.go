@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +62,45 @@ func TestIssue10Item9CheckSnapshotLockfile(t *testing.T) {
 	r := mcpctl(t, "canon", "--check", plain)
 	if r.code != ExitFindings || !strings.Contains(r.errOut, "snapshot --canonical") {
 		t.Errorf("canon --check on a plain lockfile: exit %d, want 1 and a hint naming snapshot --canonical:\n%s", r.code, r.errOut)
+	}
+}
+
+// TestIssue10Item5EnvironmentExitCodes: ordinary environment errors exited
+// 3 ("a bug in mcpctl"): `snapshot -o` into a missing folder (whose message
+// also leaked the temporary file's name) and `serve --http` on a port
+// already in use. Each now exits ExitEnvironment, and `help exit-codes`
+// documents every code.
+func TestIssue10Item5EnvironmentExitCodes(t *testing.T) {
+	in := writeTemp(t, "in.json", `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`)
+	cfg := writeTemp(t, "mcpctl.serve.yaml", "tools:\n  - name: a\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	missing := filepath.Join(t.TempDir(), "no-such-folder", "tools.lock.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"output in a missing folder", []string{"snapshot", "-o", missing, in}, "no-such-folder"},
+		{"port in use", []string{"serve", "--no-watch", "--log-format", "json", "--http", busy.Addr().String(), cfg}, "address already in use"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mcpctl(t, tc.args...)
+			if r.code != ExitEnvironment {
+				t.Errorf("exit %d, want %d (environment):\n%s", r.code, ExitEnvironment, r.errOut)
+			}
+			if !strings.Contains(r.errOut, tc.want) || strings.Contains(r.errOut, ".tmp") {
+				t.Errorf("stderr lacks %q or names a temporary file:\n%s", tc.want, r.errOut)
+			}
+		})
+	}
+	help := mcpctl(t, "help", "exit-codes").out
+	for _, code := range []int{ExitOK, ExitFindings, ExitInput, ExitInternal, ExitEnvironment} {
+		if !strings.Contains(help, fmt.Sprintf("\n  %d  ", code)) {
+			t.Errorf("help exit-codes does not document %d:\n%s", code, help)
+		}
 	}
 }

@@ -3,7 +3,9 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -80,15 +82,34 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 		return err
 	}
 	if err := writeFileAtomic(opts.Output, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", opts.Output, err)
+		return err
 	}
 	fmt.Fprintf(s.ErrOut, "wrote %s: %d tools\n", opts.Output, len(set.Tools))
 	return nil
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames it
-// into place, so readers never see a partial lockfile.
+// into place, so readers never see a partial lockfile. Errors are
+// *fs.PathError naming path (never the temporary file).
 func writeFileAtomic(path string, data []byte) error {
+	if err := writeTempAndRename(path, data); err != nil {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &pe):
+			err = pe.Err
+		case errors.As(err, &le):
+			err = le.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("%w (folder %s does not exist)", err, filepath.Dir(path))
+		}
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
+}
+
+func writeTempAndRename(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
