@@ -298,7 +298,9 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		res.Errors = errorLines(err)
 		res.err = err
 		if live == nil {
-			s.log.Error("config refused: invalid; nothing is served", "trigger", trigger, "errors", res.Errors)
+			// New returns the error, and its caller reports it: logging it
+			// too would print every problem twice.
+			s.log.Debug("config refused: invalid; nothing is served", "trigger", trigger)
 		} else {
 			s.log.Error("reload refused: invalid candidate; the live generation stays", "trigger", trigger, "errors", res.Errors)
 		}
@@ -317,7 +319,7 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 			res.Reason = fmt.Sprintf("the candidate has %d finding(s) that need permission and no gate.allow entry covers them (or start the server with --allow-breaking)", len(d.Blocking))
 			res.err = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
 			cand.discard()
-			s.log.Error("reload refused by the gate; the live generation stays", "trigger", trigger, "level", d.Report.Level.String(),
+			s.log.Error("reload refused by the gate; the live generation stays", "trigger", trigger, "gate_level", d.Report.Level.String(),
 				"findings", findingSummaries(d.Blocking))
 			break
 		}
@@ -329,7 +331,7 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		s.publish(cand, now)
 		res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, changed
 		s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint,
-			"changed", changed, "level", d.Report.Level.String(), "tools", len(cand.Set.Tools))
+			"changed", changed, "gate_level", d.Report.Level.String(), "tools", len(cand.Set.Tools))
 		if changed {
 			s.notifier.changed(cand)
 		}
@@ -410,7 +412,10 @@ func errorLines(err error) []string {
 func findingSummaries(fs []Finding) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
-		out[i] = fmt.Sprintf("%s %s tool=%s path=%s", f.Level, f.Rule, f.Tool, f.Path)
+		out[i] = fmt.Sprintf("%s %s tool=%s", f.Level, f.Rule, f.Tool)
+		if f.Path != "" {
+			out[i] += " path=" + f.Path
+		}
 	}
 	return out
 }
