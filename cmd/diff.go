@@ -129,13 +129,16 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	}
 	if cfg != nil {
 		cfg.Apply(&dopts)
+		for _, w := range cfg.Warnings {
+			fmt.Fprintf(s.ErrOut, "mcpctl: warning: %s\n", w)
+		}
 		for _, ig := range cfg.Expired(now) {
 			where := ig.Tool
 			if ig.Path != "" {
 				where += " " + ig.Path
 			}
 			fmt.Fprintf(s.ErrOut, "mcpctl: warning: %s: the ignore of %s for %s expired on %s; its findings count again\n",
-				cfg.Path, ig.Rule, where, ig.Expires.Format(time.DateOnly))
+				cfg.Path, ig.Rule, where, diff.ExpiryText(ig.Expires))
 		}
 	}
 	if opts.Facades != "" {

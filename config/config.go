@@ -49,7 +49,9 @@ func (e *Error) Unwrap() []error {
 	return []error{ErrInvalid}
 }
 
-// Open-content policies (DESIGN §4.4 open content).
+// Open-content policies: whether diff treats an optional property added to
+// an open input schema (no additionalProperties: false) as safe (lenient)
+// or breaking (strict, as --strict-open-content).
 const (
 	OpenContentLenient = "lenient"
 	OpenContentStrict  = "strict"
@@ -67,6 +69,9 @@ type Config struct {
 	// OpenContent is OpenContentStrict, OpenContentLenient or "" (unset:
 	// lenient).
 	OpenContent string
+	// Warnings are located notes about a file that still loads (a
+	// deprecated key), "file:line:col: message".
+	Warnings []string
 }
 
 // Apply fills o from the configuration: level overrides, ignores, and
@@ -152,13 +157,19 @@ func Parse(name string, data []byte, catalog []diff.Rule) (*Config, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
+	c.Warnings = p.warnings
 	return c, nil
 }
 
 type parser struct {
-	name  string
-	rules map[string]bool
-	err   error
+	name     string
+	rules    map[string]bool
+	err      error
+	warnings []string
+}
+
+func (p *parser) warn(n *yaml.Node, format string, args ...any) {
+	p.warnings = append(p.warnings, fmt.Sprintf("%s:%d:%d: %s", p.name, n.Line, n.Column, fmt.Sprintf(format, args...)))
 }
 
 func (p *parser) fail(n *yaml.Node, format string, args ...any) {
@@ -271,11 +282,17 @@ func (p *parser) ignore(n *yaml.Node, i int) diff.Ignore {
 			if p.err == nil && ig.Reason == "" {
 				p.fail(v, "%s: reason must not be empty", what)
 			}
-		case "expires":
-			s := p.scalar(v, what+": expires")
-			d, err := time.Parse(time.DateOnly, s)
+		case "expires", "until":
+			if has["expires"] && has["until"] {
+				p.fail(k, "%s: until is the old name of expires; give expires only", what)
+			}
+			s := p.scalar(v, what+": "+k.Value)
+			d, err := diff.ParseExpiry(s, k.Value == "until")
 			if p.err == nil && err != nil {
-				p.fail(v, "%s: expires %q is not a date like 2027-01-31", what, s)
+				p.fail(v, "%s: %s: %v", what, k.Value, err)
+			}
+			if k.Value == "until" && err == nil {
+				p.warn(k, "%s: until is deprecated; write expires: %s (the first day the ignore no longer applies)", what, diff.ExpiryText(d))
 			}
 			ig.Expires = d
 		default:

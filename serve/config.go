@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -28,7 +29,7 @@ const DeprecatedMetaKey = "io.mcpctl/deprecated"
 //
 //	server: {name: docs, version: 1.4.0}
 //	tools: [ {name, title, description, inputSchema, …, handler, facade, deprecated} ]
-//	gate: {allow: [{rule, tool, until, reason}]}
+//	gate: {allow: [{rule, tool, path, reason, expires}]}
 //	record: {redact: [NAME or /JSON/Pointer, …]}
 //
 // Every tool entry keeps the member order of the file; {$file: PATH}
@@ -48,6 +49,9 @@ type Config struct {
 	// Digest is the hex SHA-256 of every file read (paths and bytes, in
 	// order): equal digests mean identical inputs.
 	Digest string
+	// Warnings are located notes about a config that still loads (a
+	// deprecated key), "file:line:col: message".
+	Warnings []string
 }
 
 // ServerInfo is the implementation info served in initialize.
@@ -155,15 +159,21 @@ type GateConfig struct {
 }
 
 // AllowEntry lets findings through the gate: those of Rule (every rule when
-// empty) on Tool (every tool when empty), until Until (zero: no end; a date
-// covers through the end of that day, UTC).
+// empty) on Tool (every tool when empty) at Path or below it (everywhere
+// when empty), matched as .mcpctl.yaml ignores match (diff.Ignore.Matches),
+// before Expires (zero: no end), the first instant no longer covered.
 type AllowEntry struct {
-	Rule   string    `json:"rule,omitempty"`
-	Tool   string    `json:"tool,omitempty"`
-	Until  time.Time `json:"until,omitzero"`
-	Reason string    `json:"reason"`
-	Pos    Pos       `json:"-"`
+	Rule    string    `json:"rule,omitempty"`
+	Tool    string    `json:"tool,omitempty"`
+	Path    string    `json:"path,omitempty"`
+	Expires time.Time `json:"expires,omitzero"`
+	Reason  string    `json:"reason"`
+	Pos     Pos       `json:"-"`
 }
+
+// allowKeys are the keys of a gate.allow entry ("until", the old name of
+// expires, is still read, with a warning).
+var allowKeys = []string{"rule", "tool", "path", "reason", "expires"}
 
 // Defaults for handlers.
 const (
@@ -231,6 +241,7 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 	if err := p.root(cfg, &root); err != nil {
 		return nil, err
 	}
+	cfg.Warnings = p.warnings
 	return cfg, nil
 }
 
@@ -249,6 +260,8 @@ func toInputError(err error, tool string) error {
 
 type cfgParser struct {
 	source string
+	// warnings collects Config.Warnings.
+	warnings []string
 	// pos maps a pointer from the document root to where its value was
 	// written, keyPos the pointer of an object member to where its key was.
 	pos    map[string]Pos
@@ -542,7 +555,7 @@ func (p *cfgParser) deprecated(v *canon.Value, ptr, tool string) (*Deprecation, 
 		case "since":
 			d.Since = s
 		case "sunset":
-			if _, err := parseUntil(s); err != nil {
+			if _, err := diff.ParseExpiry(s, true); err != nil {
 				return nil, p.errAt(mp, tool, "sunset: %v", err)
 			}
 			d.Sunset = s
@@ -834,7 +847,10 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {
 	e := AllowEntry{Pos: p.posOf(ptr)}
 	if v.Kind != canon.Object {
-		return e, p.errAt(ptr, "", "a gate.allow entry is a mapping {rule, tool, until, reason}, got %s", v.Kind)
+		return e, p.errAt(ptr, "", "a gate.allow entry is a mapping {%s}, got %s", strings.Join(allowKeys, ", "), v.Kind)
+	}
+	if v.Get("until") != nil && v.Get("expires") != nil {
+		return e, p.keyErrAt(ptr+"/until", "", "gate.allow: until is the old name of expires; give expires only")
 	}
 	for i := range v.Members {
 		m := &v.Members[i]
@@ -848,14 +864,22 @@ func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {
 			e.Rule = s
 		case "tool":
 			e.Tool = s
+		case "path":
+			if s != "" && !strings.HasPrefix(s, "/") {
+				return e, p.errAt(mp, "", "path %q is not a JSON Pointer (RFC 6901: empty or starting with /)", s)
+			}
+			e.Path = s
 		case "reason":
 			e.Reason = s
-		case "until":
-			if e.Until, err = parseUntil(s); err != nil {
-				return e, p.errAt(mp, "", "until: %v", err)
+		case "expires", "until":
+			if e.Expires, err = diff.ParseExpiry(s, m.Key == "until"); err != nil {
+				return e, p.errAt(mp, "", "%s: %v", m.Key, err)
+			}
+			if m.Key == "until" {
+				p.warnAt(mp, "gate.allow: until is deprecated; write expires: %s (the first day the entry no longer covers)", diff.ExpiryText(e.Expires))
 			}
 		default:
-			return e, p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "rule", "tool", "until", "reason"))
+			return e, p.keyErrAt(mp, "", "%s", unknownKey(m.Key, allowKeys...))
 		}
 	}
 	if e.Rule == "" && e.Tool == "" {
@@ -867,18 +891,13 @@ func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {
 	return e, nil
 }
 
-// parseUntil reads a date (2027-01-31: through the end of that day, UTC) or
-// an RFC 3339 time. The returned time is the first instant no longer
-// covered.
-func parseUntil(s string) (time.Time, error) {
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t.AddDate(0, 0, 1), nil
+// warnAt adds a warning located at the key of the member at ptr.
+func (p *cfgParser) warnAt(ptr, format string, args ...any) {
+	pos, ok := p.keyPos[ptr]
+	if !ok {
+		pos = p.posOf(ptr)
 	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("want a date (2027-01-31) or an RFC 3339 time, got %q", s)
-	}
-	return t, nil
+	p.warnings = append(p.warnings, fmt.Sprintf("%s: %s", pos, fmt.Sprintf(format, args...)))
 }
 
 // Set returns the config's tools as a tool set (the served objects), for

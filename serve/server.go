@@ -266,6 +266,9 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 	var cand *Generation
 	if err == nil {
 		s.setFiles(cfg.Files)
+		for _, w := range cfg.Warnings {
+			s.log.Warn("config warning", "trigger", trigger, "warning", w)
+		}
 		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
 			res.Result = ResultUnchanged
 		} else {
@@ -415,6 +418,9 @@ func findingSummaries(fs []Finding) []string {
 		out[i] = fmt.Sprintf("%s %s tool=%s", f.Level, f.Rule, f.Tool)
 		if f.Path != "" {
 			out[i] += " path=" + f.Path
+		}
+		if f.Expired != "" {
+			out[i] += " (" + f.Expired + ")"
 		}
 	}
 	return out
