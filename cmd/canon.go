@@ -20,6 +20,7 @@ type canonOptions struct {
 	Check       bool
 	Normalize   bool
 	Format      string
+	Live        liveFlags
 }
 
 func newCanonCmd(s *Streams) *cobra.Command {
@@ -57,6 +58,7 @@ an http(s) URL, or - for standard input (the default).`,
 	c.Flags().BoolVar(&opts.Check, "check", false, "exit 1 when the input is not already in canonical form, and say where it first differs")
 	c.Flags().BoolVar(&opts.Normalize, "normalize", false, "also apply semantic normalizations (drop hints equal to their defaults, const as a one-value enum, definitions as $defs, …)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format for --fingerprint: text or json")
+	opts.Live.register(c.Flags())
 	return c
 }
 
@@ -73,7 +75,12 @@ func runCanon(ctx context.Context, s *Streams, opts canonOptions) error {
 		}
 		stdin = bytes.NewReader(raw)
 	}
-	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: stdin, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
+	live, err := opts.Live.options(s, "")
+	if err != nil {
+		return err
+	}
+	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: stdin, Live: live})
+	opts.Live.done()
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,8 @@ type diffOptions struct {
 	// directory.
 	Dir string
 	// Now judges ignore expiries and sunsets; zero means time.Now().
-	Now time.Time
+	Now  time.Time
+	Live liveFlags
 }
 
 func newDiffCmd(s *Streams) *cobra.Command {
@@ -87,6 +88,7 @@ usage, 3 for a bug.`,
 	f.BoolVar(&opts.UsedOnly, "fail-on-used-only", false, "with --usage: breaking findings no recorded call touches do not fail the gate")
 	f.IntVar(&opts.Verify, "verify", 0, "sample this many instances per changed schema to test safe verdicts (0: off)")
 	f.StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
+	opts.Live.register(f)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"safe", "facade", "breaking", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -149,7 +151,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		dopts.Facades = ff
 	}
 
-	old, new, err := loadPair(ctx, s, opts.Old, opts.New)
+	old, new, err := loadPair(ctx, s, &opts.Live, opts.Old, opts.New)
 	if err != nil {
 		return err
 	}
@@ -246,14 +248,28 @@ func serveConfigFacades(src string) (facade.File, error) {
 
 // loadPair loads both sides at once (live servers take a while to start);
 // an error about OLD is reported before one about NEW.
-func loadPair(ctx context.Context, s *Streams, oldSrc, newSrc string) (old, new *toolset.Set, err error) {
-	lo := toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}}
+func loadPair(ctx context.Context, s *Streams, lf *liveFlags, oldSrc, newSrc string) (old, new *toolset.Set, err error) {
+	oldLive, err := lf.options(s, "old")
+	if err != nil {
+		return nil, nil, err
+	}
+	newLive, err := lf.options(s, "new")
+	if err != nil {
+		return nil, nil, err
+	}
 	var wg sync.WaitGroup
 	var oldErr, newErr error
 	wg.Add(2)
-	go func() { defer wg.Done(); old, oldErr = toolset.Load(ctx, oldSrc, lo) }()
-	go func() { defer wg.Done(); new, newErr = toolset.Load(ctx, newSrc, lo) }()
+	go func() {
+		defer wg.Done()
+		old, oldErr = toolset.Load(ctx, oldSrc, toolset.LoadOptions{Stdin: s.In, Live: oldLive})
+	}()
+	go func() {
+		defer wg.Done()
+		new, newErr = toolset.Load(ctx, newSrc, toolset.LoadOptions{Stdin: s.In, Live: newLive})
+	}()
 	wg.Wait()
+	lf.done()
 	if err := errors.Join(oldErr, newErr); err != nil {
 		return nil, nil, err
 	}

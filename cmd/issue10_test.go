@@ -104,3 +104,37 @@ func TestIssue10Item5EnvironmentExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue10Item4StatusLine: while a live source is read, a terminal shows
+// one status line on stderr, rewritten in place and cleared before a
+// warning or the server's stderr is written; off a terminal nothing but
+// the warning is written.
+func TestIssue10Item4StatusLine(t *testing.T) {
+	var b strings.Builder
+	l := &statusLine{w: &b, on: true}
+	l.progress("old")("starting ./server …")
+	l.progress("new")("listing tools, page 3")
+	l.warn("stdio:./server: skipped a line")
+	_, _ = l.writer(&b).Write([]byte("server log\n"))
+	l.progress("")("waiting for initialize …")
+	l.clear()
+	want := "\r\x1b[Kmcpctl: old: starting ./server …" +
+		"\r\x1b[Kmcpctl: new: listing tools, page 3" +
+		"\r\x1b[Kmcpctl: warning: stdio:./server: skipped a line\n" +
+		"server log\n" +
+		"\r\x1b[Kmcpctl: waiting for initialize …" +
+		"\r\x1b[K"
+	if b.String() != want {
+		t.Errorf("terminal output = %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	off := &statusLine{w: &b}
+	if off.progress("old") != nil {
+		t.Error("off a terminal, progress is not nil")
+	}
+	off.warn("w")
+	off.clear()
+	if b.String() != "mcpctl: warning: w\n" {
+		t.Errorf("non-terminal output = %q", b.String())
+	}
+}

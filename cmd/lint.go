@@ -18,6 +18,7 @@ type lintOptions struct {
 	Source  string
 	Profile string
 	Format  string
+	Live    liveFlags
 }
 
 func newLintCmd(s *Streams) *cobra.Command {
@@ -50,11 +51,17 @@ Exit code 1 when there is an error; warnings alone exit 0.`,
 	}
 	c.Flags().StringVar(&opts.Profile, "profile", lint.ProfileDefault, "rule profile: default or strict")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	opts.Live.register(c.Flags())
 	return c
 }
 
 func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
-	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
+	live, err := opts.Live.options(s, "")
+	if err != nil {
+		return err
+	}
+	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
+	opts.Live.done()
 	if err != nil {
 		return err
 	}

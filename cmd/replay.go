@@ -26,6 +26,7 @@ type replayOptions struct {
 	Format   string
 	Live     string
 	Yes      bool
+	Conn     liveFlags
 }
 
 func newReplayCmd(s *Streams) *cobra.Command {
@@ -72,6 +73,7 @@ input or usage, 3 for a bug.`,
 	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.ReplayFormats(), ", "))
 	f.StringVar(&opts.Live, "live", "", "also send every call to this running server (stdio:COMMAND ARGS… or http(s) URL)")
 	f.BoolVar(&opts.Yes, "yes", false, "with --live: send without asking (calls can have side effects)")
+	opts.Conn.register(f)
 	return c
 }
 
@@ -95,7 +97,12 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 			return badInput{err}
 		}
 	}
-	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
+	live, err := opts.Conn.options(s, "")
+	if err != nil {
+		return err
+	}
+	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: live})
+	opts.Conn.done()
 	if err != nil {
 		return err
 	}
@@ -153,7 +160,11 @@ func replayLive(ctx context.Context, s *Streams, opts replayOptions, rep *fixtur
 			return usageErrorf("--live: not confirmed; nothing sent")
 		}
 	}
-	live, err := fixtures.ConnectLive(ctx, opts.Live, fixtures.LiveOptions{Stderr: s.ErrOut})
+	lo, err := opts.Conn.fixturesOptions(s)
+	if err != nil {
+		return err
+	}
+	live, err := fixtures.ConnectLive(ctx, opts.Live, lo)
 	if err != nil {
 		return badInput{fmt.Errorf("--live: %w", err)}
 	}

@@ -23,6 +23,7 @@ type snapshotOptions struct {
 	// Canonical writes the canonical form (as canon prints it) instead of
 	// the indented lockfile, so `canon --check` accepts the file.
 	Canonical bool
+	Live      liveFlags
 }
 
 func newSnapshotCmd(s *Streams) *cobra.Command {
@@ -38,6 +39,8 @@ indentation added). With --canonical it writes the canonical form instead
 unless they only speak a newer one, and every page of tools/list is read.`,
 		Example: `  mcpctl snapshot -o tools.lock.json -- npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp
   mcpctl snapshot https://example.com/mcp -o tools.lock.json
+  mcpctl snapshot --header "Authorization: Bearer $(cat tok)" http://127.0.0.1:8931/mcp
+  MCPCTL_SOURCE_TOKEN=… mcpctl snapshot --timeout 5m https://example.com/mcp
   mcpctl snapshot stdio:"./bin/server --flag" > tools.lock.json`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if dash := c.ArgsLenAtDash(); dash >= 0 {
@@ -55,19 +58,23 @@ unless they only speak a newer one, and every page of tools/list is read.`,
 		},
 	}
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the lockfile to FILE (atomically) instead of standard output")
+	opts.Live.register(c.Flags())
 	c.Flags().BoolVar(&opts.Canonical, "canonical", false, "write the canonical form (one line, as canon prints it; what canon --check expects) instead of the indented lockfile")
 	return c
 }
 
 func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
-	live := toolset.LiveOptions{Stderr: s.ErrOut}
+	live, err := opts.Live.options(s, "")
+	if err != nil {
+		return err
+	}
 	var set *toolset.Set
-	var err error
 	if opts.Command != nil {
 		set, err = toolset.FetchCommand(ctx, opts.Command, live)
 	} else {
 		set, err = toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
 	}
+	opts.Live.done()
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,97 @@
+package cmd
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const sourceToken = "s3cret-token-7f3a"
+
+// startServe runs `mcpctl serve --http ADDR --token-file FILE CONFIG`
+// in-process until the test ends and returns its URL.
+func startServe(t *testing.T) string {
+	t.Helper()
+	cfg := writeTemp(t, "mcpctl.serve.yaml", "tools:\n  - name: a\n    inputSchema: {type: object, properties: {q: {type: string}}}\n    handler: {static: {text: x}}\n")
+	tok := writeTemp(t, "tok", sourceToken+"\n")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		mcpctlCtx(ctx, t, "serve", "--no-watch", "--log-format", "json", "--http", addr, "--token-file", tok, cfg)
+	}()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	for i := 0; ; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if i == 200 {
+			t.Fatalf("serve does not listen on %s: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "http://" + addr + "/mcp"
+}
+
+// TestIssue10Item2SourceCredentials: snapshot, diff, lint, canon and
+// replay (--against and --live) could not send a header, so they could not
+// reach mcpctl's own `serve --http --token-file`. --header, --token-file
+// and MCPCTL_SOURCE_TOKEN now carry credentials, and no output ever shows
+// a header value.
+func TestIssue10Item2SourceCredentials(t *testing.T) {
+	url := startServe(t)
+	tok := writeTemp(t, "tok", sourceToken)
+	calls := writeTemp(t, "calls.jsonl", `{"tool":"a","arguments":{"q":"x"}}`+"\n")
+	bearer := "Authorization: Bearer " + sourceToken
+	for _, tc := range []struct {
+		name string
+		env  string // MCPCTL_SOURCE_TOKEN
+		args []string
+		code int
+		want string // on stdout, or on stderr when failing
+	}{
+		{"no credentials", "", []string{"snapshot", url}, ExitInput, "401 Unauthorized"},
+		{"wrong token", "", []string{"snapshot", "--header", "Authorization: Bearer wrong-7f3a", url}, ExitInput, "401 Unauthorized"},
+		{"malformed header", "", []string{"snapshot", "--header", "Authorization Bearer " + sourceToken, url}, ExitInput, "--header number 1: want 'Name: value'"},
+		{"snapshot --header", "", []string{"snapshot", "--header", bearer, "--header", "X-Tenant: t1", url}, ExitOK, `"name": "a"`},
+		{"snapshot --token-file", "", []string{"snapshot", "--token-file", tok, url}, ExitOK, `"name": "a"`},
+		{"snapshot with the environment", sourceToken, []string{"snapshot", url}, ExitOK, `"name": "a"`},
+		{"token file and header", "", []string{"snapshot", "--token-file", tok, "--header", bearer, url}, ExitInput, "give one"},
+		{"diff", "", []string{"diff", "--token-file", tok, url, url}, ExitOK, "level: none"},
+		{"lint", "", []string{"lint", "--token-file", tok, url}, ExitOK, "1 tool, 0 errors"},
+		{"canon", "", []string{"canon", "--token-file", tok, url}, ExitOK, `"name":"a"`},
+		{"replay --live", "", []string{"replay", calls, "--against", url, "--live", url, "--yes", "--token-file", tok}, ExitOK, "1 accepted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(SourceTokenEnv, tc.env)
+			r := mcpctl(t, tc.args...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.out, r.errOut)
+			}
+			got := r.out
+			if tc.code != ExitOK {
+				got = r.errOut
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("output lacks %q\nstdout:\n%s\nstderr:\n%s", tc.want, r.out, r.errOut)
+			}
+			for _, secret := range []string{sourceToken, "wrong-7f3a"} {
+				if strings.Contains(r.out+r.errOut, secret) {
+					t.Errorf("a header value is printed:\nstdout:\n%s\nstderr:\n%s", r.out, r.errOut)
+				}
+			}
+		})
+	}
+}
