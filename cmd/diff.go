@@ -68,7 +68,7 @@ they do not fail the gate.
 
 Exit codes: 0 when nothing reaches --fail-on, 1 when something does (covered
 facade findings count as safe, ignored ones not at all), 2 for bad input or
-usage, 3 for a bug.`,
+usage, 3 for a bug, 4 when the environment refuses (see help exit-codes).`,
 		Example: `  mcpctl diff git:origin/main:tools.lock.json tools.lock.json
   mcpctl diff --format markdown old.json new.json > comment.md
   mcpctl diff --fail-on facade --facades facades.yaml v1.json v2.json

@@ -55,8 +55,10 @@ after confirming on a terminal.
 
 Exit codes: 0 when no call reaches --fail-on, 1 when one does (rejected and
 unknown-tool by default; translated too with --fail-on translated; a call
-with a recorded "expect" fails only when its outcome differs), 2 for bad
-input or usage, 3 for a bug.`,
+with a recorded "expect" fails only when its outcome does not satisfy it:
+accepted and translated satisfy each other, since the call still works,
+and a recorded rejected or unknown-tool call that stays so passes), 2 for
+bad input or usage, 3 for a bug, 4 when the environment refuses.`,
 		Example: `  mcpctl replay calls.jsonl --against tools.lock.json
   mcpctl replay fixtures/ --against v2.json --facades facades.yaml --format markdown
   mcpctl replay calls.jsonl --against tools.lock.json --live stdio:./server --yes`,
