@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -174,6 +175,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 
 	var buf bytes.Buffer
 	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly}
+	ropts.NewFile, ropts.Locations = locations(opts.New, new)
 	if opts.Format == "text" {
 		ropts.Color = s.ColorOut()
 	}
@@ -293,4 +295,25 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// locations returns NEW's file and where it writes each tool, for
+// annotations, when NEW is a file or a folder on disk ("" and nil for
+// standard input, git:, stdio: and http sources).
+func locations(src string, set *toolset.Set) (string, map[string]report.Location) {
+	fi, err := os.Stat(src)
+	if src == "-" || err != nil {
+		return "", nil
+	}
+	file := ""
+	if fi.Mode().IsRegular() {
+		file = filepath.ToSlash(src)
+	}
+	locs := map[string]report.Location{}
+	for _, t := range set.Tools {
+		if t.Line > 0 {
+			locs[t.Name] = report.Location{File: filepath.ToSlash(t.Source), Line: t.Line}
+		}
+	}
+	return file, locs
 }

@@ -138,3 +138,37 @@ func TestIssue10Item4StatusLine(t *testing.T) {
 		t.Errorf("non-terminal output = %q", b.String())
 	}
 }
+
+// TestIssue10Item10GitHubAnnotationsLocated: --format github annotations
+// carried no file= or line=, so they never appeared inline on a pull
+// request. They now point at the NEW file and the line where the tool
+// starts (the file alone for a tool NEW no longer has); a NEW that is not a
+// file (standard input) gets no location.
+func TestIssue10Item10GitHubAnnotationsLocated(t *testing.T) {
+	old := writeTemp(t, "old.json", `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}},{"name":"gone","inputSchema":{"type":"object"}}]}`)
+	newText := "{\n  \"tools\": [\n    {\n      \"name\": \"b\",\n      \"inputSchema\": {\"type\": \"object\"}\n    },\n    {\n      \"name\": \"a\",\n      \"inputSchema\": {\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"integer\"}}}\n    }\n  ]\n}\n"
+	newPath := writeTemp(t, "new.json", newText)
+	r := mcpctl(t, "diff", "--format", "github", old, newPath)
+	if r.code != ExitFindings {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	prop := ghProp(newPath)
+	for _, want := range []string{
+		"::error file=" + prop + ",line=7,title=a /properties/q/type::",
+		"::error file=" + prop + ",title=gone::",
+	} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.out)
+		}
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"diff", "--format", "github", old, "-"}, &Streams{In: strings.NewReader(newText), Out: &out, ErrOut: &errOut})
+	if code != ExitFindings || strings.Contains(out.String(), "file=") {
+		t.Errorf("NEW from standard input: exit %d, annotations with a file:\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// ghProp escapes a workflow command property as @actions/core does.
+func ghProp(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

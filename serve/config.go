@@ -909,7 +909,11 @@ func (c *Config) Set() (*toolset.Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: rendering: %w", t.Name, err) // a bug
 		}
-		tools = append(tools, &toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v, Source: c.Source, Offset: -1, Index: t.Index})
+		tt := &toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v, Source: c.Source, Offset: -1, Index: t.Index}
+		if t.Pos.File == c.Source {
+			tt.Line = t.Pos.Line
+		}
+		tools = append(tools, tt)
 	}
 	set, err := toolset.NewSet(c.Source, tools)
 	if err != nil {

@@ -1,6 +1,7 @@
 package toolset
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -29,6 +30,7 @@ func Decode(source string, data []byte) (*Set, error) {
 		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 	}
 	tools := make([]*Tool, 0, len(list.Items))
+	line, prev := 1, 0 // items are in document order: count lines once
 	for i := range list.Items {
 		item := &list.Items[i]
 		p := ptr + "/" + strconv.Itoa(i)
@@ -39,6 +41,8 @@ func Decode(source string, data []byte) (*Set, error) {
 		if serr != nil {
 			return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 		}
+		line += bytes.Count(data[prev:item.Start], []byte{'\n'})
+		t.Line, prev = line, item.Start
 		tools = append(tools, t)
 	}
 	set, err := NewSet(source, tools)
@@ -70,6 +74,7 @@ func DecodeTool(source string, data []byte, index int) (*Tool, error) {
 	if serr != nil {
 		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 	}
+	t.Line, _ = canon.LineCol(data, v.Start)
 	return t, nil
 }
 

@@ -73,6 +73,10 @@ type Tool struct {
 	Source string
 	Offset int
 	Index  int
+	// Line is the 1-based line of Source where the tool's object starts (a
+	// JSON document, or a serve config's tool entry); 0 when unknown (a
+	// live server).
+	Line int
 }
 
 // Canonical returns the tool's canonical form (DESIGN §3); with normalize,
