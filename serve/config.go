@@ -692,7 +692,7 @@ func (p *cfgParser) execHandler(v *canon.Value, ptr, tool string) (*ExecConfig, 
 		case "maxOutput":
 			e.MaxOutput, err = p.size(&m.Value, mp, tool)
 		case "env":
-			e.Env, err = p.stringList(&m.Value, mp, tool)
+			e.Env, err = p.envNames(&m.Value, mp, tool)
 		case "dir":
 			e.Dir, err = p.scalarString(&m.Value, mp, tool)
 		default:
@@ -789,6 +789,21 @@ func (p *cfgParser) stringList(v *canon.Value, ptr, tool string) ([]string, erro
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// envNames reads exec.env: names of variables copied from mcpctl's
+// environment. NAME=VALUE is refused: the value would be silently dropped.
+func (p *cfgParser) envNames(v *canon.Value, ptr, tool string) ([]string, error) {
+	names, err := p.stringList(v, ptr, tool)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range names {
+		if name, _, ok := strings.Cut(n, "="); ok {
+			return nil, p.errAt(ptr+"/"+strconv.Itoa(i), tool, "env lists names of variables copied from mcpctl's environment; %q sets a value, which is not allowed (set %s in the environment mcpctl runs in)", n, name)
+		}
+	}
+	return names, nil
 }
 
 // duration reads "10s", "1m30s", or a number of seconds.

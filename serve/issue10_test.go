@@ -117,3 +117,22 @@ func TestIssue10Item6ExpiredAllowInRefusal(t *testing.T) {
 		t.Errorf("refusal log does not say the entry expired:\n%s", logs.String())
 	}
 }
+
+// TestIssue10Item7ExecEnvNamesOnly: exec.env: [A=b] was silently ignored
+// (only variable names are copied from the server's environment). A value
+// is now a located error saying only names are allowed.
+func TestIssue10Item7ExecEnvNamesOnly(t *testing.T) {
+	cfg := "tools:\n  - name: a\n    inputSchema: {type: object}\n    handler:\n      exec:\n        command: [./run]\n        env: [HOME, A=b]\n"
+	_, err := ParseConfig("c.yaml", []byte(cfg), nil)
+	var ie *toolset.InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("got %v, want an *toolset.InputError", err)
+	}
+	want := `c.yaml:7:21: tool "a": /tools/0/handler/exec/env/1: env lists names of variables copied from mcpctl's environment; "A=b" sets a value, which is not allowed (set A in the environment mcpctl runs in)`
+	if err.Error() != want {
+		t.Errorf("error:\n got %s\nwant %s", err, want)
+	}
+	if _, err := ParseConfig("c.yaml", []byte(strings.Replace(cfg, ", A=b", "", 1)), nil); err != nil {
+		t.Errorf("names only: %v", err)
+	}
+}
