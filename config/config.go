@@ -16,6 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/internal/yamlnode"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/internal/keydoc"
 )
 
 // FileName is the name Find looks for.
@@ -206,8 +207,27 @@ func (p *parser) ruleID(n *yaml.Node, what string) string {
 	return id
 }
 
-var topKeys = []string{"rules", "ignore", "open-content"}
-var ignoreKeys = []string{"rule", "tool", "path", "reason", "expires"}
+// Keys documents every key of .mcpctl.yaml: the parser's unknown-key
+// messages, the JSON Schema docs/schema/mcpctl.schema.json and
+// docs/config.md come from it.
+var Keys = keydoc.Key{Type: keydoc.Object, Keys: []keydoc.Key{
+	{Name: "rules", Type: keydoc.Map, Doc: "Per-rule level overrides: a rule id (see `mcpctl rules`) and the level its findings get.",
+		Values: &keydoc.Key{Type: keydoc.String, Enum: []string{"safe", "facade", "breaking"}}},
+	{Name: "ignore", Type: keydoc.Array, Doc: "Findings diff reports but does not count, each with a reason and an optional expiry.",
+		Items: &keydoc.Key{Type: keydoc.Object, Keys: []keydoc.Key{
+			{Name: "rule", Type: keydoc.String, Required: true, Doc: "The rule id of the findings ignored."},
+			{Name: "tool", Type: keydoc.String, Required: true, Doc: "The tool whose findings are ignored."},
+			{Name: "path", Type: keydoc.String, Doc: "A JSON Pointer (RFC 6901) in the tool's schema: findings there and below. Empty: everywhere in the tool."},
+			{Name: "reason", Type: keydoc.String, Required: true, Doc: "Why the findings may be ignored (shown with every ignored finding)."},
+			{Name: "expires", Type: keydoc.Date, Doc: "The day the ignore stops applying (from 00:00 UTC); an expired ignore is reported. Absent: never."},
+			{Name: "until", Type: keydoc.Date, Deprecated: "expires", Doc: "The last day the ignore applies (the old name; `until: D` is `expires:` the day after D)."},
+		}}},
+	{Name: "open-content", Type: keydoc.String, Enum: []string{OpenContentLenient, OpenContentStrict}, Default: OpenContentLenient,
+		Doc: "Whether an optional property added to an input schema without `additionalProperties: false` is safe (lenient) or breaking (strict, as `--strict-open-content`)."},
+}}
+
+var topKeys = keydoc.Names(Keys.Keys)
+var ignoreKeys = keydoc.Names(keydoc.Find(Keys.Keys, "ignore").Items.Keys)
 
 func (p *parser) config(doc *yaml.Node, c *Config) {
 	root := doc
@@ -242,7 +262,7 @@ func (p *parser) config(doc *yaml.Node, c *Config) {
 				continue
 			}
 			if v.Kind != yaml.SequenceNode {
-				p.fail(v, "ignore must be a list of {rule, tool, path, reason, expires}")
+				p.fail(v, "ignore must be a list of {%s}", strings.Join(ignoreKeys, ", "))
 				continue
 			}
 			for i, item := range v.Content {

@@ -171,10 +171,6 @@ type AllowEntry struct {
 	Pos     Pos       `json:"-"`
 }
 
-// allowKeys are the keys of a gate.allow entry ("until", the old name of
-// expires, is still read, with a warning).
-var allowKeys = []string{"rule", "tool", "path", "reason", "expires"}
-
 // Defaults for handlers.
 const (
 	DefaultTimeout   = 30 * time.Second
@@ -363,7 +359,7 @@ func (p *cfgParser) root(cfg *Config, root *canon.Value) error {
 		case "record":
 			err = p.record(&cfg.Record, &m.Value, ptr)
 		default:
-			err = p.keyErrAt(ptr, "", "%s", unknownKey(m.Key, "server", "tools", "gate", "record"))
+			err = p.keyErrAt(ptr, "", "%s", unknownKey(m.Key, rootKeys...))
 		}
 		if err != nil {
 			return err
@@ -393,7 +389,7 @@ func (p *cfgParser) server(s *ServerInfo, v *canon.Value, ptr string) error {
 		case "instructions":
 			dst = &s.Instructions
 		default:
-			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "name", "version", "title", "instructions"))
+			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, serverKeys...))
 		}
 		str, err := p.scalarString(&m.Value, mp, "")
 		if err != nil {
@@ -427,18 +423,6 @@ func (p *cfgParser) tools(cfg *Config, v *canon.Value, ptr string) error {
 	}
 	return nil
 }
-
-// specToolKeys are the members of an MCP tool (MCP 2025-11-25 schema.ts,
-// Tool with its BaseMetadata and Icons): a tool entry's members among them
-// are served as written, in source order.
-var specToolKeys = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta"}
-
-// serveOnly are mcpctl's own members of a tool entry, never served.
-var serveOnly = []string{"handler", "facade", "deprecated"}
-
-// toolKeys are all the members a tool entry accepts; any other is an error
-// (a misspelled "anotations" would otherwise be served, its hints lost).
-var toolKeys = append(slices.Clone(specToolKeys), serveOnly...)
 
 func (p *cfgParser) tool(v *canon.Value, ptr string, index int) (*ToolConfig, error) {
 	if v.Kind != canon.Object {
@@ -562,7 +546,7 @@ func (p *cfgParser) deprecated(v *canon.Value, ptr, tool string) (*Deprecation, 
 		case "replacement":
 			d.Replacement = s
 		default:
-			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "since", "sunset", "replacement"))
+			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, deprecatedKeys...))
 		}
 	}
 	return d, nil
@@ -667,7 +651,7 @@ func (p *cfgParser) handler(v *canon.Value, ptr, tool string) (*HandlerConfig, e
 	case "static":
 		h.Static, err = p.staticHandler(&m.Value, mp, tool)
 	default:
-		err = p.keyErrAt(mp, tool, "%s", unknownWord("handler", m.Key, []string{"exec", "http", "static"}))
+		err = p.keyErrAt(mp, tool, "%s", unknownWord("handler", m.Key, handlerKinds))
 	}
 	if err != nil {
 		return nil, err
@@ -696,7 +680,7 @@ func (p *cfgParser) execHandler(v *canon.Value, ptr, tool string) (*ExecConfig, 
 		case "dir":
 			e.Dir, err = p.scalarString(&m.Value, mp, tool)
 		default:
-			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "command", "timeout", "maxOutput", "env", "dir"))
+			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, execKeys...))
 		}
 		if err != nil {
 			return nil, err
@@ -740,7 +724,7 @@ func (p *cfgParser) httpHandler(v *canon.Value, ptr, tool string) (*HTTPConfig, 
 				h.Headers[hm.Key] = s
 			}
 		default:
-			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "url", "timeout", "headers", "maxResponse"))
+			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, httpKeys...))
 		}
 		if err != nil {
 			return nil, err
@@ -767,7 +751,7 @@ func (p *cfgParser) staticHandler(v *canon.Value, ptr, tool string) (*StaticConf
 			c := m.Value.Clone()
 			s.JSON = &c
 		default:
-			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "text", "json"))
+			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, staticKeys...))
 		}
 	}
 	if (s.JSON == nil) == !v.Has("text") {
@@ -843,7 +827,7 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 		m := &v.Members[i]
 		mp := ptr + "/" + canon.EscapePointer(m.Key)
 		if m.Key != "allow" {
-			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "allow"))
+			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, gateKeys...))
 		}
 		if m.Value.Kind != canon.Array {
 			return p.errAt(mp, "", "gate.allow must be a list, got %s", m.Value.Kind)
