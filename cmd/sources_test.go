@@ -55,6 +55,7 @@ func TestIssue10Item2SourceCredentials(t *testing.T) {
 	tok := writeTemp(t, "tok", sourceToken)
 	calls := writeTemp(t, "calls.jsonl", `{"tool":"a","arguments":{"q":"x"}}`+"\n")
 	bearer := "Authorization: Bearer " + sourceToken
+	lock := writeTemp(t, "tools.json", `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`)
 	for _, tc := range []struct {
 		name string
 		env  string // MCPCTL_SOURCE_TOKEN
@@ -63,6 +64,7 @@ func TestIssue10Item2SourceCredentials(t *testing.T) {
 		want string // on stdout, or on stderr when failing
 	}{
 		{"no credentials", "", []string{"snapshot", url}, ExitInput, "401 Unauthorized"},
+		{"no credentials: a hint", "", []string{"lint", url}, ExitInput, "send credentials with --header 'Authorization: Bearer …', --token-file FILE or $MCPCTL_SOURCE_TOKEN"},
 		{"wrong token", "", []string{"snapshot", "--header", "Authorization: Bearer wrong-7f3a", url}, ExitInput, "401 Unauthorized"},
 		{"malformed header", "", []string{"snapshot", "--header", "Authorization Bearer " + sourceToken, url}, ExitInput, "--header number 1: want 'Name: value'"},
 		{"snapshot --header", "", []string{"snapshot", "--header", bearer, "--header", "X-Tenant: t1", url}, ExitOK, `"name": "a"`},
@@ -72,6 +74,7 @@ func TestIssue10Item2SourceCredentials(t *testing.T) {
 		{"diff", "", []string{"diff", "--token-file", tok, url, url}, ExitOK, "level: none"},
 		{"lint", "", []string{"lint", "--token-file", tok, url}, ExitOK, "1 tool, 0 errors"},
 		{"canon", "", []string{"canon", "--token-file", tok, url}, ExitOK, `"name":"a"`},
+		{"replay --live without credentials", "", []string{"replay", calls, "--against", lock, "--live", url, "--yes"}, ExitInput, "--token-file FILE or $MCPCTL_SOURCE_TOKEN"},
 		{"replay --live", "", []string{"replay", calls, "--against", url, "--live", url, "--yes", "--token-file", tok}, ExitOK, "1 accepted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -673,17 +673,18 @@ func (v *versionHeader) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil && resp.StatusCode == http.StatusBadRequest {
 		v.c.badRequest.Store(true)
 	}
-	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
-		// Fail the request itself: the go-sdk would otherwise wait for an
-		// answer to initialize until the timeout.
-		resp.Body.Close()
-		return nil, &refusedError{status: resp.Status}
-	}
 	return resp, err
 }
 
+// ErrCredentials is wrapped by the error of a live HTTP source that answered
+// 401 Unauthorized or 403 Forbidden: it wants credentials (see
+// LiveOptions.Headers).
+var ErrCredentials = errors.New("the server wants credentials")
+
 // refusedError is an HTTP server's 401 or 403 answer.
 type refusedError struct{ status string }
+
+func (e *refusedError) Unwrap() error { return ErrCredentials }
 
 func (e *refusedError) Error() string {
 	return "the server answered " + e.status + ": it wants credentials (an Authorization header, or another header it names)"
@@ -756,14 +757,13 @@ func (t *progressTransport) Connect(ctx context.Context) (mcp.Connection, error)
 }
 
 // WithHeaders returns an http.RoundTripper that adds h to every request
-// before base (http.DefaultTransport when nil) sends it; with no headers it
-// returns base. The request given is never modified.
+// before base (http.DefaultTransport when nil) sends it, and turns a 401
+// Unauthorized or 403 Forbidden answer into an error wrapping
+// ErrCredentials, so a client says what is missing. The request given is
+// never modified.
 func WithHeaders(base http.RoundTripper, h http.Header) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
-	}
-	if len(h) == 0 {
-		return base
 	}
 	return &headerTransport{base: base, h: h}
 }
@@ -774,9 +774,16 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for name, values := range t.h {
-		req.Header[name] = values
+	if len(t.h) > 0 {
+		req = req.Clone(req.Context())
+		for name, values := range t.h {
+			req.Header[name] = values
+		}
 	}
-	return t.base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		resp.Body.Close()
+		return nil, &refusedError{status: resp.Status}
+	}
+	return resp, err
 }
