@@ -74,7 +74,7 @@ func (l *liveFlags) fixturesOptions(s *Streams) (fixtures.LiveOptions, error) {
 	if err != nil {
 		return fixtures.LiveOptions{}, err
 	}
-	return fixtures.LiveOptions{Timeout: o.Timeout, Headers: o.Headers, Stderr: o.Stderr, Warn: o.Warn}, nil
+	return fixtures.LiveOptions{Timeout: o.Timeout, Headers: o.Headers, Stderr: o.Stderr, Warn: o.Warn, Progress: o.Progress}, nil
 }
 
 // header parses --header values and adds the token of --token-file or

@@ -167,6 +167,7 @@ func replayLive(ctx context.Context, s *Streams, opts replayOptions, rep *fixtur
 		return err
 	}
 	live, err := fixtures.ConnectLive(ctx, opts.Live, lo)
+	defer opts.Conn.done()
 	if err != nil {
 		return badInput{fmt.Errorf("--live: %w", err)}
 	}
