@@ -157,7 +157,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		return err
 	}
 	if opts.Facades == "" {
-		// A serve config as NEW declares its own facades (DESIGN §4.6).
+		// A serve config as NEW declares its own facades (its tools' facade blocks).
 		ff, err := serveConfigFacades(opts.New)
 		if err != nil {
 			return err

@@ -12,7 +12,7 @@ import (
 // Shapes lists the document shapes Decode accepts, for error messages.
 const Shapes = `a tools/list result {"tools":[…]}, a JSON-RPC response {"jsonrpc":"2.0","result":{"tools":[…]}}, or a bare array of tools`
 
-// Decode reads one discovery document (DESIGN §4.1) strictly: a tools/list
+// Decode reads one discovery document strictly: a tools/list
 // result, a full JSON-RPC response, or a bare array of tool objects. source
 // names the input in errors. Every error is an *InputError with a byte
 // offset (and line, column and JSON Pointer where they apply): invalid JSON

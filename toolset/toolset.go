@@ -79,8 +79,9 @@ type Tool struct {
 	Line int
 }
 
-// Canonical returns the tool's canonical form (DESIGN §3); with normalize,
-// the semantic normalizations of canon.NormalizeTool are applied first.
+// Canonical returns the tool's canonical form (canon.AppendTool: RFC 8785
+// plus schema-aware set sorting); with normalize, the semantic
+// normalizations of canon.NormalizeTool are applied first.
 func (t *Tool) Canonical(normalize bool) []byte {
 	if !normalize {
 		return canon.AppendTool(nil, &t.Value)
@@ -144,7 +145,7 @@ func (s *Set) Names() []string {
 	return names
 }
 
-// Canonical returns the set's canonical form {"tools":[…]} (DESIGN §3);
+// Canonical returns the set's canonical form {"tools":[…]} (see package canon);
 // with normalize, canon.NormalizeTool is applied to each tool first.
 func (s *Set) Canonical(normalize bool) []byte {
 	size := 16
