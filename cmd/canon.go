@@ -80,7 +80,7 @@ func runCanon(ctx context.Context, s *Streams, opts canonOptions) error {
 		return err
 	}
 	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: stdin, Live: live})
-	opts.Live.done()
+	err = opts.Live.finish(err)
 	if err != nil {
 		return err
 	}

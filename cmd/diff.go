@@ -271,8 +271,7 @@ func loadPair(ctx context.Context, s *Streams, lf *liveFlags, oldSrc, newSrc str
 		new, newErr = toolset.Load(ctx, newSrc, toolset.LoadOptions{Stdin: s.In, Live: newLive})
 	}()
 	wg.Wait()
-	lf.done()
-	if err := errors.Join(oldErr, newErr); err != nil {
+	if err := lf.finish(errors.Join(oldErr, newErr)); err != nil {
 		return nil, nil, err
 	}
 	return old, new, nil

@@ -61,7 +61,7 @@ func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
 		return err
 	}
 	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
-	opts.Live.done()
+	err = opts.Live.finish(err)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +28,8 @@ type liveFlags struct {
 	TokenFile string
 	Timeout   time.Duration
 
-	status *statusLine // made by the first options call
+	status  *statusLine // made by the first options call
+	secrets []string    // header values, hidden in errors
 }
 
 func (l *liveFlags) register(f *pflag.FlagSet) {
@@ -61,12 +63,35 @@ func (l *liveFlags) options(s *Streams, label string) (toolset.LiveOptions, erro
 	}, nil
 }
 
-// done erases the status line, once the sources are loaded.
-func (l *liveFlags) done() {
+// finish erases the status line once the sources are loaded, and returns
+// err with every header value replaced by [redacted] in its message (a
+// server may echo a header back in an error).
+func (l *liveFlags) finish(err error) error {
 	if l.status != nil {
 		l.status.clear()
 	}
+	if err == nil || len(l.secrets) == 0 {
+		return err
+	}
+	return &redactedError{err: err, secrets: l.secrets}
 }
+
+// redactedError is an error whose message hides header values; errors.Is
+// and errors.As see the error it wraps.
+type redactedError struct {
+	err     error
+	secrets []string
+}
+
+func (e *redactedError) Error() string {
+	msg := e.err.Error()
+	for _, s := range e.secrets {
+		msg = strings.ReplaceAll(msg, s, "[redacted]")
+	}
+	return msg
+}
+
+func (e *redactedError) Unwrap() error { return e.err }
 
 // fixturesOptions is options for replay --live.
 func (l *liveFlags) fixturesOptions(s *Streams) (fixtures.LiveOptions, error) {
@@ -88,6 +113,10 @@ func (l *liveFlags) header() (http.Header, error) {
 			return nil, usageErrorf("--header number %d: want 'Name: value' with a header name of letters, digits and !#$%%&'*+-.^_`|~ (the value is not shown)", i+1)
 		}
 		h.Add(textproto.CanonicalMIMEHeaderKey(name), value)
+		l.addSecret(value)
+		if _, credentials, ok := strings.Cut(value, " "); ok { // "Bearer TOKEN"
+			l.addSecret(strings.TrimSpace(credentials))
+		}
 	}
 	token, err := l.token()
 	if err != nil || token == "" {
@@ -100,7 +129,17 @@ func (l *liveFlags) header() (http.Header, error) {
 		return h, nil // an explicit header wins over the environment
 	}
 	h.Set("Authorization", "Bearer "+token)
+	l.addSecret(token)
 	return h, nil
+}
+
+// addSecret remembers a header value to hide; values too short to hide
+// without hiding ordinary words are left alone.
+func (l *liveFlags) addSecret(v string) {
+	const minSecret = 4
+	if len(v) >= minSecret && !slices.Contains(l.secrets, v) {
+		l.secrets = append(l.secrets, v)
+	}
 }
 
 func (l *liveFlags) token() (string, error) {

@@ -104,7 +104,7 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 		return err
 	}
 	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: live})
-	opts.Conn.done()
+	err = opts.Conn.finish(err)
 	if err != nil {
 		return err
 	}
@@ -167,10 +167,9 @@ func replayLive(ctx context.Context, s *Streams, opts replayOptions, rep *fixtur
 		return err
 	}
 	live, err := fixtures.ConnectLive(ctx, opts.Live, lo)
-	defer opts.Conn.done()
 	if err != nil {
-		return badInput{fmt.Errorf("--live: %w", err)}
+		return badInput{fmt.Errorf("--live: %w", opts.Conn.finish(err))}
 	}
 	defer live.Close()
-	return fixtures.SendAll(ctx, live, rep)
+	return opts.Conn.finish(fixtures.SendAll(ctx, live, rep))
 }

@@ -74,7 +74,7 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 	} else {
 		set, err = toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
 	}
-	opts.Live.done()
+	err = opts.Live.finish(err)
 	if err != nil {
 		return err
 	}

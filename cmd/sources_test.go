@@ -2,7 +2,10 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -96,5 +99,31 @@ func TestIssue10Item2SourceCredentials(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIssue10Item2HeaderValuesRedacted: a server that echoes a header back
+// in its error (here a JSON-RPC error in a 400 answer) does not get the
+// value printed: errors hide every header value.
+func TestIssue10Item2HeaderValuesRedacted(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"bad credentials %s for tenant %s"}}`,
+			r.Header.Get("Authorization"), r.Header.Get("X-Tenant"))
+	}))
+	defer ts.Close()
+	t.Setenv(SourceTokenEnv, "")
+	r := mcpctl(t, "snapshot", "--header", "Authorization: Bearer "+sourceToken, "--header", "X-Tenant: tenant-7f3a", ts.URL)
+	if r.code != ExitInput {
+		t.Fatalf("exit %d, want %d:\n%s", r.code, ExitInput, r.errOut)
+	}
+	if !strings.Contains(r.errOut, "bad credentials") || !strings.Contains(r.errOut, "[redacted]") {
+		t.Errorf("stderr lacks the redacted echo:\n%s", r.errOut)
+	}
+	for _, secret := range []string{sourceToken, "tenant-7f3a"} {
+		if strings.Contains(r.out+r.errOut, secret) {
+			t.Errorf("a header value is printed:\n%s", r.errOut)
+		}
 	}
 }
