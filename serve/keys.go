@@ -106,7 +106,7 @@ var (
 	specToolKeys   = keydoc.Names(specToolKeyDocs)
 	serveOnly      = keydoc.Names(serveOnlyKeyDocs)
 	toolKeys       = keydoc.Names(toolEntryKey.Keys)
-	handlerKinds   = keydoc.Names(serveOnlyKeyDocs[0].Keys)
+	handlerKinds   = keydoc.Names(keydoc.Find(serveOnlyKeyDocs, "handler").Keys)
 	execKeys       = keydoc.Names(execKeyDocs)
 	httpKeys       = keydoc.Names(httpKeyDocs)
 	staticKeys     = keydoc.Names(staticKeyDocs)
