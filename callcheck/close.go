@@ -6,13 +6,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // CloseNames returns up to n names from names that look like name (an
 // unknown tool or argument name): those within an edit distance of a third
 // of name's length (at least 2), or that contain it or are contained in it
 // (case-insensitively), closest first, ties in name order.
+//
+// A name longer than MaxSuggestLen gets none: comparing it would cost its
+// length times every name's, and no real name is that long.
 func CloseNames(name string, names []string, n int) []string {
+	if len(name) > MaxSuggestLen {
+		return nil
+	}
 	type cand struct {
 		name string
 		d    int
@@ -75,18 +82,42 @@ func EditDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// MaxSuggestLen bounds the names CloseNames looks for close names of, in
+// bytes: twice the 128 characters the MCP specification (2025-11-25,
+// Server Features › Tools › Tool Names) recommends as a tool name's
+// longest.
+const MaxSuggestLen = 256
+
+// MaxEchoLen bounds how much of an unknown name a message repeats, in
+// bytes; a longer name is cut there (at a UTF-8 boundary) and its length
+// given.
+const MaxEchoLen = 128
+
+// Echo quotes name for a message, cut to MaxEchoLen bytes:
+// "abc…" (4194304 bytes).
+func Echo(name string) string {
+	if len(name) <= MaxEchoLen {
+		return strconv.Quote(name)
+	}
+	cut := MaxEchoLen
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s (%d bytes)", strconv.Quote(name[:cut]+"…"), len(name))
+}
+
 // UnknownTool is the message for a call to a tool the server does not have,
 // the same in serve (a protocol error) and replay (outcome unknown-tool):
 // `unknown tool "x"`, followed by `; did you mean "a", "b"?` when up to three
-// close names exist among names.
+// close names exist among names. A long name is cut (see Echo).
 func UnknownTool(name string, names []string) string {
 	close := CloseNames(name, names, 3)
 	if len(close) == 0 {
-		return fmt.Sprintf("unknown tool %q", name)
+		return "unknown tool " + Echo(name)
 	}
 	quoted := make([]string, len(close))
 	for i, c := range close {
 		quoted[i] = strconv.Quote(c)
 	}
-	return fmt.Sprintf("unknown tool %q; did you mean %s?", name, strings.Join(quoted, ", "))
+	return fmt.Sprintf("unknown tool %s; did you mean %s?", Echo(name), strings.Join(quoted, ", "))
 }

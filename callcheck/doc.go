@@ -1,6 +1,6 @@
 // Package callcheck validates tool-call arguments against a tool's input
 // schema and, when they are invalid, builds the actionable message a model
-// can repair its call from (DESIGN §5 "rejected", §6.3 "self-healing
+// can repair its call from (docs/replay.md#replay-recorded-calls-against-a-new-contract "rejected", docs/serve.md#active-conversations-pinning "self-healing
 // errors"): each offending field by JSON Pointer (RFC 6901), what the schema
 // expected there, and a valid example built from the schema itself (its
 // defaults, examples, enum members and minimal values) and checked with the

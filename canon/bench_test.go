@@ -39,7 +39,7 @@ func baselineDocument(data []byte) ([]byte, error) {
 
 // BenchmarkCanon compares canon (Parse + AppendToolList of the whole
 // document) with the encoding/json baseline (Unmarshal into any + Marshal)
-// on the same bytes, in one run (DESIGN §7; the target is a ratio of at most
+// on the same bytes, in one run (docs/architecture.md#quality-bar; the target is a ratio of at most
 // 1.5):
 //
 //   - baseline and canon measure each alone, with MB/s and allocations;

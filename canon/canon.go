@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// AppendTool appends the canonical form (DESIGN §3) of one MCP tool object to
+// AppendTool appends the canonical form (docs/canon.md#canonical-form) of one MCP tool object to
 // dst: RFC 8785 JCS throughout, plus, inside its inputSchema and outputSchema
 // and every subschema reached through schema keywords, the arrays of
 // required, type and enum sorted as sets. Instance data inside schemas
@@ -71,7 +71,7 @@ func AppendToolList(dst []byte, tools []*Value) []byte {
 }
 
 // Fingerprint returns the lower-case hex SHA-256 of canonical bytes, the
-// fingerprint of DESIGN §1.
+// fingerprint of docs/glossary.md#glossary.
 func Fingerprint(canonical []byte) string {
 	sum := sha256.Sum256(canonical)
 	return hex.EncodeToString(sum[:])

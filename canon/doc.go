@@ -1,7 +1,7 @@
-// Package canon owns mcpctl's canonical discovery JSON (DESIGN §3): a strict
+// Package canon owns mcpctl's canonical discovery JSON (docs/canon.md#canonical-form): a strict
 // JSON parser, the RFC 8785 (JCS) encoding extended with schema-aware set
 // sorting and tool-list ordering, fingerprints, and the syntactic
-// normalizations of DESIGN §4.2.
+// normalizations of docs/diff.md#normalization.
 //
 // The canonical form exists only to decide whether two documents mean the
 // same thing; it is never served to clients (serve keeps each tool's source
@@ -19,7 +19,7 @@
 //   - AppendJCS encodes any Value as RFC 8785: members sorted by UTF-16 code
 //     units (CompareKeys), numbers as ECMAScript prints them (AppendNumber,
 //     AppendFloat), strings minimally escaped (AppendString), no whitespace.
-//   - AppendTool, AppendSchema and AppendToolList add DESIGN §3.3 and §3.4:
+//   - AppendTool, AppendSchema and AppendToolList add docs/canon.md#schema-aware-set-sorting and docs/canon.md#tool-list-order:
 //     inside a tool's inputSchema and outputSchema, and every subschema
 //     reached through schema keywords, the arrays of required, type and enum
 //     are sorted as sets (enum members by their canonical encoding); instance

@@ -28,7 +28,7 @@ func shuffleMembers(v *canon.Value, r *rand.Rand) {
 }
 
 // shuffleSets permutes the required, type and enum arrays of schema and of
-// every subschema WalkSchemas reaches: DESIGN §3.3 says they are sets there.
+// every subschema WalkSchemas reaches: docs/canon.md#schema-aware-set-sorting says they are sets there.
 func shuffleSets(schema *canon.Value, r *rand.Rand) {
 	canon.WalkSchemas(schema, func(s *canon.Value, _ string) {
 		for _, k := range []string{"required", "type", "enum"} {

@@ -23,7 +23,7 @@ func AnnotationDefault(name string) (def, ok bool) {
 }
 
 // NormalizeTool rewrites a tool object in place into one chosen spelling of
-// each semantically equal form (DESIGN §4.2, the parts that need no schema
+// each semantically equal form (docs/diff.md#normalization, the parts that need no schema
 // reasoning):
 //
 //   - annotation hints equal to their spec defaults are dropped, and an

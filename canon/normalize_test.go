@@ -8,8 +8,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// TestNormalizeTool covers each normalization of canon.NormalizeTool (DESIGN
-// §4.2), comparing canonical forms, and checks that a second application
+// TestNormalizeTool covers each normalization of canon.NormalizeTool (docs/diff.md#normalization), comparing canonical forms, and checks that a second application
 // changes nothing.
 func TestNormalizeTool(t *testing.T) {
 	tests := []struct {

@@ -24,7 +24,7 @@ func manyKeys(n int, extra string) (string, int) {
 	return b.String(), off
 }
 
-// TestParseErrors pins every refusal of the strict parser (DESIGN §3.5) with
+// TestParseErrors pins every refusal of the strict parser (docs/canon.md#strict-input) with
 // the byte offset it reports and a word of its message.
 func TestParseErrors(t *testing.T) {
 	many, manyOff := manyKeys(20, `"k3":true`)

@@ -8,7 +8,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// TestAppendSchemaSetSorting checks DESIGN §3.3: required, type and enum are
+// TestAppendSchemaSetSorting checks docs/canon.md#schema-aware-set-sorting: required, type and enum are
 // sorted as sets in every schema position reached through schema keywords,
 // and nowhere else. Each "kept" case is adversarial: a key spelled like a set
 // keyword in an instance-data position, which must keep its array order.

@@ -51,13 +51,17 @@ an http(s) URL, or - for standard input (the default).`,
 			if opts.Check && opts.Fingerprint {
 				return usageErrorf("--check and --fingerprint do not go together")
 			}
+			if opts.Source == "-" && s.InIsTerminal() {
+				fmt.Fprintln(s.ErrOut, "mcpctl: reading the tool set from standard input (end with Ctrl-D; mcpctl canon --help for sources)")
+			}
 			return runCanon(c.Context(), s, opts)
 		},
 	}
 	c.Flags().BoolVar(&opts.Fingerprint, "fingerprint", false, "print NAME  SHA256 per tool and the set's fingerprint instead of the canonical form")
 	c.Flags().BoolVar(&opts.Check, "check", false, "exit 1 when the input is not already in canonical form, and say where it first differs")
-	c.Flags().BoolVar(&opts.Normalize, "normalize", false, "also apply semantic normalizations (drop hints equal to their defaults, const as a one-value enum, definitions as $defs, …)")
+	c.Flags().BoolVar(&opts.Normalize, "normalize", false, "also apply the semantic normalizations of docs/diff.md#normalization (default hints, const/enum, definitions/$defs, …)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format for --fingerprint: text or json")
+	completeValues(c, "format", "text", "json")
 	opts.Live.register(c.Flags())
 	return c
 }

@@ -41,7 +41,7 @@ var configFiles = []configFile{
 		"The file `--facades FILE` reads (diff, replay): tool name → facade block. A serve config is accepted there too (its tools' facades).",
 		facade.FileKey, func(name string, data []byte) error { _, err := facade.Parse(name, data); return err }},
 	{".mcpctl.yaml", "mcpctl.schema.json", "mcpctl .mcpctl.yaml",
-		"The policy `mcpctl diff` finds in the working directory or a parent (or reads with `--config`).",
+		"The policy `mcpctl diff` and `mcpctl lint` find in the working directory or a parent (or read with `--config`).",
 		config.Keys, func(name string, data []byte) error { _, err := config.Parse(name, data, diff.Rules()); return err }},
 }
 
@@ -229,7 +229,7 @@ func configSamples(t *testing.T) []sample {
 			out = append(out, sample{"facade file", name, data})
 		case bytes.Contains(data, []byte("tools:")):
 			out = append(out, sample{"serve config", name, data})
-		case strings.Contains(name, "config.txtar"):
+		case strings.Contains(name, "config.txtar"), strings.Contains(name, "lint.txtar"), filepath.Base(name) == ".mcpctl.yaml":
 			out = append(out, sample{".mcpctl.yaml", name, data})
 		}
 	}

@@ -30,6 +30,9 @@ type diffOptions struct {
 	Format            string
 	StrictOpenContent bool
 	Facades           string
+	// SuggestFacades is --suggest-facades FILE: where to write the merged
+	// suggestions ("" = nowhere).
+	SuggestFacades string
 	// Usage is --usage FIXTURES; UsedOnly is --fail-on-used-only.
 	Usage    string
 	UsedOnly bool
@@ -85,6 +88,7 @@ usage, 3 for a bug, 4 when the environment refuses (see help exit-codes).`,
 	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
 	f.BoolVar(&opts.StrictOpenContent, "strict-open-content", false, "treat an optional property added to an open input schema as breaking")
 	f.StringVar(&opts.Facades, "facades", "", "facade file (YAML or JSON: tool name → facade block, or a serve config); covered facade findings count as safe (default: the facades of NEW when it is a serve config)")
+	f.StringVar(&opts.SuggestFacades, "suggest-facades", "", "write one facade file (YAML) merging every facade suggestion, one block per tool, to FILE; --facades FILE then accepts it as is")
 	f.StringVar(&opts.Usage, "usage", "", "weight findings by the recorded calls in FIXTURES (a file or folder, any replay format): each finding counts the calls it affects; breaking findings no call touches are marked unused")
 	f.BoolVar(&opts.UsedOnly, "fail-on-used-only", false, "with --usage: breaking findings no recorded call touches do not fail the gate")
 	f.IntVar(&opts.Verify, "verify", 0, "sample this many instances per changed schema to test safe verdicts (0: off)")
@@ -157,7 +161,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		return err
 	}
 	if opts.Facades == "" {
-		// A serve config as NEW declares its own facades (its tools' facade blocks).
+		// A serve config as NEW declares its own facades (docs/diff.md#facade-coverage-and-usage).
 		ff, err := serveConfigFacades(opts.New)
 		if err != nil {
 			return err
@@ -173,11 +177,18 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		fixtures.AnnotateUsage(rep, old, new, calls)
 	}
 
+	if opts.SuggestFacades != "" {
+		if err := writeSuggestedFacades(opts.SuggestFacades, rep); err != nil {
+			return err
+		}
+	}
 	var buf bytes.Buffer
 	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly}
-	ropts.NewFile, ropts.Locations = locations(opts.New, new)
+	if opts.Format == "github" { // the only format that points into files
+		ropts.NewFile, ropts.Locations = locations(opts.New, new)
+	}
 	if opts.Format == "text" {
-		ropts.Color = s.ColorOut()
+		ropts.Color, ropts.Width = s.ColorOut(), s.Width()
 	}
 	if err := report.Render(&buf, opts.Format, rep, ropts); err != nil {
 		return fmt.Errorf("render %s: %w", opts.Format, err)
@@ -190,6 +201,19 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	}
 	if report.Fails(rep, ropts) {
 		return ErrFindings
+	}
+	return nil
+}
+
+// writeSuggestedFacades writes the report's facade suggestions, merged into
+// one block per tool, as a facade file ({} when there is none).
+func writeSuggestedFacades(path string, rep *diff.Report) error {
+	f := rep.SuggestedFacades()
+	if f == nil {
+		f = facade.File{}
+	}
+	if err := os.WriteFile(path, []byte(report.FacadeFileYAML(f)), 0o644); err != nil {
+		return fmt.Errorf("--suggest-facades: %w", err)
 	}
 	return nil
 }
@@ -310,8 +334,11 @@ func locations(src string, set *toolset.Set) (string, map[string]report.Location
 	}
 	locs := map[string]report.Location{}
 	for _, t := range set.Tools {
-		if t.Line > 0 {
-			locs[t.Name] = report.Location{File: filepath.ToSlash(t.Source), Line: t.Line}
+		if t.Locate == nil {
+			continue
+		}
+		if p := t.Locate(""); p.Line > 0 {
+			locs[t.Name] = report.Location{File: filepath.ToSlash(p.File), Line: p.Line}
 		}
 	}
 	return file, locs

@@ -42,7 +42,10 @@ line — the format replay reads and mcpctl keeps its own recordings in.
 
 --redact KEY,… replaces the value of every argument member with one of these
 names, at any depth, with "[redacted]"; a KEY starting with / is a JSON
-Pointer naming one position.`,
+Pointer naming one position. With --redact, members whose name looks like a
+secret are redacted too, by the rule serve --record applies (words such as
+token, password, secret, api key, cookie, in any case, plural or with
+digits: passwords, refresh_tokens, apiKeys, token2).`,
 		Example: `  mcpctl fixtures convert transcript.jsonl --to jsonl > calls.jsonl
   mcpctl fixtures convert anthropic-logs/ --to jsonl --redact token,password`,
 		Args: cobra.ExactArgs(1),
@@ -61,6 +64,7 @@ Pointer naming one position.`,
 	}
 	c.Flags().StringVar(&opts.To, "to", "jsonl", "output format: jsonl (mcpctl JSON Lines)")
 	c.Flags().StringSliceVar(&opts.Redact, "redact", nil, "argument names (or JSON Pointers) whose values are replaced with \"[redacted]\", comma-separated")
+	completeValues(c, "to", "jsonl")
 	return c
 }
 

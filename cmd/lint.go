@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/lint"
+	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -18,6 +18,7 @@ type lintOptions struct {
 	Source  string
 	Profile string
 	Format  string
+	Config  string
 	Live    liveFlags
 }
 
@@ -30,11 +31,31 @@ func newLintCmd(s *Streams) *cobra.Command {
 (errors: name syntax and uniqueness, inputSchema present and an object schema,
 outputSchema an object schema, schemas that compile, local $refs that resolve)
 and what real clients and model APIs reject (warnings: long names, names with
-. or /, names that collide once sanitized, root anyOf/oneOf/allOf, a $schema
+. or /, names equal ignoring case (MCP names are case-sensitive, but clients
+that fold case confuse them), names that collide once sanitized, root
+anyOf/oneOf/allOf, a $schema
 other than 2020-12; with --profile strict, object schemas without
 additionalProperties: false).
 
-Exit code 1 when there is an error; warnings alone exit 0.`,
+Findings that differ only in their tool are written once, with the list of
+tools; each finding says where it was written (FILE:LINE:COL) when the
+source is a file, a serve config's YAML included.
+
+The lint: section of .mcpctl.yaml (looked for in the working directory and
+its parents, or --config) sets rule levels and ignores:
+
+  lint:
+    rules:
+      schema-draft: off            # error, warning or off
+    ignore:
+      - rule: schema-draft
+        tool: "*"                  # a tool name, or * for every tool
+        path: /outputSchema        # optional JSON Pointer prefix
+        reason: zod writes draft-07 and our clients accept it
+        expires: 2027-01-31        # optional
+
+Exit code 1 when there is an error that is not ignored; warnings alone
+exit 0.`,
 		Example: `  mcpctl lint tools.lock.json
   mcpctl lint --profile strict --format json stdio:"npx -y @modelcontextprotocol/server-everything"`,
 		Args: cobra.ExactArgs(1),
@@ -51,11 +72,25 @@ Exit code 1 when there is an error; warnings alone exit 0.`,
 	}
 	c.Flags().StringVar(&opts.Profile, "profile", lint.ProfileDefault, "rule profile: default or strict")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	c.Flags().StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
 	opts.Live.register(c.Flags())
+	completeValues(c, "profile", lint.ProfileDefault, lint.ProfileStrict)
+	completeValues(c, "format", "text", "json")
 	return c
 }
 
 func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
+	lo := lint.Options{Profile: opts.Profile}
+	cfg, err := loadConfig(diffOptions{Config: opts.Config})
+	if err != nil {
+		return err
+	}
+	if cfg != nil {
+		cfg.Lint.Apply(&lo)
+		for _, w := range cfg.Warnings {
+			fmt.Fprintf(s.ErrOut, "mcpctl: warning: %s\n", w)
+		}
+	}
 	live, err := opts.Live.options(s, "")
 	if err != nil {
 		return err
@@ -65,58 +100,42 @@ func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
 	if err != nil {
 		return err
 	}
-	findings := lint.Check(set, lint.Options{Profile: opts.Profile})
-	errs, warns := 0, 0
-	for _, f := range findings {
-		if f.Severity == lint.SeverityError {
-			errs++
-		} else {
-			warns++
-		}
-	}
+	findings := lint.Check(set, lo)
 	if opts.Format == "json" {
-		out := struct {
-			Source   string         `json:"source"`
-			Profile  string         `json:"profile"`
-			Tools    int            `json:"tools"`
-			Counts   map[string]int `json:"counts"`
-			Findings []lint.Finding `json:"findings"`
-		}{set.Source, opts.Profile, len(set.Tools), map[string]int{"error": errs, "warning": warns}, findings}
-		if out.Findings == nil {
-			out.Findings = []lint.Finding{}
-		}
-		enc := json.NewEncoder(s.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return err
-		}
-	} else if err := writeLintText(s.Out, set, findings, errs, warns); err != nil {
+		err = writeLintJSON(s, set, opts.Profile, findings)
+	} else {
+		err = report.LintText(s.Out, set.Source, len(set.Tools), findings, report.Options{Color: s.ColorOut()})
+	}
+	if err != nil {
 		return err
 	}
-	if errs > 0 {
+	if lint.HasErrors(findings) {
 		return ErrFindings
 	}
 	return nil
 }
 
-func writeLintText(w io.Writer, set *toolset.Set, findings []lint.Finding, errs, warns int) error {
+func writeLintJSON(s *Streams, set *toolset.Set, profile string, findings []lint.Finding) error {
+	counts := map[string]int{"error": 0, "warning": 0, "ignored": 0}
 	for _, f := range findings {
-		ptr := f.Pointer
-		if ptr == "" {
-			ptr = "(tool)"
-		}
-		if _, err := fmt.Fprintf(w, "%s: %s: tool %q %s: %s [%s]\n", set.Source, f.Severity, f.Tool, ptr, f.Message, f.Rule); err != nil {
-			return err
+		switch {
+		case f.Ignored:
+			counts["ignored"]++
+		default:
+			counts[string(f.Severity)]++
 		}
 	}
-	_, err := fmt.Fprintf(w, "%s: %s, %s, %s\n", set.Source, count(len(set.Tools), "tool"), count(errs, "error"), count(warns, "warning"))
-	return err
-}
-
-// count writes n with the noun, plural unless n is 1.
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+	out := struct {
+		Source   string         `json:"source"`
+		Profile  string         `json:"profile"`
+		Tools    int            `json:"tools"`
+		Counts   map[string]int `json:"counts"`
+		Findings []lint.Finding `json:"findings"`
+	}{set.Source, profile, len(set.Tools), counts, findings}
+	if out.Findings == nil {
+		out.Findings = []lint.Finding{}
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	enc := json.NewEncoder(s.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,28 +69,8 @@ func (l *liveFlags) finish(err error) error {
 	if l.status != nil {
 		l.status.clear()
 	}
-	if err == nil || len(l.secrets) == 0 {
-		return err
-	}
-	return &redactedError{err: err, secrets: l.secrets}
+	return toolset.Redact(err, l.secrets)
 }
-
-// redactedError is an error whose message hides header values; errors.Is
-// and errors.As see the error it wraps.
-type redactedError struct {
-	err     error
-	secrets []string
-}
-
-func (e *redactedError) Error() string {
-	msg := e.err.Error()
-	for _, s := range e.secrets {
-		msg = strings.ReplaceAll(msg, s, "[redacted]")
-	}
-	return msg
-}
-
-func (e *redactedError) Unwrap() error { return e.err }
 
 // fixturesOptions is options for replay --live.
 func (l *liveFlags) fixturesOptions(s *Streams) (fixtures.LiveOptions, error) {
@@ -109,15 +88,12 @@ func (l *liveFlags) header() (http.Header, error) {
 	for i, v := range l.Headers {
 		name, value, ok := strings.Cut(v, ":")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || !isHeaderName(name) || strings.ContainsAny(value, "\r\n") {
+		if !ok || !toolset.IsHeaderName(name) || strings.ContainsAny(value, "\r\n") {
 			return nil, usageErrorf("--header number %d: want 'Name: value' with a header name of letters, digits and !#$%%&'*+-.^_`|~ (the value is not shown)", i+1)
 		}
 		h.Add(textproto.CanonicalMIMEHeaderKey(name), value)
-		l.addSecret(value)
-		if _, credentials, ok := strings.Cut(value, " "); ok { // "Bearer TOKEN"
-			l.addSecret(strings.TrimSpace(credentials))
-		}
 	}
+	l.secrets = toolset.HeaderSecrets(h)
 	token, err := l.token()
 	if err != nil || token == "" {
 		return h, err
@@ -129,17 +105,8 @@ func (l *liveFlags) header() (http.Header, error) {
 		return h, nil // an explicit header wins over the environment
 	}
 	h.Set("Authorization", "Bearer "+token)
-	l.addSecret(token)
+	l.secrets = toolset.HeaderSecrets(h)
 	return h, nil
-}
-
-// addSecret remembers a header value to hide; values too short to hide
-// without hiding ordinary words are left alone.
-func (l *liveFlags) addSecret(v string) {
-	const minSecret = 4
-	if len(v) >= minSecret && !slices.Contains(l.secrets, v) {
-		l.secrets = append(l.secrets, v)
-	}
 }
 
 func (l *liveFlags) token() (string, error) {
@@ -155,20 +122,6 @@ func (l *liveFlags) token() (string, error) {
 		return "", usageErrorf("--token-file %s is empty", l.TokenFile)
 	}
 	return tok, nil
-}
-
-// isHeaderName reports whether s is an HTTP field name (RFC 9110 section
-// 5.1: a token, section 5.6.2).
-func isHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // statusLine shows what a live fetch waits for on one terminal line of

@@ -78,6 +78,15 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("exit code %d, want %d", got, want)
 				}
 			},
+			// chop FILE: drop the newline at the end of the file (a write
+			// cut short).
+			"chop": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 || neg {
+					ts.Fatalf("usage: chop FILE")
+				}
+				data := strings.TrimSuffix(ts.ReadFile(args[0]), "\n")
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(data), 0o644))
+			},
 			// nlines N FILE: the file has exactly N lines.
 			"nlines": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {

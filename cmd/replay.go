@@ -45,7 +45,10 @@ any supported format, detected per file: mcpctl JSON Lines, MCP JSON-RPC
 transcripts, Anthropic Messages, OpenAI Chat Completions and Responses.
 SOURCE is any tool-set source, as for diff. --facades takes a facade file
 (tool name → facade block, YAML or JSON) or a serve config; without it, a
-serve config given as SOURCE brings its own facades.
+serve config given as SOURCE brings its own facades. A JSON Lines file
+whose last line is cut short (no newline at its end and not whole JSON: a
+recording interrupted by a full disk or a crash) replays its whole lines
+with a warning on standard error; a broken line anywhere else is bad input.
 
 --live SOURCE also sends every call (translated when translated) to a
 running server (stdio:COMMAND ARGS… or an http(s) URL) and records whether
@@ -76,6 +79,8 @@ bad input or usage, 3 for a bug, 4 when the environment refuses.`,
 	f.StringVar(&opts.Live, "live", "", "also send every call to this running server (stdio:COMMAND ARGS… or http(s) URL)")
 	f.BoolVar(&opts.Yes, "yes", false, "with --live: send without asking (calls can have side effects)")
 	opts.Conn.register(f)
+	completeValues(c, "format", report.ReplayFormats()...)
+	completeValues(c, "fail-on", "rejected", "translated", "never")
 	return c
 }
 
@@ -118,6 +123,8 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	if err != nil {
 		return badInput{fmt.Errorf("--facades %s: %w", opts.Facades, err)}
 	}
+	// A recording cut short (a full disk, a crash) keeps its whole lines.
+	r.Warn = func(err error) { fmt.Fprintf(s.ErrOut, "mcpctl: warning: %v\n", err) }
 	rep, err := r.RunPath(ctx, opts.Fixtures, s.In)
 	if err != nil {
 		return err

@@ -83,6 +83,9 @@ canonical forms and fingerprints (canon), change classification with proof
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
 	root.SetVersionTemplate("{{.Version}}\n")
+	s.Color = "auto"
+	root.PersistentFlags().Var(enumValue{&s.Color, colorValues}, "color", "style the text output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR or CLICOLOR_FORCE force it), always or never")
+	completeValues(root, "color", colorValues...)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{fmt.Errorf("%w: %v", ErrUsage, err)} })
 	root.AddCommand(
 		newVersionCmd(s),

@@ -35,6 +35,14 @@ type serveOptions struct {
 	Record          string
 	PinSessions     bool
 	PinTTL          time.Duration
+	ExecConcurrency int
+	ExecQueue       int
+	SessionTimeout  time.Duration
+	MaxSessions     int
+	ReadHeaderTO    time.Duration
+	ReadTO          time.Duration
+	IdleTO          time.Duration
+	AdminTokenFile  string
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -50,20 +58,45 @@ breaking finding is covered by a gate.allow entry (or --allow-breaking).
 Sessions get notifications/tools/list_changed when the tool contract
 changed. SIGHUP and POST /reload on the admin listener reload too.
 
+A reload starts once the config has been quiet for --debounce (default
+100ms): every change restarts the wait, so a file rewritten about as often
+as the debounce period reloads only in the gaps (a writer rewriting every
+100ms had 56 of its 400 versions published), and always reloads the last
+version once the writes stop. Raise --debounce for generated configs.
+
+With --http, MCP is served on the path /mcp only (every other path is 404),
+e.g. http://127.0.0.1:8931/mcp; the admin listener (--admin) is a separate
+address for /status, /metrics and POST /reload.
+
 Logs go to standard error: text on a terminal, JSON otherwise. Argument
 values and secrets are never logged.
+
+Traces: when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set,
+every tools/call and every reload is an OpenTelemetry span sent over
+OTLP/HTTP, a tools/call a child of the trace in its params._meta.traceparent;
+attributes follow the OpenTelemetry MCP conventions (mcp.method.name,
+gen_ai.tool.name, mcp.session.id, mcp.protocol.version). Off otherwise.
 
 The bearer token for HTTP comes from --token-file or MCPCTL_TOKEN, never
 from a flag value.
 
 --record DIR appends every tools/call, one file per server start
-(DIR/calls-<UTC start>-<pid>.jsonl), as mcpctl fixture JSON Lines
+(DIR/calls-<UTC start>-<pid>-<random>.jsonl, a new file; DIR must not be
+writable by its group or others), as mcpctl fixture JSON Lines
 {"tool","arguments","generation","expect"} that replay and diff --usage
 read. Values of members named by the config's record.redact (names, or
 JSON Pointers starting with /) and of members whose name looks like a
-secret (token, password, passphrase, secret, api key, private key,
-credentials, cookie, bearer, authorization) are written as "[redacted]". Recording never blocks or fails a call: when the writer
+secret (a word token, password, passphrase, secret, api key, private key,
+credential, cookie, bearer or authorization, plural or with digits too:
+refresh_tokens, apiKeys, token2) are written as "[redacted]". Recording never blocks or fails a call: when the writer
 falls behind, records are dropped and counted in /metrics.
+
+Each exec handler call runs in a process group of its own, killed when the
+command exits (a background child cannot hold the call open) and when the
+shutdown timeout passes. At most --exec-concurrency calls of exec tools run
+at once (and at most a tool's exec.concurrency, default 8, of that tool);
+--exec-queue more wait, within the tool's timeout; a call beyond is an
+isError result saying the server is busy.
 
 With --pin-sessions, each session (stdio, or stateful HTTP at 2025-11-25
 and earlier) keeps listing and calling the tools that were live when it
@@ -100,17 +133,27 @@ carry compatibility there).`,
 	f.BoolVar(&opts.Stateless, "stateless", false, "with --http: serve without sessions (the 2026-07-28 revision's mode)")
 	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics and POST /reload on ADDR (loopback only)")
 	f.BoolVar(&opts.AllowBreaking, "allow-breaking", false, "publish candidates the gate would refuse (logged as a warning at every such publish)")
-	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading")
-	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may finish")
+	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading; each change restarts it")
+	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may finish (a second signal stops at once)")
 	f.StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "with --http: an Origin (scheme://host[:port]) browsers may call from; repeatable; others get 403")
 	f.StringVar(&opts.TokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (else MCPCTL_TOKEN)")
 	f.Int64Var(&opts.MaxBody, "max-body", serve.DefaultMaxBodyBytes, "with --http: request body limit in bytes")
 	f.StringVar(&opts.LogFormat, "log-format", "auto", "log format: auto (text on a terminal, JSON otherwise), text or json")
 	f.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	completeValues(c, "log-format", "auto", "text", "json")
+	completeValues(c, "log-level", "debug", "info", "warn", "error")
 	f.BoolVar(&opts.NoWatch, "no-watch", false, "do not watch the config (reload with SIGHUP or POST /reload only)")
 	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
 	f.BoolVar(&opts.PinSessions, "pin-sessions", false, "keep each session (stdio, stateful HTTP; not 2026-07-28) on the tools live when it initialized, until it ends or --pin-ttl passes")
 	f.DurationVar(&opts.PinTTL, "pin-ttl", serve.DefaultPinTTL, "with --pin-sessions: how long a session stays pinned before it moves to the live tools and is notified")
+	f.IntVar(&opts.ExecConcurrency, "exec-concurrency", serve.DefaultExecConcurrency, "how many exec handler commands may run at once (a tool's own bound is its exec concurrency key)")
+	f.IntVar(&opts.ExecQueue, "exec-queue", serve.DefaultExecQueue, "how many exec calls may wait for a slot; beyond, a call is an error result at once")
+	f.DurationVar(&opts.SessionTimeout, "session-timeout", serve.DefaultSessionTimeout, "with --http: close a stateful session idle this long")
+	f.IntVar(&opts.MaxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most stateful sessions open at once; more get 503")
+	f.DurationVar(&opts.ReadHeaderTO, "read-header-timeout", serve.DefaultReadHeaderTimeout, "HTTP and admin listeners: time to read a request's headers")
+	f.DurationVar(&opts.ReadTO, "read-timeout", serve.DefaultReadTimeout, "HTTP and admin listeners: time to read a request's body")
+	f.DurationVar(&opts.IdleTO, "idle-timeout", serve.DefaultIdleTimeout, "HTTP and admin listeners: how long a keep-alive connection waits for its next request")
+	f.StringVar(&opts.AdminTokenFile, "admin-token-file", "", "with --admin: file holding the bearer token /status, /metrics and POST /reload need")
 	return c
 }
 
@@ -119,7 +162,7 @@ carry compatibility there).`,
 // given.
 func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 	if opts.HTTP == "" {
-		for _, f := range []string{"stateless", "allow-origin", "token-file", "max-body"} {
+		for _, f := range []string{"stateless", "allow-origin", "token-file", "max-body", "session-timeout", "max-sessions"} {
 			if changed(f) {
 				return usageErrorf("--%s needs --http", f)
 			}
@@ -137,12 +180,22 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 		return usageErrorf("--shutdown-timeout must be positive, got %s", opts.ShutdownTimeout)
 	case opts.Debounce <= 0:
 		return usageErrorf("--debounce must be positive, got %s", opts.Debounce)
+	case changed("admin-token-file") && opts.Admin == "":
+		return usageErrorf("--admin-token-file needs --admin")
 	case changed("record") && opts.Record == "":
 		return usageErrorf("--record needs a folder (it was given empty)")
 	case changed("pin-ttl") && !opts.PinSessions:
 		return usageErrorf("--pin-ttl needs --pin-sessions")
 	case opts.PinTTL <= 0:
 		return usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)
+	case opts.ExecConcurrency <= 0 || opts.ExecQueue <= 0:
+		return usageErrorf("--exec-concurrency and --exec-queue must be positive, got %d and %d", opts.ExecConcurrency, opts.ExecQueue)
+	case opts.SessionTimeout <= 0 || opts.ReadHeaderTO <= 0 || opts.ReadTO <= 0 || opts.IdleTO <= 0:
+		return usageErrorf("--session-timeout, --read-header-timeout, --read-timeout and --idle-timeout must be positive")
+	case opts.MaxSessions <= 0:
+		return usageErrorf("--max-sessions must be positive, got %d", opts.MaxSessions)
+	case opts.Stateless && (changed("session-timeout") || changed("max-sessions")):
+		return usageErrorf("--session-timeout and --max-sessions have no effect with --stateless: stateless HTTP has no sessions")
 	case opts.PinSessions && opts.Stateless:
 		return usageErrorf("--pin-sessions has no effect with --stateless: stateless HTTP has no sessions to pin")
 	}
@@ -156,6 +209,7 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	}
 	var httpOpts serve.HTTPOptions
 	var httpAddr, adminAddr string
+	var adminOpts serve.AdminOptions
 	if opts.HTTP != "" {
 		if httpAddr, err = serve.ListenAddr(opts.HTTP); err != nil {
 			return usageErrorf("--http: %v", err)
@@ -164,11 +218,13 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		if err != nil {
 			return err
 		}
-		httpOpts = serve.HTTPOptions{Stateless: opts.Stateless, AllowedOrigins: opts.AllowOrigins, Token: token, MaxBodyBytes: opts.MaxBody}
+		httpOpts = serve.HTTPOptions{Stateless: opts.Stateless, AllowedOrigins: opts.AllowOrigins, Token: token, MaxBodyBytes: opts.MaxBody,
+			SessionTimeout: opts.SessionTimeout, MaxSessions: opts.MaxSessions}
 		if !serve.IsLoopback(httpAddr) && token == "" {
 			log.Warn("serving HTTP beyond loopback without a bearer token (set --token-file or MCPCTL_TOKEN)", "addr", httpAddr)
 		}
 	}
+	httpOpts.ReadHeaderTimeout, httpOpts.ReadTimeout, httpOpts.IdleTimeout = opts.ReadHeaderTO, opts.ReadTO, opts.IdleTO
 	if opts.Admin != "" {
 		if adminAddr, err = serve.ListenAddr(opts.Admin); err != nil {
 			return usageErrorf("--admin: %v", err)
@@ -176,8 +232,24 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		if !serve.IsLoopback(adminAddr) {
 			return usageErrorf("--admin must be a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT), got %q", opts.Admin)
 		}
+		if opts.AdminTokenFile != "" {
+			if adminOpts.Token, err = readTokenFile("--admin-token-file", opts.AdminTokenFile); err != nil {
+				return err
+			}
+		}
 	}
-	srv, err := serve.New(ctx, serve.Options{
+	tp, flushTraces, err := tracerProvider(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := flushTraces(fctx); err != nil {
+			log.Warn("could not send the last traces", "error", err)
+		}
+	}()
+	sopts := serve.Options{
 		ConfigPath:    opts.Config,
 		Logger:        log,
 		AllowBreaking: opts.AllowBreaking,
@@ -185,7 +257,14 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		RecordDir:     opts.Record,
 		PinSessions:   opts.PinSessions,
 		PinTTL:        opts.PinTTL,
-	})
+
+		ExecConcurrency: opts.ExecConcurrency,
+		ExecQueue:       opts.ExecQueue,
+	}
+	if tp != nil {
+		sopts.TracerProvider = tp
+	}
+	srv, err := serve.New(ctx, sopts)
 	if err != nil {
 		return err
 	}
@@ -195,6 +274,14 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The first SIGINT/SIGTERM ends ctx (Main) and starts the drain; the
+	// second ends it at once.
+	stops := make(chan os.Signal, 2)
+	signal.Notify(stops, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(stops)
+	finished := make(chan struct{})
+	defer close(finished)
+	force := forceOnSecondSignal(stops, finished, log)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -219,26 +306,57 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		Stdin:           s.In,
 		Stdout:          s.Out,
 		AdminAddr:       adminAddr,
+		Admin:           adminOpts,
 		Watch:           !opts.NoWatch,
 		Reload:          reload,
 		ShutdownTimeout: opts.ShutdownTimeout,
+		Force:           force,
 	})
+}
+
+// forceOnSecondSignal returns a channel closed at the second signal read
+// from sigs (which gets every SIGINT and SIGTERM): the first one starts
+// the graceful shutdown, the second forces it. It stops reading when
+// finished is closed (serving ended).
+func forceOnSecondSignal(sigs <-chan os.Signal, finished <-chan struct{}, log *slog.Logger) <-chan struct{} {
+	force := make(chan struct{})
+	go func() {
+		seen := 0
+		for {
+			select {
+			case sig := <-sigs:
+				if seen++; seen == 2 {
+					log.Warn("second signal: stopping now, without waiting for in-flight calls", "signal", sig.String())
+					close(force)
+					return
+				}
+			case <-finished:
+				return
+			}
+		}
+	}()
+	return force
 }
 
 // readToken reads the bearer token from a file, or MCPCTL_TOKEN.
 func readToken(file string) (string, error) {
 	if file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", usageErrorf("--token-file: %v", err)
-		}
-		tok := strings.TrimSpace(string(b))
-		if tok == "" {
-			return "", usageErrorf("--token-file %s is empty", file)
-		}
-		return tok, nil
+		return readTokenFile("--token-file", file)
 	}
 	return strings.TrimSpace(os.Getenv("MCPCTL_TOKEN")), nil
+}
+
+// readTokenFile reads a token from the file given to flag.
+func readTokenFile(flag, file string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", usageErrorf("%s: %v", flag, err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", usageErrorf("%s %s is empty", flag, file)
+	}
+	return tok, nil
 }
 
 // newLogger makes the slog logger for serve: text on a terminal, JSON

@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,9 +19,10 @@ import (
 func init() { extraCommands = append(extraCommands, newSnapshotCmd) }
 
 type snapshotOptions struct {
-	Source  string
-	Command []string
-	Output  string
+	Source       string
+	Command      []string
+	Output       string
+	ClientConfig string
 	// Canonical writes the canonical form (as canon prints it) instead of
 	// the indented lockfile, so `canon --check` accepts the file.
 	Canonical bool
@@ -29,20 +32,35 @@ type snapshotOptions struct {
 func newSnapshotCmd(s *Streams) *cobra.Command {
 	opts := snapshotOptions{}
 	c := &cobra.Command{
-		Use:   "snapshot (SOURCE | -- COMMAND ARGS…) [-o FILE]",
+		Use:   "snapshot (SOURCE | -- COMMAND ARGS… | --client-config FILE -o DIR) [-o FILE]",
 		Short: "Write a tool set as a lockfile: {\"tools\": […]} sorted by name, each tool as received",
 		Long: `Fetch the tools/list of a server (or read any other source) and write it as a
 lockfile to commit: {"tools": […]} with the tools sorted by name and each
 tool's JSON exactly as the server sent it (member order kept; only
 indentation added). With --canonical it writes the canonical form instead
-(as canon prints it), which canon --check accepts. Live servers are asked with protocol revision 2025-11-25
-unless they only speak a newer one, and every page of tools/list is read.`,
+(as canon prints it), which canon --check accepts. Live servers are asked
+with protocol revision 2025-11-25 unless they only speak a newer one, and
+every page of tools/list is read.
+
+--client-config FILE reads an MCP client's configuration (Claude Desktop's
+{"mcpServers": {NAME: {"command", "args", "env"}}}, the "url" entries of
+remote servers, VS Code's {"servers": {…}}) and writes one lockfile per
+server, DIR/NAME.lock.json. One server of such a file is the source
+client-config:FILE#NAME for snapshot, lint, diff and canon.`,
 		Example: `  mcpctl snapshot -o tools.lock.json -- npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp
   mcpctl snapshot https://example.com/mcp -o tools.lock.json
   mcpctl snapshot --header "Authorization: Bearer $(cat tok)" http://127.0.0.1:8931/mcp
   MCPCTL_SOURCE_TOKEN=… mcpctl snapshot --timeout 5m https://example.com/mcp
-  mcpctl snapshot stdio:"./bin/server --flag" > tools.lock.json`,
+  mcpctl snapshot stdio:"./bin/server --flag" > tools.lock.json
+  mcpctl snapshot --client-config ~/.config/Claude/claude_desktop_config.json -o locks/
+  mcpctl lint client-config:.vscode/mcp.json#github`,
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.ClientConfig != "" {
+				if len(args) > 0 || opts.Output == "" {
+					return usageErrorf("--client-config FILE takes no SOURCE and needs -o DIR (one lockfile per server)")
+				}
+				return runSnapshotClientConfig(c.Context(), s, opts)
+			}
 			if dash := c.ArgsLenAtDash(); dash >= 0 {
 				if dash != 0 || len(args) == 0 {
 					return usageErrorf("give either SOURCE or -- COMMAND ARGS…")
@@ -57,7 +75,8 @@ unless they only speak a newer one, and every page of tools/list is read.`,
 			return runSnapshot(c.Context(), s, opts)
 		},
 	}
-	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the lockfile to FILE (atomically) instead of standard output")
+	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the lockfile to FILE (atomically) instead of standard output; with --client-config, the folder for the lockfiles")
+	c.Flags().StringVar(&opts.ClientConfig, "client-config", "", "snapshot every server of an MCP client's configuration FILE (mcpServers / servers) into -o DIR")
 	opts.Live.register(c.Flags())
 	c.Flags().BoolVar(&opts.Canonical, "canonical", false, "write the canonical form (one line, as canon prints it; what canon --check expects) instead of the indented lockfile")
 	return c
@@ -78,21 +97,104 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if opts.Canonical {
-		buf.Write(append(set.Canonical(false), '\n'))
-	} else if err := toolset.WriteSnapshot(&buf, set); err != nil {
+	data, err := lockfile(set, opts.Canonical)
+	if err != nil {
 		return err
 	}
 	if opts.Output == "" {
-		_, err := s.Out.Write(buf.Bytes())
+		_, err := s.Out.Write(data)
 		return err
 	}
-	if err := writeFileAtomic(opts.Output, buf.Bytes()); err != nil {
+	if err := writeFileAtomic(opts.Output, data); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.ErrOut, "wrote %s: %d tools\n", opts.Output, len(set.Tools))
 	return nil
+}
+
+// runSnapshotClientConfig snapshots every server of a client configuration
+// into opts.Output/NAME.lock.json. A server that fails is reported and the
+// others still run; the first failure is returned.
+func runSnapshotClientConfig(ctx context.Context, s *Streams, opts snapshotOptions) error {
+	if _, err := opts.Live.options(s, ""); err != nil { // bad flags: said once, not per server
+		return err
+	}
+	servers, err := toolset.ReadClientConfig(opts.ClientConfig, "")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(opts.Output, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", opts.Output, err)
+	}
+	var first error
+	files := map[string]string{} // lockfile name → server
+	for _, cs := range servers {
+		name := lockfileName(cs.Name)
+		if other, ok := files[name]; ok {
+			err := usageErrorf("server %q: its lockfile %s would overwrite server %q's; rename one of them", cs.Name, name, other)
+			fmt.Fprintf(s.ErrOut, "mcpctl: %v\n", err)
+			first = cmp.Or(first, err)
+			continue
+		}
+		files[name] = cs.Name
+		path, n, err := snapshotClientServer(ctx, s, opts, cs)
+		if err != nil {
+			fmt.Fprintf(s.ErrOut, "mcpctl: server %q: %v\n", cs.Name, err)
+			first = cmp.Or(first, err)
+			continue
+		}
+		fmt.Fprintf(s.ErrOut, "wrote %s: %d tools\n", path, n)
+	}
+	return first
+}
+
+func snapshotClientServer(ctx context.Context, s *Streams, opts snapshotOptions, cs toolset.ClientServer) (string, int, error) {
+	live, err := opts.Live.options(s, cs.Name)
+	if err != nil {
+		return "", 0, err
+	}
+	set, err := toolset.FetchClientServer(ctx, opts.ClientConfig, cs, live)
+	if err = opts.Live.finish(err); err != nil {
+		return "", 0, err
+	}
+	data, err := lockfile(set, opts.Canonical)
+	if err != nil {
+		return "", 0, err
+	}
+	path := filepath.Join(opts.Output, lockfileName(cs.Name)) // unique: see runSnapshotClientConfig
+	if err := writeFileAtomic(path, data); err != nil {
+		return "", 0, err
+	}
+	return path, len(set.Tools), nil
+}
+
+// lockfile renders set as snapshot writes it: the indented lockfile, or
+// with canonical the canonical form canon prints (and canon --check
+// accepts).
+func lockfile(set *toolset.Set, canonical bool) ([]byte, error) {
+	if canonical {
+		return append(set.Canonical(false), '\n'), nil
+	}
+	var buf bytes.Buffer
+	if err := toolset.WriteSnapshot(&buf, set); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// lockfileName makes a server name a file name: NAME.lock.json with every
+// byte other than letters, digits, '.', '_' and '-' replaced by '_'.
+func lockfileName(name string) string {
+	b := []byte(strings.TrimLeft(name, "."))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		b = []byte("server")
+	}
+	return string(b) + ".lock.json"
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames it

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 func init() { extraCommands = append(extraCommands, newStatusCmd) }
@@ -21,6 +22,9 @@ type statusOptions struct {
 	Admin   string
 	Format  string
 	Timeout time.Duration
+	// TokenFile holds the admin listener's bearer token
+	// (serve --admin-token-file).
+	TokenFile string
 }
 
 func newStatusCmd(s *Streams) *cobra.Command {
@@ -48,6 +52,8 @@ call counts per tool and facade translation counters.`,
 	c.Flags().StringVar(&opts.Admin, "admin", "", "the admin address of the running server (HOST:PORT or PORT)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "how long to wait for the server")
+	completeValues(c, "format", "text", "json")
+	c.Flags().StringVar(&opts.TokenFile, "admin-token-file", "", "file holding the admin bearer token (the server's --admin-token-file)")
 	return c
 }
 
@@ -63,6 +69,13 @@ func runStatus(ctx context.Context, s *Streams, opts statusOptions) error {
 	if err != nil {
 		return usageErrorf("--admin: %v", err)
 	}
+	if opts.TokenFile != "" {
+		token, err := readTokenFile("--admin-token-file", opts.TokenFile)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return usageErrorf("cannot reach the admin listener at %s: %v", addr, err)
@@ -71,6 +84,10 @@ func runStatus(ctx context.Context, s *Streams, opts statusOptions) error {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return fmt.Errorf("reading /status: %w", err)
+	}
+	if resp.Header.Get(serve.ListenerHeader) == "mcp" {
+		return &toolset.InputError{Source: addr, Offset: -1, Msg: "this is mcpctl serve's MCP endpoint (serve --http), not the admin listener; " +
+			"give status the address passed to serve --admin (its log line \"listening transport=admin\" names it)"}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return usageErrorf("%s/status answered %s", addr, resp.Status)
@@ -138,6 +155,9 @@ func renderStatus(st *serve.Status, now time.Time) string {
 			parts = append(parts, fmt.Sprintf("generation %s: %d", k, st.Sessions.Pinned[k]))
 		}
 		fmt.Fprintf(&b, "  pinned: %d (%s)\n", total, strings.Join(parts, ", "))
+	}
+	if ss := st.Sessions; ss.Max > 0 {
+		fmt.Fprintf(&b, "  http: %d of at most %d open, closed after %s idle; %d refused at the cap\n", ss.HTTPOpen, ss.Max, ss.IdleTimeout, ss.Refused)
 	}
 	if len(st.Calls) > 0 {
 		b.WriteString("\ncalls:\n")

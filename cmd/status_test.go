@@ -32,7 +32,7 @@ func TestStatusCommand(t *testing.T) {
 	if res := srv.Reload(context.Background(), "test"); res.Result != serve.ResultRefused {
 		t.Fatalf("reload: %s", res.Result)
 	}
-	admin := httptest.NewServer(srv.AdminHandler())
+	admin := httptest.NewServer(srv.AdminHandler(serve.AdminOptions{}))
 	defer admin.Close()
 	addr := strings.TrimPrefix(admin.URL, "http://")
 
@@ -82,5 +82,47 @@ func TestRenderStatusPinned(t *testing.T) {
 	st.Sessions.Pinned = nil
 	if text := renderStatus(st, st.PublishedAt); strings.Contains(text, "pinned") {
 		t.Errorf("status without pins mentions pinned:\n%s", text)
+	}
+}
+
+func TestRenderStatusSessionCap(t *testing.T) {
+	st := &serve.Status{Sessions: serve.SessionStatus{HTTPOpen: 2, Max: 10, Refused: 3, IdleTimeout: "1800s"}}
+	want := "  http: 2 of at most 10 open, closed after 1800s idle; 3 refused at the cap\n"
+	if text := renderStatus(st, st.PublishedAt); !strings.Contains(text, want) {
+		t.Errorf("status output lacks %q:\n%s", want, text)
+	}
+}
+
+// Item 7 of the hardening issue: with serve --admin-token-file, status
+// sends the token from its own --admin-token-file, and is refused without.
+func TestHardening7StatusAdminToken(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcpctl.serve.yaml")
+	if err := os.WriteFile(path, []byte("tools:\n  - name: a\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(dir, "admin-token")
+	if err := os.WriteFile(tokenFile, []byte("adm\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := serve.New(context.Background(), serve.Options{ConfigPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	admin := httptest.NewServer(srv.AdminHandler(serve.AdminOptions{Token: "adm"}))
+	defer admin.Close()
+	addr := strings.TrimPrefix(admin.URL, "http://")
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"status", "--admin", addr}, ExitInput},
+		{[]string{"status", "--admin", addr, "--admin-token-file", tokenFile}, ExitOK},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), tc.args, &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}); code != tc.want {
+			t.Errorf("%v: exit %d, want %d: %s", tc.args, code, tc.want, errOut.String())
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/internal/keydoc"
+	"github.com/mcpctl/mcpctl/lint"
 )
 
 // FileName is the name Find looks for.
@@ -73,6 +74,8 @@ type Config struct {
 	// Warnings are located notes about a file that still loads (a
 	// deprecated key), "file:line:col: message".
 	Warnings []string
+	// Lint is the lint: section, lint's rule levels and ignores.
+	Lint Lint
 }
 
 // Apply fills o from the configuration: level overrides, ignores, and
@@ -201,6 +204,9 @@ func (p *parser) scalar(n *yaml.Node, what string) string {
 
 func (p *parser) ruleID(n *yaml.Node, what string) string {
 	id := p.scalar(n, what)
+	if p.err == nil && !p.rules[id] && lint.IsRule(id) {
+		p.fail(n, "%s: %q is a lint rule: set its level or ignore it under lint: (lint: {rules: {%s: off}}, lint: {ignore: [...]})", what, id, id)
+	}
 	if p.err == nil && !p.rules[id] {
 		p.fail(n, "%s: unknown rule id %q (see mcpctl rules)", what, id)
 	}
@@ -211,23 +217,37 @@ func (p *parser) ruleID(n *yaml.Node, what string) string {
 // messages, the JSON Schema docs/schema/mcpctl.schema.json and
 // docs/config.md come from it.
 var Keys = keydoc.Key{Type: keydoc.Object, Keys: []keydoc.Key{
-	{Name: "rules", Type: keydoc.Map, Doc: "Per-rule level overrides: a rule id (see `mcpctl rules`) and the level its findings get.",
+	{Name: "rules", Type: keydoc.Map, Doc: "Per-rule level overrides of diff: a rule id (see `mcpctl rules`) and the level its findings get.",
 		Values: &keydoc.Key{Type: keydoc.String, Enum: []string{"safe", "facade", "breaking"}}},
 	{Name: "ignore", Type: keydoc.Array, Doc: "Findings diff reports but does not count, each with a reason and an optional expiry.",
-		Items: &keydoc.Key{Type: keydoc.Object, Keys: []keydoc.Key{
-			{Name: "rule", Type: keydoc.String, Required: true, Doc: "The rule id of the findings ignored."},
-			{Name: "tool", Type: keydoc.String, Required: true, Doc: "The tool whose findings are ignored."},
-			{Name: "path", Type: keydoc.String, Doc: "A JSON Pointer (RFC 6901) in the tool's schema: findings there and below. Empty: everywhere in the tool."},
-			{Name: "reason", Type: keydoc.String, Required: true, Doc: "Why the findings may be ignored (shown with every ignored finding)."},
-			{Name: "expires", Type: keydoc.Date, Doc: "The day the ignore stops applying (from 00:00 UTC); an expired ignore is reported. Absent: never."},
-			{Name: "until", Type: keydoc.Date, Deprecated: "expires", Doc: "The last day the ignore applies (the old name; `until: D` is `expires:` the day after D)."},
-		}}},
+		Items: &keydoc.Key{Type: keydoc.Object, Keys: ignoreKeyDocs("diff", "The rule id of the findings ignored.", "The tool whose findings are ignored.")}},
 	{Name: "open-content", Type: keydoc.String, Enum: []string{OpenContentLenient, OpenContentStrict}, Default: OpenContentLenient,
 		Doc: "Whether an optional property added to an input schema without `additionalProperties: false` is safe (lenient) or breaking (strict, as `--strict-open-content`)."},
+	{Name: "lint", Type: keydoc.Object, Doc: "Lint's rule levels and ignores (`mcpctl lint`).", Keys: []keydoc.Key{
+		{Name: "rules", Type: keydoc.Map, Doc: "Per-rule levels: a lint rule id (see `mcpctl lint --help`) and the level its findings get (off drops them).",
+			Values: &keydoc.Key{Type: keydoc.String, Enum: []string{string(lint.SeverityError), string(lint.SeverityWarning), lint.LevelOff}}},
+		{Name: "ignore", Type: keydoc.Array, Doc: "Lint findings reported as ignored, not counted, each with a reason and an optional expiry.",
+			Items: &keydoc.Key{Type: keydoc.Object, Keys: ignoreKeyDocs("lint", "The lint rule id of the findings ignored.", "The tool whose findings are ignored, or * for every tool.")}},
+	}},
 }}
 
-var topKeys = keydoc.Names(Keys.Keys)
-var ignoreKeys = keydoc.Names(keydoc.Find(Keys.Keys, "ignore").Items.Keys)
+// ignoreKeyDocs are the keys of an ignore of diff or lint (what).
+func ignoreKeyDocs(what, rule, tool string) []keydoc.Key {
+	return []keydoc.Key{
+		{Name: "rule", Type: keydoc.String, Required: true, Doc: rule},
+		{Name: "tool", Type: keydoc.String, Required: true, Doc: tool},
+		{Name: "path", Type: keydoc.String, Doc: "A JSON Pointer (RFC 6901) in the tool: findings there and below. Empty: everywhere in the tool."},
+		{Name: "reason", Type: keydoc.String, Required: true, Doc: "Why the findings may be ignored (shown with every ignored finding)."},
+		{Name: "expires", Type: keydoc.Date, Doc: "The day (from 00:00 UTC) or RFC 3339 time the ignore stops applying; " + what + " reports an expired ignore. Absent: never."},
+		{Name: "until", Type: keydoc.Date, Deprecated: "expires", Doc: "The last day the ignore applies (the old name; `until: D` is `expires:` the day after D)."},
+	}
+}
+
+var (
+	topKeys    = keydoc.Names(Keys.Keys)
+	ignoreKeys = keydoc.Names(keydoc.Find(Keys.Keys, "ignore").Items.Keys)
+	lintKeys   = keydoc.Names(keydoc.Find(Keys.Keys, "lint").Keys)
+)
 
 func (p *parser) config(doc *yaml.Node, c *Config) {
 	root := doc
@@ -268,6 +288,8 @@ func (p *parser) config(doc *yaml.Node, c *Config) {
 			for i, item := range v.Content {
 				c.Ignores = append(c.Ignores, p.ignore(item, i))
 			}
+		case "lint":
+			p.lintSection(v, c)
 		case "open-content":
 			s := p.scalar(v, "open-content")
 			if p.err == nil && s != OpenContentStrict && s != OpenContentLenient {
@@ -293,28 +315,11 @@ func (p *parser) ignore(n *yaml.Node, i int) diff.Ignore {
 		case "tool":
 			ig.Tool = p.scalar(v, what+": tool")
 		case "path":
-			ig.Path = p.scalar(v, what+": path")
-			if p.err == nil && ig.Path != "" && !strings.HasPrefix(ig.Path, "/") {
-				p.fail(v, "%s: path %q is not a JSON Pointer (RFC 6901: empty or starting with /)", what, ig.Path)
-			}
+			ig.Path = p.pointer(v, what)
 		case "reason":
-			ig.Reason = strings.TrimSpace(p.scalar(v, what+": reason"))
-			if p.err == nil && ig.Reason == "" {
-				p.fail(v, "%s: reason must not be empty", what)
-			}
+			ig.Reason = p.reason(v, what)
 		case "expires", "until":
-			if has["expires"] && has["until"] {
-				p.fail(k, "%s: until is the old name of expires; give expires only", what)
-			}
-			s := p.scalar(v, what+": "+k.Value)
-			d, err := diff.ParseExpiry(s, k.Value == "until")
-			if p.err == nil && err != nil {
-				p.fail(v, "%s: %s: %v", what, k.Value, err)
-			}
-			if k.Value == "until" && err == nil {
-				p.warn(k, "%s: until is deprecated; write expires: %s (the first day the ignore no longer applies)", what, diff.ExpiryText(d))
-			}
-			ig.Expires = d
+			ig.Expires = p.expiry(k, v, what, has)
 		default:
 			p.fail(k, "%s: unknown key %q (want %s)", what, k.Value, strings.Join(ignoreKeys, ", "))
 		}

@@ -101,7 +101,7 @@ func TestLenientDoesNotClearFlag(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
-		{"unknown key", "rules: {}\nignores: []\n", `c.yaml:2:1: unknown key "ignores" (want rules, ignore, open-content)`},
+		{"unknown key", "rules: {}\nignores: []\n", `c.yaml:2:1: unknown key "ignores" (want rules, ignore, open-content, lint)`},
 		{"unknown rule", "rules:\n  input-property-removd: safe\n", `c.yaml:2:3: rules: unknown rule id "input-property-removd" (see mcpctl rules)`},
 		{"unknown level", "rules:\n  input-property-removed: warn\n", `c.yaml:2:27: rules: input-property-removed: unknown level "warn" (want safe, facade or breaking)`},
 		{"level none", "rules:\n  input-property-removed: none\n", `c.yaml:2:27: rules: input-property-removed: unknown level "none" (want safe, facade or breaking)`},

@@ -16,7 +16,7 @@ import (
 // v1.10.0) and on a generated 1,000-tool set with one change in every tenth
 // tool. In the same run it measures the baseline: loading both sides
 // (toolset.Decode) and canonicalizing them (Set.Canonical); the metric
-// x-load+canon is the diff's time per op over the baseline's (DESIGN §7:
+// x-load+canon is the diff's time per op over the baseline's (docs/architecture.md#quality-bar:
 // report ratios, never assert wall-clock times).
 func BenchmarkDiff(b *testing.B) {
 	real := func(name string) []byte {

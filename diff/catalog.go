@@ -9,14 +9,14 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// Tags are the rule families of DESIGN §4.4. Every rule carries at least
+// Tags are the rule families of docs/diff.md#levels-and-rules. Every rule carries at least
 // one of them.
 var Tags = []string{
 	"existence", "requiredness", "type", "constraint", "values",
 	"structure", "annotation", "lifecycle", "security", "documentation",
 }
 
-// Rules returns the rule catalog (DESIGN §4.4): every rule diff can report,
+// Rules returns the rule catalog (docs/diff.md#levels-and-rules): every rule diff can report,
 // each declared once in the rule file of its family (rule_tool.go,
 // rule_annotation.go, rule_lifecycle.go, and the schema rule files), sorted
 // by ID. The slice and its Tags are copies; callers may modify them.

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// Compare classifies every change from old to new (DESIGN §4). It is pure
+// Compare classifies every change from old to new (docs/diff.md#diff-classify-changes-with-proof). It is pure
 // and deterministic: the same inputs and Options (with Now set) give a
 // byte-identical JSON report.
 //
@@ -218,9 +218,13 @@ func (c *comparison) compareRenamed(ot, nt *toolset.Tool, rename map[string]stri
 // compareValues compares two normalized tool values.
 func (c *comparison) compareValues(name string, ov, nv *canon.Value) []Change {
 	var out []Change
-	if inputSchemaGone(ov, nv) {
+	switch {
+	case inputSchemaGone(ov, nv):
 		out = append(out, inputSchemaRemoved(name, ov, nv))
-	} else {
+	case inputSchemaArrived(ov, nv):
+		out = append(out, inputSchemaAdded(name, ov, nv))
+		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: &anyArguments, New: schemaMember(nv, "inputSchema"), Opts: c.opts})...)
+	default:
 		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: schemaMember(ov, "inputSchema"), New: schemaMember(nv, "inputSchema"), Opts: c.opts})...)
 	}
 	out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Output, Old: schemaMember(ov, "outputSchema"), New: schemaMember(nv, "outputSchema"), Opts: c.opts})...)

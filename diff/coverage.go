@@ -8,8 +8,7 @@ import (
 	"github.com/mcpctl/mcpctl/schema"
 )
 
-// cover marks facade findings that the declared facades carry (DESIGN
-// §4.6): a finding is Covered when facade.Apply turns its witness (the old
+// cover marks facade findings that the declared facades carry (docs/diff.md#facade-coverage-and-usage): a finding is Covered when facade.Apply turns its witness (the old
 // call's arguments) into arguments the new input schema accepts. The call
 // is made under the finding's tool name; its target is that tool when the
 // new side still has it, else the tool whose facade declares it as an alias
@@ -78,13 +77,24 @@ func aliasTarget(f facade.File, name string) string {
 }
 
 // SuggestedFacades merges the facade suggestions of all findings into one
-// facade file (DESIGN §6.1 shape), ready to review and pass back as
+// facade file (docs/serve.md#config shape), ready to review and pass back as
 // Options.Facades or --facades. Findings are taken in report order: aliases
 // are appended, and a key that two suggestions map differently keeps the
 // first mapping. Nil when no finding carries a suggestion.
 func (r *Report) SuggestedFacades() facade.File {
+	cs := make([]*Change, len(r.Changes))
+	for i := range r.Changes {
+		cs[i] = &r.Changes[i]
+	}
+	return mergeSuggestions(cs)
+}
+
+// mergeSuggestions merges the facade suggestions of the given findings, in
+// their order, into one facade file: one block per tool. Nil when none
+// carries a suggestion.
+func mergeSuggestions(cs []*Change) facade.File {
 	var f facade.File
-	for _, c := range r.Changes {
+	for _, c := range cs {
 		if c.Facade == nil {
 			continue
 		}

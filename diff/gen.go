@@ -10,7 +10,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// instanceGen builds instances of schemas (DESIGN §4.5): a deterministic minimal
+// instanceGen builds instances of schemas (docs/diff.md#witnesses-and-verification): a deterministic minimal
 // instance (required properties only, defaults, examples and enum members
 // preferred), a "rich" one (every declared property), local boundary
 // samples for witnesses, and seeded random instances for --verify. Results

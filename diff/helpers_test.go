@@ -90,10 +90,35 @@ func checkWitnesses(t testing.TB, old, new *toolset.Set, r *Report) {
 		if !has && c.Level >= Facade && c.NoWitness == "" && (c.Direction == Input || c.Direction == Output) {
 			t.Errorf("%s %s %s %s: %s finding without witness or NoWitness", c.Tool, c.Direction, c.Rule, c.Path, c.Level)
 		}
+		if !witnessOrReason(c) {
+			t.Errorf("%s %s %s %s: %s finding with neither a witness, nor undecided, nor a reason its rule documents (%s)\nold %s\nnew %s", c.Tool, c.Direction, c.Rule, c.Path, c.Level, c.NoWitness,
+				jcsString(schemaOf(old, c.Tool, c.Direction)), jcsString(schemaOf(new, c.Tool, c.Direction)))
+		}
 		if c.Undecided && (c.Level != Breaking || c.Reason == "") {
 			t.Errorf("%s %s %s: undecided finding must be breaking with a reason", c.Tool, c.Rule, c.Path)
 		}
 	}
+}
+
+// witnessOrReason reports whether a schema finding at facade level or above
+// is backed: a witness, or marked undecided, or a NoWitness reason of a
+// rule that documents one (schemaRuleDef.unvalidated). Other findings pass.
+func witnessOrReason(c Change) bool {
+	if c.Level < Facade || (c.Direction != Input && c.Direction != Output) {
+		return true
+	}
+	d, ok := schemaRuleDefByID(c.Rule)
+	if !ok {
+		return true // a tool-level rule reported in a schema direction
+	}
+	return hasWitnessJSON(c) || c.Undecided || (c.NoWitness != "" && d.unvalidated)
+}
+
+// schemaRuleDefByID returns the schema rule definition of id.
+func schemaRuleDefByID(id string) (*schemaRuleDef, bool) {
+	loadSchemaCatalog()
+	d, ok := schemaCatalogByID[id]
+	return d, ok
 }
 
 // mentionsWord reports whether word appears in the finding's path, message or

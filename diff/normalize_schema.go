@@ -5,13 +5,14 @@ import (
 	"math/big"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
-// This file holds the schema-reasoning normalizations of DESIGN §4.2, on
+// This file holds the schema-reasoning normalizations of docs/diff.md#normalization, on
 // top of canon.NormalizeTool's syntactic ones, applied to a private copy of
 // each schema before the walk:
 //
@@ -447,6 +448,7 @@ func (n *normalizer) node(v *canon.Value) {
 	}
 	normalizeType(v)
 	dropNoOps(v)
+	constIntoEnum(v)
 	dedupeEnum(v)
 	// One-branch disjunctions are that branch.
 	for _, kw := range []string{"anyOf", "oneOf"} {
@@ -458,8 +460,123 @@ func (n *normalizer) node(v *canon.Value) {
 	}
 	liftTypeBranches(v)
 	n.mergeAllOf(v)
-	if v.Kind == canon.Object && len(v.Members) == 0 {
+	if v.Kind == canon.Object {
+		integerStep(v)
+		closedItems(v)
+		freeContains(v)
+		acceptsNothing(v)
+	}
+}
+
+// integerStep spells a number whose multipleOf is a whole number as an
+// integer: {"type":"number","multipleOf":1} is {"type":"integer"} (every
+// multiple of a whole number is an integer; JSON Schema 2020-12 Validation
+// §6.2.1), and a step of 1 then constrains nothing.
+func integerStep(v *canon.Value) {
+	m, ok := ratOf(v.Get("multipleOf"))
+	if !ok || m.Sign() <= 0 || !m.IsInt() {
 		return
+	}
+	t := v.Get("type")
+	if t == nil {
+		return
+	}
+	dt := declaredTypes(t)
+	if dt&tNumber == 0 {
+		return
+	}
+	if tv, ok := (dt &^ tFraction).typeValue(); ok {
+		*t = tv
+	}
+	if m.Cmp(ratOne) == 0 {
+		v.Delete("multipleOf")
+	}
+}
+
+// closedItems spells an array that can hold no item beyond its prefix by
+// its size: "items": false beside n prefixItems is "maxItems": n (the
+// smaller of the two when maxItems is set), and with "maxItems": 0 no item
+// keyword constrains anything.
+func closedItems(v *canon.Value) {
+	if it := v.Get("items"); it != nil && it.Kind == canon.Bool && !it.Bool {
+		n := int64(0)
+		if pi := v.Get("prefixItems"); pi != nil && pi.Kind == canon.Array {
+			n = int64(len(pi.Items))
+		}
+		if m, ok := intOf(v.Get("maxItems")); !ok || n < m {
+			v.Set("maxItems", canon.NumberValue(strconv.FormatInt(n, 10)))
+		}
+		v.Delete("items")
+	}
+	// Without "items", trailing prefixItems that accept anything say nothing.
+	if pi := v.Get("prefixItems"); pi != nil && pi.Kind == canon.Array && !v.Has("items") {
+		for len(pi.Items) > 0 && isTrue(&pi.Items[len(pi.Items)-1]) {
+			pi.Items = pi.Items[:len(pi.Items)-1]
+		}
+		if len(pi.Items) == 0 {
+			v.Delete("prefixItems")
+		}
+	}
+	if m, ok := intOf(v.Get("maxItems")); ok && m == 0 {
+		for _, kw := range []string{"items", "prefixItems", "uniqueItems", "maxContains"} {
+			v.Delete(kw)
+		}
+	}
+}
+
+// knownTypeNames reports whether a "type" value (or its absence) names only
+// JSON Schema types: an unknown name is the validator's error, not an empty
+// type set.
+func knownTypeNames(t *canon.Value) bool {
+	switch {
+	case t == nil:
+		return true
+	case t.Kind == canon.String:
+		return typeBits(t.Str) != 0
+	case t.Kind == canon.Array:
+		for i := range t.Items {
+			if t.Items[i].Kind != canon.String || typeBits(t.Items[i].Str) == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// freeContains drops a "contains" that needs no matching item: with
+// "minContains": 0 and no maxContains it constrains nothing (JSON Schema
+// 2020-12 Validation §6.4.5).
+func freeContains(v *canon.Value) {
+	if m, ok := intOf(v.Get("minContains")); ok && m == 0 && !v.Has("maxContains") {
+		v.Delete("contains")
+		v.Delete("minContains")
+	}
+}
+
+// acceptsNothing turns a schema no instance can match into false: "not"
+// of a schema that accepts everything, an allOf with a false branch, an
+// anyOf or oneOf whose branches are all false, or no type left (an empty
+// enum, an enum none of whose members has the declared type).
+func acceptsNothing(v *canon.Value) {
+	nothing := typesOf(v) == 0 && knownTypeNames(v.Get("type"))
+	if nt := v.Get("not"); nt != nil && isTrue(nt) {
+		nothing = true
+	}
+	for _, b := range schemaList(v, "allOf") {
+		nothing = nothing || isFalse(&b)
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if l := schemaList(v, kw); l != nil {
+			all := true
+			for i := range l {
+				all = all && isFalse(&l[i])
+			}
+			nothing = nothing || all
+		}
+	}
+	if nothing {
+		*v = canon.BoolValue(false)
 	}
 }
 
@@ -535,6 +652,28 @@ func dropNoOps(v *canon.Value) {
 			v.Delete("required")
 		}
 	}
+}
+
+// constIntoEnum folds a "const" into the "enum" beside it: an instance must
+// equal the const and be a member of the enum (JSON Schema 2020-12
+// Validation §6.1.2, §6.1.3), so the enum becomes [const] when the const is
+// a member and [] (nothing is accepted) when it is not. A lone const is
+// already an enum (canon.NormalizeTool).
+func constIntoEnum(v *canon.Value) {
+	c, e := v.Get("const"), v.Get("enum")
+	if c == nil || e == nil || e.Kind != canon.Array {
+		return
+	}
+	k := jcsKey(c)
+	kept := []canon.Value{}
+	for i := range e.Items {
+		if jcsKey(&e.Items[i]) == k {
+			kept = append(kept, c.Clone())
+			break
+		}
+	}
+	v.Delete("const")
+	v.Set("enum", canon.ArrayValue(kept...))
 }
 
 // dedupeEnum removes repeated enum members (by canonical form).

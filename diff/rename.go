@@ -15,7 +15,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// This file finds where a removed tool's calls can go (DESIGN §4.4 facade
+// This file finds where a removed tool's calls can go (docs/diff.md#levels-and-rules facade
 // level): a rename (tool-renamed) or a consolidation into a tool with a
 // discriminator argument (tool-consolidated). Every route is verified, not
 // assumed: example arguments of the old tool are translated with
@@ -114,7 +114,7 @@ func (r route) suggestion() *Suggestion {
 	return &Suggestion{Tool: r.Target, Block: r.block()}
 }
 
-// File returns the suggestion as a facade file ({tool: block}, DESIGN §6.1),
+// File returns the suggestion as a facade file ({tool: block}, docs/serve.md#config),
 // ready to marshal as YAML or JSON and paste.
 func (s *Suggestion) File() facade.File { return facade.File{s.Tool: s.Block} }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 )
 
-// Level orders findings: LevelNone < Safe < Facade < Breaking (DESIGN §1).
+// Level orders findings: LevelNone < Safe < Facade < Breaking (docs/glossary.md#glossary).
 type Level int
 
 // The levels. LevelNone is the level of a report with no finding.
@@ -51,7 +51,7 @@ func (l *Level) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Direction says who reads what changed (DESIGN §4.3).
+// Direction says who reads what changed (docs/diff.md#direction).
 type Direction string
 
 // The directions.
@@ -68,14 +68,14 @@ type Side struct {
 }
 
 // Suggestion is a facade that would carry old calls across a facade-level
-// change: Block belongs in the facade of tool Tool (DESIGN §6.1 facade-file
+// change: Block belongs in the facade of tool Tool (docs/serve.md#config facade-file
 // shape: {Tool: Block}).
 type Suggestion struct {
 	Tool  string       `json:"tool"`
 	Block facade.Block `json:"block"`
 }
 
-// Change is one finding (DESIGN §1, §4.8). Old, New and Witness hold JSON
+// Change is one finding (docs/glossary.md#glossary, docs/diff.md#output-and-exit-codes). Old, New and Witness hold JSON
 // (canonical encoding, or null).
 type Change struct {
 	Rule      string          `json:"rule"`
@@ -104,14 +104,14 @@ type Change struct {
 	// RuleBug: --verify found a counterexample to this rule's verdict.
 	RuleBug bool `json:"ruleBug,omitempty"`
 	// Calls is the number of recorded calls the finding affects (diff
-	// --usage, DESIGN §4.6); nil when usage was not measured.
+	// --usage, docs/diff.md#facade-coverage-and-usage); nil when usage was not measured.
 	Calls *int `json:"calls,omitempty"`
 	// Unused marks a breaking finding that no recorded call touches.
 	Unused bool `json:"unused,omitempty"`
 }
 
 // Report is the result of Compare; its JSON form is the public contract of
-// DESIGN §4.8.
+// docs/diff.md#output-and-exit-codes.
 type Report struct {
 	Level   Level          `json:"level"`
 	Counts  map[string]int `json:"counts"`
@@ -120,7 +120,7 @@ type Report struct {
 	Changes []Change       `json:"changes"`
 }
 
-// Rule is one entry of the rule catalog (DESIGN §4.4): a stable kebab-case
+// Rule is one entry of the rule catalog (docs/diff.md#levels-and-rules): a stable kebab-case
 // ID (never renamed once released), its default level, direction, tags and a
 // one-sentence purpose.
 type Rule struct {
@@ -133,7 +133,7 @@ type Rule struct {
 
 // Ignore suppresses findings matching Rule, Tool and Path (JSON Pointer; ""
 // matches any) until Expires (zero: never). An expired ignore stops
-// ignoring and the report says so (DESIGN §4.7).
+// ignoring and the report says so (docs/diff.md#configuration).
 type Ignore struct {
 	Rule    string    `json:"rule" yaml:"rule"`
 	Tool    string    `json:"tool" yaml:"tool"`
@@ -145,16 +145,16 @@ type Ignore struct {
 // Options tunes Compare. The zero value is the default policy.
 type Options struct {
 	// StrictOpenContent makes an optional property added to an open input
-	// schema breaking instead of safe (DESIGN §4.4 open content).
+	// schema breaking instead of safe (docs/diff.md#levels-and-rules open content).
 	StrictOpenContent bool
 	// Levels overrides the default level of rules, by rule ID.
 	Levels map[string]Level
 	// Ignores suppress matching findings (they stay in the report, marked).
 	Ignores []Ignore
-	// Facades, when set, mark facade findings covered (DESIGN §4.6).
+	// Facades, when set, mark facade findings covered (docs/diff.md#facade-coverage-and-usage).
 	Facades facade.File
 	// Verify samples this many instances per changed schema to test safe
-	// verdicts (DESIGN §4.5); 0 disables.
+	// verdicts (docs/diff.md#witnesses-and-verification); 0 disables.
 	Verify int
 	// Now is the time lifecycle sunsets and ignore expiries are judged
 	// against; zero means time.Now().

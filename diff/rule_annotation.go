@@ -9,7 +9,7 @@ import (
 // annotationRules compare a tool's annotations (MCP 2025-11-25,
 // ToolAnnotations). Each boolean hint is compared by its effective value,
 // the spec default standing in for an absent hint, so that an added or
-// dropped default is no change (DESIGN §4.2). The defaults are also the
+// dropped default is no change (docs/diff.md#normalization). The defaults are also the
 // cautious values, so a hint moving away from its default claims less
 // danger.
 var annotationRules = []Rule{

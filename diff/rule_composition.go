@@ -517,9 +517,11 @@ func decomposeDisjunction(p *subPair, kw string, onOld bool) {
 		d, x = p.n, p.o
 	}
 	branches := schemaList(d, kw)
+	covered := 0
 	for i := range branches {
 		si := branchSchema(src, d, kw, &branches[i])
 		if c.subset(si, src, x, dst, p.at.domain()) {
+			covered++
 			continue
 		}
 		path := pathKW(p.path, kw, strconv.Itoa(i))
@@ -540,6 +542,30 @@ func decomposeDisjunction(p *subPair, kw string, onOld bool) {
 			f.samples, f.sampleSide = si, src
 		}
 	}
+	if covered == len(branches) {
+		// Every branch fits the other side: the change goes the safe way
+		// (input widened, output narrowed), but it is a change.
+		safeDisjunctionChange(p, kw, onOld)
+	}
+}
+
+// safeDisjunctionChange reports a disjunction added or dropped in the safe
+// sense: every instance the source side accepts, the target accepts.
+func safeDisjunctionChange(p *subPair, kw string, onOld bool) {
+	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
+	if p.c.p.Direction == Input {
+		msg := fmt.Sprintf("%s now accepts at least everything its %s branches accepted", whereIs(p.path), kw)
+		if !onOld {
+			msg = fmt.Sprintf("%s now matches one of %d %s branches, one of which accepts everything it accepted", whereIs(p.path), len(schemaList(p.n, kw)), kw)
+		}
+		p.emit("composition-widened", pathKW(p.path, kw), ov, nv, msg)
+		return
+	}
+	msg := fmt.Sprintf("%s now allows only what its %s branches allow, all of which it allowed before", whereIs(p.path), kw)
+	if onOld {
+		msg = fmt.Sprintf("%s no longer has to match one of its %s branches, and one of them allowed everything it now allows", whereIs(p.path), kw)
+	}
+	p.emit("composition-narrowed", pathKW(p.path, kw), ov, nv, msg)
 }
 
 // againstDisjunction compares a source side that is not a disjunction with
@@ -596,6 +622,9 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 		if !c.subset(x, src, &branches[i], dst, p.at.domain()) {
 			continue
 		}
+		if len(c.found) == mark {
+			safeDisjunctionChange(p, kw, onOld)
+		}
 		if kw != "oneOf" {
 			return
 		}
@@ -618,6 +647,12 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 		}
 		return
 	}
+	if kw == "anyOf" && coveredByType(c, x, src, branches, dst, p.at.domain()) {
+		if len(c.found) == mark {
+			safeDisjunctionChange(p, kw, onOld)
+		}
+		return
+	}
 	path := pathKW(p.path, kw)
 	var f *finding
 	if input {
@@ -628,6 +663,30 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	p.samplesFor(f)
 	f.reject = nil
 	f.undecided = fmt.Sprintf("no single %s branch covers the other schema, and whether their union does is not decided", kw)
+}
+
+// coveredByType reports whether the values of x of each JSON type (within
+// dom) all fit one branch (a different branch per type allowed): x then
+// fits the branches' union, as when one schema of type [object, string]
+// meets anyOf [{object …}, {string}].
+func coveredByType(c *schemaComparison, x *canon.Value, xs *schemaSide, branches []canon.Value, bs *schemaSide, dom types) bool {
+	t := typesOf(x) & dom
+	if t == 0 {
+		return true
+	}
+	for _, one := range []types{tNull, tBool, tObject, tArray, tString, tInteger, tFraction} {
+		if t&one == 0 {
+			continue
+		}
+		fits := false
+		for i := 0; i < len(branches) && !fits; i++ {
+			fits = c.subset(x, xs, &branches[i], bs, one)
+		}
+		if !fits {
+			return false
+		}
+	}
+	return true
 }
 
 // similarity scores how alike two schemas are (types, shared properties)

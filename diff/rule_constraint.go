@@ -47,6 +47,9 @@ func changedRules(name, what string) []schemaRuleDef {
 	}
 }
 
+// formatReason is why a format finding may have no witness.
+const formatReason = "from JSON Schema 2019-09 on format is an annotation the validator does not assert, so such a finding has no witness there (servers and clients that do assert formats reject non-conforming strings)."
+
 func concatRules(lists ...[]schemaRuleDef) []schemaRuleDef {
 	var out []schemaRuleDef
 	for _, l := range lists {
@@ -74,8 +77,8 @@ var constraintFamily = ruleFamily{
 		boundRules("min-length", "raised", "lowered", "minLength"),
 		keywordRules("pattern", "a pattern"),
 		changedRules("pattern", "pattern"),
-		keywordRules("format", "a format"),
-		changedRules("format", "format"),
+		withoutWitness(formatReason, keywordRules("format", "a format"), "input-format-added", "output-format-removed"),
+		withoutWitness(formatReason, changedRules("format", "format")),
 		boundRules("max-items", "lowered", "raised", "maxItems"),
 		boundRules("min-items", "raised", "lowered", "minItems"),
 		keywordRules("unique-items", "uniqueItems: true"),
@@ -88,10 +91,16 @@ var constraintFamily = ruleFamily{
 }
 
 func checkConstraints(p *subPair) {
+	both := p.to & p.tn
 	if hasEnum(p.o) || hasEnum(p.n) {
+		// From 2019-09 on the validator does not assert format, so the enum
+		// family cannot see it filter members: compare it as a keyword, as
+		// beside any other string schema.
+		if both&tString != 0 && (p.c.old.draft >= 2019 || p.c.new.draft >= 2019) {
+			p.stringKeyword("format", "format")
+		}
 		return
 	}
-	both := p.to & p.tn
 	if both&tNumber != 0 {
 		checkNumeric(p, both&tNumber == tInteger)
 	}
@@ -190,12 +199,22 @@ func exclText(b bound) string {
 	return ""
 }
 
+// countOf reads a size keyword's value; an absent minContains beside
+// contains is 1 (JSON Schema 2020-12 Validation §6.4.5), the only size
+// keyword with a default that constrains.
+func countOf(v *canon.Value, kw string) (int64, bool) {
+	if v == nil && kw == "minContains" {
+		return 1, true
+	}
+	return intOf(v)
+}
+
 // count compares a non-negative size keyword; lower says whether it is a
 // lower bound (minItems) or an upper one (maxItems).
 func (p *subPair) count(kw, name string, lower bool) {
 	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
-	a, okA := intOf(ov)
-	b, okB := intOf(nv)
+	a, okA := countOf(ov, kw)
+	b, okB := countOf(nv, kw)
 	if okA == okB && a == b {
 		return
 	}

@@ -44,7 +44,7 @@ var enumFamily = ruleFamily{
 func enumMembers(s *canon.Value, draft int) (vals []canon.Value, implicit bool) {
 	if e := getKW(s, "enum"); e != nil && e.Kind == canon.Array {
 		for i := range e.Items {
-			if admits(s, &e.Items[i]) && admitsFormat(s, &e.Items[i], draft) {
+			if admitsMember(s, &e.Items[i]) && admitsFormat(s, &e.Items[i], draft) {
 				vals = append(vals, e.Items[i])
 			}
 		}
@@ -141,7 +141,7 @@ func checkEnum(p *subPair) {
 		// the rest of the type opens up.
 		var rejected []canon.Value
 		for i := range om {
-			if !admits(p.n, &om[i]) {
+			if !admitsMember(p.n, &om[i]) {
 				rejected = append(rejected, om[i])
 			}
 		}
@@ -154,7 +154,7 @@ func checkEnum(p *subPair) {
 	case nm != nil:
 		var fresh []canon.Value
 		for i := range nm {
-			if !admits(p.o, &nm[i]) {
+			if !admitsMember(p.o, &nm[i]) {
 				fresh = append(fresh, nm[i])
 			}
 		}

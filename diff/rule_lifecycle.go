@@ -8,7 +8,7 @@ import (
 )
 
 // deprecatedKey is the _meta member that declares a tool's lifecycle
-// (DESIGN §4.4): {"since": …, "sunset": RFC 3339 date or date-time,
+// (docs/diff.md#levels-and-rules): {"since": …, "sunset": RFC 3339 date or date-time,
 // "replacement": tool name}. A tool may be removed at or after its sunset
 // without breaking anyone who read the notice.
 const deprecatedKey = "io.mcpctl/deprecated"

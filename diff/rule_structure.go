@@ -30,12 +30,16 @@ var structureFamily = ruleFamily{
 			"An open output object declares a new property: results could carry it before, and every new result was valid before."),
 		schemaRule("output-property-added-closed", Breaking, widens, schemaTagsExistence,
 			"A closed output object (additionalProperties: false) gains a property: clients validating against the old schema reject results that carry it."),
-		schemaRule("input-property-removed", Breaking, reshapes, schemaTagsExistence,
-			"An input property is no longer declared: arguments using it are rejected, or, on an open object, accepted but no longer documented or honoured by the server."),
-		schemaRule("output-property-removed", Breaking, reshapes, schemaTagsExistence,
-			"An output property is no longer declared: clients that read it lose it, and on an open object it may now hold any value."),
-		schemaRule("input-property-renamed", Facade, narrows, schemaTagsExistence,
-			"An input property is removed and another with an equal schema is added to the same object: old calls fail as sent, a rename facade carries them."),
+		withoutWitness("on an open object such a finding has no witness (every old argument still validates), since the reason is that the server may ignore the argument.",
+			[]schemaRuleDef{schemaRule("input-property-removed", Breaking, reshapes, schemaTagsExistence,
+				"An input property is no longer declared: arguments using it are rejected, or, on an open object, accepted but no longer documented or honoured by the server.")})[0],
+		schemaRule("output-property-removed", Breaking, widens, schemaTagsExistence,
+			"An open output object no longer declares a property: new results may carry it with any value, which clients validating against the old schema reject."),
+		schemaRule("output-property-removed-closed", Safe, narrows, schemaTagsExistence,
+			"An output object no longer declares a property that its other keywords still hold to the old property's schema (additionalProperties: false, or no wider than it): every new result was valid before, so the level is safe; the notice tells clients that read it (it was optional, or output-required-removed reports it) that it is gone or no longer documented."),
+		withoutWitness("on an open object where the new name is optional such a finding has no witness (the old call still validates), since the reason is that the server no longer reads the old name.",
+			[]schemaRuleDef{schemaRule("input-property-renamed", Facade, narrows, schemaTagsExistence,
+				"An input property is removed and another with an equal schema is added to the same object: old calls fail as sent, a rename facade carries them.")})[0],
 		schemaRule("input-additional-properties-closed", Breaking, narrows, schemaTagsStructure,
 			"An input object forbids undeclared properties (additionalProperties: false added): extra keys clients or models send are rejected."),
 		schemaRule("output-additional-properties-closed", Safe, narrows, schemaTagsStructure,
@@ -186,6 +190,23 @@ func checkProperties(p *subPair) {
 		ne := effective(p.n, k)
 		path := pathKW(p.path, "properties", k)
 		at := p.at.child(k, ov, ne)
+		if isFalse(ov) {
+			// A property declared false was never present: what changed is
+			// the set of values the key may hold, which the type family
+			// compares (false to anything widens).
+			p.c.walk(ov, ne, path, at, p.inv)
+			continue
+		}
+		if dir == Output && !p.inv && (isFalse(ne) || (!isTrue(ne) && p.c.subset(ne, p.c.new, ov, p.c.old, tAll))) {
+			if isFalse(ne) {
+				f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
+				setNotice(f, fmt.Sprintf("new results never carry %q; clients that read it get nothing", k))
+				continue
+			}
+			f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared; the object's other keywords still hold it to what the old property allowed", propWhere(p.path, k)))
+			setNotice(f, fmt.Sprintf("%q is no longer documented; clients that read it may no longer get it", k))
+			continue
+		}
 		f := p.c.emitAt("property-removed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
 		if dir == Input {
 			f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
@@ -194,9 +215,6 @@ func checkProperties(p *subPair) {
 			}
 		} else {
 			f.samples, f.sampleSide, f.reject = ne, p.c.new, ov
-			if isFalse(ne) && !p.inv {
-				f.noWitness = fmt.Sprintf("new results never carry %q; clients that read it lose it", k)
-			}
 		}
 	}
 	for _, k := range added {
@@ -204,6 +222,12 @@ func checkProperties(p *subPair) {
 		oe := effective(p.o, k)
 		path := pathKW(p.path, "properties", k)
 		at := p.at.child(k, oe, nv)
+		if isFalse(nv) {
+			// Declared false: the key is never present now, which the type
+			// family compares (anything to false narrows).
+			p.c.walk(oe, nv, path, at, p.inv)
+			continue
+		}
 		if !isTrue(oe) && !isFalse(oe) {
 			// The key was governed by additionalProperties or a pattern:
 			// compare that schema with the new property's.

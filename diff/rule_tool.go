@@ -9,7 +9,7 @@ import (
 )
 
 // toolRules are the rules about a tool as a whole and its documentation
-// members (DESIGN §4.3 direction "tool", §4.4).
+// members (docs/diff.md#direction direction "tool", docs/diff.md#levels-and-rules).
 var toolRules = []Rule{
 	{ID: "tool-added", Level: Safe, Direction: ToolD, Tags: []string{"existence"},
 		Purpose: "A new tool is offered; no existing call can break."},
@@ -20,9 +20,11 @@ var toolRules = []Rule{
 	{ID: "tool-consolidated", Level: Facade, Direction: ToolD, Tags: []string{"existence", "values"},
 		Purpose: "A removed tool's calls fit another tool once a constant discriminator argument (method, action, operation, …) naming the old tool is injected, so an alias with inject carries them."},
 	{ID: "tool-invalid", Level: Breaking, Direction: ToolD, Tags: []string{"structure"},
-		Purpose: "A tool of the new side is invalid MCP (name, input or output schema, DESIGN §3b.2), which clients and the gate must never accept."},
+		Purpose: "A tool of the new side is invalid MCP (name, input or output schema, docs/lint.md#invalid-mcp), which clients and the gate must never accept."},
 	{ID: "input-schema-removed", Level: Breaking, Direction: Input, Tags: []string{"existence", "structure"},
 		Purpose: "An input schema became absent, null or not a JSON object, so the tool's arguments are no longer described at all."},
+	{ID: "input-schema-added", Level: Safe, Direction: Input, Tags: []string{"existence", "structure"},
+		Purpose: "An input schema object appears where the old tool had none (absent, null or not a JSON object, which MCP does not allow): the arguments are described now, and the new schema is compared with {\"type\":\"object\"} (any arguments object), so constraints it adds are reported too."},
 	{ID: "title-changed", Level: Safe, Direction: ToolD, Tags: []string{"documentation"},
 		Purpose: "The tool's display title changed, which only affects what people see."},
 	{ID: "description-changed", Level: Safe, Direction: ToolD, Tags: []string{"documentation"},
@@ -258,6 +260,25 @@ func describeChange(o, n *canon.Value) string {
 func inputSchemaGone(ov, nv *canon.Value) bool {
 	o, n := ov.Get("inputSchema"), nv.Get("inputSchema")
 	return o != nil && o.Kind == canon.Object && (n == nil || n.Kind != canon.Object)
+}
+
+// inputSchemaArrived reports whether the old tool had no input schema
+// object (absent, null, or a non-object) and the new one has one.
+func inputSchemaArrived(ov, nv *canon.Value) bool {
+	o, n := ov.Get("inputSchema"), nv.Get("inputSchema")
+	return (o == nil || o.Kind != canon.Object) && n != nil && n.Kind == canon.Object
+}
+
+// anyArguments is what a missing input schema leaves a client to send: any
+// arguments object (MCP 2025-11-25, CallToolRequest params.arguments).
+var anyArguments = canon.ObjectValue(canon.Member{Key: "type", Value: canon.StringValue("object")})
+
+// inputSchemaAdded is the finding for inputSchemaArrived.
+func inputSchemaAdded(name string, ov, nv *canon.Value) Change {
+	c := newChange("input-schema-added", name, "")
+	c.Old, c.New = jcs(ov.Get("inputSchema")), jcs(nv.Get("inputSchema"))
+	c.Message = "inputSchema is now a schema object: the arguments are described (the old tool was invalid MCP)"
+	return c
 }
 
 // inputSchemaRemoved is the finding for inputSchemaGone.

@@ -67,66 +67,91 @@ func TestRuleFixtures(t *testing.T) {
 			t.Errorf("testdata/rules/%s: not a folder", name)
 			continue
 		}
-		t.Run(name, func(t *testing.T) {
-			if _, ok := RuleByID(name); !ok {
-				t.Fatalf("fixture folder %q names no rule of the catalog", name)
-			}
-			dir := filepath.Join("testdata", "rules", name)
-			oldData, err := os.ReadFile(filepath.Join(dir, "old.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			newData, err := os.ReadFile(filepath.Join(dir, "new.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			old, new := decodeToolSet(t, "old.json", oldData), decodeToolSet(t, "new.json", newData)
-			var want []wantFinding
-			if !readFixtureJSON(t, filepath.Join(dir, "want.json"), &want) {
-				t.Fatal("no want.json")
-			}
-			var fo fixtureOptions
-			readFixtureJSON(t, filepath.Join(dir, "options.json"), &fo)
-			if len(fo.DisableRules) > 0 {
-				disabledRulesForTest = map[string]bool{}
-				for _, r := range fo.DisableRules {
-					disabledRulesForTest[r] = true
-				}
-				defer func() { disabledRulesForTest = nil }()
-			}
-			opts := Options{Now: fixtureNow, Verify: fo.Verify, StrictOpenContent: fo.StrictOpenContent}
-			if !fo.Now.IsZero() {
-				opts.Now = fo.Now
-			}
-			r := Compare(old, new, opts)
-			checkExactFixture(t, filepath.Join(dir, "want.json"), r)
-			got := make([]wantFinding, len(r.Changes))
-			for i, c := range r.Changes {
-				got[i] = wantFinding{Rule: c.Rule, Level: c.Level.String(), Direction: string(c.Direction), Tool: c.Tool, Path: c.Path}
-			}
-			own := false
-			for _, w := range want {
-				own = own || w.Rule == name
-				if !slices.Contains(got, w) {
-					t.Errorf("missing %+v%s", w, changeSummary(r))
-				}
-			}
-			if !own {
-				t.Errorf("want.json does not list a finding of rule %s", name)
-			}
-			for _, c := range r.Changes {
-				if c.Rule == name && c.Level >= Facade && isSchemaRule(name) && !hasWitnessJSON(c) {
-					t.Errorf("%s finding without witness: %s", name, c.NoWitness)
-				}
-			}
-			for _, g := range got {
-				if g.Level != "safe" && !slices.Contains(want, g) {
-					t.Errorf("unexpected %+v%s", g, changeSummary(r))
-				}
-			}
-			checkWitnesses(t, old, new, r)
-		})
+		for _, dir := range fixtureCases(t, name) {
+			t.Run(strings.TrimPrefix(filepath.ToSlash(dir), "testdata/rules/"), func(t *testing.T) {
+				runRuleFixture(t, name, dir)
+			})
+		}
 	}
+}
+
+// fixtureCases lists the fixture folders of rule name: testdata/rules/<name>
+// itself and each folder below it (further cases of the same rule, named
+// after what they reproduce).
+func fixtureCases(t *testing.T, name string) []string {
+	t.Helper()
+	dir := filepath.Join("testdata", "rules", name)
+	out := []string{dir}
+	subs, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range subs {
+		if s.IsDir() {
+			out = append(out, filepath.Join(dir, s.Name()))
+		}
+	}
+	return out
+}
+
+// runRuleFixture runs one fixture folder of rule name.
+func runRuleFixture(t *testing.T, name, dir string) {
+	if _, ok := RuleByID(name); !ok {
+		t.Fatalf("fixture folder %q names no rule of the catalog", name)
+	}
+	oldData, err := os.ReadFile(filepath.Join(dir, "old.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newData, err := os.ReadFile(filepath.Join(dir, "new.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, new := decodeToolSet(t, "old.json", oldData), decodeToolSet(t, "new.json", newData)
+	var want []wantFinding
+	if !readFixtureJSON(t, filepath.Join(dir, "want.json"), &want) {
+		t.Fatal("no want.json")
+	}
+	var fo fixtureOptions
+	readFixtureJSON(t, filepath.Join(dir, "options.json"), &fo)
+	if len(fo.DisableRules) > 0 {
+		disabledRulesForTest = map[string]bool{}
+		for _, r := range fo.DisableRules {
+			disabledRulesForTest[r] = true
+		}
+		defer func() { disabledRulesForTest = nil }()
+	}
+	opts := Options{Now: fixtureNow, Verify: fo.Verify, StrictOpenContent: fo.StrictOpenContent}
+	if !fo.Now.IsZero() {
+		opts.Now = fo.Now
+	}
+	r := Compare(old, new, opts)
+	checkExactFixture(t, filepath.Join(dir, "want.json"), r)
+	got := make([]wantFinding, len(r.Changes))
+	for i, c := range r.Changes {
+		got[i] = wantFinding{Rule: c.Rule, Level: c.Level.String(), Direction: string(c.Direction), Tool: c.Tool, Path: c.Path}
+	}
+	own := false
+	for _, w := range want {
+		own = own || w.Rule == name
+		if !slices.Contains(got, w) {
+			t.Errorf("missing %+v%s", w, changeSummary(r))
+		}
+	}
+	if !own {
+		t.Errorf("want.json does not list a finding of rule %s", name)
+	}
+	for _, c := range r.Changes {
+		if c.Rule == name && c.Level >= Facade && isSchemaRule(name) && !hasWitnessJSON(c) && !witnessOrReason(c) {
+			t.Errorf("%s finding without witness: %s", name, c.NoWitness)
+		}
+	}
+	for _, g := range got {
+		if g.Level != "safe" && !slices.Contains(want, g) {
+			t.Errorf("unexpected %+v%s", g, changeSummary(r))
+		}
+	}
+	checkWitnesses(t, old, new, r)
 }
 
 // TestSchemaRuleCatalog adds to TestCatalog what holds for schema rules:

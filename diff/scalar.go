@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"math/big"
 	"net"
 	"net/mail"
@@ -12,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/schema"
 )
 
 // This file holds cheap local checks of a value against the keywords of one
@@ -103,6 +105,48 @@ func admits(s *canon.Value, v *canon.Value) bool {
 		}
 	}
 	return true
+}
+
+// localKeywords are the keywords admits checks exactly (plus annotations):
+// a schema with any other keyword beside an enum needs the validator to
+// tell which members it accepts.
+var localKeywords = map[string]bool{
+	"type": true, "enum": true, "minimum": true, "maximum": true, "exclusiveMinimum": true,
+	"exclusiveMaximum": true, "multipleOf": true, "minLength": true, "maxLength": true,
+	"pattern": true, "minItems": true, "maxItems": true, "minProperties": true,
+	"maxProperties": true, "required": true, "format": true,
+}
+
+// admitsMember reports whether the subschema s accepts value v, keywords
+// on subschemas (items, properties, contains, propertyNames, …) included:
+// admits, then the validator on s alone when s has keywords admits does not
+// read. A subschema holding a $ref (recursive, not inlined) or one that does
+// not compile on its own is answered by admits alone.
+func admitsMember(s, v *canon.Value) bool {
+	if !admits(s, v) {
+		return false
+	}
+	if s == nil || s.Kind != canon.Object || !hasNonLocalKeyword(s) {
+		return true
+	}
+	b := canon.AppendJCS(nil, s)
+	if bytes.Contains(b, []byte(`"$ref"`)) || bytes.Contains(b, []byte(`"$dynamicRef"`)) {
+		return true
+	}
+	c, err := schema.Compile(s)
+	if err != nil {
+		return true
+	}
+	return c.Valid(schema.Instance(v))
+}
+
+func hasNonLocalKeyword(s *canon.Value) bool {
+	for _, m := range s.Members {
+		if !localKeywords[m.Key] && (knownKeyword[m.Key] || typeKeywords[m.Key] != 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // bound is a numeric bound: value, exclusive or not; set false = none.

@@ -12,13 +12,13 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 )
 
-// This file is the schema comparison engine (DESIGN §4.2–§4.5): it walks an
+// This file is the schema comparison engine (docs/diff.md#normalization–docs/diff.md#witnesses-and-verification): it walks an
 // old and a new JSON Schema side by side and lets every rule family
 // (rule_*.go) compare the keywords it owns at each pair of subschemas. The
 // tool-level engine (compare.go) calls compareSchemas once per tool and
 // direction.
 //
-// Direction semantics (§4.3): for Input every instance valid under the old
+// Direction semantics (docs/diff.md#direction): for Input every instance valid under the old
 // schema must stay valid (old ⊆ new), so a change that narrows the accepted
 // set is breaking and a widening is safe; for Output every instance valid
 // under the new schema must have been valid (new ⊆ old), so the levels swap.
@@ -29,7 +29,7 @@ import (
 // one direction (Input: old ⊆ new required; Output: new ⊆ old required).
 // Old or New may be nil (schema absent). Findings' Path is the JSON Pointer
 // of the changed keyword inside the schema, as if local $refs were inlined
-// (DESIGN §4.8's example "/properties/mode/enum").
+// (docs/diff.md#output-and-exit-codes's example "/properties/mode/enum").
 type schemaPair struct {
 	Tool      string
 	Direction Direction
@@ -52,6 +52,29 @@ const (
 type schemaRuleDef struct {
 	Rule
 	effect effect
+	// unvalidated is set for a rule whose breaking or facade findings may
+	// carry no witness for a reason outside validation (the server may
+	// ignore an argument, the validator does not assert format); the
+	// purpose says which. Findings of other rules have a witness or are
+	// marked undecided.
+	unvalidated bool
+}
+
+// withoutWitness marks the rule definitions named by ids (all of defs when
+// none is named) as documenting a non-validation reason for findings
+// without a witness; the reason (a clause) is appended to each purpose,
+// which stays one sentence.
+func withoutWitness(reason string, defs []schemaRuleDef, ids ...string) []schemaRuleDef {
+	out := slices.Clone(defs)
+	for i, d := range out {
+		if len(ids) > 0 && !slices.Contains(ids, d.ID) {
+			continue
+		}
+		d.unvalidated = true
+		d.Purpose = strings.TrimSuffix(d.Purpose, ".") + "; " + reason
+		out[i] = d
+	}
+	return out
 }
 
 // ruleHandler compares, for one pair of subschemas, the keywords its family
@@ -66,7 +89,7 @@ type ruleFamily struct {
 	check ruleHandler
 }
 
-// Tags (DESIGN §4.4).
+// Tags (docs/diff.md#levels-and-rules).
 var (
 	schemaTagsExistence     = []string{"existence"}
 	schemaTagsRequiredness  = []string{"requiredness"}
@@ -97,7 +120,7 @@ func families() []*ruleFamily { return familyList }
 var familyList []*ruleFamily
 
 func init() {
-	familyList = []*ruleFamily{&typeFamily, &enumFamily, &constraintFamily, &structureFamily, &requiredFamily, &compositionFamily, &annotationFamily}
+	familyList = []*ruleFamily{&typeFamily, &enumFamily, &constraintFamily, &structureFamily, &requiredFamily, &compositionFamily}
 }
 
 var (
@@ -123,6 +146,7 @@ func loadSchemaCatalog() {
 			add(f.rules)
 		}
 		add(schemaExtraRules)
+		add(schemaAnnotationRules)
 		add(verifyRules)
 	})
 }
@@ -147,8 +171,17 @@ func lookupSchemaRule(id string) *schemaRuleDef {
 	return d
 }
 
-// schemaExtraRules are the whole-schema rules found before any walk.
+// schemaExtraRules are the whole-schema rules found before or after the
+// walk.
 var schemaExtraRules = []schemaRuleDef{
+	schemaRule("input-schema-rewritten", Safe, annotates, schemaTagsDocumentation,
+		"The input schema is spelled differently, no rule finds a change in what it accepts, and no instance telling the two apart was found: an equivalent spelling as far as the engine can tell (a notice; a found instance makes it input-composition-changed instead)."),
+	schemaRule("output-schema-rewritten", Safe, annotates, schemaTagsDocumentation,
+		"The output schema is spelled differently, no rule finds a change in what it allows, and no instance telling the two apart was found: an equivalent spelling as far as the engine can tell (a notice; a found instance makes it output-composition-changed instead)."),
+	schemaRule("input-other-keyword-changed", Safe, annotates, schemaTagsDocumentation,
+		"A keyword of the input schema that validation does not read and no other rule covers changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword): validation is unchanged (a notice)."),
+	schemaRule("output-other-keyword-changed", Safe, annotates, schemaTagsDocumentation,
+		"A keyword of the output schema that validation does not read and no other rule covers changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword): validation is unchanged (a notice)."),
 	schemaRule("output-schema-added", Safe, narrows, schemaTagsExistence,
 		"An outputSchema appears where there was none: results were unconstrained before, so clients lose nothing."),
 	schemaRule("output-schema-removed", Breaking, widens, schemaTagsExistence,
@@ -196,9 +229,160 @@ func compareSchemas(p schemaPair) []Change {
 		return nil
 	}
 	c := newComparison(p, o, n)
-	c.walk(c.old.root, c.new.root, "", rootLoc(c.old.root, c.new.root), false)
+	at := rootLoc(c.old.root, c.new.root)
+	at.excl = tAll &^ tObject
+	c.walk(c.old.root, c.new.root, "", at, false)
+	c.compareAnnotations(c.old.valid, c.new.valid, "")
+	c.noSilentChange(at)
 	c.finish()
 	return c.changes()
+}
+
+// noSilentChange enforces the engine's invariant: when the normalized
+// schemas differ, the report holds a finding. Without one from the rules,
+// a difference only in keywords validation ignores is reported as
+// <dir>-other-keyword-changed (safe); any other difference is a change no
+// rule identified, undecided unless a witness decides it.
+func (c *schemaComparison) noSilentChange(at *instLoc) {
+	for _, f := range c.found {
+		if f.def != nil || f.disabled {
+			return
+		}
+	}
+	if bytes.Equal(orderFreeKey(c.old.root), orderFreeKey(c.new.root)) {
+		return
+	}
+	ov, nv := validationOnly(c.old.root), validationOnly(c.new.root)
+	if bytes.Equal(canon.AppendSchema(nil, &ov), canon.AppendSchema(nil, &nv)) {
+		f := c.emitAt("other-keyword-changed", "", at, false, c.old.root, c.new.root,
+			"a keyword validation does not read changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword, …)")
+		setNotice(f, "validation is unchanged; review what the changed keyword tells clients and the model")
+		return
+	}
+	c.emitUndecided("", at, false, c.old.root, c.new.root, "the normalized schemas differ, but no rule identified the change")
+	f := c.found[len(c.found)-1]
+	c.witness(f)
+	if hasWitness(f) {
+		return // a change no rule names, proven: a rule is missing
+	}
+	d := lookupSchemaRule(dirPrefix(c.p.Direction) + "schema-rewritten")
+	f.def, f.Rule, f.Level = d, d.ID, d.Level
+	f.Undecided, f.Reason, f.NoWitness, f.undecided = false, "", "", ""
+	f.Message = "the schema is spelled differently, no rule finds a change in what it accepts, and no instance telling the two apart was found"
+	setNotice(f, "an equivalent spelling, as far as the engine can tell; review the change")
+}
+
+func hasWitness(f *finding) bool {
+	return len(f.Witness) > 0 && string(f.Witness) != "null"
+}
+
+// orderFreeKey is the canonical form of a normalized schema with the
+// branches of every allOf, anyOf and oneOf in a fixed order (their order
+// does not matter to validation): equal keys, equal schemas.
+func orderFreeKey(s *canon.Value) []byte {
+	v := s.Clone()
+	var sortBranches func(x *canon.Value)
+	sortBranches = func(x *canon.Value) {
+		eachChild(x, sortBranches)
+		for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
+			if a := x.Get(kw); a != nil && a.Kind == canon.Array {
+				slices.SortFunc(a.Items, func(p, q canon.Value) int {
+					return bytes.Compare(canon.AppendSchema(nil, &p), canon.AppendSchema(nil, &q))
+				})
+			}
+		}
+	}
+	sortBranches(&v)
+	return canon.AppendSchema(nil, &v)
+}
+
+// validationOnly returns a copy of schema s without the keywords validation
+// does not read (annotations and unknown keywords), at every depth.
+func validationOnly(s *canon.Value) canon.Value {
+	v := s.Clone()
+	var strip func(x *canon.Value)
+	strip = func(x *canon.Value) {
+		if x.Kind != canon.Object {
+			return
+		}
+		kept := x.Members[:0]
+		for _, m := range x.Members {
+			if validationKeyword(m.Key) {
+				kept = append(kept, m)
+			}
+		}
+		x.Members = kept
+		eachChild(x, strip)
+	}
+	strip(&v)
+	return v
+}
+
+// validationKeyword reports whether kw is a keyword validation reads.
+func validationKeyword(kw string) bool {
+	if annotationKeyword[kw] && kw != "$defs" && kw != "definitions" {
+		return false
+	}
+	return knownKeyword[kw] || typeKeywords[kw] != 0 || slices.Contains(mapSchemaKW, kw) ||
+		slices.Contains(arraySchemaKW, kw) || slices.Contains(singleSchemaKW, kw)
+}
+
+// objectRoot limits the normalized root of a tool schema to objects: tool
+// arguments and structured results are JSON objects (MCP 2025-11-25,
+// CallToolRequest params.arguments and CallToolResult structuredContent), so
+// the root's type is "object" whether it says so or not, and a root that
+// allows no object accepts nothing. Validation against the schema as given
+// (witnesses) is unchanged; every instance it is asked about is an object.
+func objectRoot(sd *schemaSide) {
+	r := sd.root
+	if r == nil {
+		return
+	}
+	if r.Kind == canon.Bool {
+		if r.Bool {
+			*r = canon.ObjectValue(canon.Member{Key: "type", Value: canon.StringValue("object")})
+		}
+		return
+	}
+	if r.Kind != canon.Object || !knownTypeNames(r.Get("type")) {
+		return
+	}
+	if declaredTypes(r.Get("type"))&tObject == 0 {
+		*r = canon.BoolValue(false)
+		return
+	}
+	r.Set("type", canon.StringValue("object"))
+	dropOtherTypeKeywords(r, tObject)
+	// A "not" or "if" that no object matches constrains nothing here.
+	if nt := r.Get("not"); nt != nil && typesOf(nt)&tObject == 0 {
+		r.Delete("not")
+	}
+	if cond := r.Get("if"); cond != nil && typesOf(cond)&tObject == 0 {
+		els := r.Get("else")
+		var e canon.Value
+		if els != nil {
+			e = els.Clone()
+		}
+		r.Delete("if")
+		r.Delete("then")
+		r.Delete("else")
+		if els != nil {
+			appendAllOf(r, e)
+		}
+	}
+}
+
+// dropOtherTypeKeywords deletes the keywords of s that apply only to types
+// outside t (minLength beside type object constrains nothing).
+func dropOtherTypeKeywords(s *canon.Value, t types) {
+	kept := s.Members[:0]
+	for _, m := range s.Members {
+		if k := typeKeywords[m.Key]; k != 0 && k&t == 0 {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	s.Members = kept
 }
 
 // schemaArg returns the schema of one side: nil when absent (or JSON null
@@ -241,6 +425,8 @@ func newComparison(p schemaPair, o, n *canon.Value) *schemaComparison {
 	c := &schemaComparison{p: p, seen: map[refKey]bool{}, budget: &b}
 	c.old = newSide(o)
 	c.new = newSide(n)
+	objectRoot(c.old)
+	objectRoot(c.new)
 	return c
 }
 
@@ -267,6 +453,8 @@ type finding struct {
 	undecided string
 	// noWitness is a preset reason: no witness can exist.
 	noWitness string
+	// disabled marks a finding of a rule a test disabled (def is nil).
+	disabled bool
 }
 
 // subPair is one pair of resolved subschemas being compared.
@@ -426,6 +614,7 @@ func (p *subPair) emit(kind, path string, oldV, newV *canon.Value, msg string) *
 func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
 	id := dirPrefix(c.p.Direction) + kind
 	if disabledRulesForTest[id] {
+		c.found = append(c.found, &finding{disabled: true})
 		return &finding{}
 	}
 	if inv {

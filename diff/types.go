@@ -8,7 +8,7 @@ import (
 )
 
 // types is a set of JSON Schema instance types. "number" is split into
-// integers and non-integer numbers, so that integer ⊂ number (DESIGN §4.2)
+// integers and non-integer numbers, so that integer ⊂ number (docs/diff.md#normalization)
 // is plain set inclusion.
 type types uint8
 

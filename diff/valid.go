@@ -2,7 +2,6 @@ package diff
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -14,7 +13,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// This file turns the MCP validity checks of package lint (DESIGN §3b.2)
+// This file turns the MCP validity checks of package lint (docs/lint.md#invalid-mcp)
 // into findings of rule tool-invalid.
 
 // problem is one way a tool is invalid MCP: Path is a JSON Pointer into the
@@ -42,22 +41,6 @@ func toolProblems(t *toolset.Tool) []problem {
 	return out
 }
 
-// caseCollisions returns, per tool name, the earlier name of the set that
-// equals it case-insensitively (MCP names must be unique that way).
-func caseCollisions(s *toolset.Set) map[string]string {
-	seen := map[string]string{}
-	out := map[string]string{}
-	for _, t := range s.Tools {
-		k := strings.ToLower(t.Name)
-		if first, ok := seen[k]; ok {
-			out[t.Name] = first
-			continue
-		}
-		seen[k] = t.Name
-	}
-	return out
-}
-
 // invalidFindings reports, as rule tool-invalid, every problem of the new
 // side's tools that the same tool on the old side did not have (a tool that
 // stays equally invalid is not news; a schema identical on both sides is
@@ -65,7 +48,6 @@ func caseCollisions(s *toolset.Set) map[string]string {
 // schema is reported by input-schema-removed instead.
 func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool, sameTool func(a, b *toolset.Tool) bool) []Change {
 	var out []Change
-	oldCollide, newCollide := caseCollisions(old), caseCollisions(new)
 	for _, nt := range new.Tools {
 		ot := old.Lookup(nt.Name)
 		var probs, had []problem
@@ -76,9 +58,6 @@ func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool, same
 			if ot != nil && len(probs) > 0 {
 				had = toolProblems(ot)
 			}
-		}
-		if first, ok := newCollide[nt.Name]; ok && oldCollide[nt.Name] != first {
-			probs = append(probs, problem{Path: "/name", Msg: fmt.Sprintf("name equals %q case-insensitively (names must be unique ignoring case)", first)})
 		}
 		if len(probs) == 0 {
 			continue

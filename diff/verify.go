@@ -9,7 +9,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// This file is --verify (DESIGN §4.5): when the rules report no breaking
+// This file is --verify (docs/diff.md#witnesses-and-verification): when the rules report no breaking
 // change for a schema pair, instances of the old input schema (new output
 // schema) are sampled and checked against the other side, so a verdict of
 // safe is tested, not assumed. A counterexample is a bug in a rule and is

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpctl/mcpctl/schema"
 )
 
-// This file builds and checks witnesses (DESIGN §4.5): for an input
+// This file builds and checks witnesses (docs/diff.md#witnesses-and-verification): for an input
 // finding, a complete arguments object the old schema accepts and the new
 // one rejects; for an output finding, a result the new schema accepts and
 // the old one rejects. Candidates are built from the schemas (defaults,
@@ -195,6 +195,9 @@ const maxWitnessTries = 48
 
 // witness searches a witness for f and records it (or why there is none).
 func (c *schemaComparison) witness(f *finding) {
+	if hasWitness(f) {
+		return // searched already (noSilentChange)
+	}
 	if f.noWitness != "" {
 		f.NoWitness = f.noWitness
 		return
@@ -209,7 +212,7 @@ func (c *schemaComparison) witness(f *finding) {
 		}
 		if _, err := sd.compiledSchema(); err != nil {
 			f.NoWitness = fmt.Sprintf("the %s schema does not compile: %v", c.sideName(sd), err)
-			c.undecidedIfNeeded(f)
+			c.unproven(f)
 			return
 		}
 	}
@@ -221,6 +224,16 @@ func (c *schemaComparison) witness(f *finding) {
 		f.NoWitness = "no result was found that the new output schema accepts and the old one rejects"
 	} else {
 		f.NoWitness = "no arguments were found that the old input schema accepts and the new one rejects"
+	}
+	c.unproven(f)
+}
+
+// unproven settles a finding left without a witness: the rules say the
+// change narrows (or widens, for output) but no instance proves it, so it
+// is undecided, unless its rule documents a reason outside validation.
+func (c *schemaComparison) unproven(f *finding) {
+	if f.undecided == "" && !f.def.unvalidated {
+		f.undecided = "the change was not proven: " + f.NoWitness
 	}
 	c.undecidedIfNeeded(f)
 }

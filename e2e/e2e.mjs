@@ -155,7 +155,7 @@ async function http(mcpctl) {
   try {
     await waitReady(`http://127.0.0.1:${admin}/readyz`);
     const client = new Client({ name: "mcpctl-e2e", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
     try {
       await exercise("http", client, config);
     } finally {

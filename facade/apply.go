@@ -54,7 +54,7 @@ const (
 )
 
 // Apply translates call, made against an old contract, into a call of the
-// tool target, using the facade that f declares for target (DESIGN §6.1).
+// tool target, using the facade that f declares for target (docs/serve.md#config).
 // validate checks arguments against target's input schema (nil error =
 // accepted).
 //

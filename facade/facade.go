@@ -1,4 +1,4 @@
-// Package facade models compatibility facades (DESIGN §1, §6.1): declared
+// Package facade models compatibility facades (docs/glossary.md#glossary, docs/serve.md#config): declared
 // translations that turn a call made against an old tool contract into one
 // the new contract accepts. One model serves diff (suggestions and
 // coverage), replay and serve.

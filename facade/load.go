@@ -45,7 +45,7 @@ func (e *FileError) Unwrap() []error {
 // CoerceTypes are the type names Block.Coerce accepts.
 var CoerceTypes = []string{"string", "number", "integer", "boolean", "array"}
 
-// LoadFile reads the facade file at path (docs/config.md, "facade file"): YAML
+// LoadFile reads the facade file at path (docs/config.md#facade-file): YAML
 // or JSON, either a map from tool name to Block or a serve config, whose
 // tools' facade blocks are taken (`tools: [{name, facade}, …]`). Unknown
 // keys, duplicate keys, an alias without a name and an unknown coerce type
@@ -76,7 +76,7 @@ func Parse(name string, data []byte) (File, error) {
 	return f, nil
 }
 
-// ParseBlock reads one facade block (docs/config.md, "facade file": rename,
+// ParseBlock reads one facade block (docs/config.md#facade-file: rename,
 // defaults, coerce, values, aliases) from the YAML node n, with exactly the
 // checks and messages Parse applies to each block of a facade file. tool
 // names the block's tool in messages; name is the file the node was read

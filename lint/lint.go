@@ -4,14 +4,15 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Severity says whether a finding makes a tool invalid MCP (SeverityError,
-// DESIGN §3b.2) or only risks rejection by real clients (SeverityWarning,
-// DESIGN §3b.3).
+// docs/lint.md#invalid-mcp) or only risks rejection by real clients (SeverityWarning,
+// docs/lint.md#rejected-by-real-clients).
 type Severity string
 
 // The severities.
@@ -32,6 +33,14 @@ type Options struct {
 	// adds the rules whose Rule.Profile is "strict". Check treats any other
 	// value as ProfileDefault; callers validate user input with Validate.
 	Profile string
+	// Levels overrides the severity of rules by id: "error", "warning"
+	// or LevelOff (the rule's findings are dropped). See ValidateLevel.
+	Levels map[string]string
+	// Ignores mark matching findings Ignored; they stay in the result
+	// but do not count.
+	Ignores []Ignore
+	// Now decides which ignores have expired; zero means time.Now.
+	Now time.Time
 }
 
 // Validate returns an error when Profile is not one Check knows.
@@ -46,12 +55,36 @@ func (o Options) Validate() error {
 // Finding is one problem with one tool. Pointer is an RFC 6901 JSON Pointer
 // into the tool object (e.g. "/inputSchema/properties/x/$ref"); Rule is a
 // stable kebab-case id from Rules.
+//
+// File, Line and Col say where the value at Pointer was written, when the
+// source is a file (a serve config's YAML included); Line and Col are
+// 1-based, 0 when unknown. Ignored findings matched an Options.Ignores
+// entry and do not count.
 type Finding struct {
-	Severity Severity `json:"severity"`
-	Rule     string   `json:"rule"`
-	Tool     string   `json:"tool"`
-	Pointer  string   `json:"pointer"`
-	Message  string   `json:"message"`
+	Severity     Severity `json:"severity"`
+	Rule         string   `json:"rule"`
+	Tool         string   `json:"tool"`
+	Pointer      string   `json:"pointer"`
+	Message      string   `json:"message"`
+	File         string   `json:"file,omitempty"`
+	Line         int      `json:"line,omitempty"`
+	Col          int      `json:"col,omitempty"`
+	Ignored      bool     `json:"ignored,omitempty"`
+	IgnoreReason string   `json:"ignoreReason,omitempty"`
+}
+
+// Position is FILE:LINE:COL (FILE:LINE, FILE) as far as it is known, or ""
+// when the finding has no file.
+func (f Finding) Position() string {
+	switch {
+	case f.File == "":
+		return ""
+	case f.Line == 0:
+		return f.File
+	case f.Col == 0:
+		return fmt.Sprintf("%s:%d", f.File, f.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Col)
 }
 
 // String renders the finding on one line: `error name-invalid: tool "x" at
@@ -80,6 +113,7 @@ const (
 	RuleNameTooLong            = "name-too-long"
 	RuleNameDotOrSlash         = "name-dot-or-slash"
 	RuleNameSanitizedCollision = "name-sanitized-collision"
+	RuleNameCaseCollision      = "name-case-collision"
 	RuleInputRootCombinator    = "input-root-combinator"
 	RuleSchemaDraft            = "schema-draft"
 	RuleObjectOpen             = "object-open"
@@ -96,7 +130,7 @@ type Rule struct {
 
 var rules = []Rule{
 	{RuleNameInvalid, SeverityError, "", "A tool name must be 1 to 128 characters long and use only A-Z a-z 0-9, underscore, hyphen and dot (MCP 2025-11-25, Tool names)."},
-	{RuleNameDuplicate, SeverityError, "", "Tool names must be unique within a server, compared case-insensitively; both tools are reported."},
+	{RuleNameDuplicate, SeverityError, "", "Tool names must be unique within a server (MCP 2025-11-25, Tool names); both tools are reported."},
 	{RuleInputSchemaMissing, SeverityError, "", "Every tool must have an inputSchema that is present and not null."},
 	{RuleInputSchemaNotObject, SeverityError, "", `The inputSchema must be a JSON object with "type": "object" at its root, since arguments are always an object.`},
 	{RuleOutputSchemaNotObject, SeverityError, "", `An outputSchema, when present, must be a JSON object with "type": "object" at its root, since structuredContent is always an object.`},
@@ -105,10 +139,11 @@ var rules = []Rule{
 	{RuleRefNotLocal, SeverityError, "", "A $ref must point inside its own schema: mcpctl, like most clients, never fetches other documents."},
 	{RuleNameTooLong, SeverityWarning, "", "Names over 64 characters are rejected by model APIs that limit function names to 64."},
 	{RuleNameDotOrSlash, SeverityWarning, "", `Names containing "." or "/" are rejected by model APIs that allow only A-Z a-z 0-9 _ - in function names.`},
+	{RuleNameCaseCollision, SeverityWarning, "", "Names equal ignoring case (get_user, Get_User) are distinct tools to MCP, whose names are case-sensitive (2025-11-25, Tool names), but clients and model APIs that fold case confuse them."},
 	{RuleNameSanitizedCollision, SeverityWarning, "", "Names that become equal once characters outside A-Z a-z 0-9 _ - are replaced (get.user, get_user) collide in clients that sanitize names."},
 	{RuleInputRootCombinator, SeverityWarning, "", "A root anyOf, oneOf or allOf in an inputSchema is rejected by model APIs that require a plain object schema at the root."},
 	{RuleSchemaDraft, SeverityWarning, "", "A $schema other than JSON Schema 2020-12 (MCP's default dialect) may be rejected or misread by clients."},
-	{RuleObjectOpen, SeverityWarning, ProfileStrict, `Every object schema in an inputSchema should say "additionalProperties": false, as strict-mode model APIs require (strict profile only).`},
+	{RuleObjectOpen, SeverityWarning, ProfileStrict, `Every object schema in an inputSchema should say "additionalProperties": false, as strict-mode model APIs require (strict profile only); advice for new tools, since closing a published object is breaking in diff.`},
 }
 
 // Rules returns the lint rule catalog, errors first, in a fixed order.
@@ -123,7 +158,7 @@ func ruleSeverity(id string) Severity {
 	panic("lint: unknown rule " + id)
 }
 
-// ValidateTool returns the errors (DESIGN §3b.2) of one tool on its own: an
+// ValidateTool returns the errors (docs/lint.md#invalid-mcp) of one tool on its own: an
 // invalid name, a missing or non-object inputSchema, a non-object
 // outputSchema, a schema that does not compile (schema.Compile; an anchor or
 // $id declared twice is reported here too, at its own pointer), a local $ref
@@ -133,15 +168,18 @@ func ruleSeverity(id string) Severity {
 func ValidateTool(t *toolset.Tool) []Finding {
 	c := collector{tool: t.Name}
 	c.validate(t)
+	locateIn(t, c.out)
 	sortFindings(c.out)
 	return c.out
 }
 
 // Check lints a tool set: the errors of ValidateTool for every tool, names
-// unique case-insensitively across the set, and the client-compatibility
-// warnings of DESIGN §3b.3 (RuleObjectOpen only under ProfileStrict). Findings
+// unique across the set, and the client-compatibility
+// warnings of docs/lint.md#rejected-by-real-clients (RuleObjectOpen only under ProfileStrict). Findings
 // are sorted by tool name (RFC 8785 order, as in the set), then pointer, then
-// rule, then message. A nil set has no findings.
+// rule, then message. Each finding is located with Tool.Locate when the
+// tool has it; opts.Levels and opts.Ignores are applied last. A nil set has
+// no findings.
 func Check(set *toolset.Set, opts Options) []Finding {
 	if set == nil {
 		return nil
@@ -154,13 +192,15 @@ func Check(set *toolset.Set, opts Options) []Finding {
 		out = append(out, c.out...)
 	}
 	out = append(out, checkNames(set.Tools)...)
+	locate(set, out)
 	sortFindings(out)
-	return out
+	return applyPolicy(out, opts)
 }
 
-// HasErrors reports whether any finding has SeverityError.
+// HasErrors reports whether any finding that is not ignored has
+// SeverityError.
 func HasErrors(fs []Finding) bool {
-	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Severity == SeverityError })
+	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Severity == SeverityError && !f.Ignored })
 }
 
 func sortFindings(fs []Finding) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -47,6 +48,19 @@ type ruleCase struct {
 	want  []string // every finding, as "rule tool pointer", in order
 	// msgs are substrings the messages of the findings of rule must contain.
 	msgs []string
+	// twice lists the first tool a second time, as a set built in code
+	// (not decoded, which refuses a repeated name) may.
+	twice bool
+}
+
+// caseSet returns the tool set of a rule case.
+func caseSet(t *testing.T, tc ruleCase) *toolset.Set {
+	t.Helper()
+	set := decodeTools(t, tc.tools)
+	if tc.twice {
+		set.Tools = append(set.Tools, set.Tools[0])
+	}
+	return set
 }
 
 var ruleCases = []ruleCase{
@@ -72,10 +86,24 @@ var ruleCases = []ruleCase{
 		want:  []string{"name-dot-or-slash aZ09_-.x /name", "name-too-long " + long128 + " /name"}},
 
 	// name-duplicate
-	{name: "names equal ignoring case", rule: RuleNameDuplicate, fires: true,
+	{name: "equal names", rule: RuleNameDuplicate, fires: true, twice: true,
+		tools: `[{"name":"get_user","inputSchema":{"type":"object"}}]`,
+		want:  []string{"name-duplicate get_user /name", "name-duplicate get_user /name"},
+		msgs:  []string{"is used by 2 tools", "rename all but one"}},
+	// Issue 9: names equal ignoring case were an MCP error, though MCP
+	// 2025-11-25 says tool names SHOULD be case-sensitive.
+	{name: "names equal ignoring case are not duplicates", rule: RuleNameDuplicate, fires: false,
 		tools: `[{"name":"get_user","inputSchema":{"type":"object"}},{"name":"Get_User","inputSchema":{"type":"object"}}]`,
-		want:  []string{"name-duplicate Get_User /name", "name-duplicate get_user /name"},
-		msgs:  []string{"ignoring case", "rename one of them"}},
+		want:  []string{"name-case-collision Get_User /name", "name-case-collision get_user /name"}},
+
+	// name-case-collision
+	{name: "names equal ignoring case", rule: RuleNameCaseCollision, fires: true,
+		tools: `[{"name":"get_user","inputSchema":{"type":"object"}},{"name":"Get_User","inputSchema":{"type":"object"}}]`,
+		want:  []string{"name-case-collision Get_User /name", "name-case-collision get_user /name"},
+		msgs:  []string{"ignoring case", "case-sensitive", "serve refuses them"}},
+	{name: "names that differ", rule: RuleNameCaseCollision, fires: false,
+		tools: `[{"name":"get_user","inputSchema":{"type":"object"}},{"name":"get_users","inputSchema":{"type":"object"}}]`,
+		want:  nil},
 	{name: "names that differ", rule: RuleNameDuplicate, fires: false,
 		tools: `[{"name":"get_user","inputSchema":{"type":"object"}},{"name":"get_users","inputSchema":{"type":"object"}}]`,
 		want:  nil},
@@ -288,9 +316,9 @@ var ruleCases = []ruleCase{
 	{name: "distinct after sanitizing", rule: RuleNameSanitizedCollision, fires: false,
 		tools: `[{"name":"get.user","inputSchema":{"type":"object"}},{"name":"get_users","inputSchema":{"type":"object"}}]`,
 		want:  []string{"name-dot-or-slash get.user /name"}},
-	{name: "case duplicates are errors, not collisions", rule: RuleNameSanitizedCollision, fires: false,
+	{name: "case collisions are not also sanitized collisions", rule: RuleNameSanitizedCollision, fires: false,
 		tools: `[{"name":"a","inputSchema":{"type":"object"}},{"name":"A","inputSchema":{"type":"object"}}]`,
-		want:  []string{"name-duplicate A /name", "name-duplicate a /name"}},
+		want:  []string{"name-case-collision A /name", "name-case-collision a /name"}},
 
 	// input-root-combinator
 	{name: "root anyOf", rule: RuleInputRootCombinator, fires: true,
@@ -341,7 +369,7 @@ var ruleCases = []ruleCase{
 func TestRuleCases(t *testing.T) {
 	for _, tc := range ruleCases {
 		t.Run(tc.rule+"/"+tc.name, func(t *testing.T) {
-			set := decodeTools(t, tc.tools)
+			set := caseSet(t, tc)
 			got := Check(set, tc.opts)
 			want := tc.want
 			if want == nil {
@@ -436,7 +464,7 @@ func render(fs []Finding) string {
 // errors Check reports, and never a warning.
 func TestValidateToolErrorsOnly(t *testing.T) {
 	for _, tc := range ruleCases {
-		set := decodeTools(t, tc.tools)
+		set := caseSet(t, tc)
 		var fromCheck []Finding
 		for _, f := range Check(set, Options{Profile: ProfileStrict}) {
 			if f.Severity == SeverityError && f.Rule != RuleNameDuplicate {
@@ -483,7 +511,9 @@ func TestCheckDeterministicOrder(t *testing.T) {
 	}
 	a := Check(decodeTools(t, tools), Options{})
 	b := Check(decodeTools(t, reversed), Options{})
-	if d := cmp.Diff(a, b); d != "" {
+	// Positions follow the bytes; everything else must not.
+	ignorePos := cmpopts.IgnoreFields(Finding{}, "Line", "Col")
+	if d := cmp.Diff(a, b, ignorePos); d != "" {
 		t.Errorf("findings depend on input order (-first +second):\n%s", d)
 	}
 }
@@ -550,9 +580,9 @@ func TestCheckNilSet(t *testing.T) {
 // compile errors must not leak that order).
 func TestCheckRepeatable(t *testing.T) {
 	for _, tc := range ruleCases {
-		first := Check(decodeTools(t, tc.tools), Options{Profile: ProfileStrict})
+		first := Check(caseSet(t, tc), Options{Profile: ProfileStrict})
 		for range 20 {
-			if d := cmp.Diff(first, Check(decodeTools(t, tc.tools), Options{Profile: ProfileStrict})); d != "" {
+			if d := cmp.Diff(first, Check(caseSet(t, tc), Options{Profile: ProfileStrict})); d != "" {
 				t.Fatalf("%s: findings changed between runs (-first +later):\n%s", tc.name, d)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// Name limits (MCP 2025-11-25, Tool names; DESIGN §3b).
+// Name limits (MCP 2025-11-25, Tool names; docs/lint.md#lint-validity-and-client-compatibility).
 const (
 	MaxNameLen      = 128 // characters, a hard MCP limit
 	PortableNameLen = 64  // characters, the limit of common model APIs
@@ -110,26 +110,37 @@ func (c *collector) warnName(name string) {
 	}
 }
 
-// checkNames finds names equal ignoring case (errors) and names equal once
-// sanitized and compared ignoring case (warnings), reporting every tool of a
-// group.
+// checkNames finds equal names (errors), names equal ignoring case and names
+// equal once sanitized and compared ignoring case (warnings: MCP 2025-11-25
+// says tool names SHOULD be case-sensitive, so they are distinct tools that
+// case-folding clients confuse), reporting every tool of a group.
 func checkNames(tools []*toolset.Tool) []Finding {
 	var out []Finding
+	exact := groupBy(tools, func(t *toolset.Tool) string { return t.Name })
 	folded := groupBy(tools, func(t *toolset.Tool) string { return strings.ToLower(t.Name) })
 	for _, t := range tools {
-		others := otherNames(folded[strings.ToLower(t.Name)], t)
+		if len(exact[t.Name]) > 1 {
+			out = append(out, Finding{Severity: SeverityError, Rule: RuleNameDuplicate, Tool: t.Name, Pointer: "/name",
+				Message: fmt.Sprintf("name %q is used by %d tools; MCP requires tool names to be unique within a server: rename all but one", t.Name, len(exact[t.Name]))})
+		}
+		var others []string
+		for _, o := range folded[strings.ToLower(t.Name)] {
+			if o.Name != t.Name && !slices.Contains(others, o.Name) {
+				others = append(others, o.Name)
+			}
+		}
 		if len(others) == 0 {
 			continue
 		}
-		out = append(out, Finding{Severity: SeverityError, Rule: RuleNameDuplicate, Tool: t.Name, Pointer: "/name",
-			Message: fmt.Sprintf("name %q equals %s ignoring case; MCP requires tool names to be unique case-insensitively: rename one of them",
+		out = append(out, Finding{Severity: SeverityWarning, Rule: RuleNameCaseCollision, Tool: t.Name, Pointer: "/name",
+			Message: fmt.Sprintf("name %q equals %s ignoring case; MCP tool names are case-sensitive, so these are distinct tools, but clients and model APIs that fold case confuse them (and mcpctl serve refuses them): rename one if such clients matter",
 				t.Name, quoteList(others))})
 	}
 	sanitized := groupBy(tools, func(t *toolset.Tool) string { return strings.ToLower(sanitize(t.Name)) })
 	for _, t := range tools {
 		var others []string
 		for _, o := range sanitized[strings.ToLower(sanitize(t.Name))] {
-			// Names equal ignoring case are already a name-duplicate error.
+			// Names equal ignoring case are already a name-case-collision.
 			if !strings.EqualFold(o.Name, t.Name) {
 				others = append(others, o.Name)
 			}
@@ -151,17 +162,6 @@ func groupBy(tools []*toolset.Tool, key func(*toolset.Tool) string) map[string][
 		m[k] = append(m[k], t)
 	}
 	return m
-}
-
-// otherNames returns the names of the tools in group other than t itself.
-func otherNames(group []*toolset.Tool, t *toolset.Tool) []string {
-	var names []string
-	for _, o := range group {
-		if o != t {
-			names = append(names, o.Name)
-		}
-	}
-	return names
 }
 
 func quoteList(names []string) string {

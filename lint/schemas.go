@@ -193,11 +193,11 @@ func (c *collector) warnOpen(in *canon.Value) {
 		switch {
 		case ap == nil:
 			c.add(RuleObjectOpen, "/inputSchema"+p,
-				`object schema at /inputSchema%s has no "additionalProperties"; strict-mode model APIs require every object to be closed: add "additionalProperties": false`, p)
+				`object schema at /inputSchema%s has no "additionalProperties"; strict-mode model APIs require every object to be closed: add "additionalProperties": false to a new tool (on a published tool it narrows what old calls may send, which diff reports as breaking)`, p)
 		case ap.Kind == canon.Bool && !ap.Bool:
 		default:
 			c.add(RuleObjectOpen, "/inputSchema"+p+"/additionalProperties",
-				`object schema at /inputSchema%s has "additionalProperties": %s; strict-mode model APIs require every object to be closed: use "additionalProperties": false`, p, excerpt(ap))
+				`object schema at /inputSchema%s has "additionalProperties": %s; strict-mode model APIs require every object to be closed: use "additionalProperties": false in a new tool (on a published tool it narrows what old calls may send, which diff reports as breaking)`, p, excerpt(ap))
 		}
 	})
 }

@@ -1,6 +1,6 @@
-// Package report renders a diff report (*diff.Report, DESIGN §4.8), a
-// replay report (*fixtures.Report, DESIGN §5: RenderReplay) and the rule
-// catalog (DESIGN §4.4) for people and machines. It owns presentation
+// Package report renders a diff report (*diff.Report, docs/diff.md#output-and-exit-codes), a
+// replay report (*fixtures.Report, docs/replay.md#replay-recorded-calls-against-a-new-contract: RenderReplay) and the rule
+// catalog (docs/diff.md#levels-and-rules) for people and machines. It owns presentation
 // only: what was found is decided by package diff.
 //
 // Diff report formats (Render, Formats):
@@ -10,7 +10,7 @@
 //     JSON Pointer, message, old and new values, witness, the facade
 //     suggestion as YAML in the facade-file shape {TOOL: BLOCK}, and notice.
 //     Styled with lipgloss when Options.Color is set, plain text otherwise.
-//   - json: the public contract of DESIGN §4.8 (level, counts, old, new,
+//   - json: the public contract of docs/diff.md#output-and-exit-codes (level, counts, old, new,
 //     changes), indented, plus a "gate" object (gate level, --fail-on,
 //     whether it fails).
 //   - markdown: a pull-request comment: a summary table and the verdict, then

@@ -7,7 +7,7 @@ import (
 	"github.com/mcpctl/mcpctl/diff"
 )
 
-// jsonReport is the DESIGN §4.8 contract (level, counts, old, new, changes)
+// jsonReport is the docs/diff.md#output-and-exit-codes contract (level, counts, old, new, changes)
 // plus the gate.
 type jsonReport struct {
 	Level   diff.Level     `json:"level"`
@@ -26,7 +26,7 @@ type jsonGate struct {
 	Fails  bool       `json:"fails"`
 }
 
-// JSON writes the report as the public JSON contract of DESIGN §4.8:
+// JSON writes the report as the public JSON contract of docs/diff.md#output-and-exit-codes:
 //
 //	{"level", "counts": {"safe","facade","breaking"}, "old": {"source","fingerprint"},
 //	 "new": {…}, "changes": [{"rule","level","direction","tool","path","old","new",

@@ -28,10 +28,17 @@ func Markdown(w io.Writer, r *diff.Report, opts Options) error {
 	}
 	word, why := verdict(r, opts)
 	fmt.Fprintf(&b, "\n**Verdict: %s** (%s).\n", word, mdText(why))
+	fb := newFacadeBlocks(r)
 	for _, g := range groups(r) {
 		fmt.Fprintf(&b, "\n<details><summary><code>%s</code>: %s</summary>\n\n", html.EscapeString(g.Tool), countLine(groupCounts(g)))
 		for _, c := range g.Changes {
 			mdChange(&b, c)
+		}
+		if f := fb.of(g); len(f) > 0 {
+			y := facadeFileYAML(f)
+			fence := strings.Repeat("`", max(3, longestRun(y, '`')+1))
+			b.WriteString("\nFacade (every suggestion merged; paste into a facade file):\n\n")
+			b.WriteString(fence + "yaml\n" + y + fence + "\n")
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -57,10 +64,10 @@ func mdChange(b *strings.Builder, c *diff.Change) {
 		}
 	}
 	if v := compactJSON(c.Old); v != "" {
-		item("old", mdCode(shorten(v)))
+		item("old", mdCode(shorten(v, maxValue)))
 	}
 	if v := compactJSON(c.New); v != "" {
-		item("new", mdCode(shorten(v)))
+		item("new", mdCode(shorten(v, maxValue)))
 	}
 	if v := compactJSON(c.Witness); v != "" {
 		item("witness", mdCode(v))
@@ -71,14 +78,7 @@ func mdChange(b *strings.Builder, c *diff.Change) {
 		item("reason", mdText(oneLine(c.Reason)))
 	}
 	if c.Facade != nil {
-		y := facadeYAML(c.Facade)
-		fence := strings.Repeat("`", max(3, longestRun(y, '`')+1))
-		b.WriteString("  - facade:\n\n")
-		b.WriteString("    " + fence + "yaml\n")
-		for _, line := range strings.Split(strings.TrimSuffix(y, "\n"), "\n") {
-			b.WriteString("    " + line + "\n")
-		}
-		b.WriteString("    " + fence + "\n")
+		item("facade", mdText(facadeRef(c)))
 	}
 	if c.Notice != nil {
 		item("notice", mdText(oneLine(*c.Notice)))

@@ -18,7 +18,7 @@ import (
 // ReplayFormats are the formats RenderReplay accepts.
 func ReplayFormats() []string { return []string{"text", "json", "markdown", "github", "junit"} }
 
-// RenderReplay writes a replay report in format: text (styled
+// RenderReplay writes a replay report (docs/replay.md#replay-recorded-calls-against-a-new-contract) in format: text (styled
 // when color), json (the public contract: {"counts", "calls"} plus
 // "against" and "unexpected"), markdown (for PR comments), github
 // (workflow commands: ::error for calls that reach failOn, ::warning for

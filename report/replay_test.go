@@ -101,7 +101,7 @@ func TestReplayRenderGolden(t *testing.T) {
 	}
 }
 
-// TestReplayJSONContract pins the public JSON shape of DESIGN §5.
+// TestReplayJSONContract pins the public JSON shape of docs/replay.md#replay-recorded-calls-against-a-new-contract.
 func TestReplayJSONContract(t *testing.T) {
 	rep := replayReport(t)
 	var buf bytes.Buffer

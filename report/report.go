@@ -29,6 +29,10 @@ type Options struct {
 	// diff.Breaking or Never. diff.LevelNone (the zero value) means the
 	// default, diff.Breaking.
 	FailOn diff.Level
+	// Width is the terminal's width in columns: the text format cuts old
+	// and new values so their lines fit (never under minValue characters of
+	// value). 0 cuts values at maxValue characters.
+	Width int
 	// Version is mcpctl's version, written into SARIF and JUnit output.
 	Version string
 	// Rules is the rule catalog SARIF lists; nil means diff.Rules().
@@ -277,14 +281,57 @@ func compactJSON(raw json.RawMessage) string {
 // facadeYAML renders a suggestion in the facade-file shape {TOOL: BLOCK},
 // ending with a newline.
 func facadeYAML(s *diff.Suggestion) string {
+	return facadeFileYAML(facade.File{s.Tool: s.Block})
+}
+
+// FacadeFileYAML renders a facade file as YAML (two-space indent), as
+// mcpctl diff --suggest-facades writes it and --facades reads it.
+func FacadeFileYAML(f facade.File) string { return facadeFileYAML(f) }
+
+func facadeFileYAML(f facade.File) string {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(facade.File{s.Tool: s.Block}); err != nil {
+	if err := enc.Encode(f); err != nil {
 		return fmt.Sprintf("# cannot render facade: %v\n", err)
 	}
 	_ = enc.Close()
 	return b.String()
+}
+
+// facadeBlocks prints, once per tool in a whole output, the facade of each
+// tool that suggestions name: all is the report's suggestions merged
+// (Report.SuggestedFacades), shown the tools printed already.
+type facadeBlocks struct {
+	all   facade.File
+	shown map[string]bool
+}
+
+func newFacadeBlocks(r *diff.Report) *facadeBlocks {
+	return &facadeBlocks{all: r.SuggestedFacades(), shown: map[string]bool{}}
+}
+
+// of returns the merged blocks of the tools g's suggestions name that were
+// not shown yet (and marks them shown).
+func (fb *facadeBlocks) of(g group) facade.File {
+	var f facade.File
+	for _, c := range g.Changes {
+		if c.Facade == nil || fb.shown[c.Facade.Tool] {
+			continue
+		}
+		if f == nil {
+			f = facade.File{}
+		}
+		fb.shown[c.Facade.Tool] = true
+		f[c.Facade.Tool] = fb.all[c.Facade.Tool]
+	}
+	return f
+}
+
+// facadeRef says, for a finding with a suggestion, where its part of the
+// merged facade is printed.
+func facadeRef(c *diff.Change) string {
+	return fmt.Sprintf("part of the merged facade of %s", c.Facade.Tool)
 }
 
 // toolPointer is the JSON Pointer of a finding inside its tool object: the

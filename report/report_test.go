@@ -204,7 +204,7 @@ func TestUnknownFormat(t *testing.T) {
 	}
 }
 
-// TestJSONContract checks the DESIGN §4.8 shape: exactly these members with
+// TestJSONContract checks the docs/diff.md#output-and-exit-codes shape: exactly these members with
 // these JSON types (extra members are allowed only where listed).
 func TestJSONContract(t *testing.T) {
 	kind := func(v any) string {
@@ -588,6 +588,31 @@ func TestShowsReason(t *testing.T) {
 		}
 		if out := b.String(); !strings.Contains(out, "no facade: no new tool accepts its arguments") {
 			t.Errorf("%s: reason of a decided finding not shown:\n%s", f, out)
+		}
+	}
+}
+
+// TestIssue10Item13ValuesCutAtWidth: old/new values were cut at a fixed 160
+// characters whatever the terminal; with Options.Width the old: and new:
+// lines fit the width (never under 40 characters of value), and 0 keeps 160.
+func TestIssue10Item13ValuesCutAtWidth(t *testing.T) {
+	r := emptyReport()
+	long := `"` + strings.Repeat("x", 400) + `"`
+	r.Changes = []diff.Change{{Rule: "tool-description-changed", Level: diff.Safe, Direction: diff.ToolD, Tool: "t", Path: "/description",
+		Old: json.RawMessage(long), New: json.RawMessage(long)}}
+	for _, tc := range []struct{ width, want int }{{0, 15 + 160}, {100, 100}, {250, 250}, {30, 15 + 40}} {
+		var b bytes.Buffer
+		o := testOptions()
+		o.Width = tc.width
+		if err := Text(&b, r, o); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.Contains(line, "old:") || strings.Contains(line, "new:") {
+				if got := len([]rune(line)); got != tc.want {
+					t.Errorf("width %d: %d-column line, want %d: %q", tc.width, got, tc.want, line)
+				}
+			}
 		}
 	}
 }

@@ -12,8 +12,16 @@ import (
 )
 
 // maxValue is how many characters of an old or new value the text format
-// shows; witnesses and facades are never shortened.
-const maxValue = 160
+// shows when the width is unknown; witnesses and facades are never
+// shortened. minValue is the least it shows on a narrow terminal.
+const (
+	maxValue = 160
+	minValue = 40
+)
+
+// fieldIndent is how far a field's value starts from the line's start: the
+// indent of a change's fields and the label column ("old:     ").
+const fieldIndent = len("      ") + len("old:     ")
 
 // styles are the text format's styles; the zero value renders plain text.
 type styles struct {
@@ -77,10 +85,17 @@ func Text(w io.Writer, r *diff.Report, opts Options) error {
 	fmt.Fprintf(&b, "%s\n", s.render(s.title, "mcpctl diff"))
 	fmt.Fprintf(&b, "  %s  %s  %s\n", s.render(s.label, "old"), r.Old.Source, s.render(s.faint, shortFP(r.Old.Fingerprint)))
 	fmt.Fprintf(&b, "  %s  %s  %s\n", s.render(s.label, "new"), r.New.Source, s.render(s.faint, shortFP(r.New.Fingerprint)))
+	fb := newFacadeBlocks(r)
 	for _, g := range groups(r) {
 		fmt.Fprintf(&b, "\n%s  %s\n", s.render(s.tool, g.Tool), s.render(s.faint, "("+countLine(groupCounts(g))+")"))
 		for _, c := range g.Changes {
-			textChange(&b, s, c)
+			textChange(&b, s, c, valueWidth(opts.Width))
+		}
+		if f := fb.of(g); len(f) > 0 {
+			fmt.Fprintf(&b, "  %s\n", s.render(s.label, "facade (every suggestion merged; paste into a facade file):"))
+			for _, line := range strings.Split(strings.TrimSuffix(facadeFileYAML(f), "\n"), "\n") {
+				b.WriteString("    " + line + "\n")
+			}
 		}
 	}
 	b.WriteString("\n")
@@ -95,7 +110,7 @@ func Text(w io.Writer, r *diff.Report, opts Options) error {
 	return err
 }
 
-func textChange(b *strings.Builder, s styles, c *diff.Change) {
+func textChange(b *strings.Builder, s styles, c *diff.Change, width int) {
 	lv := fmt.Sprintf("%-8s", c.Level)
 	head := []string{"  " + s.level(c.Level, lv), c.Rule, s.render(s.faint, string(c.Direction))}
 	if c.Path != "" {
@@ -115,8 +130,8 @@ func textChange(b *strings.Builder, s styles, c *diff.Change) {
 		}
 		fmt.Fprintf(b, "%s%s %s\n", ind, s.render(s.label, fmt.Sprintf("%-8s", name+":")), val)
 	}
-	field("old", shorten(compactJSON(c.Old)))
-	field("new", shorten(compactJSON(c.New)))
+	field("old", shorten(compactJSON(c.Old), width))
+	field("new", shorten(compactJSON(c.New), width))
 	field("witness", compactJSON(c.Witness))
 	if compactJSON(c.Witness) == "" && c.NoWitness != "" {
 		field("witness", s.render(s.faint, "none: "+oneLine(c.NoWitness)))
@@ -127,10 +142,7 @@ func textChange(b *strings.Builder, s styles, c *diff.Change) {
 		field("reason", oneLine(c.Reason))
 	}
 	if c.Facade != nil {
-		fmt.Fprintf(b, "%s%s\n", ind, s.render(s.label, "facade:"))
-		for _, line := range strings.Split(strings.TrimSuffix(facadeYAML(c.Facade), "\n"), "\n") {
-			b.WriteString(ind + "  " + line + "\n")
-		}
+		field("facade", facadeRef(c))
 	}
 	if c.Notice != nil {
 		// One line per notice: a finding may carry several.
@@ -153,10 +165,20 @@ func shortFP(fp string) string {
 	return "sha256:" + fp
 }
 
-func shorten(s string) string {
+// valueWidth is how many characters of a value fit a line of width
+// columns (see Options.Width).
+func valueWidth(width int) int {
+	if width <= 0 {
+		return maxValue
+	}
+	return max(minValue, width-fieldIndent)
+}
+
+// shorten cuts s to n characters, the last one an ellipsis.
+func shorten(s string, n int) string {
 	r := []rune(s)
-	if len(r) <= maxValue {
+	if len(r) <= n {
 		return s
 	}
-	return string(r[:maxValue-1]) + "…"
+	return string(r[:n-1]) + "…"
 }

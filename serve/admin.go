@@ -2,8 +2,10 @@ package serve
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -44,6 +46,14 @@ type SessionStatus struct {
 	// Pinned counts pinned sessions (--pin-sessions) by the version they
 	// are pinned to; empty when none is.
 	Pinned map[string]int `json:"pinned,omitempty"`
+	// HTTPOpen counts stateful HTTP sessions (and requests that may open
+	// one) against Max, the cap (--max-sessions; 0 before an HTTP
+	// listener); Refused counts requests refused at the cap. IdleTimeout
+	// is --session-timeout ("1800s").
+	HTTPOpen    int    `json:"httpOpen"`
+	Max         int    `json:"max"`
+	Refused     int64  `json:"refused"`
+	IdleTimeout string `json:"idleTimeout,omitempty"`
 }
 
 // CallCounts are one tool's call outcomes.
@@ -108,6 +118,7 @@ func (s *Server) Status() Status {
 			st.Sessions.ByGeneration[versionLabel(v)]++
 		}
 	}
+	s.sessionLimits(&st.Sessions)
 	s.calls.tools.Range(func(k, v any) bool {
 		c := v.(*toolCounts)
 		st.Calls[k.(string)] = CallCounts{OK: c.ok.Load(), Error: c.err.Load(), Invalid: c.invalid.Load()}
@@ -125,13 +136,22 @@ func (s *Server) Status() Status {
 	return st
 }
 
-// AdminHandler serves the admin endpoints (DESIGN §6.4): GET /healthz,
+// AdminHandler serves the admin endpoints (docs/serve.md#transports-admin-security): GET /healthz,
 // GET /readyz (200 once the first generation is published and the
 // transports are up, else 503), GET /status (Status as JSON), GET /metrics
 // (Prometheus text format) and POST /reload (runs the reload pipeline and
 // answers its ReloadResult: 200 published or unchanged, 409 refused or
 // superseded).
-func (s *Server) AdminHandler() http.Handler {
+//
+// Every request must name a loopback host (Host: 127.0.0.1, [::1] or
+// localhost, any port) and, when it carries an Origin, come from that same
+// origin, else 403: a page whose name rebinds to 127.0.0.1 (DNS
+// rebinding) or any other page a browser shows cannot read or reload.
+// With o.Token set, /status, /metrics and POST /reload need it as a bearer
+// token (401 otherwise): they tell the config's path, its tools and call
+// counts to any local user. /healthz and /readyz stay open for probes;
+// they tell nothing.
+func (s *Server) AdminHandler(o AdminOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -146,19 +166,83 @@ func (s *Server) AdminHandler() http.Handler {
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+	token := []byte(o.Token)
+	private := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !bearerOK(r, token) {
+				unauthorized(w)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	mux.Handle("GET /status", private(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
-	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("POST /reload", func(w http.ResponseWriter, r *http.Request) {
+	})))
+	mux.Handle("GET /metrics", private(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
+	mux.Handle("POST /reload", private(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		res := s.Reload(r.Context(), "admin")
 		code := http.StatusOK
 		if res.Result == ResultRefused || res.Result == ResultSuperseded {
 			code = http.StatusConflict
 		}
 		writeJSON(w, code, res)
+	})))
+	return s.adminOriginCheck(mux)
+}
+
+// AdminOptions configures AdminHandler.
+type AdminOptions struct {
+	// Token, when set, is the bearer token /status, /metrics and POST
+	// /reload need (compared in constant time; --admin-token-file).
+	Token string
+}
+
+// adminOriginCheck refuses (403) a request to the admin listener whose
+// Host is not a loopback name, or whose Origin (or Sec-Fetch-Site, by
+// net/http's CrossOriginProtection, for POST) says another origin sent it.
+func (s *Server) adminOriginCheck(h http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackHost(r.Host) {
+			s.log.Warn("admin request for a host that is not loopback refused (DNS rebinding?)", "host", sanitizeHost(r.Host), "remote", r.RemoteAddr)
+			refuse(w, "Forbidden: the admin listener answers only for 127.0.0.1, [::1] or localhost", http.StatusForbidden)
+			return
+		}
+		origin := r.Header.Get("Origin")
+		if origin != "" && !strings.EqualFold(origin, "http://"+r.Host) {
+			s.log.Warn("admin request from another origin refused", "origin", sanitizeOrigin(origin), "remote", r.RemoteAddr)
+			refuse(w, "Forbidden: cross-origin request", http.StatusForbidden)
+			return
+		}
+		if err := cop.Check(r); err != nil {
+			refuse(w, "Forbidden: cross-origin request", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
-	return mux
+}
+
+// loopbackHost reports whether a Host header names the loopback interface
+// (any port).
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sanitizeHost cuts a Host header for logs.
+func sanitizeHost(h string) string {
+	if len(h) > 100 {
+		return h[:100] + "…"
+	}
+	return strconv.Quote(h)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

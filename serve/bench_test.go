@@ -25,13 +25,16 @@ import (
 // Benchmarks of the serving path against a plain go-sdk server holding the
 // same tools (Server.AddTool), measured in the same run. Each sub-benchmark
 // runs three variants with 8 concurrent go-sdk clients, b.N operations
-// each variant: plain (the baseline), mcpctl quiet, and mcpctl while 10
-// generations per second are published. Reported:
+// each variant and at least minVariant per round: plain (the baseline),
+// mcpctl quiet, and mcpctl while 10 generations per second are published
+// (the benchmark fails when none was). Reported:
 //
 //	plain-ops/s, quiet-ops/s, pub-ops/s    throughput
 //	pub/plain-throughput                   target ≥ 0.9
 //	quiet-p50-µs, quiet-p99-µs, pub-p50-µs, pub-p99-µs, plain-p99-µs
 //	pub/quiet-p99                          target ≤ 2 (tools/list)
+//	plain-cpu-µs/op, quiet-cpu-µs/op       process CPU per operation
+//	plain/quiet-cpu                        ≥ 1: mcpctl costs no more CPU
 //
 // The tools are the 14 tools of server-filesystem 2026.7.10
 // (testdata/realdata), each with a static handler answering an example of
@@ -146,8 +149,14 @@ func overHTTP(url string) func(b *testing.B) (*mcp.ClientSession, func()) {
 	}
 }
 
-// runClients runs n operations split over sessions (one goroutine each)
-// and returns the elapsed time and the latencies.
+// minVariant is the least time one variant runs in one round, whatever
+// b.N: long enough for the publisher (every 100 ms) to publish while the
+// "pub" variant runs, even at a short -benchtime.
+const minVariant = 250 * time.Millisecond
+
+// runClients runs at least n operations split over sessions (one
+// goroutine each), and for at least minVariant, and returns the elapsed
+// time and the latencies.
 func runClients(b *testing.B, sessions []*mcp.ClientSession, n int, op func(*mcp.ClientSession) error) (time.Duration, []time.Duration) {
 	lat := make([][]time.Duration, len(sessions))
 	var wg sync.WaitGroup
@@ -163,7 +172,7 @@ func runClients(b *testing.B, sessions []*mcp.ClientSession, n int, op func(*mcp
 				per++
 			}
 			lat[i] = make([]time.Duration, 0, per)
-			for j := 0; j < per; j++ {
+			for j := 0; j < per || time.Since(start) < minVariant; j++ {
 				t0 := time.Now()
 				if err := op(sessions[i]); err != nil {
 					errMu.Lock()
@@ -317,16 +326,22 @@ func BenchmarkServe(b *testing.B) {
 				pub := startPublisher(b, s, path, tools)
 				defer pub.close()
 				var plainT, quietT, pubT time.Duration
+				var plainCPU, quietCPU time.Duration
 				var plainLat, quietLat, pubLat []time.Duration
 				for r := 0; r < rounds; r++ {
+					c0 := processCPU()
 					d, l := runClients(b, plainS, n/rounds, op)
-					plainT, plainLat = plainT+d, append(plainLat, l...)
+					c1 := processCPU()
+					plainT, plainLat, plainCPU = plainT+d, append(plainLat, l...), plainCPU+c1-c0
 					d, l = runClients(b, oursS, n/rounds, op)
-					quietT, quietLat = quietT+d, append(quietLat, l...)
+					quietT, quietLat, quietCPU = quietT+d, append(quietLat, l...), quietCPU+processCPU()-c1
 					pub.on.Store(true)
 					d, l = runClients(b, oursS, n/rounds, op)
 					pub.on.Store(false)
 					pubT, pubLat = pubT+d, append(pubLat, l...)
+				}
+				if got := pub.published.Load(); got < rounds {
+					b.Fatalf("%d publishes during the %d \"pub\" rounds, want at least one per round", got, rounds)
 				}
 				for _, l := range [][]time.Duration{plainLat, quietLat, pubLat} {
 					slices.Sort(l)
@@ -341,6 +356,13 @@ func BenchmarkServe(b *testing.B) {
 				b.ReportMetric(float64(pub.published.Load())/pubT.Seconds(), "publishes/s")
 				b.ReportMetric(pubTput/plainTput, "pub/plain-throughput")
 				b.ReportMetric(quietTput/plainTput, "quiet/plain-throughput")
+				// CPU per operation (clients and server, one process) is
+				// what a loaded machine disturbs least.
+				plainCPUop := float64(plainCPU.Microseconds()) / float64(len(plainLat))
+				quietCPUop := float64(quietCPU.Microseconds()) / float64(len(quietLat))
+				b.ReportMetric(plainCPUop, "plain-cpu-µs/op")
+				b.ReportMetric(quietCPUop, "quiet-cpu-µs/op")
+				b.ReportMetric(plainCPUop/quietCPUop, "plain/quiet-cpu")
 				b.ReportMetric(pct(plainLat, .99), "plain-p99-µs")
 				b.ReportMetric(pct(quietLat, .50), "quiet-p50-µs")
 				b.ReportMetric(pct(quietLat, .99), "quiet-p99-µs")

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,7 +101,7 @@ func (s *Server) acquireLive() *Generation {
 var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
 
 // callTool validates and runs one call against the one generation it loads
-// (DESIGN §6.2, §6.3): arguments are checked against the input schema (after
+// (docs/serve.md#generations-and-the-reload-pipeline, docs/serve.md#active-conversations-pinning): arguments are checked against the input schema (after
 // the tool's facade when they do not validate as sent) before any handler
 // runs; the handler's output becomes content, and structuredContent when the
 // tool has an outputSchema (validated against it).
@@ -192,8 +191,10 @@ func failureKind(ctx context.Context, err error) string {
 		return "cancelled"
 	case errors.Is(err, errOutputTooLarge):
 		return "output-too-large"
-	case strings.Contains(err.Error(), "did not finish within") || strings.Contains(err.Error(), "did not answer within"):
+	case errors.As(err, new(*timeoutError)):
 		return "timeout"
+	case errors.Is(err, errExecBusy), errors.Is(err, errExecWait):
+		return "busy"
 	}
 	return "failed"
 }
@@ -225,10 +226,9 @@ func (t *liveTool) parseArguments(raw json.RawMessage) (canon.Value, string) {
 	return stripOffsets(v), ""
 }
 
-// invalidArguments is the isError text for arguments err rejected (DESIGN
-// §6.3): callcheck.Message of args, the arguments err was found in — each
+// invalidArguments is the isError text for arguments err rejected (docs/serve.md#active-conversations-pinning): callcheck.Message of args, the arguments err was found in — each
 // offending field by JSON Pointer, what was expected, a valid example.
-// It is the message replay reports for the same call (DESIGN §5), prefixed
+// It is the message replay reports for the same call (docs/replay.md#replay-recorded-calls-against-a-new-contract), prefixed
 // like replay's with the tool a facade alias routed the call to.
 func invalidArguments(t *liveTool, called string, args any, err error) string {
 	msg := callcheck.Message(t.in, t.inValue, args, err)
@@ -256,7 +256,7 @@ func problemPointers(ps []callcheck.Problem, root string) []string {
 
 // facadeArguments validates the arguments against the tool's input schema
 // and, for a call through an alias or arguments that do not validate as
-// sent, applies the tool's facade with facade.Apply (DESIGN §6.1, §6.3):
+// sent, applies the tool's facade with facade.Apply (docs/serve.md#config, docs/serve.md#active-conversations-pinning):
 // the translation is used only when it validates. It returns the arguments
 // to hand the handler as JSON, or the error to report with the arguments it
 // was found in (the original error and arguments when no translation

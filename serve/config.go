@@ -22,10 +22,10 @@ import (
 )
 
 // DeprecatedMetaKey is the _meta key a deprecated tool is served with
-// (DESIGN §4.4 lifecycle): {"since": …, "sunset": date, "replacement": name}.
+// (docs/diff.md#levels-and-rules lifecycle): {"since": …, "sunset": date, "replacement": name}.
 const DeprecatedMetaKey = "io.mcpctl/deprecated"
 
-// Config is a parsed serve config (DESIGN §6.1), YAML or JSON:
+// Config is a parsed serve config (docs/serve.md#config), YAML or JSON:
 //
 //	server: {name: docs, version: 1.4.0}
 //	tools: [ {name, title, description, inputSchema, …, handler, facade, deprecated} ]
@@ -99,7 +99,7 @@ func (t *ToolConfig) PosOf(ptr string) Pos {
 	}
 }
 
-// Deprecation marks a tool deprecated (DESIGN §6.3): it stays listed until
+// Deprecation marks a tool deprecated (docs/serve.md#active-conversations-pinning): it stays listed until
 // Sunset.
 type Deprecation struct {
 	Since       string `json:"since,omitempty"`
@@ -107,7 +107,7 @@ type Deprecation struct {
 	Replacement string `json:"replacement,omitempty"`
 }
 
-// HandlerConfig says how a tool call is executed (DESIGN §6.4); exactly one
+// HandlerConfig says how a tool call is executed (docs/serve.md#transports-admin-security); exactly one
 // of Exec, HTTP and Static is set.
 type HandlerConfig struct {
 	Exec   *ExecConfig
@@ -132,6 +132,10 @@ type ExecConfig struct {
 	Env []string
 	// Dir is the working folder (default: the config's folder).
 	Dir string
+	// Concurrency bounds how many calls of the tool run at once (default
+	// DefaultToolConcurrency); more wait for a slot, within the server's
+	// bounds (--exec-concurrency, --exec-queue) and the tool's Timeout.
+	Concurrency int
 }
 
 // HTTPConfig posts the call's arguments as JSON to URL.
@@ -153,7 +157,7 @@ type StaticConfig struct {
 	JSON *canon.Value
 }
 
-// GateConfig holds the publisher's explicit permissions (DESIGN §6.2 step 3).
+// GateConfig holds the publisher's explicit permissions (docs/serve.md#generations-and-the-reload-pipeline step 3).
 type GateConfig struct {
 	Allow []AllowEntry
 }
@@ -679,6 +683,8 @@ func (p *cfgParser) execHandler(v *canon.Value, ptr, tool string) (*ExecConfig, 
 			e.Env, err = p.envNames(&m.Value, mp, tool)
 		case "dir":
 			e.Dir, err = p.scalarString(&m.Value, mp, tool)
+		case "concurrency":
+			e.Concurrency, err = p.count(&m.Value, mp, tool)
 		default:
 			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, execKeys...))
 		}
@@ -717,7 +723,13 @@ func (p *cfgParser) httpHandler(v *canon.Value, ptr, tool string) (*HTTPConfig, 
 			for j := range m.Value.Members {
 				hm := &m.Value.Members[j]
 				var s string
-				s, err = p.scalarString(&hm.Value, mp+"/"+canon.EscapePointer(hm.Key), tool)
+				hp := mp + "/" + canon.EscapePointer(hm.Key)
+				s, err = p.scalarString(&hm.Value, hp, tool)
+				if err == nil {
+					if herr := checkHeader(hm.Key, s); herr != nil {
+						err = p.keyErrAt(hp, tool, "header %q: %v", hm.Key, herr)
+					}
+				}
 				if err != nil {
 					break
 				}
@@ -819,6 +831,16 @@ func (p *cfgParser) size(v *canon.Value, ptr, tool string) (int64, error) {
 	return 0, p.errAt(ptr, tool, "want a positive number of bytes")
 }
 
+// count reads a positive integer (up to 1,000,000).
+func (p *cfgParser) count(v *canon.Value, ptr, tool string) (int, error) {
+	if v.Kind == canon.Number {
+		if n, err := strconv.Atoi(v.Str); err == nil && n > 0 && n <= 1_000_000 {
+			return n, nil
+		}
+	}
+	return 0, p.errAt(ptr, tool, "want a positive integer (at most 1000000)")
+}
+
 func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 	if v.Kind != canon.Object {
 		return p.errAt(ptr, "", "gate must be a mapping {allow: […]}, got %s", v.Kind)
@@ -908,11 +930,11 @@ func (c *Config) Set() (*toolset.Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: rendering: %w", t.Name, err) // a bug
 		}
-		tt := &toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v, Source: c.Source, Offset: -1, Index: t.Index}
-		if t.Pos.File == c.Source {
-			tt.Line = t.Pos.Line
-		}
-		tools = append(tools, tt)
+		tools = append(tools, &toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v, Source: c.Source, Offset: -1, Index: t.Index,
+			Locate: func(ptr string) toolset.Position {
+				p := t.PosOf(ptr)
+				return toolset.Position{File: p.File, Line: p.Line, Col: p.Col}
+			}})
 	}
 	set, err := toolset.NewSet(c.Source, tools)
 	if err != nil {
@@ -942,7 +964,7 @@ func (c *Config) toolNamed(name string, nth int) *ToolConfig {
 }
 
 // Facades returns the facade blocks declared by the config's tools, keyed by
-// tool name (the --facades shape of DESIGN §6.1).
+// tool name (the --facades shape of docs/serve.md#config).
 func (c *Config) Facades() facade.File {
 	f := facade.File{}
 	for _, t := range c.Tools {

@@ -64,7 +64,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"missing include", "tools:\n  - name: a\n    inputSchema: {$file: nope.json}\n", `c.yaml:3:18: /tools/0/inputSchema: $file nope.json: no such file or directory`},
 		{"invalid YAML", "tools: [\n", `c.yaml:2: invalid YAML: did not find expected node content`},
 		{"misspelled handler kind", "tools:\n  - name: a\n    handler: {exce: {command: [x]}}\n", `c.yaml:3:15: tool "a": /tools/0/handler/exce: unknown handler "exce" (want exec, http or static); did you mean "exec"?`},
-		{"misspelled exec key", "tools:\n  - name: a\n    handler:\n      exec: {comand: [x]}\n", `c.yaml:4:14: tool "a": /tools/0/handler/exec/comand: unknown key "comand" (want command, timeout, maxOutput, env or dir); did you mean "command"?`},
+		{"misspelled exec key", "tools:\n  - name: a\n    handler:\n      exec: {comand: [x]}\n", `c.yaml:4:14: tool "a": /tools/0/handler/exec/comand: unknown key "comand" (want command, timeout, maxOutput, env, dir or concurrency); did you mean "command"?`},
 		{"misspelled server key", "server: {nmae: x}\ntools: []\n", `c.yaml:1:10: /server/nmae: unknown key "nmae" (want name, version, title or instructions); did you mean "name"?`},
 		{"gate entry without reason", "tools: []\ngate: {allow: [{tool: a}]}\n", `c.yaml:2:16: /gate/allow/0: a gate.allow entry needs a reason`},
 		{"gate entry for everything", "tools: []\ngate: {allow: [{reason: x}]}\n", `needs a rule, a tool or both`},
@@ -141,6 +141,8 @@ func TestValidationErrorsLocated(t *testing.T) {
 	for _, want := range []string{
 		`c.yaml:5:11: tool "bad name!": /name:`,
 		`c.yaml:11:11: tool "Ok": /name: name "Ok" differs only in case from tool "ok"`,
+		// Issue 9: MCP names are case-sensitive; serve says why it refuses.
+		`but serve refuses names equal ignoring case: clients and model APIs that fold case would call the wrong tool (name-case-collision)`,
 		`c.yaml:9:25: tool "arr": /inputSchema/type: "inputSchema" has "type": "array"`,
 		`c.yaml:15:37: tool "Ok": /inputSchema/properties/n/minimum:`,
 	} {

@@ -1,4 +1,4 @@
-// Package serve is mcpctl's hot-reloading, gated MCP server (DESIGN §6): it
+// Package serve is mcpctl's hot-reloading, gated MCP server (docs/serve.md#serve-the-hot-reloading-gated-server): it
 // serves the tools of a config file over stdio or streamable HTTP (through
 // github.com/modelcontextprotocol/go-sdk), watches the config, and publishes
 // a changed tool contract only when it is compatible or explicitly allowed.
@@ -73,8 +73,13 @@
 // error listing close names (callcheck.CloseNames). A call through a facade
 // alias, or with arguments that only validate after the tool's facade, is
 // translated by facade.Apply and counted. Handlers are exec (argv, no
-// shell, JSON on stdin, timeout, output cap, cleaned environment), http
-// (POST JSON, header secrets from the environment) and static. JSON output
+// shell, JSON on stdin, timeout, output cap, cleaned environment, each
+// call in its own process group, killed when the command exits or the
+// shutdown timeout passes; at most exec.concurrency calls of a tool and
+// --exec-concurrency in all run at once, --exec-queue more wait, and a
+// call beyond is an isError result), http (POST JSON, header secrets from
+// the environment, redirects on the same origin only, error bodies
+// withheld when a header holds a secret) and static. JSON output
 // of a tool with an outputSchema is validated and served as
 // structuredContent too.
 //
@@ -88,8 +93,8 @@
 //
 // With Options.RecordDir (--record), every tools/call that reaches a
 // generation is appended to a file in that folder as an mcpctl fixture line
-// ({"tool","arguments","generation","expect"}, DESIGN §5), with the values
-// the config's record.redact names and secret-looking members (LooksSecret)
+// ({"tool","arguments","generation","expect"}, docs/replay.md#replay-recorded-calls-against-a-new-contract), with the values
+// the config's record.redact names and secret-looking members (fixtures.LooksSecret)
 // replaced by "[redacted]"; a bounded queue and one writer goroutine keep
 // the disk off the call path, and Close writes what is queued.
 //

@@ -39,7 +39,7 @@ func TestWalkthrough(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		kv := <-addrs
 		if addr, ok := strings.CutPrefix(kv, "http="); ok {
-			env = append(env, "MCP_URL=http://"+addr)
+			env = append(env, "MCP_URL=http://"+addr+MCPPath)
 		} else {
 			env = append(env, "ADMIN="+strings.TrimPrefix(kv, "admin="))
 		}

@@ -21,7 +21,7 @@ type Finding struct {
 	Expired string `json:"expired,omitempty"`
 }
 
-// gateDecision is the outcome of DESIGN §6.2 step 3.
+// gateDecision is the outcome of docs/serve.md#generations-and-the-reload-pipeline step 3.
 type gateDecision struct {
 	Report   *diff.Report
 	Findings []Finding

@@ -16,8 +16,8 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// Generation is one immutable, published registry snapshot (DESIGN §1,
-// §6.2): a version number, the tools with their compiled schemas, handlers
+// Generation is one immutable, published registry snapshot (docs/glossary.md#glossary,
+// docs/serve.md#generations-and-the-reload-pipeline): a version number, the tools with their compiled schemas, handlers
 // and facades, the served tools/list bytes, the canonical form and its
 // fingerprint. Nothing in a Generation changes after it is published;
 // readers load one and use it throughout a request.
@@ -26,7 +26,7 @@ type Generation struct {
 	// with each publish.
 	Version uint64
 	// Fingerprint is the hex SHA-256 of Canonical, the tool set's canonical
-	// form (DESIGN §3).
+	// form (docs/canon.md#canonical-form).
 	Fingerprint string
 	Canonical   []byte
 	PublishedAt time.Time
@@ -128,10 +128,11 @@ type buildOptions struct {
 	prev *Generation
 	// meters resolves a tool's call meters (nil: resolved at call time).
 	meters func(name string) *toolMeters
+	// exec is the server's account of exec calls (nil: no limits).
+	exec *execPool
 }
 
-// buildGeneration builds a candidate generation off to the side (DESIGN
-// §6.2 step 2): validate (names, schemas), compile schemas, build handlers,
+// buildGeneration builds a candidate generation off to the side (docs/serve.md#generations-and-the-reload-pipeline step 2): validate (names, schemas), compile schemas, build handlers,
 // render the served bytes and the canonical form. It returns every problem
 // as located *toolset.InputError values, joined; on error nothing it built
 // is left open.
@@ -173,7 +174,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 			continue
 		}
 		env := map[string]envRead{}
-		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env))
+		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env), opts.exec)
 		if err != nil {
 			p := t.Handler.Pos
 			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})

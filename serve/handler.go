@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,9 +17,10 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/fixtures"
 )
 
-// Handler executes one tool call (DESIGN §6.4). args is the validated
+// Handler executes one tool call. args is the validated
 // arguments object as JSON. A returned error is a failure of the handler
 // (timeout, exit status, HTTP status, output too large); it becomes an
 // isError result, never a protocol error. Handlers are safe for concurrent
@@ -38,11 +41,12 @@ type Output struct {
 
 // buildHandler makes the handler of one tool. dir is the config's folder
 // (relative commands and working folders are resolved against it); getenv
-// reads the server's environment.
-func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool)) (Handler, error) {
+// reads the server's environment; pool (nil: no limits) is the server's
+// account of exec calls.
+func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool), pool *execPool) (Handler, error) {
 	switch {
 	case h.Exec != nil:
-		return newExecHandler(h.Exec, dir, getenv)
+		return newExecHandler(h.Exec, dir, getenv, pool)
 	case h.HTTP != nil:
 		return newHTTPHandler(h.HTTP, getenv)
 	case h.Static != nil:
@@ -61,16 +65,22 @@ func (s staticHandler) Call(context.Context, []byte) (*Output, error) {
 }
 func (staticHandler) Close() {}
 
-// execHandler runs a command without a shell (see ExecConfig).
+// execHandler runs a command without a shell (see ExecConfig), each call
+// in a process group of its own: when the command exits, what it left
+// running in its group is killed, so a background child holding standard
+// output open neither outlives the call nor holds it up. Calls wait for a
+// slot of the tool (slots) and of the server (pool) first.
 type execHandler struct {
 	argv      []string
 	dir       string
 	env       []string
 	timeout   time.Duration
 	maxOutput int64
+	pool      *execPool
+	slots     chan struct{}
 }
 
-func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool)) (*execHandler, error) {
+func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool), pool *execPool) (*execHandler, error) {
 	argv := append([]string(nil), c.Command...)
 	prog := argv[0]
 	switch {
@@ -111,7 +121,11 @@ func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool
 			env = append(env, n+"="+v)
 		}
 	}
-	return &execHandler{argv: argv, dir: wd, env: env, timeout: c.Timeout, maxOutput: c.MaxOutput}, nil
+	n := c.Concurrency
+	if n <= 0 {
+		n = DefaultToolConcurrency
+	}
+	return &execHandler{argv: argv, dir: wd, env: env, timeout: c.Timeout, maxOutput: c.MaxOutput, pool: pool, slots: make(chan struct{}, n)}, nil
 }
 
 // lookPath finds prog in the PATH of getenv.
@@ -133,39 +147,175 @@ func lookPath(prog string, getenv func(string) (string, bool)) (string, error) {
 var errOutputTooLarge = errors.New("output too large")
 
 func (h *execHandler) Call(parent context.Context, args []byte) (*Output, error) {
+	// The timeout bounds the whole call, the wait for a slot included.
 	ctx, cancel := context.WithTimeout(parent, h.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, h.argv[0], h.argv[1:]...)
-	cmd.Dir = h.dir
-	cmd.Env = h.env
-	cmd.Stdin = bytes.NewReader(args)
+	release, err := h.pool.acquire(ctx, h.slots)
+	if err != nil {
+		if parent.Err() != nil {
+			return nil, fmt.Errorf("the call was cancelled: %w", parent.Err())
+		}
+		return nil, err
+	}
+	defer release()
 	out := &capWriter{max: h.maxOutput, onOverflow: cancel}
 	errOut := &capWriter{max: 4 << 10}
-	cmd.Stdout, cmd.Stderr = out, errOut
-	setProcessGroup(cmd)
-	// After the command exits (or is killed), wait this long for its output
-	// pipes to drain; a grandchild keeping them open cannot hang the call.
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	err = h.run(ctx, args, out, errOut)
 	switch {
+	case errors.Is(err, errExecShutdown):
+		return nil, err
 	case out.overflow:
 		return nil, fmt.Errorf("%w: the command wrote more than %d bytes", errOutputTooLarge, h.maxOutput)
 	case parent.Err() != nil:
 		return nil, fmt.Errorf("the call was cancelled: %w", parent.Err())
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("the command did not finish within %s", h.timeout)
+		return nil, &timeoutError{what: "the command did not finish", d: h.timeout}
 	case err != nil:
-		var ee *exec.ExitError
-		msg := strings.TrimSpace(errOut.buf.String())
-		if errors.As(err, &ee) && ee.Exited() {
-			if msg != "" {
-				return nil, fmt.Errorf("the command exited with status %d: %s", ee.ExitCode(), msg)
-			}
-			return nil, fmt.Errorf("the command exited with status %d", ee.ExitCode())
-		}
-		return nil, fmt.Errorf("the command failed: %v", err)
+		return nil, exitError(err, errOut)
 	}
 	return &Output{Body: out.buf.Bytes()}, nil
+}
+
+// timeoutError is returned when a handler did not finish within its
+// timeout.
+type timeoutError struct {
+	what string
+	d    time.Duration
+}
+
+func (e *timeoutError) Error() string { return fmt.Sprintf("%s within %s", e.what, e.d) }
+
+// exitError words the failure of a command that ran.
+func exitError(err error, errOut *capWriter) error {
+	var ee *exec.ExitError
+	msg := strings.TrimSpace(errOut.buf.String())
+	if errors.As(err, &ee) && ee.Exited() {
+		if msg != "" {
+			return fmt.Errorf("the command exited with status %d: %s", ee.ExitCode(), msg)
+		}
+		return fmt.Errorf("the command exited with status %d", ee.ExitCode())
+	}
+	return fmt.Errorf("the command failed: %v", err)
+}
+
+// execDrain is how long, after a command exited and its process group was
+// killed, its output may take to reach end of file and its input to be
+// written (a process that left the group may hold them); then they are
+// closed.
+const execDrain = time.Second
+
+// run runs the command in a process group of its own with args on its
+// standard input, copying its output to out and errOut. When the command
+// exits, the rest of its group is killed. Its standard streams are pipes
+// of our own, so Wait returns when the command exits, whoever holds them;
+// they are drained for at most execDrain more.
+func (h *execHandler) run(ctx context.Context, args []byte, out, errOut io.Writer) error {
+	cmd := exec.CommandContext(ctx, h.argv[0], h.argv[1:]...)
+	cmd.Dir = h.dir
+	cmd.Env = h.env
+	cmd.WaitDelay = execDrain
+	setProcessGroup(cmd)
+	pipes, err := commandPipes(cmd, args, out, errOut)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, p := range pipes {
+			p.finish(execDrain)
+		}
+	}()
+	err = cmd.Start()
+	for _, p := range pipes {
+		p.started()
+	}
+	if err != nil {
+		return err
+	}
+	if err := h.pool.started(cmd); err != nil {
+		_ = cmd.Wait()
+		return err
+	}
+	err = cmd.Wait()
+	killGroup(cmd)
+	h.pool.ended(cmd)
+	return err
+}
+
+// commandPipes gives cmd its standard streams: args as its input, its
+// output and errors copied to out and errOut.
+func commandPipes(cmd *exec.Cmd, args []byte, out, errOut io.Writer) ([]*pipe, error) {
+	var pipes []*pipe
+	for _, mk := range []func() (*pipe, error){
+		func() (*pipe, error) { return inputPipe(args) },
+		func() (*pipe, error) { return outputPipe(out) },
+		func() (*pipe, error) { return outputPipe(errOut) },
+	} {
+		p, err := mk()
+		if err != nil {
+			for _, q := range pipes {
+				q.started()
+				q.finish(0)
+			}
+			return nil, err
+		}
+		pipes = append(pipes, p)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[0].child, pipes[1].child, pipes[2].child
+	return pipes, nil
+}
+
+// pipe is one standard stream of a command, copied by a goroutine of ours.
+type pipe struct {
+	child *os.File // the end the command gets
+	ours  *os.File // the end the goroutine reads or writes
+	done  chan struct{}
+}
+
+// inputPipe writes data to the command, then closes its input.
+func inputPipe(data []byte) (*pipe, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &pipe{child: r, ours: w, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		_, _ = w.Write(data)
+		_ = w.Close()
+	}()
+	return p, nil
+}
+
+// outputPipe copies what the command writes to dst.
+func outputPipe(dst io.Writer) (*pipe, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &pipe{child: w, ours: r, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		_, _ = io.Copy(dst, r)
+	}()
+	return p, nil
+}
+
+// started closes our copy of the command's end (the command has its own,
+// or never started).
+func (p *pipe) started() { _ = p.child.Close() }
+
+// finish waits for the copy to end (end of file, or all written), at most
+// d; then it stops it.
+func (p *pipe) finish(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		_ = p.ours.SetDeadline(time.Now())
+		<-p.done
+	}
+	_ = p.ours.Close()
 }
 
 func (*execHandler) Close() {}
@@ -195,6 +345,14 @@ func (w *capWriter) Write(p []byte) (int, error) {
 
 // httpHandler posts the arguments as JSON (see HTTPConfig). It owns an
 // http.Client whose idle connections are closed with the generation.
+//
+// Redirects are followed on the request's origin (scheme, host and port)
+// only: a redirect elsewhere is an error, so the arguments and the headers
+// never reach another host. The body of an error response is passed to the
+// client (shortened) only when no header is secret (built from the
+// environment, or named like a secret: Authorization, X-API-Key, …; see
+// fixtures.LooksSecret): an error page may echo the request's headers, and
+// a secret must not reach the client that way.
 type httpHandler struct {
 	url       string
 	headers   http.Header
@@ -202,29 +360,112 @@ type httpHandler struct {
 	transport *http.Transport
 	max       int64
 	timeout   time.Duration
+	// secret: a header is secret (see above).
+	secret bool
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 func newHTTPHandler(c *HTTPConfig, getenv func(string) (string, bool)) (*httpHandler, error) {
 	hdr := http.Header{}
+	secret := false
 	for name, val := range c.Headers {
-		var missing []string
-		v := envRef.ReplaceAllStringFunc(val, func(ref string) string {
-			n := envRef.FindStringSubmatch(ref)[1]
-			s, ok := getenv(n)
-			if !ok {
-				missing = append(missing, n)
-			}
-			return s
-		})
-		if len(missing) > 0 {
-			return nil, fmt.Errorf("header %s: environment variable %s is not set", name, strings.Join(missing, ", "))
+		v, err := expandHeader(name, val, getenv)
+		if err != nil {
+			return nil, err
 		}
+		secret = secret || envRef.MatchString(val) || fixtures.LooksSecret(name)
 		hdr.Set(name, v)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	return &httpHandler{url: c.URL, headers: hdr, transport: tr, client: &http.Client{Transport: tr, Timeout: c.Timeout}, max: c.MaxResponse, timeout: c.Timeout}, nil
+	client := &http.Client{Transport: tr, Timeout: c.Timeout, CheckRedirect: sameOriginRedirect}
+	return &httpHandler{url: c.URL, headers: hdr, transport: tr, client: client, max: c.MaxResponse, timeout: c.Timeout, secret: secret}, nil
+}
+
+// expandHeader replaces each ${NAME} in the value of header name by the
+// environment variable NAME. A variable that is unset, or whose value
+// cannot be sent in a header field (a line break, a control character),
+// is an error naming the variable, never showing its value.
+func expandHeader(name, val string, getenv func(string) (string, bool)) (string, error) {
+	var missing, bad []string
+	v := envRef.ReplaceAllStringFunc(val, func(ref string) string {
+		n := envRef.FindStringSubmatch(ref)[1]
+		s, ok := getenv(n)
+		switch {
+		case !ok:
+			missing = append(missing, n)
+		case checkHeaderValue(s) != nil:
+			bad = append(bad, n)
+		}
+		return s
+	})
+	switch {
+	case len(missing) > 0:
+		return "", fmt.Errorf("header %s: environment variable %s is not set", name, strings.Join(missing, ", "))
+	case len(bad) > 0:
+		return "", fmt.Errorf("header %s: environment variable %s: %w", name, strings.Join(bad, ", "), errHeaderValue)
+	}
+	return v, nil
+}
+
+// Errors of header fields a config names (RFC 9110 section 5).
+var (
+	errHeaderName  = errors.New("a header name must be a token (letters, digits and !#$%&'*+-.^_`|~, no spaces or colons)")
+	errHeaderValue = errors.New("a header value must not hold a line break (CR, LF) or another control character but tab")
+)
+
+// checkHeader reports whether name and value can be sent as one HTTP
+// header field: the name a token (RFC 9110 section 5.1), the value free of
+// control characters but horizontal tab (section 5.5), so that no value can
+// end the field and start another.
+func checkHeader(name, value string) error {
+	if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
+		return errHeaderName
+	}
+	return checkHeaderValue(value)
+}
+
+func checkHeaderValue(v string) error {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return errHeaderValue
+		}
+	}
+	return nil
+}
+
+// isTokenChar reports whether r may appear in an RFC 9110 token.
+func isTokenChar(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return true
+	}
+	return r < 0x80 && strings.ContainsRune("!#$%&'*+-.^_`|~", r)
+}
+
+// errCrossOriginRedirect is returned when an endpoint redirects to another
+// scheme, host or port.
+var errCrossOriginRedirect = errors.New("the endpoint redirected to another host; redirects are followed on the same scheme, host and port only")
+
+// sameOriginRedirect is the http handler's redirect policy: at most 10
+// redirects, each to the origin of the first request.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if origin(req.URL) != origin(via[0].URL) {
+		return fmt.Errorf("%w (to %s)", errCrossOriginRedirect, origin(req.URL))
+	}
+	return nil
+}
+
+// origin is u's scheme://host:port, lower case, the port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port))
 }
 
 func (h *httpHandler) Call(ctx context.Context, args []byte) (*Output, error) {
@@ -244,7 +485,7 @@ func (h *httpHandler) Call(ctx context.Context, args []byte) (*Output, error) {
 		}
 		var ue interface{ Timeout() bool }
 		if errors.As(err, &ue) && ue.Timeout() {
-			return nil, fmt.Errorf("the endpoint did not answer within %s", h.timeout)
+			return nil, &timeoutError{what: "the endpoint did not answer", d: h.timeout}
 		}
 		return nil, fmt.Errorf("the request failed: %v", redactURL(err))
 	}
@@ -257,13 +498,22 @@ func (h *httpHandler) Call(ctx context.Context, args []byte) (*Output, error) {
 		return nil, fmt.Errorf("%w: the response has more than %d bytes", errOutputTooLarge, h.max)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := strings.TrimSpace(string(body))
-		if len(msg) > 512 {
-			msg = msg[:512] + "…"
-		}
-		return nil, fmt.Errorf("the endpoint answered %s: %s", resp.Status, msg)
+		return nil, h.statusError(resp.Status, body)
 	}
 	return &Output{Body: body}, nil
+}
+
+// statusError words an error response: its status, and its body (up to
+// 512 bytes) unless the request carried a secret header (see httpHandler).
+func (h *httpHandler) statusError(status string, body []byte) error {
+	if h.secret {
+		return fmt.Errorf("the endpoint answered %s (its body is not shown: the request carried secret headers, which an error page may echo)", status)
+	}
+	msg := strings.ToValidUTF8(strings.TrimSpace(string(body)), "")
+	if len(msg) > 512 {
+		msg = strings.ToValidUTF8(msg[:512], "") + "…"
+	}
+	return fmt.Errorf("the endpoint answered %s: %s", status, msg)
 }
 
 // redactURL drops the URL from a *url.Error (it may carry credentials).

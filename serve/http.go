@@ -1,8 +1,13 @@
 package serve
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/subtle"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -10,10 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// HTTPOptions configures the streamable HTTP transport (DESIGN §6.4).
+// HTTPOptions configures the streamable HTTP transport (MCP 2025-11-25,
+// Transports › Streamable HTTP).
 type HTTPOptions struct {
 	// Stateless serves without sessions (each request stands alone), as
 	// the 2026-07-28 revision requires; otherwise sessions are stateful.
@@ -27,8 +34,51 @@ type HTTPOptions struct {
 	Token string
 	// MaxBodyBytes limits request bodies; 0 means 4 MiB.
 	MaxBodyBytes int64
-	// SessionTimeout closes idle stateful sessions; 0 never does.
+	// SessionTimeout closes stateful sessions idle that long; 0 means
+	// DefaultSessionTimeout, a negative value never closes them.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the stateful sessions open at once; a request that
+	// would open one more gets 503 with a JSON-RPC error
+	// (CodeTooManySessions). 0 means DefaultMaxSessions, a negative value
+	// sets no bound.
+	MaxSessions int
+	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout
+	// reading a request body, IdleTimeout how long a keep-alive connection
+	// waits for its next request; 0 means the Default… value. They apply
+	// to the admin listener too.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
+}
+
+// Listener timeouts (see HTTPOptions).
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+)
+
+// withDefaults fills the zero fields.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	return o
 }
 
 // DefaultMaxBodyBytes is the default request body limit.
@@ -37,14 +87,15 @@ const DefaultMaxBodyBytes = 4 << 20
 // HTTPHandler returns the streamable HTTP handler (go-sdk), wrapped with the
 // Origin check, the bearer token and the body limit.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
+	o = o.withDefaults()
+	if !o.Stateless {
+		s.slots.configure(max(o.MaxSessions, 0), max(o.SessionTimeout, 0))
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           o.Stateless,
 		Logger:              sdkLogger(s.log, "mcp-http"),
 		MaxRequestBodyBytes: o.MaxBodyBytes,
-		SessionTimeout:      o.SessionTimeout,
+		SessionTimeout:      max(o.SessionTimeout, 0),
 	})
 	origins := make([]string, 0, len(o.AllowedOrigins))
 	for _, a := range o.AllowedOrigins {
@@ -52,30 +103,219 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	}
 	token := []byte(o.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(origins, strings.ToLower(origin)) {
-			s.log.Warn("HTTP request from a disallowed origin refused", "origin", sanitizeOrigin(origin), "remote", r.RemoteAddr)
-			http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
+		if !s.admitHTTP(w, r, origins, token) {
 			return
 		}
-		if len(token) > 0 {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), token) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="mcpctl"`)
-				http.Error(w, "Unauthorized", http.StatusUnauthorized)
-				return
-			}
-		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, o.MaxBodyBytes)
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = deadlineBody(w, http.MaxBytesReader(w, r.Body, o.MaxBodyBytes), o.ReadTimeout)
 		}
 		if r.Method == http.MethodPost {
+			if !s.admitBatch(w, r) {
+				return
+			}
 			// Counted until the response is written, so a shutdown
 			// lets the answers to calls it waited for go out.
 			s.posts.add()
 			defer s.posts.done()
+			if !o.Stateless && r.Header.Get("Mcp-Session-Id") == "" {
+				s.serveNewSession(w, r, h)
+				return
+			}
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// MCPPath is the one path the streamable HTTP listener serves MCP on (MCP
+// 2025-11-25 basic/transports, "Streamable HTTP": the server provides a
+// single HTTP endpoint path); every other path answers 404.
+const MCPPath = "/mcp"
+
+// ListenerHeader marks the 404 answers of the MCP listener with the value
+// "mcp", so a client that meant the admin listener (mcpctl status) can say
+// which address it was given.
+const ListenerHeader = "Mcpctl-Listener"
+
+// HTTPMux is what the --http listener serves: HTTPHandler on MCPPath only,
+// 404 (with ListenerHeader) on every other path.
+func (s *Server) HTTPMux(o HTTPOptions) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(MCPPath, s.HTTPHandler(o))
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set(ListenerHeader, "mcp")
+		refuse(w, "Not Found: the MCP endpoint is "+MCPPath, http.StatusNotFound)
+	})
+	return mux
+}
+
+// admitHTTP refuses, before the body is read, a request from an Origin not
+// allowed (403), without the bearer token (401), or that would start a
+// session while the server shuts down (503). It reports whether r goes on.
+func (s *Server) admitHTTP(w http.ResponseWriter, r *http.Request, origins []string, token []byte) bool {
+	if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(origins, strings.ToLower(origin)) {
+		s.log.Warn("HTTP request from a disallowed origin refused", "origin", sanitizeOrigin(origin), "remote", r.RemoteAddr)
+		refuse(w, "Forbidden: origin not allowed", http.StatusForbidden)
+		return false
+	}
+	if !bearerOK(r, token) {
+		unauthorized(w)
+		return false
+	}
+	if r.Header.Get("Mcp-Session-Id") == "" && s.draining.Load() {
+		w.Header().Set("Retry-After", "1")
+		refuse(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
+		return false
+	}
+	return true
+}
+
+// admitBatch refuses (400, a JSON-RPC error) a POST whose body is a
+// JSON-RPC batch where the session's negotiated revision removed batching
+// (2025-06-18 on), or one of more than MaxBatch messages. The SDK judges by
+// the MCP-Protocol-Version header alone, which the client may set to an
+// older revision than its session's. It reports whether the request goes
+// on; r.Body is then as it was.
+func (s *Server) admitBatch(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil {
+		return true
+	}
+	br := bufio.NewReaderSize(r.Body, 512)
+	body := struct {
+		io.Reader
+		io.Closer
+	}{br, r.Body}
+	r.Body = body
+	if !startsArray(br) {
+		return true
+	}
+	b, err := io.ReadAll(br)
+	if err != nil {
+		return true // the SDK reads the same error and answers it
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{bytes.NewReader(b), body.Closer}
+	rev := r.Header.Get("MCP-Protocol-Version")
+	if rev == "" {
+		rev = "2025-03-26" // the header's absence means that revision (2025-06-18 Transports)
+	}
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		if got, ok := s.sessionRevision(sid); ok {
+			rev = got
+		}
+	}
+	n := -1
+	if batchAllowed(rev) {
+		var raws []json.RawMessage
+		if json.Unmarshal(b, &raws) != nil {
+			return true // the SDK answers a malformed payload
+		}
+		n = len(raws)
+	}
+	if msg := batchRefusal(rev, n); msg != "" {
+		batchRefused(w, msg)
+		return false
+	}
+	return true
+}
+
+// startsArray reports whether the first byte after white space is '['.
+func startsArray(br *bufio.Reader) bool {
+	for {
+		c, err := br.Peek(1)
+		if err != nil {
+			return false
+		}
+		switch c[0] {
+		case ' ', '\t', '\r', '\n':
+			_, _ = br.ReadByte()
+		default:
+			return c[0] == '['
+		}
+	}
+}
+
+func batchRefused(w http.ResponseWriter, msg string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": jsonrpc.CodeInvalidRequest, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(b)
+}
+
+// bearerOK reports whether r carries the bearer token (RFC 6750 §2.1: the
+// scheme is case-insensitive, RFC 7235 §2.1), compared in constant time;
+// an empty token accepts every request. go-sdk's auth.RequireBearerToken
+// parses the header the same way but answers 401 without a
+// WWW-Authenticate challenge and keeps the connection for the unread
+// body, so the check is done here.
+func bearerOK(r *http.Request, token []byte) bool {
+	if len(token) == 0 {
+		return true
+	}
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), token) == 1
+}
+
+// unauthorized answers 401 with the RFC 6750 §3 challenge.
+func unauthorized(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="mcpctl"`)
+	refuse(w, "Unauthorized", http.StatusUnauthorized)
+}
+
+// refuse answers a request refused before its body was read, and closes
+// the connection after the answer: net/http would otherwise read (up to
+// 256 KiB of) the unread body, so a client that never sends it would hold
+// the connection open.
+func refuse(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Connection", "close")
+	// net/http drains up to 256 KiB of an unread body after the handler,
+	// even when closing: a read deadline already past ends that at once.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	http.Error(w, msg, code)
+}
+
+// deadlineBody bounds reading body to timeout from now (the request's
+// connection read deadline), and lifts the deadline once the body is read:
+// a server-wide ReadTimeout would also cut the long-lived streams of
+// streamable HTTP (GET, and POST answered with an event stream).
+func deadlineBody(w http.ResponseWriter, body io.ReadCloser, timeout time.Duration) io.ReadCloser {
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(timeout)); err != nil {
+		return body // not supported by this ResponseWriter (HTTP/2 sets none)
+	}
+	return &readDeadline{ReadCloser: body, rc: rc}
+}
+
+type readDeadline struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *readDeadline) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !b.done {
+		b.done = true
+		if errors.Is(err, io.EOF) {
+			_ = b.rc.SetReadDeadline(time.Time{})
+		} else {
+			// Timed out or too large: the rest is never read, and
+			// net/http must not wait for it either (see refuse).
+			_ = b.rc.SetReadDeadline(time.Now())
+		}
+	}
+	return n, err
+}
+
+// newListenerServer is the http.Server of one listener, with o's
+// timeouts.
+func newListenerServer(h http.Handler, o HTTPOptions) *http.Server {
+	o = o.withDefaults()
+	return &http.Server{Handler: h, ReadHeaderTimeout: o.ReadHeaderTimeout, IdleTimeout: o.IdleTimeout}
 }
 
 // sanitizeOrigin keeps scheme and host of an Origin for logs.

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"strconv"
+
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/internal/keydoc"
 )
@@ -56,6 +58,7 @@ var execKeyDocs = []keydoc.Key{
 	{Name: "maxOutput", Type: keydoc.Integer, Default: "1048576", Doc: "The most bytes of standard output read; more is an error result."},
 	{Name: "env", Type: keydoc.Array, Items: &keydoc.Key{Type: keydoc.String}, Doc: "Names of variables copied from mcpctl's environment (PATH always is); nothing else is passed. Names only: NAME=VALUE is an error."},
 	{Name: "dir", Type: keydoc.Scalar, Doc: "The working folder. Default: the config's folder."},
+	{Name: "concurrency", Type: keydoc.Integer, Default: strconv.Itoa(DefaultToolConcurrency), Doc: "How many calls of this tool may run at once (1 to 1000000); more wait in the server's queue (serve --exec-concurrency caps all exec calls, --exec-queue the waiting ones)."},
 }
 
 var httpKeyDocs = []keydoc.Key{

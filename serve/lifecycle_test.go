@@ -229,7 +229,7 @@ func TestShutdownDrainsInFlightHTTPCall(t *testing.T) {
 		runDone <- s.Run(ctx, RunOptions{HTTPAddr: "127.0.0.1:0", ShutdownTimeout: waitLong,
 			OnListen: func(_, a string) { addr <- a }})
 	}()
-	c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: "http://" + <-addr}, "")
+	c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: "http://" + <-addr + MCPPath}, "")
 	callDone := make(chan *mcp.CallToolResult, 1)
 	callErr := make(chan error, 1)
 	go func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,13 +35,14 @@ func (s *Server) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if !ok || ss == nil {
 				break
 			}
-			return s.callTool(ctx, ss, r)
+			return s.tracing.call(ctx, ss, r, func(ctx context.Context) (mcp.Result, error) { return s.callTool(ctx, ss, r) })
 		case "initialize":
 			if ss != nil {
 				extra := req.GetExtra()
 				s.notifier.begin(ss, extra != nil && extra.Header != nil)
 				res, err := next(ctx, method, req)
 				if err == nil {
+					s.noteRevision(ss, res)
 					s.pinSession(ss)
 				}
 				return res, err
@@ -62,11 +64,37 @@ type listResult struct {
 	mcp.ResultBase
 	gen         *Generation
 	sessionless bool
+	// cache keeps the rendering of the latest generation listed (when
+	// nothing is added to _meta, the usual case): tools/list then costs no
+	// rendering at all.
+	cache *atomic.Pointer[renderedList]
+}
+
+// renderedList is a listResult's JSON for one generation.
+type renderedList struct {
+	gen  *Generation
+	json []byte
 }
 
 // MarshalJSON writes {"_meta":…,"ttlMs":0,"cacheScope":"public","tools":[…]}
-// (plus "resultType":"complete" for the 2026-07-28 revision).
+// (plus "resultType":"complete" for the 2026-07-28 revision). The bytes
+// may be shared: callers must not modify them (encoding/json copies them).
 func (r *listResult) MarshalJSON() ([]byte, error) {
+	if len(r.Meta) > 0 || r.cache == nil {
+		return r.render()
+	}
+	if c := r.cache.Load(); c != nil && c.gen == r.gen {
+		return c.json, nil
+	}
+	b, err := r.render()
+	if err == nil {
+		r.cache.Store(&renderedList{gen: r.gen, json: b})
+	}
+	return b, err
+}
+
+// render writes the result (see MarshalJSON).
+func (r *listResult) render() ([]byte, error) {
 	meta := map[string]any{}
 	for k, v := range r.Meta {
 		meta[k] = v
@@ -98,8 +126,41 @@ func (s *Server) listTools(ss *mcp.ServerSession, req *mcp.ListToolsRequest) (mc
 		st.listed.Store(g.Version)
 	}
 	s.metrics.lists.Inc()
-	return &listResult{gen: g, sessionless: sessionless(ss)}, nil
+	sl := sessionless(ss)
+	cache := &s.lists[0]
+	if sl {
+		cache = &s.lists[1]
+	}
+	return &listResult{gen: g, sessionless: sl, cache: cache}, nil
 }
 
 // versionLabel renders a generation version for metrics.
 func versionLabel(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// noteRevision keeps the revision initialize negotiated for ss.
+func (s *Server) noteRevision(ss *mcp.ServerSession, res mcp.Result) {
+	ir, ok := res.(*mcp.InitializeResult)
+	st := s.notifier.state(ss)
+	if !ok || st == nil {
+		return
+	}
+	rev := ir.ProtocolVersion
+	st.revision.Store(&rev)
+}
+
+// sessionRevision returns the negotiated revision of the session with the
+// given id (Mcp-Session-Id), when it is known.
+func (s *Server) sessionRevision(id string) (string, bool) {
+	for ss := range s.mcp.Sessions() {
+		if ss.ID() != id {
+			continue
+		}
+		if st := s.notifier.state(ss); st != nil {
+			if rev := st.revision.Load(); rev != nil {
+				return *rev, true
+			}
+		}
+		return "", false
+	}
+	return "", false
+}

@@ -21,7 +21,7 @@ const (
 	triggerToolName = "mcpctl.internal.generation"
 )
 
-// notifier sends notifications/tools/list_changed (DESIGN §6.2 step 5).
+// notifier sends notifications/tools/list_changed (docs/serve.md#generations-and-the-reload-pipeline step 5).
 //
 // The go-sdk has no public call to send list_changed on demand (go-sdk
 // issue #666) and mutates its own tool set in place, so mcpctl serves tools
@@ -60,6 +60,9 @@ type sessionState struct {
 	pin atomic.Pointer[pin]
 	// ended: the session is gone (its pin must not outlive it).
 	ended atomic.Bool
+	// revision is the negotiated protocol revision, once initialize is
+	// answered.
+	revision atomic.Pointer[string]
 
 	// guarded by notifier.mu
 	initialized bool

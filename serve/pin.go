@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Session pinning (DESIGN §6.3, --pin-sessions): a session of a revision
+// Session pinning (docs/serve.md#active-conversations-pinning, --pin-sessions): a session of a revision
 // that has sessions (2025-11-25 and earlier, over stdio or stateful
 // streamable HTTP) sees the generation that was live when it initialized,
 // for tools/list and tools/call, until it ends or Options.PinTTL passes.

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Session pinning (DESIGN §6.3). Pins expire through a captured timer
+// Session pinning (docs/serve.md#active-conversations-pinning). Pins expire through a captured timer
 // (pinTimers) or a fake clock; nothing here asserts a time.
 
 // nextConfig keeps search_documents, removes fetch_document (breaking: the
@@ -137,7 +137,7 @@ func callText(t *testing.T, c *rawClient, name string, args any) string {
 
 func metricsText(t *testing.T, s *Server) string {
 	t.Helper()
-	hs := httptest.NewServer(s.AdminHandler())
+	hs := httptest.NewServer(s.AdminHandler(AdminOptions{}))
 	defer hs.Close()
 	resp, err := http.Get(hs.URL + "/metrics")
 	if err != nil {

@@ -12,9 +12,19 @@ import (
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
+		return nil
 	}
 }
+
+// killGroup kills the process group of a started command (SIGKILL to
+// -pgid): the command, if it still runs, and every process it started
+// that stayed in its group.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// oNoFollow makes os.OpenFile refuse a symbolic link as the last element.
+const oNoFollow = syscall.O_NOFOLLOW

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +23,7 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// RecordConfig is the serve config's record block (DESIGN §6.4, --record):
+// RecordConfig is the serve config's record block (--record):
 //
 //	record:
 //	  redact: [session_key, /auth/header, /items/0/pin]
@@ -31,7 +33,7 @@ import (
 // starting with "/" is a JSON Pointer (RFC 6901) into the arguments naming
 // one position; any other entry is a member name redacted at any depth.
 // Besides these, members whose name looks like a secret are always
-// redacted (see LooksSecret). For a call a facade translated, the
+// redacted (see fixtures.LooksSecret). For a call a facade translated, the
 // positions are those of the translated arguments: a value that lands in a
 // redacted position is redacted wherever it was sent (an old member name
 // included). The block only matters with --record; the live generation's
@@ -96,84 +98,8 @@ func (rc *RecordConfig) compile() {
 	}
 }
 
-// secretWords are the words of a member name that make it look like a
-// secret (see LooksSecret).
-var secretWords = map[string]bool{
-	"token": true, "password": true, "passwd": true, "passphrase": true, "secret": true,
-	"authorization": true, "apikey": true, "privatekey": true, "credential": true,
-	"credentials": true, "cookie": true, "bearer": true,
-}
-
-// secretPairs are two words in a row that make a name look like a secret.
-var secretPairs = map[[2]string]bool{{"api", "key"}: true, {"private", "key"}: true}
-
-// LooksSecret reports whether a member name looks like a secret, so `serve
-// --record` redacts its value whatever the config says: the name, split into
-// words at "_", "-", ".", spaces and lower-to-upper case changes, has a word
-// token, password, passwd, passphrase, secret, authorization, apikey,
-// privatekey, credential(s), cookie or bearer, or the words api key or
-// private key in a row (case-insensitive). "access_token", "clientSecret",
-// "X-API-Key", "private_key" and "Authorization" look secret; "max_tokens"
-// and "keyword" do not.
-func LooksSecret(name string) bool {
-	// Most names hold none of the words: skip splitting them (ToLower
-	// does not allocate for a name already in lower case).
-	lower := strings.ToLower(name)
-	if !strings.Contains(lower, "token") && !strings.Contains(lower, "pass") && !strings.Contains(lower, "secret") &&
-		!strings.Contains(lower, "authorization") && !strings.Contains(lower, "key") && !strings.Contains(lower, "credential") &&
-		!strings.Contains(lower, "cookie") && !strings.Contains(lower, "bearer") {
-		return false
-	}
-	words := splitWords(name)
-	for i, w := range words {
-		if secretWords[w] || (i+1 < len(words) && secretPairs[[2]string{w, words[i+1]}]) {
-			return true
-		}
-	}
-	return false
-}
-
-// splitWords splits a member name into lower-case words.
-func splitWords(s string) []string {
-	var words []string
-	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			words = append(words, strings.ToLower(s[start:end]))
-		}
-		start = -1
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_' || c == '-' || c == '.' || c == ' ':
-			flush(i)
-		case c >= 'A' && c <= 'Z':
-			// A new word starts at an upper-case letter after a lower-case
-			// one or a digit ("apiKey"), or at the last upper-case letter of
-			// a run followed by a lower-case one ("APIKey" -> api, key).
-			if start >= 0 && i > start {
-				prev := s[i-1]
-				nextLower := i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z'
-				if (prev >= 'a' && prev <= 'z') || (prev >= '0' && prev <= '9') || (prev >= 'A' && prev <= 'Z' && nextLower) {
-					flush(i)
-				}
-			}
-			if start < 0 {
-				start = i
-			}
-		default:
-			if start < 0 {
-				start = i
-			}
-		}
-	}
-	flush(len(s))
-	return words
-}
-
 // redact replaces, in place, the values of v (a call's arguments) that rc
-// (nil: none configured) or LooksSecret name with fixtures.Redacted.
+// (nil: none configured) or fixtures.LooksSecret name with fixtures.Redacted.
 func (rc *RecordConfig) redact(v *canon.Value) {
 	rc.redactCollect(v, nil)
 }
@@ -205,7 +131,7 @@ func (rc *RecordConfig) redactWith(v *canon.Value, extra, hidden map[string]bool
 
 // renamedSecrets returns the JSON Pointers of the old arguments f's
 // renames (the tool's and its aliases') move into a position rc redacts:
-// a pointer rc lists, or below a member rc names or LooksSecret.
+// a pointer rc lists, or below a member rc names or fixtures.LooksSecret.
 func (rc *RecordConfig) renamedSecrets(f *facade.Block) map[string]bool {
 	if f == nil {
 		return nil
@@ -232,10 +158,10 @@ func (rc *RecordConfig) renamedSecrets(f *facade.Block) map[string]bool {
 }
 
 // redacts reports whether the argument at segs is redacted by rc or by
-// LooksSecret (itself or a parent of it).
+// fixtures.LooksSecret (itself or a parent of it).
 func (rc *RecordConfig) redacts(segs []string) bool {
 	for i, seg := range segs {
-		if LooksSecret(seg) || (rc != nil && (rc.names[seg] || rc.pointers[segPointer(segs[:i+1])])) {
+		if fixtures.LooksSecret(seg) || (rc != nil && (rc.names[seg] || rc.pointers[segPointer(segs[:i+1])])) {
 			return true
 		}
 	}
@@ -320,7 +246,7 @@ func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool, hi
 			if len(pointers) > 0 {
 				p = ptr + "/" + canon.EscapePointer(m.Key)
 			}
-			if names[m.Key] || LooksSecret(m.Key) || pointers[p] {
+			if names[m.Key] || fixtures.LooksSecret(m.Key) || pointers[p] {
 				hide(&m.Value)
 				continue
 			}
@@ -341,10 +267,12 @@ func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool, hi
 	}
 }
 
-// Recording (DESIGN §6.4 --record): every tools/call that reaches a
-// generation is appended to RecordDir/calls-<UTC start time>-<pid>.jsonl,
-// one file per server start, as one line of mcpctl fixture JSON Lines
-// (DESIGN §5, fixtures.FormatMCPCtl):
+// Recording (--record): every tools/call that reaches a generation is
+// appended to RecordDir/calls-<UTC start time>-<pid>-<random>.jsonl, one
+// file per server start (a new one when it was removed), as one line of
+// mcpctl fixture JSON Lines (fixtures.FormatMCPCtl). The file is created,
+// never reused (O_EXCL|O_NOFOLLOW, 0600), in a folder its group and others
+// cannot write (ErrRecordDirUnsafe):
 //
 //	{"tool":"search_docs","arguments":{"q":"x","token":"[redacted]"},"generation":"<fingerprint>","expect":"translated"}
 //
@@ -367,8 +295,9 @@ func redactValue(v *canon.Value, ptr string, names, pointers map[string]bool, hi
 // refused because the server is shutting down reach no generation and are
 // not recorded.
 type recorder struct {
-	dir, path string
-	log       *slog.Logger
+	dir     string
+	started time.Time // names the files
+	log     *slog.Logger
 
 	max  int           // queue bound
 	mu   sync.Mutex    // guards queue and shut
@@ -382,13 +311,16 @@ type recorder struct {
 	dropped *prometheus.CounterVec
 	errs    *prometheus.CounterVec
 
-	// Writer goroutine only.
+	// Writer goroutine only (and newRecorder before it starts).
+	path   string // the record file being written
+	size   int64  // its size after the last whole write
 	f      *os.File
 	fi     os.FileInfo
 	buf    []byte
 	spare  []*callRecord // the other queue, swapped in at each flush
 	logged map[string]bool
 	hook   func() // tests: runs before each write
+	write  func(f *os.File, p []byte) (int, error)
 }
 
 // RecordFlushInterval is how often the --record writer appends the calls
@@ -427,8 +359,8 @@ func (c *callRecord) set(o fixtures.Outcome) {
 }
 
 // passed records a call whose arguments validated: accepted when as sent,
-// translated when the tool's facade carried it (the outcomes replay gives,
-// DESIGN §5).
+// translated when the tool's facade carried it (the outcomes replay
+// gives).
 func (c *callRecord) passed(asSent bool, translated []byte) {
 	if c == nil {
 		return
@@ -455,15 +387,17 @@ const (
 
 // newRecorder creates dir (0700) and the record file (0600) and starts the
 // writer. now names the file.
-func newRecorder(dir string, now time.Time, queue int, log *slog.Logger, reg prometheus.Registerer, hook func()) (*recorder, error) {
+func newRecorder(dir string, now time.Time, queue int, log *slog.Logger, reg prometheus.Registerer, hook func(), write func(*os.File, []byte) (int, error)) (*recorder, error) {
 	if queue <= 0 {
 		queue = DefaultRecordQueue
 	}
-	name := fmt.Sprintf("calls-%s-%d.jsonl", now.UTC().Format("20060102T150405Z"), os.Getpid())
+	if write == nil {
+		write = writeRecords
+	}
 	r := &recorder{
-		dir: dir, path: filepath.Join(dir, name), log: log,
+		dir: dir, started: now, log: log,
 		max: queue, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		logged: map[string]bool{}, hook: hook,
+		logged: map[string]bool{}, hook: hook, write: write,
 		written: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "mcpctl_serve_record_written_total",
 			Help: "tools/call records appended to the --record file.",
@@ -478,7 +412,11 @@ func newRecorder(dir string, now time.Time, queue int, log *slog.Logger, reg pro
 		}, []string{"kind"}),
 	}
 	if err := r.open(); err != nil {
-		return nil, &toolset.InputError{Source: dir, Offset: -1, Msg: fmt.Sprintf("--record: cannot write the record file: %v", unwrapPath(err)), Err: err}
+		msg := fmt.Sprintf("--record: cannot write the record file: %v", unwrapPath(err))
+		if errors.Is(err, ErrRecordDirUnsafe) {
+			msg = fmt.Sprintf("--record: refusing the folder: %v", err)
+		}
+		return nil, &toolset.InputError{Source: dir, Offset: -1, Msg: msg, Err: err}
 	}
 	// Every series exists from the start, so alerts see 0, not no data.
 	for _, reason := range []string{dropQueueFull, dropClosed, dropUnrecordable, dropWriteFailed} {
@@ -612,19 +550,40 @@ func (r *recorder) flush() {
 	if r.hook != nil {
 		r.hook()
 	}
-	if _, err := r.f.Write(buf); err != nil {
+	if err := r.append(buf); err != nil {
 		kind := "write"
 		if errors.Is(err, syscall.ENOSPC) {
 			kind = "disk-full"
 		}
 		r.fail(kind, err, n)
-		// Reopen for the next records: the folder may come back, the disk
-		// may have room again.
-		r.closeFile()
 		return
 	}
 	r.written.Add(float64(n))
 }
+
+// append writes buf (whole lines) at the end of the record file. A write
+// cut short (a full disk) is undone: the file is truncated back to its
+// last whole line, so a record is on disk whole or not at all, and the
+// next records (the disk may have room again) follow whole lines. When the
+// truncation fails too, the file is closed and the next records go to a
+// new one; replay reports the torn last line of the old one as a warning.
+func (r *recorder) append(buf []byte) error {
+	n, err := r.write(r.f, buf)
+	if err == nil {
+		r.size += int64(n)
+		return nil
+	}
+	if n > 0 {
+		if terr := r.f.Truncate(r.size); terr != nil {
+			r.log.Error("a record write was cut short and could not be undone: the file ends with a torn line; recording goes on in a new file", "file", r.path, "error", terr)
+			r.closeFile()
+		}
+	}
+	return err
+}
+
+// writeRecords is the recorder's write to its file (tests replace it).
+func writeRecords(f *os.File, p []byte) (int, error) { return f.Write(p) }
 
 // fail counts a failed write of n records and logs the first failure of
 // each kind.
@@ -655,11 +614,17 @@ func (r *recorder) checkFile() {
 	r.closeFile()
 }
 
+// open creates the record folder (0700) when it is missing, checks it
+// (checkRecordDir) and creates a new record file in it (createRecordFile).
 func (r *recorder) open() error {
 	if err := os.MkdirAll(r.dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err := checkRecordDir(r.dir); err != nil {
+		return err
+	}
+	path := filepath.Join(r.dir, recordName(r.started))
+	f, err := createRecordFile(path)
 	if err != nil {
 		return err
 	}
@@ -668,8 +633,44 @@ func (r *recorder) open() error {
 		_ = f.Close()
 		return err
 	}
-	r.f, r.fi = f, fi
+	r.f, r.fi, r.path, r.size = f, fi, path, fi.Size()
 	return nil
+}
+
+// ErrRecordDirUnsafe is the error of a --record folder that its group or
+// others may write: anyone who can could plant a file or a link where the
+// server writes.
+var ErrRecordDirUnsafe = errors.New("the folder is writable by its group or by others")
+
+// checkRecordDir refuses a record folder that is not a folder, or that its
+// group or others may write (ErrRecordDirUnsafe).
+func checkRecordDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("%w (mode %04o): record to a private folder, or chmod go-w %s", ErrRecordDirUnsafe, perm, dir)
+	}
+	return nil
+}
+
+// recordName names a record file: the server's start (UTC), its pid and
+// a random part, so that nobody can plant a file or a link under the name
+// in advance.
+func recordName(start time.Time) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("calls-%s-%d-%s.jsonl", start.UTC().Format("20060102T150405Z"), os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// createRecordFile creates path (0600) for appending; an existing file or
+// link there is an error, never opened (O_EXCL, O_NOFOLLOW).
+func createRecordFile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|oNoFollow, 0o600)
 }
 
 func (r *recorder) closeFile() {

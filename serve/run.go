@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,8 +25,10 @@ type RunOptions struct {
 	HTTP     HTTPOptions
 	Stdin    io.Reader
 	Stdout   io.Writer
-	// AdminAddr serves AdminHandler there; it must be a loopback address.
+	// AdminAddr serves AdminHandler(Admin) there; it must be a loopback
+	// address.
 	AdminAddr string
+	Admin     AdminOptions
 	// Watch reloads on config changes (default in the CLI).
 	Watch bool
 	// Reload triggers a reload per receive (SIGHUP in the CLI).
@@ -32,6 +36,10 @@ type RunOptions struct {
 	// ShutdownTimeout bounds how long in-flight calls may finish after ctx
 	// ends; 0 means 10 s.
 	ShutdownTimeout time.Duration
+	// Force, once closed during the shutdown (a second SIGINT or SIGTERM
+	// in the CLI), ends it at once: in-flight calls and unwritten answers
+	// are abandoned.
+	Force <-chan struct{}
 	// OnListen, when set, is told each listener's actual address ("http"
 	// or "admin").
 	OnListen func(kind, addr string)
@@ -57,7 +65,11 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 		if err != nil {
 			return fmt.Errorf("%s listener: %w", kind, err)
 		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		srv := newListenerServer(h, o.HTTP)
+		if kind == "admin" {
+			// No admin request has a body worth waiting for, nor a stream.
+			srv.ReadTimeout = o.HTTP.withDefaults().ReadTimeout
+		}
 		servers = append(servers, srv)
 		if o.OnListen != nil {
 			o.OnListen(kind, ln.Addr().String())
@@ -81,7 +93,7 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 		if !IsLoopback(o.AdminAddr) {
 			return fmt.Errorf("admin listener %s: must be a loopback address (127.0.0.1, ::1 or localhost)", o.AdminAddr)
 		}
-		if err := listen("admin", o.AdminAddr, s.AdminHandler()); err != nil {
+		if err := listen("admin", o.AdminAddr, s.AdminHandler(o.Admin)); err != nil {
 			return err
 		}
 	}
@@ -114,18 +126,12 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	var stdioConn *drainTransport
 	var stdioEnded <-chan struct{}
 	if o.HTTPAddr != "" {
-		if err := listen("http", o.HTTPAddr, s.HTTPHandler(o.HTTP)); err != nil {
+		if err := listen("http", o.HTTPAddr, s.HTTPMux(o.HTTP)); err != nil {
 			closeServers()
 			return err
 		}
 	} else {
-		in, out := o.Stdin, o.Stdout
-		t := &drainTransport{
-			Transport: &mcp.IOTransport{Reader: readCloser{in}, Writer: writeCloser{out}},
-			stop:      runCtx.Done(),
-			timeout:   o.ShutdownTimeout,
-			log:       s.log,
-		}
+		t := s.stdioTransport(o.Stdin, o.Stdout, runCtx.Done(), o)
 		ss, err := s.mcp.Connect(runCtx, t, nil)
 		if err != nil {
 			closeServers()
@@ -151,11 +157,22 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	s.log.Info("shutting down: waiting for in-flight calls", "inFlight", s.inflight.count(), "timeout", o.ShutdownTimeout)
 	deadline, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
+	if o.Force != nil {
+		go func() {
+			select {
+			case <-o.Force:
+				s.log.Warn("shutdown forced: abandoning in-flight calls and unwritten answers", "inFlight", s.inflight.count())
+				cancel()
+			case <-deadline.Done():
+			}
+		}()
+	}
 	for _, srv := range servers {
 		srv.SetKeepAlivesEnabled(false)
 	}
 	if err := s.inflight.wait(deadline); err != nil {
-		s.log.Warn("shutdown timeout: abandoning in-flight calls", "inFlight", s.inflight.count())
+		s.log.Warn("shutdown timeout: abandoning in-flight calls, killing their commands", "inFlight", s.inflight.count())
+		s.exec.kill()
 	}
 	// A call is done before the SDK writes its response: let the responses
 	// out before the sessions close (HTTP requests still being answered,
@@ -240,8 +257,11 @@ type drainTransport struct {
 	// stop ends the wait early (Run's context: SIGTERM/SIGINT, or Run
 	// returning).
 	stop <-chan struct{}
-	// conn is the connection Connect made (the SDK connects once).
+	// conn is the connection Connect made (the SDK connects once); live
+	// is the same, for the input's reader (which starts reading inside
+	// Connect).
 	conn *drainConn
+	live atomic.Pointer[drainConn]
 	// timeout bounds the wait after the end of input (RunOptions'
 	// ShutdownTimeout).
 	timeout time.Duration
@@ -262,7 +282,17 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		pending:    make(map[jsonrpc.ID]struct{}),
 		closed:     make(chan struct{}),
 	}
+	t.live.Store(t.conn)
 	return t.conn, nil
+}
+
+// session is the connection as frameReader sees it (nil-safe: before
+// Connect returns, nothing is negotiated nor in flight).
+func (t *drainTransport) session() stdioSession {
+	if c := t.live.Load(); c != nil {
+		return c
+	}
+	return (*drainConn)(nil)
 }
 
 // drainConn counts the requests it reads (JSON-RPC messages with an id and a
@@ -274,8 +304,9 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // Notifications need no answer and are not counted.
 //
 // The wrapped connection's unexported session hook is out of reach, so the
-// SDK no longer learns the negotiated protocol version on stdio; it uses
-// that only to refuse JSON-RPC batches from 2025-06-18 on.
+// SDK no longer learns the negotiated protocol version on stdio (it uses
+// that only to refuse JSON-RPC batches from 2025-06-18 on): drainConn
+// reads it from the answer to initialize, for frameReader.
 type drainConn struct {
 	mcp.Connection
 	stop    <-chan struct{}
@@ -285,6 +316,8 @@ type drainConn struct {
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]struct{} // requests read and not yet answered
 	waiters []chan struct{}         // closed when pending empties
+	initID  *jsonrpc.ID             // the initialize request's id, once read
+	rev     string                  // the negotiated revision, once answered
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -302,6 +335,10 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		// A set, like the SDK's: a duplicate id in flight is refused with a
 		// response that carries no id, and the first one is still answered.
 		c.pending[req.ID] = struct{}{}
+		if req.Method == "initialize" {
+			id := req.ID
+			c.initID = &id
+		}
 		c.mu.Unlock()
 	}
 	return msg, nil
@@ -311,6 +348,7 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // underlying Write has returned, whatever its error: the bytes are out, or
 // they never will be.
 func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.noteRevision(msg)
 	err := c.Connection.Write(ctx, msg)
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
 		c.mu.Lock()
@@ -324,6 +362,50 @@ func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Unlock()
 	}
 	return err
+}
+
+// noteRevision keeps the revision of the answer to initialize, before it
+// is written: the client may send its next line as soon as it reads it.
+func (c *drainConn) noteRevision(msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.initID != nil && *c.initID == resp.ID {
+		c.rev = negotiatedRevision(resp.Result)
+	}
+}
+
+// negotiatedRevision reads protocolVersion from an initialize result.
+func negotiatedRevision(result json.RawMessage) string {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(result, &r)
+	return r.ProtocolVersion
+}
+
+// revision implements stdioSession.
+func (c *drainConn) revision() string {
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rev
+}
+
+// inFlight implements stdioSession.
+func (c *drainConn) inFlight(id jsonrpc.ID) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[id]
+	return ok
 }
 
 // Close implements [mcp.Connection]; it also ends a waiting Read.

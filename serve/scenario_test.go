@@ -468,8 +468,15 @@ func TestStaleCandidateDiscarded(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	writeFile(t, filepath.Dir(path), filepath.Base(path), cc)
-	fast := s.Reload(context.Background(), "fast")
+	// Reloads are serialized: the newer one queues behind the slow one
+	// (which marks it stale) and builds once it is done.
+	fastDone := make(chan ReloadResult)
+	go func() { fastDone <- s.Reload(context.Background(), "fast") }()
+	for s.seq.Load() < 3 {
+		time.Sleep(time.Millisecond)
+	}
 	once.Do(func() { close(release) })
+	fast := <-fastDone
 	old := <-slow
 	if fast.Result != ResultPublished {
 		t.Fatalf("newer build = %s, want published", fast.Result)

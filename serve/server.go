@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Options configures a Server.
 type Options struct {
-	// ConfigPath is the serve config (DESIGN §6.1), YAML or JSON.
+	// ConfigPath is the serve config (docs/serve.md#config), YAML or JSON.
 	ConfigPath string
 	// Logger receives the server's logs; nil discards them. Argument values
 	// and secrets are never logged.
@@ -40,16 +41,25 @@ type Options struct {
 	// nil means time.Now.
 	Now func() time.Time
 	// RecordDir, when set, appends every tools/call as an mcpctl fixture
-	// line to RecordDir/calls-<UTC start>-<pid>.jsonl (--record; see
+	// line to RecordDir/calls-<UTC start>-<pid>-<random>.jsonl (--record; see
 	// RecordConfig and recorder for the format and redaction).
 	RecordDir string
 	// PinSessions pins each session (2025-11-25 and earlier, stdio or
 	// stateful HTTP) to the generation live at its initialize, for
-	// tools/list and tools/call, until it ends or PinTTL passes (DESIGN
-	// §6.3, --pin-sessions; see pin.go).
+	// tools/list and tools/call, until it ends or PinTTL passes (docs/serve.md#active-conversations-pinning, --pin-sessions; see pin.go).
 	PinSessions bool
 	// PinTTL is how long a pin holds; 0 means DefaultPinTTL (1 h).
 	PinTTL time.Duration
+	// ExecConcurrency bounds the exec handler commands running at once in
+	// the server (--exec-concurrency); 0 means DefaultExecConcurrency. A
+	// tool's own bound is its exec concurrency key.
+	ExecConcurrency int
+	// ExecQueue bounds the exec calls waiting for a slot (--exec-queue); 0
+	// means DefaultExecQueue. A call beyond it is an isError result at once.
+	ExecQueue int
+	// TracerProvider, when set, receives a span per tools/call and per
+	// reload (see trace.go); nil traces nothing.
+	TracerProvider trace.TracerProvider
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
@@ -65,6 +75,8 @@ type Options struct {
 	// before each write.
 	recordQueue int
 	recordHook  func()
+	// recordWrite (tests) replaces the record writer's write to its file.
+	recordWrite func(f *os.File, p []byte) (int, error)
 	// pinAfter, when set (tests), replaces time.AfterFunc as the pin
 	// expiry timer; it returns the timer's stop function.
 	pinAfter func(d time.Duration, f func()) (stop func() bool)
@@ -73,14 +85,15 @@ type Options struct {
 // DefaultDebounce is the watcher's default quiet period.
 const DefaultDebounce = 100 * time.Millisecond
 
-// Server is the hot-reloading, gated MCP server of DESIGN §6. Build one with
+// Server is the hot-reloading, gated MCP server of docs/serve.md#serve-the-hot-reloading-gated-server. Build one with
 // New, connect transports with Connect, ServeStdio or HTTPHandler, watch the
 // config with Watch, and expose AdminHandler. All methods are safe for
 // concurrent use.
 type Server struct {
-	opts Options
-	log  *slog.Logger
-	mcp  *mcp.Server
+	opts    Options
+	log     *slog.Logger
+	mcp     *mcp.Server
+	tracing tracing
 
 	live atomic.Pointer[Generation]
 	// pubMu serializes writers (publish, refuse, status of the last
@@ -93,6 +106,7 @@ type Server struct {
 	notifier *notifier
 	metrics  *metrics
 	rec      *recorder // nil unless recording
+	exec     *execPool
 	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
 
@@ -117,6 +131,13 @@ type Server struct {
 	posts inflight
 	// pinned counts pinned sessions (pin.go).
 	pinned atomic.Int64
+	// lists caches the rendered tools/list result of the latest
+	// generation listed: [0] for sessions, [1] sessionless (mcpserver.go).
+	lists [2]atomic.Pointer[renderedList]
+	// reloads coalesces concurrent reloads (reloadq.go).
+	reloads reloadQueue
+	// slots counts stateful HTTP sessions against their cap (sessions.go).
+	slots sessionSlots
 
 	baseCtx    context.Context
 	baseCancel context.CancelFunc
@@ -149,8 +170,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: log, metrics: newMetrics()}
+	s := &Server{opts: opts, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
+	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
+	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
@@ -175,7 +198,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
 	s.mcp.AddReceivingMiddleware(s.receivingMiddleware)
 	if opts.RecordDir != "" {
-		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook)
+		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook, opts.recordWrite)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -206,6 +229,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
+		s.exec.kill()
 		s.notifier.wait()
 		s.rec.close()
 		s.unpinAll()
@@ -223,7 +247,7 @@ const (
 	ResultSuperseded = "superseded"
 )
 
-// ReloadResult is the outcome of one reload (DESIGN §6.2), kept for /status.
+// ReloadResult is the outcome of one reload (docs/serve.md#generations-and-the-reload-pipeline), kept for /status.
 type ReloadResult struct {
 	Trigger string    `json:"trigger"`
 	Result  string    `json:"result"`
@@ -253,12 +277,20 @@ type ReloadResult struct {
 // Err returns the refusal as an error (nil unless refused).
 func (r *ReloadResult) Err() error { return r.err }
 
-// Reload reads the config and runs the reload pipeline (DESIGN §6.2): build
+// Reload reads the config and runs the reload pipeline (docs/serve.md#generations-and-the-reload-pipeline): build
 // a candidate off to the side, gate it against the live generation, publish
 // it with one atomic swap and notify sessions when the canonical form
 // changed. It never loses the live generation. trigger names the cause
-// ("watch", "SIGHUP", "admin", …) for logs and /status.
+// ("watch", "SIGHUP", "admin", …) for logs and /status. Concurrent calls
+// are coalesced (see reloadQueue).
 func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
+	return s.tracing.reload(ctx, trigger, func(ctx context.Context) ReloadResult {
+		return s.reloads.do(func() ReloadResult { return s.reload(ctx, trigger) }, func() { s.seq.Add(1) })
+	})
+}
+
+// reload runs the pipeline once (Reload serializes the calls).
+func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	seq := s.seq.Add(1)
 	start := time.Now()
 	res := ReloadResult{Trigger: trigger}
@@ -272,7 +304,7 @@ func (s *Server) Reload(ctx context.Context, trigger string) ReloadResult {
 		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
 			res.Result = ResultUnchanged
 		} else {
-			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live})
+			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec})
 		}
 	}
 	if s.opts.beforePublish != nil {

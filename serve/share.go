@@ -7,7 +7,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 )
 
-// Sharing unchanged tools between generations (DESIGN §6.3, "Pinned
+// Sharing unchanged tools between generations (docs/serve.md#active-conversations-pinning, "Pinned
 // generations share unchanged tools with newer ones"): a candidate takes
 // the live generation's *liveTool — compiled schemas, handler, validated
 // static output — for every tool whose served bytes, handler config,

@@ -20,9 +20,11 @@ type compiledTool struct {
 	out *schema.Compiled // nil without an outputSchema
 }
 
-// validateConfig checks every tool of cfg for MCP validity (DESIGN §3b.2):
+// validateConfig checks every tool of cfg for MCP validity (docs/lint.md#invalid-mcp):
 // names and facade aliases (lint.ValidName; unique case-insensitively, all
-// together), and each tool as lint.ValidateTool sees it (inputSchema present
+// together: MCP only asks names to be case-sensitive, but a gate serving two
+// names that case-folding clients confuse would route their calls to the
+// wrong tool), and each tool as lint.ValidateTool sees it (inputSchema present
 // and an object schema, outputSchema an object schema when present, schemas
 // compiling with jsonschema v6, local $refs resolving); then compiles the
 // schemas for serving.
@@ -64,7 +66,7 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 			if prevName == name {
 				add(t, ptr, "duplicate name %q: already used by %s", name, what(prev, prevName))
 			} else {
-				add(t, ptr, "name %q differs only in case from %s; names must be unique case-insensitively", name, what(prev, prevName))
+				add(t, ptr, "name %q differs only in case from %s; MCP names are case-sensitive (2025-11-25, Tool names), but serve refuses names equal ignoring case: clients and model APIs that fold case would call the wrong tool (%s)", name, what(prev, prevName), lint.RuleNameCaseCollision)
 			}
 			return
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 // Watch watches the config and every file it includes and reloads after
-// the debounce period of quiet (DESIGN §6.2 step 1), until ctx ends.
+// the debounce period of quiet (docs/serve.md#generations-and-the-reload-pipeline step 1), until ctx ends.
 //
 // It watches folders, not files, so every way a file gets replaced is seen:
 // in-place writes, an editor's write-to-temp-and-rename, delete and

@@ -341,7 +341,7 @@ var yamlParserProblems = map[string]bool{
 }
 
 // appendOrdered appends v as compact JSON with object members in their
-// order (the served form, DESIGN §3: source key order preserved). Strings
+// order (the served form, docs/canon.md#canonical-form: source key order preserved). Strings
 // are escaped as RFC 8785 does (valid JSON); numbers are written as their
 // text.
 func appendOrdered(dst []byte, v *canon.Value) []byte {

@@ -1,7 +1,6 @@
 package toolset
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -12,7 +11,7 @@ import (
 // Shapes lists the document shapes Decode accepts, for error messages.
 const Shapes = `a tools/list result {"tools":[…]}, a JSON-RPC response {"jsonrpc":"2.0","result":{"tools":[…]}}, or a bare array of tools`
 
-// Decode reads one discovery document strictly: a tools/list
+// Decode reads one discovery document (docs/diff.md#inputs) strictly: a tools/list
 // result, a full JSON-RPC response, or a bare array of tool objects. source
 // names the input in errors. Every error is an *InputError with a byte
 // offset (and line, column and JSON Pointer where they apply): invalid JSON
@@ -30,7 +29,6 @@ func Decode(source string, data []byte) (*Set, error) {
 		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 	}
 	tools := make([]*Tool, 0, len(list.Items))
-	line, prev := 1, 0 // items are in document order: count lines once
 	for i := range list.Items {
 		item := &list.Items[i]
 		p := ptr + "/" + strconv.Itoa(i)
@@ -41,8 +39,6 @@ func Decode(source string, data []byte) (*Set, error) {
 		if serr != nil {
 			return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 		}
-		line += bytes.Count(data[prev:item.Start], []byte{'\n'})
-		t.Line, prev = line, item.Start
 		tools = append(tools, t)
 	}
 	set, err := NewSet(source, tools)
@@ -74,7 +70,6 @@ func DecodeTool(source string, data []byte, index int) (*Tool, error) {
 	if serr != nil {
 		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 	}
-	t.Line, _ = canon.LineCol(data, v.Start)
 	return t, nil
 }
 
@@ -94,7 +89,12 @@ func toolFromValue(source string, data []byte, v *canon.Value, index int, ptr st
 		return nil, &shapeError{name.Start, ptr + "/name", fmt.Sprintf(`tool "name" must be a string, got %s`, name.Kind)}
 	}
 	raw := data[v.Start:v.End:v.End]
-	return &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}, nil
+	t := &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}
+	t.Locate = func(ptr string) Position {
+		line, col := canon.LineCol(data, t.Value.Nearest(ptr).Start)
+		return Position{File: source, Line: line, Col: col}
+	}
+	return t, nil
 }
 
 // findToolList locates the tools array in a discovery document and returns
@@ -123,6 +123,9 @@ func findToolList(root *canon.Value) (*canon.Value, string, *shapeError) {
 		}
 		if e := root.Get("error"); e != nil && root.Has("jsonrpc") {
 			return nil, "", &shapeError{e.Start, "/error", "JSON-RPC response is an error, not a tools/list result"}
+		}
+		if _, ptr := clientServerTable(root); ptr != "" {
+			return nil, "", &shapeError{root.Start, "", fmt.Sprintf("an MCP client configuration (%q), not a tool set: snapshot every server in it with `mcpctl snapshot --client-config FILE -o DIR`, or give one server as client-config:FILE#NAME", ptr[1:])}
 		}
 		if root.Has("name") && root.Has("inputSchema") {
 			return nil, "", &shapeError{root.Start, "", fmt.Sprintf("a single tool object, not a tool set; want %s (a folder of per-tool files is also accepted)", Shapes)}

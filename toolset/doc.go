@@ -1,5 +1,5 @@
 // Package toolset owns the Tool and Set types and reads tool sets from every
-// source mcpctl accepts (DESIGN §4.1): discovery documents in files or on
+// source mcpctl accepts (docs/diff.md#inputs): discovery documents in files or on
 // standard input, folders of per-tool snapshots, files at a git revision, and
 // live MCP servers over stdio or streamable HTTP.
 //

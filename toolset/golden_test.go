@@ -106,7 +106,7 @@ func TestGoldenCanon(t *testing.T) {
 
 // TestNullInputSchema: github-mcp-server v0.24.0 ships get_me with
 // "inputSchema": null (an upstream bug). Reading and canonicalizing it must
-// work; refusing it is lint's job (DESIGN §3b).
+// work; refusing it is lint's job (docs/lint.md#lint-validity-and-client-compatibility).
 func TestNullInputSchema(t *testing.T) {
 	set := decodeFile(t, "../testdata/realdata/github-mcp-server/v0.24.0.json")
 	getMe := set.Lookup("get_me")

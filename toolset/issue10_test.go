@@ -1,6 +1,8 @@
 package toolset
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -108,5 +110,86 @@ func TestIssue10Item2Headers(t *testing.T) {
 	_, err = LoadLive(t.Context(), ts.URL, LiveOptions{Timeout: 30 * time.Second})
 	if err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("without the header: %v, want a 401 error", err)
+	}
+}
+
+// TestIssue10Item8ClientConfigHeaders: the headers of an HTTP server in a
+// client configuration (VS Code's "headers", often a bearer token from
+// ${env:…}) were refused ("cannot be sent from a client config"), so such
+// a server could only be reached by retyping them as --header. They are
+// sent now, after the headers of LiveOptions (--header, the source token),
+// which win for the same name; a value never appears in an error, even one
+// a server echoes.
+func TestIssue10Item8ClientConfigHeaders(t *testing.T) {
+	srv := newToolServer(2, 10, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	var mu sync.Mutex
+	var seen []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Tenant"))
+		mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer from-env" {
+			http.Error(w, "refused "+r.Header.Get("Authorization")+" for "+r.Header.Get("X-Tenant"), http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	t.Setenv("ITEM8_TOKEN", "from-env")
+	cs := ClientServer{Name: "remote", URL: ts.URL, Headers: []string{"Authorization: Bearer ${env:ITEM8_TOKEN}", "X-Tenant: tenant-1"}}
+	set, err := FetchClientServer(t.Context(), "mcp.json", cs, LiveOptions{Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatalf("FetchClientServer: %v", err)
+	}
+	if len(set.Tools) != 2 {
+		t.Errorf("got %d tools, want 2", len(set.Tools))
+	}
+	mu.Lock()
+	got := slices.Clone(seen)
+	seen = nil
+	mu.Unlock()
+	for _, s := range got {
+		if s != "Bearer from-env|tenant-1" {
+			t.Errorf("a request carried %q, want the file's headers on every request", s)
+		}
+	}
+
+	// A header given by the caller wins; a server that echoes the headers
+	// in its error does not get them printed.
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Tenant"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"bad credentials %s for tenant %s"}}`,
+			r.Header.Get("Authorization"), r.Header.Get("X-Tenant"))
+	}))
+	defer echo.Close()
+	cs.URL = echo.URL
+	opts := LiveOptions{Timeout: 30 * time.Second, Headers: http.Header{"Authorization": {"Bearer given-token"}}}
+	_, err = FetchClientServer(t.Context(), "mcp.json", cs, opts)
+	if err == nil || !strings.Contains(err.Error(), "bad credentials [redacted] for tenant [redacted]") {
+		t.Errorf("echoing server: %v, want the echo with both values redacted", err)
+	}
+	if !errors.Is(err, ErrInput) {
+		t.Errorf("error %v does not wrap ErrInput", err)
+	}
+	for _, secret := range []string{"given-token", "tenant-1", "from-env"} {
+		if err != nil && strings.Contains(err.Error(), secret) {
+			t.Errorf("error shows the header value %q: %v", secret, err)
+		}
+	}
+	mu.Lock()
+	got = slices.Clone(seen)
+	mu.Unlock()
+	if len(got) == 0 || got[0] != "Bearer given-token|tenant-1" {
+		t.Errorf("requests carried %q, want the given Authorization and the file's X-Tenant", got)
+	}
+
+	cs.Headers = []string{"Bad Name: x"}
+	if _, err := FetchClientServer(t.Context(), "mcp.json", cs, opts); !errors.Is(err, ErrInput) {
+		t.Errorf("a header name with a space: %v, want ErrInput", err)
 	}
 }

@@ -25,7 +25,7 @@ type LoadOptions struct {
 	Live LiveOptions
 }
 
-// Load reads a tool set from any source of DESIGN §4.1:
+// Load reads a tool set from any source of docs/diff.md#inputs:
 //
 //   - "-": standard input;
 //   - "git:REV:PATH": the file PATH as it was at git revision REV (read with
@@ -33,6 +33,8 @@ type LoadOptions struct {
 //   - "stdio:COMMAND ARGS…": a server started as a subprocess (the rest of the
 //     string split into words as a POSIX shell would, never run by a shell);
 //   - "http://…", "https://…": a streamable HTTP server;
+//   - "client-config:FILE#NAME": the server NAME of an MCP client's
+//     configuration file (see DecodeClientConfig);
 //   - a folder: every *.json and *.snap file in it, one tool object each;
 //   - a file: a discovery document (see Decode).
 //
@@ -60,6 +62,8 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
 			return decodeGitServeConfig(ctx, opts.Dir, source, data)
 		}
 		return Decode(source, data)
+	case strings.HasPrefix(source, ClientConfigPrefix):
+		return loadClientConfig(ctx, source, opts)
 	case strings.HasPrefix(source, "stdio:"), strings.HasPrefix(source, "http://"), strings.HasPrefix(source, "https://"):
 		return LoadLive(ctx, source, opts.Live)
 	}

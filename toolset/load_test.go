@@ -119,7 +119,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 // TestLoadGit reads "git:REV:PATH" from a throwaway repository with two
-// commits, the CI case of DESIGN §4.1.
+// commits, the CI case of docs/diff.md#inputs.
 func TestLoadGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")

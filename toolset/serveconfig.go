@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// ServeConfigDecoder decodes a serve config (DESIGN §6.1: YAML or JSON with
+// ServeConfigDecoder decodes a serve config (docs/serve.md#config: YAML or JSON with
 // a top-level tools list beside server and gate) into the tool set it
 // serves. Package serve registers it; toolset cannot import serve. readFile
 // reads a {$file: PATH} include by path (joined to the including file's

@@ -73,15 +73,21 @@ type Tool struct {
 	Source string
 	Offset int
 	Index  int
-	// Line is the 1-based line of Source where the tool's object starts (a
-	// JSON document, or a serve config's tool entry); 0 when unknown (a
-	// live server).
-	Line int
+	// Locate, when set, says where the value at a JSON Pointer inside the
+	// tool (or the nearest enclosing value) was written: set by Decode for
+	// files and by serve configs for their YAML or JSON.
+	Locate func(ptr string) Position
 }
 
-// Canonical returns the tool's canonical form (canon.AppendTool: RFC 8785
-// plus schema-aware set sorting); with normalize, the semantic
-// normalizations of canon.NormalizeTool are applied first.
+// Position is a place in a source file: 1-based Line and Col, 0 when
+// unknown.
+type Position struct {
+	File      string
+	Line, Col int
+}
+
+// Canonical returns the tool's canonical form (docs/canon.md#canonical-form); with normalize,
+// the semantic normalizations of canon.NormalizeTool are applied first.
 func (t *Tool) Canonical(normalize bool) []byte {
 	if !normalize {
 		return canon.AppendTool(nil, &t.Value)
@@ -145,7 +151,7 @@ func (s *Set) Names() []string {
 	return names
 }
 
-// Canonical returns the set's canonical form {"tools":[…]} (see package canon);
+// Canonical returns the set's canonical form {"tools":[…]} (docs/canon.md#canonical-form);
 // with normalize, canon.NormalizeTool is applied to each tool first.
 func (s *Set) Canonical(normalize bool) []byte {
 	size := 16

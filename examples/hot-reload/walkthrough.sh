@@ -17,7 +17,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-MCP_URL=${MCP_URL:-http://127.0.0.1:8931}
+MCP_URL=${MCP_URL:-http://127.0.0.1:8931/mcp}
 ADMIN=${ADMIN:-127.0.0.1:8932}
 MCPCTL=${MCPCTL:-mcpctl}
 config="$here/mcpctl.serve.yaml"

@@ -1,0 +1,234 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxBatch bounds the messages of one JSON-RPC batch, where the negotiated
+// revision allows batches (2025-03-26 and earlier).
+const MaxBatch = 100
+
+// firstBatchlessRevision is the MCP revision that removed JSON-RPC
+// batching (2025-06-18, Changelog: "Remove support for JSON-RPC
+// batching").
+const firstBatchlessRevision = "2025-06-18"
+
+// batchAllowed reports whether a session at the negotiated revision may
+// send a batch: only once a revision before 2025-06-18 was negotiated
+// (initialize itself must not be batched, 2025-03-26 Lifecycle).
+func batchAllowed(revision string) bool {
+	return revision != "" && revision < firstBatchlessRevision
+}
+
+// batchRefusal says why a batch of n messages (n < 0: not counted yet) is
+// refused at the negotiated revision, or "" when it is not; stdio and HTTP
+// word it alike.
+func batchRefusal(revision string, n int) string {
+	switch {
+	case !batchAllowed(revision):
+		return fmt.Sprintf("JSON-RPC batches are not accepted: %s removed batching (this session: %s)", firstBatchlessRevision, revisionOrNone(revision))
+	case n == 0 || n > MaxBatch:
+		return fmt.Sprintf("a batch holds 1 to %d messages", MaxBatch)
+	}
+	return ""
+}
+
+// frameReader stands between standard input and the SDK's stdio
+// transport, which ends the session at the first line that is not a
+// JSON-RPC message, and accepts batches at every revision. It passes on
+// only lines that decode as one JSON-RPC message, or as a batch the
+// session's revision allows, of at most MaxBatch messages; every other
+// line is answered here with a JSON-RPC error (id null unless the line's
+// id could be read) and the session goes on. Lines longer than maxLine
+// are skipped whole and answered the same way. Messages are delimited by
+// newlines and contain none (MCP 2025-11-25, Transports › stdio).
+type frameReader struct {
+	in      *bufio.Reader
+	out     io.Writer // shared with the transport (a lockedWriter)
+	maxLine int
+	// session says the negotiated revision and whether an id is in
+	// flight (the transport's connection, once connected).
+	session func() stdioSession
+	log     *slog.Logger
+
+	pending []byte // an admitted line not yet read by the transport
+	err     error  // the input's error, returned once pending is read
+}
+
+// stdioSession is what frameReader needs to know of the session.
+type stdioSession interface {
+	revision() string
+	inFlight(id jsonrpc.ID) bool
+}
+
+// errLineTooLong marks a line over the length limit.
+var errLineTooLong = errors.New("line too long")
+
+// Read implements io.Reader.
+func (r *frameReader) Read(p []byte) (int, error) {
+	for len(r.pending) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		line, err := r.readLine()
+		switch {
+		case errors.Is(err, errLineTooLong):
+			r.answer(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes", r.maxLine))
+			continue
+		case err != nil:
+			r.err = err
+		}
+		if msg := r.admit(line); msg != nil {
+			r.pending = append(msg, '\n')
+		}
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
+}
+
+// readLine returns the next line without its end; past maxLine bytes it
+// skips to the end of the line and returns errLineTooLong.
+func (r *frameReader) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.in.ReadSlice('\n')
+		if len(line)+len(chunk) > r.maxLine+2 { // the end may be "\r\n"
+			line = nil
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.in.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return bytes.TrimRight(line, "\r\n"), err
+		}
+	}
+}
+
+// admit returns line when the transport may read it, or answers it and
+// returns nil.
+func (r *frameReader) admit(line []byte) []byte {
+	line = bytes.TrimSpace(line)
+	switch {
+	case len(line) == 0:
+		return nil
+	case !json.Valid(line):
+		r.answer(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
+		return nil
+	case line[0] == '[':
+		return r.admitBatch(line)
+	}
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		r.answer(line, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return nil
+	}
+	return line
+}
+
+// admitBatch admits a batch the session's revision allows, of at most
+// MaxBatch messages that are each valid, with ids neither repeated nor in
+// flight (the SDK ends the session on those).
+func (r *frameReader) admitBatch(line []byte) []byte {
+	ss := r.session()
+	if msg := batchRefusal(ss.revision(), -1); msg != "" {
+		r.answer(nil, jsonrpc.CodeInvalidRequest, msg)
+		return nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(line, &raws); err != nil || batchRefusal(ss.revision(), len(raws)) != "" {
+		r.answer(nil, jsonrpc.CodeInvalidRequest, batchRefusal(ss.revision(), len(raws)))
+		return nil
+	}
+	seen := map[jsonrpc.ID]bool{}
+	for _, raw := range raws {
+		msg, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			r.answer(nil, jsonrpc.CodeInvalidRequest, "invalid request in a batch: "+err.Error())
+			return nil
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			if seen[req.ID] || ss.inFlight(req.ID) {
+				r.answer(nil, jsonrpc.CodeInvalidRequest, "a batch repeats a request id, or reuses one in flight")
+				return nil
+			}
+			seen[req.ID] = true
+		}
+	}
+	return line
+}
+
+func revisionOrNone(rev string) string {
+	if rev == "" {
+		return "not initialized"
+	}
+	return rev
+}
+
+// answer writes a JSON-RPC error response for a refused line: with the
+// line's id when it has a readable one, else id null (JSON-RPC 2.0 §5).
+func (r *frameReader) answer(line []byte, code int64, msg string) {
+	id := json.RawMessage("null")
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if line != nil && json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 {
+		if v := bytes.TrimSpace(probe.ID); len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+			id = v
+		}
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: code, Message: msg}})
+	if err != nil {
+		return
+	}
+	r.log.Warn("stdio: refused a message", "code", code, "reason", msg)
+	_, _ = r.out.Write(append(b, '\n'))
+}
+
+// lockedWriter makes each Write whole: the SDK writes one message per
+// Write, and frameReader's answers come from another goroutine.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// stdioTransport is the stdio transport of Run: frameReader in front of
+// the SDK's IOTransport, wrapped by drainTransport.
+func (s *Server) stdioTransport(in io.Reader, out io.Writer, stop <-chan struct{}, o RunOptions) *drainTransport {
+	w := &lockedWriter{w: out}
+	t := &drainTransport{stop: stop, timeout: o.ShutdownTimeout, log: s.log}
+	fr := &frameReader{
+		in:      bufio.NewReaderSize(in, 64<<10),
+		out:     w,
+		maxLine: mcp.DefaultMaxLineLength,
+		session: func() stdioSession { return t.session() },
+		log:     s.log,
+	}
+	// frameReader bounds lines; the SDK's own bound would end the session.
+	t.Transport = &mcp.IOTransport{Reader: readCloser{fr}, Writer: writeCloser{w}, MaxLineLength: -1}
+	return t
+}
