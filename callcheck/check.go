@@ -256,11 +256,11 @@ func brief(v any) string {
 		}
 		b = b[:cut] + "…"
 	}
-	switch v.(type) {
+	switch v := v.(type) {
 	case []any:
-		return fmt.Sprintf("%s (%d items)", b, len(v.([]any)))
+		return fmt.Sprintf("%s (%d items)", b, len(v))
 	case string:
-		return fmt.Sprintf("%s (%d characters)", b, utf8.RuneCountInString(v.(string)))
+		return fmt.Sprintf("%s (%d characters)", b, utf8.RuneCountInString(v))
 	}
 	return b
 }

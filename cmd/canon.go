@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -143,7 +144,7 @@ func displayName(src string) string {
 // readSourceBytes reads a file or stdin for --check.
 func readSourceBytes(s *Streams, src string) ([]byte, error) {
 	if src == "-" {
-		b, err := io.ReadAll(s.In)
+		b, err := safefile.ReadAll(s.In, 0)
 		if err != nil {
 			return nil, &toolset.InputError{Source: "<stdin>", Offset: -1, Msg: err.Error(), Err: err}
 		}
@@ -152,7 +153,7 @@ func readSourceBytes(s *Streams, src string) ([]byte, error) {
 	if !isFileOrStdin(src) {
 		return nil, usageErrorf("--check needs a file or - (standard input), not %q", src)
 	}
-	b, err := os.ReadFile(src)
+	b, err := safefile.Read(src, safefile.Limits{})
 	if err != nil {
 		return nil, &toolset.InputError{Source: src, Offset: -1, Msg: err.Error(), Err: err}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -258,7 +259,7 @@ func serveConfigFacades(src string) (facade.File, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil, nil
 	}
-	data, err := os.ReadFile(src)
+	data, err := safefile.Read(src, safefile.Limits{})
 	if err != nil || !toolset.IsServeConfig(src, data) {
 		return nil, nil
 	}

@@ -43,6 +43,7 @@ type serveOptions struct {
 	ReadTO          time.Duration
 	IdleTO          time.Duration
 	AdminTokenFile  string
+	MaxFileSize     int64
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -154,6 +155,7 @@ carry compatibility there).`,
 	f.DurationVar(&opts.ReadTO, "read-timeout", serve.DefaultReadTimeout, "HTTP and admin listeners: time to read a request's body")
 	f.DurationVar(&opts.IdleTO, "idle-timeout", serve.DefaultIdleTimeout, "HTTP and admin listeners: how long a keep-alive connection waits for its next request")
 	f.StringVar(&opts.AdminTokenFile, "admin-token-file", "", "with --admin: file holding the bearer token /status, /metrics and POST /reload need")
+	f.Int64Var(&opts.MaxFileSize, "max-file-size", serve.DefaultMaxFileSize, "largest config or $file include read, in bytes (only regular files are read)")
 	return c
 }
 
@@ -176,6 +178,8 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 	switch {
 	case opts.MaxBody <= 0:
 		return usageErrorf("--max-body must be a positive number of bytes, got %d", opts.MaxBody)
+	case opts.MaxFileSize <= 0:
+		return usageErrorf("--max-file-size must be a positive number of bytes, got %d", opts.MaxFileSize)
 	case opts.ShutdownTimeout <= 0:
 		return usageErrorf("--shutdown-timeout must be positive, got %s", opts.ShutdownTimeout)
 	case opts.Debounce <= 0:
@@ -260,6 +264,7 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 
 		ExecConcurrency: opts.ExecConcurrency,
 		ExecQueue:       opts.ExecQueue,
+		MaxFileSize:     opts.MaxFileSize,
 	}
 	if tp != nil {
 		sopts.TracerProvider = tp

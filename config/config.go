@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/internal/yamlnode"
 
 	"github.com/mcpctl/mcpctl/diff"
@@ -135,7 +136,7 @@ func Find(dir string) (string, error) {
 // Load reads the configuration at path, checking rule ids against catalog.
 // Errors wrap ErrInvalid (*Error).
 func Load(path string, catalog []diff.Rule) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, safefile.Limits{})
 	if err != nil {
 		return nil, &Error{Path: path, Msg: fmt.Sprintf("cannot read: %v", err), Err: err}
 	}

@@ -59,6 +59,20 @@ func readDeprecation(tool *canon.Value) deprecation {
 	return d
 }
 
+// Lifecycle reads a tool's deprecation, _meta["io.mcpctl/deprecated"]:
+// whether one is declared, and its sunset (the zero time when absent or
+// not an RFC 3339 full-date or date-time) and since (as written).
+func Lifecycle(tool *canon.Value) (declared bool, sunset time.Time, since string) {
+	d := readDeprecation(tool)
+	if !d.declared() {
+		return false, time.Time{}, ""
+	}
+	if v := d.Value.Get("since"); v != nil && v.Kind == canon.String {
+		since = v.Str
+	}
+	return true, d.Sunset, since
+}
+
 // parseSunset reads an RFC 3339 full-date ("2027-01-31", meaning its first
 // instant in UTC) or date-time; the zero time when it is neither.
 func parseSunset(s string) time.Time {

@@ -46,9 +46,6 @@ func typeBits(name string) types {
 	return 0
 }
 
-// has reports whether every type of u is in t.
-func (t types) has(u types) bool { return t&u == u && u != 0 }
-
 // names lists the types of t by their JSON Schema names, in a fixed order
 // ("number" when both integers and fractions are in, "integer" for
 // integers only, "non-integer number" for fractions only).

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpctl/mcpctl/internal/keydoc"
+	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/internal/yamlnode"
 )
 
@@ -51,7 +51,7 @@ var CoerceTypes = []string{"string", "number", "integer", "boolean", "array"}
 // keys, duplicate keys, an alias without a name and an unknown coerce type
 // are errors with the line and column. Errors wrap ErrInvalid (*FileError).
 func LoadFile(path string) (File, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, safefile.Limits{})
 	if err != nil {
 		return nil, &FileError{Path: path, Msg: fmt.Sprintf("cannot read: %v", err), Err: err}
 	}

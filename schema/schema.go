@@ -104,8 +104,13 @@ func (cc *compileCache) put(key string, e cacheEntry) {
 }
 
 // CompileAny compiles a schema given as a decoded JSON value (map[string]any,
-// []any, string, json.Number, bool, nil).
+// []any, string, json.Number, bool, nil). A schema holding a number that is
+// not Representable is a *CompileError located at the first such number
+// (the validator would otherwise ignore the keyword or panic).
 func CompileAny(doc any) (*Compiled, error) {
+	if ve := numberError(resourceURL, doc); ve != nil {
+		return nil, cleanError(ve)
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noLoader{})
@@ -121,12 +126,18 @@ func CompileAny(doc any) (*Compiled, error) {
 
 // Validate checks instance (a decoded JSON value, numbers as json.Number or
 // float64) against the schema. It returns nil or a *jsonschema.ValidationError.
+// Numbers that are not Representable are reported as such (ErrorKind
+// *UnrepresentableNumber, located by InstanceLocation) without running the
+// validator, which cannot compare them.
 func (c *Compiled) Validate(instance any) error {
+	if ve := numberError(c.s.Location, instance); ve != nil {
+		return ve
+	}
 	return c.s.Validate(instance)
 }
 
 // Valid reports whether instance validates.
-func (c *Compiled) Valid(instance any) bool { return c.s.Validate(instance) == nil }
+func (c *Compiled) Valid(instance any) bool { return c.Validate(instance) == nil }
 
 // Raw returns the underlying jsonschema v6 schema.
 func (c *Compiled) Raw() *jsonschema.Schema { return c.s }
@@ -160,13 +171,18 @@ func (e *CompileError) Error() string { return e.msg }
 func (e *CompileError) Unwrap() error { return e.Err }
 
 // cleanError strips the in-memory resource URL from compiler messages and,
-// for a metaschema violation, locates its deepest complaint.
+// for a metaschema violation or an unrepresentable number, locates its
+// deepest complaint.
 func cleanError(err error) error {
 	clean := func(s string) string { return strings.ReplaceAll(s, resourceURL, "") }
 	ce := &CompileError{Reason: clean(err.Error()), msg: clean(err.Error()), Err: err}
 	var sve *jsonschema.SchemaValidationError
 	var ve *jsonschema.ValidationError
-	if errors.As(err, &sve) && errors.As(sve.Err, &ve) {
+	inner := err
+	if errors.As(err, &sve) {
+		inner = sve.Err
+	}
+	if errors.As(inner, &ve) {
 		loc, reasons := deepestLeaves(ve)
 		ce.Pointer = Pointer(loc)
 		ce.Reason = strings.Join(reasons, "; ")

@@ -117,11 +117,6 @@ func plainServer(b *testing.B, tools []json.RawMessage) *mcp.Server {
 	return srv
 }
 
-type benchTarget struct {
-	name    string
-	connect func(b *testing.B) (*mcp.ClientSession, func())
-}
-
 // inMemory connects a go-sdk client to srv over the in-memory transport.
 func inMemory(srv *mcp.Server) func(b *testing.B) (*mcp.ClientSession, func()) {
 	return func(b *testing.B) (*mcp.ClientSession, func()) {

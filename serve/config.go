@@ -18,6 +18,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -79,16 +80,19 @@ type ToolConfig struct {
 	Deprecated *Deprecation
 	// Pos is where the entry starts.
 	Pos Pos
-	// positions maps JSON Pointers inside the entry (relative to the entry,
-	// e.g. "/inputSchema/properties/q") to where they were written.
+	// positions maps JSON Pointers from the config's root to where they
+	// were written (shared by all tools); entry is the pointer of this
+	// tool's entry ("/tools/3").
 	positions map[string]Pos
+	entry     string
 }
 
 // PosOf returns where the value at ptr (a JSON Pointer inside the tool
-// entry) was written, falling back to the nearest enclosing value.
+// entry, e.g. "/inputSchema/properties/q") was written, falling back to the
+// nearest enclosing value.
 func (t *ToolConfig) PosOf(ptr string) Pos {
 	for {
-		if p, ok := t.positions[ptr]; ok {
+		if p, ok := t.positions[t.entry+ptr]; ok {
 			return p
 		}
 		i := strings.LastIndexByte(ptr, '/')
@@ -160,6 +164,17 @@ type StaticConfig struct {
 // GateConfig holds the publisher's explicit permissions (docs/serve.md#generations-and-the-reload-pipeline step 3).
 type GateConfig struct {
 	Allow []AllowEntry
+	// MinNotice is how long before its sunset a deprecation must have
+	// been published for a removal at the sunset to be safe (gate.minNotice:
+	// a Go duration or N days, "7d"); nil means DefaultMinNotice.
+	MinNotice *time.Duration
+}
+
+func (g GateConfig) minNotice() time.Duration {
+	if g.MinNotice == nil {
+		return DefaultMinNotice
+	}
+	return *g.MinNotice
 }
 
 // AllowEntry lets findings through the gate: those of Rule (every rule when
@@ -191,13 +206,25 @@ func IsConfigName(name string) bool {
 // LoadConfig reads and parses the serve config at path, resolving includes
 // from disk. Errors are *toolset.InputError (wrapping toolset.ErrInput),
 // located by file, line and column, tool and JSON Pointer.
+//
+// The config and its includes are read as safefile reads them: regular
+// files only, at most safefile.DefaultMaxSize bytes each, within a time
+// limit; an include must lie in the config's folder tree once symlinks are
+// resolved (an absolute path, ../ or a symlink out of it is refused, so no
+// file outside is served in tools/list).
 func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	return loadConfig(path, safefile.Limits{})
+}
+
+// loadConfig is LoadConfig with limits on every file read.
+func loadConfig(path string, lim safefile.Limits) (*Config, error) {
+	data, err := safefile.Read(path, lim)
 	if err != nil {
 		return nil, &toolset.InputError{Source: path, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPath(err)), Err: err}
 	}
+	read := safefile.Under(filepath.Dir(path), lim)
 	return ParseConfig(path, data, func(p string) ([]byte, error) {
-		b, err := os.ReadFile(p)
+		b, err := read(p)
 		return b, unwrapPath(err)
 	})
 }
@@ -217,7 +244,9 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, toInputError(syntaxError(source, data, err), "")
 	}
-	conv := &converter{readFile: readFile, positions: map[string]Pos{}, keyPositions: map[string]Pos{}}
+	n := countNodes(&doc)
+	conv := &converter{readFile: readFile, positions: make(map[string]Pos, n), keyPositions: make(map[string]Pos, n/2)}
+	conv.allow(&doc)
 	if readFile == nil {
 		conv.readFile = func(string) ([]byte, error) {
 			return nil, errors.New("$file includes are only resolved for config files on disk")
@@ -227,22 +256,42 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 	if err != nil {
 		return nil, toInputError(err, "")
 	}
-	cfg := &Config{Source: source, Files: []string{source}}
-	d := sha256.New()
-	fmt.Fprintf(d, "%s\x00%d\x00", source, len(data))
-	d.Write(data)
-	for _, f := range conv.files {
+	read := append([]includedFile{{Path: source, Data: data}}, conv.files...)
+	cfg := &Config{Source: source, Digest: inputsDigest(read)}
+	for _, f := range read {
 		cfg.Files = append(cfg.Files, f.Path)
-		fmt.Fprintf(d, "%s\x00%d\x00", f.Path, len(f.Data))
-		d.Write(f.Data)
 	}
-	cfg.Digest = hex.EncodeToString(d.Sum(nil))
 	p := &cfgParser{source: source, pos: conv.positions, keyPos: conv.keyPositions}
 	if err := p.root(cfg, &root); err != nil {
 		return nil, err
 	}
 	cfg.Warnings = p.warnings
 	return cfg, nil
+}
+
+// inputsDigest is Config.Digest of the files a config load read.
+func inputsDigest(files []includedFile) string {
+	d := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(d, "%s\x00%d\x00", f.Path, len(f.Data))
+		d.Write(f.Data)
+	}
+	return hex.EncodeToString(d.Sum(nil))
+}
+
+// changedOnDisk reports whether cfg's inputs (the config and every file it
+// included) differ now from when cfg was read: a file's bytes changed, or
+// it can no longer be read.
+func (cfg *Config) changedOnDisk(lim safefile.Limits) bool {
+	files := make([]includedFile, 0, len(cfg.Files))
+	for _, p := range cfg.Files {
+		data, err := safefile.Read(p, lim)
+		if err != nil {
+			return true
+		}
+		files = append(files, includedFile{Path: p, Data: data})
+	}
+	return inputsDigest(files) != cfg.Digest
 }
 
 // toInputError turns a conversion error into a located *toolset.InputError.
@@ -448,12 +497,9 @@ func (p *cfgParser) tool(v *canon.Value, ptr string, index int) (*ToolConfig, er
 	if name.Kind != canon.String {
 		return nil, p.errAt(ptr+"/name", "", `tool "name" must be a string, got %s`, name.Kind)
 	}
-	t := &ToolConfig{Name: name.Str, Index: index, Pos: p.posOf(ptr), positions: map[string]Pos{}}
-	for k, pos := range p.pos {
-		if rest, ok := strings.CutPrefix(k, ptr); ok && (rest == "" || rest[0] == '/') {
-			t.positions[rest] = pos
-		}
-	}
+	// The tool looks its places up in the config's one map (copying them
+	// per tool by scanning it made a 10,000-tool config take minutes).
+	t := &ToolConfig{Name: name.Str, Index: index, Pos: p.posOf(ptr), positions: p.pos, entry: ptr}
 	served := canon.Value{Kind: canon.Object}
 	for i := range v.Members {
 		m := &v.Members[i]
@@ -848,7 +894,16 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 	for i := range v.Members {
 		m := &v.Members[i]
 		mp := ptr + "/" + canon.EscapePointer(m.Key)
-		if m.Key != "allow" {
+		switch m.Key {
+		case "allow":
+		case "minNotice":
+			d, err := p.notice(&m.Value, mp)
+			if err != nil {
+				return err
+			}
+			g.MinNotice = &d
+			continue
+		default:
 			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, gateKeys...))
 		}
 		if m.Value.Kind != canon.Array {
@@ -863,6 +918,23 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 		}
 	}
 	return nil
+}
+
+// notice reads gate.minNotice: a Go duration ("168h", "0s") or whole days
+// ("7d"), not negative.
+func (p *cfgParser) notice(v *canon.Value, ptr string) (time.Duration, error) {
+	if v.Kind != canon.String {
+		return 0, p.errAt(ptr, "", "gate.minNotice must be a duration (7d, 168h, 0s), got %s", v.Kind)
+	}
+	d, err := time.ParseDuration(v.Str)
+	if days, ok := strings.CutSuffix(v.Str, "d"); ok {
+		n, aerr := strconv.Atoi(days)
+		d, err = time.Duration(n)*24*time.Hour, aerr
+	}
+	if err != nil || d < 0 {
+		return 0, p.errAt(ptr, "", "gate.minNotice must be a duration that is not negative (7d, 168h, 0s), got %q", v.Str)
+	}
+	return d, nil
 }
 
 func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {

@@ -7,9 +7,13 @@
 //
 // A config (Config, LoadConfig) is YAML or JSON: server {name, version},
 // tools (MCP tool objects plus the serve-only handler, facade and deprecated
-// members) and gate.allow entries ({rule?, tool?, until?, reason}). Any
-// {$file: PATH} inside a tool is replaced by that JSON or YAML file,
-// relative to the including file's folder. Each tool is served with its
+// members) and gate: allow entries ({rule?, tool?, until?, reason}) and
+// minNotice (default 7d). Any {$file: PATH} inside a tool is replaced by
+// that JSON or YAML file, relative to the including file's folder, which
+// must lie in the config's folder tree once symlinks are resolved. Only
+// regular files are read, each at most Options.MaxFileSize bytes and within
+// a time limit (internal/safefile), and YAML aliases may not expand a
+// document past ten values per node written (an alias bomb is an error). Each tool is served with its
 // members and schema keys in the order the file wrote them (the config is
 // read as yaml.v3 nodes into an ordered canon.Value; the served bytes are
 // rendered from it); only the tool list is sorted by name. A tool entry
@@ -35,8 +39,20 @@
 // cover, has no gate.allow entry (unless Options.AllowBreaking). Otherwise
 // it publishes with one atomic.Pointer swap; writers are serialized, and a
 // candidate whose build started before a newer one is discarded
-// (ResultSuperseded). A refusal never loses the live generation; it is kept
-// with its findings for Status.
+// (ResultSuperseded), as is one whose inputs changed on disk during its
+// build (the newest inputs are built instead). A refusal never loses the
+// live generation; it is kept with its findings for Status.
+//
+// The gate remembers this process's publishes: a tool re-added under a name
+// served before is diffed against its last published definition, a
+// deprecation whose sunset is past or closer than gate.minNotice needs
+// permission, and so does a removal after a sunset that was not published
+// at least gate.minNotice before it.
+//
+// A panic while answering one request or building one candidate is a bug
+// that ends neither: the request gets an isError result (tools/call) or a
+// JSON-RPC internal error, the candidate is refused, and the panic is
+// logged with its stack and counted in mcpctl_serve_panics_total{where}.
 //
 // Readers never lock: tools/list and tools/call load the pointer once and
 // use that generation throughout; an in-flight call holds a reference, and a

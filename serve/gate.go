@@ -37,8 +37,15 @@ type gateDecision struct {
 // cover, needs a gate.allow entry of the candidate's config (matching rule
 // — any when the entry has none —, tool and path, not expired); otherwise the
 // candidate is refused unless allowBreaking.
-func gate(live, cand *Generation, allowBreaking bool, now time.Time) gateDecision {
-	rep := diff.Compare(live.Set, cand.Set, diff.Options{Facades: cand.Config.Facades(), Now: now})
+//
+// mem makes the gate remember earlier publishes (gatememory.go): a tool
+// re-added is diffed against its last published definition, and
+// lifecycle findings that would let a removal through without the
+// candidate's gate.minNotice of notice are breaking.
+func gate(live, cand *Generation, mem *gateMemory, allowBreaking bool, now time.Time) gateDecision {
+	old := mem.baseline(live.Set, cand.Set)
+	rep := diff.Compare(old, cand.Set, diff.Options{Facades: cand.Config.Facades(), Now: now})
+	mem.escalate(rep, old, cand.Set, cand.Config.Gate.minNotice(), now)
 	return decide(rep, cand.Config.Gate.Allow, allowBreaking, now)
 }
 

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/fixtures"
 )
 
@@ -526,9 +525,3 @@ func redactURL(err error) error {
 }
 
 func (h *httpHandler) Close() { h.transport.CloseIdleConnections() }
-
-// isJSON reports whether b is one JSON value (strictly).
-func isJSON(b []byte) bool {
-	_, err := canon.Parse(b)
-	return err == nil
-}

@@ -81,6 +81,8 @@ var deprecatedKeyDocs = []keydoc.Key{
 
 var gateKeyDocs = []keydoc.Key{
 	{Name: "allow", Type: keydoc.Array, Doc: "Entries that let matching findings through the gate (matched as .mcpctl.yaml ignores match findings).", Items: &keydoc.Key{Type: keydoc.Object, Keys: allowKeyDocs}},
+	{Name: "minNotice", Type: keydoc.Duration, Schema: map[string]any{"type": "string"}, Default: "7d",
+		Doc: "How long before its sunset a deprecation must have been published for the removal at the sunset to pass the gate: a Go duration (168h, 0s) or N days (7d)."},
 }
 
 var allowKeyDocs = []keydoc.Key{

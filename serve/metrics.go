@@ -20,7 +20,7 @@ type metrics struct {
 	inFlight             prometheus.Gauge
 	lists                prometheus.Counter
 	facades              *prometheus.CounterVec
-	sessions             prometheus.GaugeFunc
+	panics               *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -67,9 +67,13 @@ func newMetrics() *metrics {
 		Name: "mcpctl_serve_facade_translations_total",
 		Help: "Calls carried by a facade, by tool and facade rule (alias, inject, rename, defaults, coerce, values).",
 	}, []string{"tool", "rule"})
+	m.panics = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcpctl_serve_panics_total",
+		Help: "Panics recovered (bugs, each logged with its stack) by where: call (answered as an isError result), request (a JSON-RPC internal error), reload (the candidate refused).",
+	}, []string{"where"})
 	m.unknownCalls = m.calls.WithLabelValues("", OutcomeUnknown)
 	m.reg.MustRegister(m.reloads, m.publishLatency, m.version, m.notifications, m.notificationFailures,
-		m.calls, m.callLatency, m.inFlight, m.lists, m.facades,
+		m.calls, m.callLatency, m.inFlight, m.lists, m.facades, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

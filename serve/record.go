@@ -98,14 +98,10 @@ func (rc *RecordConfig) compile() {
 	}
 }
 
-// redact replaces, in place, the values of v (a call's arguments) that rc
-// (nil: none configured) or fixtures.LooksSecret name with fixtures.Redacted.
-func (rc *RecordConfig) redact(v *canon.Value) {
-	rc.redactCollect(v, nil)
-}
-
-// redactCollect redacts v like redact and, with hidden set, adds the
-// RFC 8785 form of every value it hid to hidden.
+// redactCollect replaces, in place, the values of v (a call's arguments)
+// that rc (nil: none configured) or fixtures.LooksSecret name with
+// fixtures.Redacted and, with hidden set, adds the RFC 8785 form of every
+// value it hid to hidden.
 func (rc *RecordConfig) redactCollect(v *canon.Value, hidden map[string]bool) {
 	rc.redactWith(v, nil, hidden)
 }

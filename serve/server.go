@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -60,10 +61,17 @@ type Options struct {
 	// TracerProvider, when set, receives a span per tools/call and per
 	// reload (see trace.go); nil traces nothing.
 	TracerProvider trace.TracerProvider
+	// MaxFileSize bounds the config and each $file include, in bytes; 0
+	// means DefaultMaxFileSize. Only regular files are read, each within
+	// a time limit (see LoadConfig).
+	MaxFileSize int64
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
 	beforePublish func(seq uint64)
+	// beforeCall, when set (tests), runs as a tools/call is received, with
+	// the tool name.
+	beforeCall func(tool string)
 	// onReload, when set (tests), receives every reload result after it is
 	// recorded.
 	onReload func(ReloadResult)
@@ -81,6 +89,9 @@ type Options struct {
 	// expiry timer; it returns the timer's stop function.
 	pinAfter func(d time.Duration, f func()) (stop func() bool)
 }
+
+// DefaultMaxFileSize is the default Options.MaxFileSize (16 MiB).
+const DefaultMaxFileSize = safefile.DefaultMaxSize
 
 // DefaultDebounce is the watcher's default quiet period.
 const DefaultDebounce = 100 * time.Millisecond
@@ -102,6 +113,8 @@ type Server struct {
 	// seq numbers candidate builds; a candidate whose number is below the
 	// newest started build is stale and discarded.
 	seq atomic.Uint64
+	// mem is the gate's memory of earlier publishes (under pubMu).
+	mem gateMemory
 
 	notifier *notifier
 	metrics  *metrics
@@ -196,7 +209,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
-	s.mcp.AddReceivingMiddleware(s.receivingMiddleware)
+	s.mcp.AddReceivingMiddleware(s.recoverMiddleware, s.receivingMiddleware)
 	if opts.RecordDir != "" {
 		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook, opts.recordWrite)
 		if err != nil {
@@ -294,21 +307,9 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	seq := s.seq.Add(1)
 	start := time.Now()
 	res := ReloadResult{Trigger: trigger}
-	cfg, err := LoadConfig(s.opts.ConfigPath)
-	var cand *Generation
-	if err == nil {
-		s.setFiles(cfg.Files)
-		for _, w := range cfg.Warnings {
-			s.log.Warn("config warning", "trigger", trigger, "warning", w)
-		}
-		if live := s.live.Load(); live != nil && live.Config.Digest == cfg.Digest {
-			res.Result = ResultUnchanged
-		} else {
-			cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec})
-		}
-	}
-	if s.opts.beforePublish != nil {
-		s.opts.beforePublish(seq)
+	cand, unchanged, err := s.candidate(seq, trigger)
+	if unchanged {
+		res.Result = ResultUnchanged
 	}
 
 	s.pubMu.Lock()
@@ -320,8 +321,9 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 		res.Version, res.Fingerprint = live.Version, live.Fingerprint
 	}
 	switch {
-	case seq < s.seq.Load():
-		// A newer build started after this one: its config is the newest.
+	case seq < s.seq.Load(), errors.Is(err, errStale):
+		// A newer build started after this one, or the config kept
+		// changing: the newest config is for a later reload.
 		res.Result = ResultSuperseded
 		if cand != nil {
 			cand.discard()
@@ -346,7 +348,12 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 		res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, true
 		s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint, "tools", len(cand.Set.Tools))
 	default:
-		d := gate(live, cand, s.opts.AllowBreaking, now)
+		d, gerr := s.gate(live, cand, now)
+		if gerr != nil {
+			res.Result, res.Reason, res.Errors, res.err = ResultRefused, "the gate failed on a bug (logged)", errorLines(gerr), gerr
+			cand.discard()
+			break
+		}
 		res.Findings = d.Findings
 		res.Candidate = cand.Fingerprint
 		if d.Refused {
@@ -383,6 +390,79 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	return res
 }
 
+// candidate reads the config and builds a candidate generation off to the
+// side (unchanged, and no candidate, when its inputs are those of the live
+// generation). A panic while doing so is a *PanicError: the candidate is
+// refused and the process goes on.
+//
+// A candidate whose inputs changed on disk while it was being built is
+// stale: it is discarded and the newest inputs are built instead (up to
+// maxStaleBuilds times; then the reload is superseded, and the change that
+// keeps coming triggers the next). So the last write is the one considered,
+// never a config that no longer exists on disk.
+func (s *Server) candidate(seq uint64, trigger string) (cand *Generation, unchanged bool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if cand != nil {
+				cand.discard()
+			}
+			cand, unchanged, err = nil, false, s.bug(panicReload, v)
+		}
+	}()
+	lim := safefile.Limits{MaxSize: s.opts.MaxFileSize}
+	for range maxStaleBuilds {
+		var cfg *Config
+		cfg, cand, unchanged, err = s.build(lim, trigger)
+		if s.opts.beforePublish != nil {
+			s.opts.beforePublish(seq)
+		}
+		if unchanged || cfg == nil || !cfg.changedOnDisk(lim) {
+			return cand, unchanged, err
+		}
+		if cand != nil {
+			cand.discard()
+		}
+		s.log.Info("the config changed on disk while its candidate was built; building the newest", "version", cfg.Digest[:12])
+	}
+	return nil, false, errStale
+}
+
+// maxStaleBuilds bounds how often one reload rebuilds because its inputs
+// changed during the build.
+const maxStaleBuilds = 3
+
+// errStale ends a reload whose inputs kept changing during its builds.
+var errStale = errors.New("the config kept changing on disk while candidates were built")
+
+// build reads the config, logs its warnings (a deprecated key) and builds a
+// candidate (none when its inputs are the live generation's).
+func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *Generation, unchanged bool, err error) {
+	cfg, err = loadConfig(s.opts.ConfigPath, lim)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	s.setFiles(cfg.Files)
+	for _, w := range cfg.Warnings {
+		s.log.Warn("config warning", "trigger", trigger, "warning", w)
+	}
+	live := s.live.Load()
+	if live != nil && live.Config.Digest == cfg.Digest {
+		return cfg, nil, true, nil
+	}
+	cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec})
+	return cfg, cand, false, err
+}
+
+// gate runs the gate (gate.go) on cand; a panic is a *PanicError.
+func (s *Server) gate(live, cand *Generation, now time.Time) (d gateDecision, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = s.bug(panicReload, v)
+		}
+	}()
+	return gate(live, cand, &s.mem, s.opts.AllowBreaking, now), nil
+}
+
 // publish swaps cand in (the caller holds pubMu).
 func (s *Server) publish(cand *Generation, now time.Time) {
 	old := s.live.Load()
@@ -391,6 +471,11 @@ func (s *Server) publish(cand *Generation, now time.Time) {
 		cand.Version = old.Version + 1
 	}
 	cand.PublishedAt = now
+	var oldSet *toolset.Set
+	if old != nil {
+		oldSet = old.Set
+	}
+	s.mem.published(oldSet, cand.Set, now)
 	s.live.Store(cand)
 	s.metrics.version.Set(float64(cand.Version))
 	if old != nil {

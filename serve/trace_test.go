@@ -45,7 +45,7 @@ func TestIssue10OTelSpans(t *testing.T) {
 		attrs := map[string]string{}
 		for _, kv := range sp.Attributes {
 			if kv.Key != attrSession && kv.Key != attrGenFingerprint && kv.Key != attrReloadCandidate {
-				attrs[string(kv.Key)] = kv.Value.Emit()
+				attrs[string(kv.Key)] = kv.Value.String()
 			}
 		}
 		parent := ""
@@ -58,7 +58,7 @@ func TestIssue10OTelSpans(t *testing.T) {
 		m := map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "gen_ai.operation.name": "execute_tool",
 			"mcp.protocol.version": "2025-11-25", "network.transport": "pipe"}
 		for _, kv := range extra {
-			m[string(kv.Key)] = kv.Value.Emit()
+			m[string(kv.Key)] = kv.Value.String()
 		}
 		return m
 	}

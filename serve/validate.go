@@ -92,52 +92,62 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 		}
 		return nil
 	}
-	// Each tool on its own: MCP validity as `mcpctl lint` checks it.
-	for _, t := range cfg.Tools {
-		if unchanged(t) != nil {
-			continue
-		}
-		v, err := canon.Parse(t.Raw)
-		if err != nil {
-			add(t, "", "rendering the tool: %v", err) // a bug
-			continue
-		}
-		for _, f := range lint.ValidateTool(&toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v}) {
-			if f.Severity != lint.SeverityError || f.Rule == lint.RuleNameInvalid {
-				continue // names are checked above, aliases included
-			}
-			add(t, f.Pointer, "%s (%s)", f.Message, f.Rule)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
+	// Each tool on its own: MCP validity as `mcpctl lint` checks it, then
+	// its schemas compiled for serving right away, while the compile cache
+	// still holds what lint compiled (a config with more schemas than the
+	// cache holds would otherwise compile each one twice).
 	out := make([]*compiledTool, 0, len(cfg.Tools))
 	for _, t := range cfg.Tools {
 		ct := &compiledTool{cfg: t}
+		out = append(out, ct)
 		if pt := unchanged(t); pt != nil {
 			ct.in, ct.out = pt.in, pt.out
-			out = append(out, ct)
 			continue
 		}
-		if c, err := schema.Compile(t.Value.Get("inputSchema")); err != nil {
-			add(t, "/inputSchema"+schemaErrorPointer(err), "inputSchema does not compile: %v", err)
-		} else {
-			ct.in = c
+		n := len(errs)
+		if lintTool(t, add); len(errs) > n {
+			continue
 		}
-		if o := t.Value.Get("outputSchema"); o != nil {
-			if c, err := schema.Compile(o); err != nil {
-				add(t, "/outputSchema"+schemaErrorPointer(err), "outputSchema does not compile: %v", err)
-			} else {
-				ct.out = c
-			}
-		}
-		out = append(out, ct)
+		compileTool(ct, add)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// lintTool adds t's MCP validity errors as `mcpctl lint` finds them (names
+// aside: validateConfig checks them, aliases included).
+func lintTool(t *ToolConfig, add func(t *ToolConfig, ptr, format string, args ...any)) {
+	v, err := canon.Parse(t.Raw)
+	if err != nil {
+		add(t, "", "rendering the tool: %v", err) // a bug
+		return
+	}
+	for _, f := range lint.ValidateTool(&toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v}) {
+		if f.Severity != lint.SeverityError || f.Rule == lint.RuleNameInvalid {
+			continue
+		}
+		add(t, f.Pointer, "%s (%s)", f.Message, f.Rule)
+	}
+}
+
+// compileTool compiles ct's schemas, adding an error for each that does not
+// compile.
+func compileTool(ct *compiledTool, add func(t *ToolConfig, ptr, format string, args ...any)) {
+	t := ct.cfg
+	if c, err := schema.Compile(t.Value.Get("inputSchema")); err != nil {
+		add(t, "/inputSchema"+schemaErrorPointer(err), "inputSchema does not compile: %v", err)
+	} else {
+		ct.in = c
+	}
+	if o := t.Value.Get("outputSchema"); o != nil {
+		if c, err := schema.Compile(o); err != nil {
+			add(t, "/outputSchema"+schemaErrorPointer(err), "outputSchema does not compile: %v", err)
+		} else {
+			ct.out = c
+		}
+	}
 }
 
 // aliasNameFolded returns the alias of t whose lower case is key.

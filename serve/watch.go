@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/mcpctl/mcpctl/internal/safefile"
 )
 
 // Watch watches the config and every file it includes and reloads after
@@ -68,7 +70,7 @@ func (s *Server) Watch(ctx context.Context) error {
 
 	// A change between the first load and the watches being set up would be
 	// missed: check once now.
-	if cfg, err := LoadConfig(s.opts.ConfigPath); err != nil || cfg.Digest != s.live.Load().Config.Digest {
+	if cfg, err := loadConfig(s.opts.ConfigPath, safefile.Limits{MaxSize: s.opts.MaxFileSize}); err != nil || cfg.Digest != s.live.Load().Config.Digest {
 		reload <- struct{}{}
 	}
 	if s.watchReady != nil {
@@ -88,7 +90,12 @@ func (s *Server) Watch(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			if ws.relevant(ev) {
+			if ws.isFolder(ev) {
+				if ev.Has(fsnotify.Create) {
+					ws.rewatch(ev.Name, s)
+				}
+				timer.Reset(s.opts.Debounce)
+			} else if ws.relevant(ev) {
 				s.log.Debug("config change seen", "file", ev.Name, "op", ev.Op.String())
 				timer.Reset(s.opts.Debounce)
 			}
@@ -115,7 +122,10 @@ type watchSet struct {
 	names map[string]map[string]bool
 }
 
-// update watches the folders of files (and of their symlink targets).
+// update watches the folders of files (and of their symlink targets), and
+// the parents of those folders, so that a folder moved away and created
+// anew is seen (a watch follows the folder it was set on, wherever it
+// goes).
 func (ws *watchSet) update(files []string, s *Server) {
 	names := map[string]map[string]bool{}
 	addName := func(p string) {
@@ -135,7 +145,12 @@ func (ws *watchSet) update(files []string, s *Server) {
 			addName(real)
 		}
 	}
+	want := map[string]bool{}
 	for dir := range names {
+		want[dir] = true
+		want[filepath.Dir(dir)] = true
+	}
+	for dir := range want {
 		if !ws.dirs[dir] {
 			if err := ws.w.Add(dir); err != nil {
 				s.log.Warn("cannot watch folder", "dir", dir, "error", err)
@@ -145,12 +160,32 @@ func (ws *watchSet) update(files []string, s *Server) {
 		}
 	}
 	for dir := range ws.dirs {
-		if names[dir] == nil {
+		if !want[dir] {
 			_ = ws.w.Remove(dir)
 			delete(ws.dirs, dir)
 		}
 	}
 	ws.names = names
+}
+
+// isFolder reports whether ev is about a config folder itself (created,
+// removed or moved, seen from its parent or by its own watch).
+func (ws *watchSet) isFolder(ev fsnotify.Event) bool {
+	return ws.names[ev.Name] != nil && ev.Op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0
+}
+
+// rewatch sets the watch of the config folder dir, just created, afresh:
+// the watch of a folder moved away followed it, and the new folder at its
+// path is not watched until then.
+func (ws *watchSet) rewatch(dir string, s *Server) {
+	_ = ws.w.Remove(dir)
+	if err := ws.w.Add(dir); err != nil {
+		delete(ws.dirs, dir)
+		s.log.Warn("cannot watch the new config folder", "dir", dir, "error", err)
+		return
+	}
+	ws.dirs[dir] = true
+	s.log.Info("the config folder was replaced; watching the new one", "dir", dir)
 }
 
 // relevant reports whether an event may change what the config reads.

@@ -46,15 +46,41 @@ type converter struct {
 	// readFile reads an include by its path as written relative to the
 	// including file's folder (already joined); it is the only file access.
 	readFile func(path string) ([]byte, error)
-	// files collects every include read, in order, with its bytes.
+	// files collects every include read, in order, with its bytes; read1
+	// indexes it by path.
 	files []includedFile
+	read1 map[string]int
 	// positions maps a pointer (relative to the root value being converted)
 	// to the place of its value; keyPositions maps the pointer of an object
 	// member to the place of its key.
 	positions    map[string]Pos
 	keyPositions map[string]Pos
 	stack        []string // include chain, for cycle detection
+	// budget is how many more values may be produced; see allow.
+	budget int
+	// depth is the nesting of the value being converted; expanding holds
+	// the anchored nodes whose aliases are being expanded.
+	depth     int
+	expanding map[*yaml.Node]bool
 }
+
+// maxNesting bounds how deeply values nest (through aliases and includes
+// too): JSON Pointers grow with depth, so an alias chain nesting a value
+// a million levels deep would cost memory quadratic in its size.
+const maxNesting = 1000
+
+// Alias expansion bound: a document of n nodes as written may produce at
+// most aliasFactor×n + aliasSlack values once its aliases are expanded
+// (each YAML document read adds its share). Reusing a schema through an
+// anchor stays far below it; seven levels of &a [*b,*b,…] (an alias bomb,
+// 10^7 values from a few hundred bytes) are refused before they are built.
+const (
+	aliasFactor = 10
+	aliasSlack  = 100_000
+)
+
+// allow adds the share of a YAML document (its root node) to the budget.
+func (c *converter) allow(doc *yaml.Node) { c.budget += aliasFactor*countNodes(doc) + aliasSlack }
 
 type includedFile struct {
 	Path string
@@ -95,6 +121,13 @@ func (c *converter) recordKey(ptr string, p Pos) {
 
 // value converts n, found in file at pointer ptr.
 func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
+	if c.budget--; c.budget < 0 {
+		return canon.Value{}, c.errorf(n, file, ptr, "YAML aliases expand the document past %d values per node written (an alias bomb?): write the values out, or share them with $file", aliasFactor)
+	}
+	if c.depth++; c.depth > maxNesting {
+		return canon.Value{}, c.errorf(n, file, ptr, "values nest deeper than %d levels", maxNesting)
+	}
+	defer func() { c.depth-- }()
 	c.record(ptr, Pos{File: file, Line: n.Line, Col: n.Column})
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -106,6 +139,14 @@ func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
 		if n.Alias == nil {
 			return canon.Value{}, c.errorf(n, file, ptr, "unresolved alias *%s", n.Value)
 		}
+		if c.expanding[n.Alias] {
+			return canon.Value{}, c.errorf(n, file, ptr, "alias *%s refers to a value that contains it", n.Value)
+		}
+		if c.expanding == nil {
+			c.expanding = map[*yaml.Node]bool{}
+		}
+		c.expanding[n.Alias] = true
+		defer delete(c.expanding, n.Alias)
 		return c.value(n.Alias, file, ptr)
 	case yaml.SequenceNode:
 		items := make([]canon.Value, 0, len(n.Content))
@@ -150,6 +191,48 @@ func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
 	return canon.Value{}, c.errorf(n, file, ptr, "unsupported YAML node")
 }
 
+// read returns the bytes of the include at path, reading each file once
+// per config load (an include named twice, or through an alias, is one
+// snapshot of the file, and is listed in files once); first reports the
+// first read.
+func (c *converter) read(path string) (data []byte, first bool, err error) {
+	if i, ok := c.read1[path]; ok {
+		return c.files[i].Data, false, nil
+	}
+	data, err = c.readFile(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if c.read1 == nil {
+		c.read1 = map[string]int{}
+	}
+	c.read1[path] = len(c.files)
+	c.files = append(c.files, includedFile{Path: path, Data: data})
+	return data, true, nil
+}
+
+// countValues counts the values of v (itself included).
+func countValues(v *canon.Value) int {
+	n := 1
+	for i := range v.Items {
+		n += countValues(&v.Items[i])
+	}
+	for i := range v.Members {
+		n += countValues(&v.Members[i].Value)
+	}
+	return n
+}
+
+// countNodes counts the nodes of a YAML document as written (an alias is
+// one node), to size the position maps once.
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
+}
+
 // includeTarget reports whether n is {$file: PATH}.
 func includeTarget(n *yaml.Node) (string, bool) {
 	if len(n.Content) != 2 || n.Content[0].Value != "$file" {
@@ -175,11 +258,10 @@ func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, e
 	if len(c.stack) >= maxIncludeDepth {
 		return canon.Value{}, c.errorf(n, file, ptr, "$file includes nested deeper than %d", maxIncludeDepth)
 	}
-	data, err := c.readFile(path)
+	data, first, err := c.read(path)
 	if err != nil {
 		return canon.Value{}, c.errorf(n, file, ptr, "$file %s: %v", rel, err)
 	}
-	c.files = append(c.files, includedFile{Path: path, Data: data})
 	c.stack = append(c.stack, path)
 	defer func() { c.stack = c.stack[:len(c.stack)-1] }()
 	if isJSONPath(path) {
@@ -194,6 +276,15 @@ func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, e
 			}
 			return canon.Value{}, &convError{Pos: p, Pointer: ptr, Msg: err.Error()}
 		}
+		// Its values are charged like a YAML document's (an alias of the
+		// include repeats them all).
+		nv := countValues(&v)
+		if first {
+			c.budget += aliasFactor * nv
+		}
+		if c.budget -= nv; c.budget < 0 {
+			return canon.Value{}, c.errorf(n, file, ptr, "YAML aliases expand the document past %d values per node written (an alias bomb?): write the values out", aliasFactor)
+		}
 		c.recordJSON(&v, data, path, ptr)
 		return stripOffsets(v), nil
 	}
@@ -202,6 +293,9 @@ func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, e
 		se := syntaxError(path, data, err)
 		se.Pointer = ptr
 		return canon.Value{}, se
+	}
+	if first {
+		c.allow(&doc)
 	}
 	return c.value(&doc, path, ptr)
 }

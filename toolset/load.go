@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/internal/safefile"
 )
 
 // LoadOptions tunes Load. The zero value reads files relative to the working
@@ -45,7 +47,7 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
 		if opts.Stdin == nil {
 			return nil, &InputError{Source: "<stdin>", Offset: -1, Msg: "no standard input"}
 		}
-		data, err := io.ReadAll(opts.Stdin)
+		data, err := safefile.ReadAll(opts.Stdin, 0)
 		if err != nil {
 			return nil, &InputError{Source: "<stdin>", Offset: -1, Msg: err.Error(), Err: err}
 		}
@@ -78,12 +80,12 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
 	if fi.IsDir() {
 		return LoadDir(source, path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, safefile.Limits{})
 	if err != nil {
 		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
 	}
 	if IsServeConfig(path, data) {
-		return decodeServeConfig(path, data, os.ReadFile)
+		return decodeServeConfig(path, data, safefile.Under(filepath.Dir(path), safefile.Limits{}))
 	}
 	return Decode(source, data)
 }
@@ -111,7 +113,7 @@ func LoadDir(source, dir string) (*Set, error) {
 			continue
 		}
 		file := filepath.Join(source, name)
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := safefile.Read(filepath.Join(dir, name), safefile.Limits{})
 		if err != nil {
 			return nil, &InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
 		}
