@@ -108,8 +108,6 @@ func withDoc(k keydoc.Key, name, doc string) keydoc.Key {
 var (
 	rootKeys       = keydoc.Names(ConfigKeys.Keys)
 	serverKeys     = keydoc.Names(serverKeyDocs)
-	specToolKeys   = keydoc.Names(specToolKeyDocs)
-	serveOnly      = keydoc.Names(serveOnlyKeyDocs)
 	toolKeys       = keydoc.Names(toolEntryKey.Keys)
 	handlerKinds   = keydoc.Names(keydoc.Find(serveOnlyKeyDocs, "handler").Keys)
 	execKeys       = keydoc.Names(execKeyDocs)
