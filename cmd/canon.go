@@ -21,6 +21,7 @@ type canonOptions struct {
 	Check       bool
 	Normalize   bool
 	Format      string
+	Live        liveFlags
 }
 
 func newCanonCmd(s *Streams) *cobra.Command {
@@ -62,6 +63,7 @@ an http(s) URL, or - for standard input (the default).`,
 	c.Flags().BoolVar(&opts.Normalize, "normalize", false, "also apply the semantic normalizations of docs/diff.md#normalization (default hints, const/enum, definitions/$defs, …)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format for --fingerprint: text or json")
 	completeValues(c, "format", "text", "json")
+	opts.Live.register(c.Flags())
 	return c
 }
 
@@ -78,7 +80,12 @@ func runCanon(ctx context.Context, s *Streams, opts canonOptions) error {
 		}
 		stdin = bytes.NewReader(raw)
 	}
-	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: stdin, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
+	live, err := opts.Live.options(s, "")
+	if err != nil {
+		return err
+	}
+	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: stdin, Live: live})
+	err = opts.Live.finish(err)
 	if err != nil {
 		return err
 	}
@@ -101,11 +108,22 @@ func runCanon(ctx context.Context, s *Streams, opts canonOptions) error {
 		line, col := canon.LineCol(got, off)
 		fmt.Fprintf(s.ErrOut, "%s:%d:%d (byte offset %d): not in canonical form\n  have: %s\n  want: %s\n",
 			displayName(opts.Source), line, col, off, excerpt(got, off), excerpt(canonical, off))
+		if isSnapshotLockfile(set, raw) {
+			fmt.Fprintf(s.ErrOut, "  this is a lockfile as `mcpctl snapshot` writes it (indented, members in the server's order);\n"+
+				"  `mcpctl snapshot --canonical` writes the canonical form, or compare canonical content with `mcpctl diff`\n")
+		}
 		return ErrFindings
 	default:
 		_, err := s.Out.Write(append(canonical, '\n'))
 		return err
 	}
+}
+
+// isSnapshotLockfile reports whether raw is exactly the lockfile
+// `mcpctl snapshot` writes for set.
+func isSnapshotLockfile(set *toolset.Set, raw []byte) bool {
+	var b bytes.Buffer
+	return toolset.WriteSnapshot(&b, set) == nil && bytes.Equal(b.Bytes(), raw)
 }
 
 func isFileOrStdin(src string) bool {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -45,7 +46,8 @@ type diffOptions struct {
 	// directory.
 	Dir string
 	// Now judges ignore expiries and sunsets; zero means time.Now().
-	Now time.Time
+	Now  time.Time
+	Live liveFlags
 }
 
 func newDiffCmd(s *Streams) *cobra.Command {
@@ -81,7 +83,7 @@ never fail).
 
 Exit codes: 0 when nothing reaches --fail-on, 1 when something does (covered
 facade findings count as safe, ignored ones not at all), 2 for bad input or
-usage, 3 for a bug.`,
+usage, 3 for a bug, 4 when the environment refuses (see help exit-codes).`,
 		Example: `  mcpctl diff git:origin/main:tools.lock.json tools.lock.json
   mcpctl diff --format markdown old.json new.json > comment.md
   mcpctl diff --fail-on facade --facades facades.yaml v1.json v2.json
@@ -103,6 +105,7 @@ usage, 3 for a bug.`,
 	f.IntVar(&opts.Verify, "verify", diff.DefaultVerify, "sample this many instances per changed schema to test safe verdicts (0: off)")
 	f.StringVar(&opts.Compatibility, "compatibility", "backward", "direction changes must be compatible in: "+strings.Join(diff.Compatibilities(), ", ")+" (none: report, never fail)")
 	f.StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
+	opts.Live.register(f)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("compatibility", cobra.FixedCompletions(diff.Compatibilities(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"safe", "facade", "breaking", "never"}, cobra.ShellCompDirectiveNoFileComp))
@@ -150,13 +153,16 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	}
 	if cfg != nil {
 		cfg.Apply(&dopts)
+		for _, w := range cfg.Warnings {
+			fmt.Fprintf(s.ErrOut, "mcpctl: warning: %s\n", w)
+		}
 		for _, ig := range cfg.Expired(now) {
 			where := ig.Tool
 			if ig.Path != "" {
 				where += " " + ig.Path
 			}
 			fmt.Fprintf(s.ErrOut, "mcpctl: warning: %s: the ignore of %s for %s expired on %s; its findings count again\n",
-				cfg.Path, ig.Rule, where, ig.Expires.Format(time.DateOnly))
+				cfg.Path, ig.Rule, where, diff.ExpiryText(ig.Expires))
 		}
 	}
 	if opts.Facades != "" {
@@ -167,7 +173,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		dopts.Facades = ff
 	}
 
-	old, new, err := loadPair(ctx, s, opts.Old, opts.New)
+	old, new, err := loadPair(ctx, s, &opts.Live, opts.Old, opts.New)
 	if err != nil {
 		return err
 	}
@@ -190,6 +196,9 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	}
 	var buf bytes.Buffer
 	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly}
+	if opts.Format == "github" { // the only format that points into files
+		ropts.NewFile, ropts.Locations = locations(opts.New, new)
+	}
 	if opts.Format == "text" {
 		ropts.Color, ropts.Width = s.ColorOut(), s.Width()
 	}
@@ -315,15 +324,28 @@ func fileFacades(src string, data []byte) (facade.File, error) {
 
 // loadPair loads both sides at once (live servers take a while to start);
 // an error about OLD is reported before one about NEW.
-func loadPair(ctx context.Context, s *Streams, oldSrc, newSrc string) (old, new *toolset.Set, err error) {
-	lo := toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}}
+func loadPair(ctx context.Context, s *Streams, lf *liveFlags, oldSrc, newSrc string) (old, new *toolset.Set, err error) {
+	oldLive, err := lf.options(s, "old")
+	if err != nil {
+		return nil, nil, err
+	}
+	newLive, err := lf.options(s, "new")
+	if err != nil {
+		return nil, nil, err
+	}
 	var wg sync.WaitGroup
 	var oldErr, newErr error
 	wg.Add(2)
-	go func() { defer wg.Done(); old, oldErr = toolset.Load(ctx, oldSrc, lo) }()
-	go func() { defer wg.Done(); new, newErr = toolset.Load(ctx, newSrc, lo) }()
+	go func() {
+		defer wg.Done()
+		old, oldErr = toolset.Load(ctx, oldSrc, toolset.LoadOptions{Stdin: s.In, Live: oldLive})
+	}()
+	go func() {
+		defer wg.Done()
+		new, newErr = toolset.Load(ctx, newSrc, toolset.LoadOptions{Stdin: s.In, Live: newLive})
+	}()
 	wg.Wait()
-	if err := errors.Join(oldErr, newErr); err != nil {
+	if err := lf.finish(errors.Join(oldErr, newErr)); err != nil {
 		return nil, nil, err
 	}
 	return old, new, nil
@@ -346,4 +368,28 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// locations returns NEW's file and where it writes each tool, for
+// annotations, when NEW is a file or a folder on disk ("" and nil for
+// standard input, git:, stdio: and http sources).
+func locations(src string, set *toolset.Set) (string, map[string]report.Location) {
+	fi, err := os.Stat(src)
+	if src == "-" || err != nil {
+		return "", nil
+	}
+	file := ""
+	if fi.Mode().IsRegular() {
+		file = filepath.ToSlash(src)
+	}
+	locs := map[string]report.Location{}
+	for _, t := range set.Tools {
+		if t.Locate == nil {
+			continue
+		}
+		if p := t.Locate(""); p.Line > 0 {
+			locs[t.Name] = report.Location{File: filepath.ToSlash(p.File), Line: p.Line}
+		}
+	}
+	return file, locs
 }

@@ -3,6 +3,9 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
+	"os"
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -10,10 +13,11 @@ import (
 
 // Exit codes, documented by `mcpctl help exit-codes`.
 const (
-	ExitOK       = 0 // nothing at or above --fail-on
-	ExitFindings = 1 // findings at or above --fail-on (or lint errors, a --check difference)
-	ExitInput    = 2 // usage error, or unreadable/invalid input
-	ExitInternal = 3 // an internal error: a bug in mcpctl
+	ExitOK          = 0 // nothing at or above --fail-on
+	ExitFindings    = 1 // findings at or above --fail-on (or lint errors, a --check difference)
+	ExitInput       = 2 // usage error, or unreadable/invalid input
+	ExitInternal    = 3 // an internal error: a bug in mcpctl
+	ExitEnvironment = 4 // the system refused: a port in use, a missing folder, no permission, a full disk
 )
 
 // ErrFindings is returned by a command whose findings reach its --fail-on
@@ -37,8 +41,23 @@ func exitCode(err error) int {
 		return ExitFindings
 	case errors.Is(err, ErrUsage), errors.Is(err, toolset.ErrInput), errors.Is(err, canon.ErrSyntax):
 		return ExitInput
+	case isEnvironment(err):
+		return ExitEnvironment
 	}
 	return ExitInternal
+}
+
+// isEnvironment reports whether err is the operating system refusing an
+// operation (a file, a folder, a socket, a system call), as opposed to a
+// bug: those errors come typed from os and net.
+func isEnvironment(err error) bool {
+	var (
+		pe *fs.PathError
+		le *os.LinkError
+		se *os.SyscallError
+		oe *net.OpError
+	)
+	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &se) || errors.As(err, &oe)
 }
 
 const exitCodesHelp = `mcpctl exits with one of these codes:
@@ -53,6 +72,9 @@ const exitCodesHelp = `mcpctl exits with one of these codes:
      with one name (the message names the file, the byte offset, the tool
      and the JSON Pointer)
   3  internal error: a bug in mcpctl; please report it with the command line
+  4  environment: the system refused an operation (an address already in
+     use, an -o path in a folder that does not exist, no permission, a full
+     disk); the message names the path or address
 
 --fail-on never makes diff exit 0 whatever it finds.
 `

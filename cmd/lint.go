@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,7 @@ type lintOptions struct {
 	Profile string
 	Format  string
 	Config  string
+	Live    liveFlags
 }
 
 func newLintCmd(s *Streams) *cobra.Command {
@@ -71,6 +73,7 @@ exit 0.`,
 	c.Flags().StringVar(&opts.Profile, "profile", lint.ProfileDefault, "rule profile: default or strict")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	c.Flags().StringVar(&opts.Config, "config", "", "configuration file (default: .mcpctl.yaml in the working directory or a parent)")
+	opts.Live.register(c.Flags())
 	completeValues(c, "profile", lint.ProfileDefault, lint.ProfileStrict)
 	completeValues(c, "format", "text", "json")
 	return c
@@ -84,8 +87,16 @@ func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
 	}
 	if cfg != nil {
 		cfg.Lint.Apply(&lo)
+		for _, w := range cfg.Warnings {
+			fmt.Fprintf(s.ErrOut, "mcpctl: warning: %s\n", w)
+		}
 	}
-	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
+	live, err := opts.Live.options(s, "")
+	if err != nil {
+		return err
+	}
+	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
+	err = opts.Live.finish(err)
 	if err != nil {
 		return err
 	}

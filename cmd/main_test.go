@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -17,6 +20,11 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mcpctl": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// chatty-mcp-server is a stdio MCP server with one tool that first
+		// prints a banner that is not JSON on stdout, as many servers do.
+		"chatty-mcp-server": func() { os.Exit(chattyServer()) },
+		// silent-mcp-server reads its stdin and never answers.
+		"silent-mcp-server": func() { _, _ = io.Copy(io.Discard, os.Stdin); os.Exit(0) },
 	})
 }
 
@@ -102,4 +110,21 @@ func atoi(ts *testscript.TestScript, s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// chattyServer prints "Server starting..." on stdout, then serves one tool,
+// "echo", over stdio until its stdin ends.
+func chattyServer() int {
+	os.Stdout.WriteString("Server starting...\n")
+	srv := mcp.NewServer(&mcp.Implementation{Name: "chatty", Version: "1.0.0"}, nil)
+	type args struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echo the text."}, func(_ context.Context, _ *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+	})
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		return 1
+	}
+	return 0
 }

@@ -26,6 +26,7 @@ type replayOptions struct {
 	Format   string
 	Live     string
 	Yes      bool
+	Conn     liveFlags
 }
 
 func newReplayCmd(s *Streams) *cobra.Command {
@@ -57,8 +58,10 @@ after confirming on a terminal.
 
 Exit codes: 0 when no call reaches --fail-on, 1 when one does (rejected and
 unknown-tool by default; translated too with --fail-on translated; a call
-with a recorded "expect" fails only when its outcome differs), 2 for bad
-input or usage, 3 for a bug.`,
+with a recorded "expect" fails only when its outcome does not satisfy it:
+accepted and translated satisfy each other, since the call still works,
+and a recorded rejected or unknown-tool call that stays so passes), 2 for
+bad input or usage, 3 for a bug, 4 when the environment refuses.`,
 		Example: `  mcpctl replay calls.jsonl --against tools.lock.json
   mcpctl replay fixtures/ --against v2.json --facades facades.yaml --format markdown
   mcpctl replay calls.jsonl --against tools.lock.json --live stdio:./server --yes`,
@@ -75,6 +78,7 @@ input or usage, 3 for a bug.`,
 	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.ReplayFormats(), ", "))
 	f.StringVar(&opts.Live, "live", "", "also send every call to this running server (stdio:COMMAND ARGS… or http(s) URL)")
 	f.BoolVar(&opts.Yes, "yes", false, "with --live: send without asking (calls can have side effects)")
+	opts.Conn.register(f)
 	completeValues(c, "format", report.ReplayFormats()...)
 	completeValues(c, "fail-on", "rejected", "translated", "never")
 	return c
@@ -100,7 +104,12 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 			return badInput{err}
 		}
 	}
-	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: toolset.LiveOptions{Stderr: s.ErrOut}})
+	live, err := opts.Conn.options(s, "")
+	if err != nil {
+		return err
+	}
+	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: live})
+	err = opts.Conn.finish(err)
 	if err != nil {
 		return err
 	}
@@ -160,10 +169,14 @@ func replayLive(ctx context.Context, s *Streams, opts replayOptions, rep *fixtur
 			return usageErrorf("--live: not confirmed; nothing sent")
 		}
 	}
-	live, err := fixtures.ConnectLive(ctx, opts.Live, fixtures.LiveOptions{Stderr: s.ErrOut})
+	lo, err := opts.Conn.fixturesOptions(s)
 	if err != nil {
-		return badInput{fmt.Errorf("--live: %w", err)}
+		return err
+	}
+	live, err := fixtures.ConnectLive(ctx, opts.Live, lo)
+	if err != nil {
+		return badInput{fmt.Errorf("--live: %w", opts.Conn.finish(err))}
 	}
 	defer live.Close()
-	return fixtures.SendAll(ctx, live, rep)
+	return opts.Conn.finish(fixtures.SendAll(ctx, live, rep))
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Main runs mcpctl with args (without the program name) and returns the exit
@@ -44,6 +46,9 @@ func run(ctx context.Context, args []string, s *Streams) (code int) {
 	}
 	if !errors.Is(err, ErrFindings) {
 		fmt.Fprintf(s.ErrOut, "mcpctl: %v\n", err)
+	}
+	if errors.Is(err, toolset.ErrCredentials) {
+		fmt.Fprintf(s.ErrOut, "mcpctl: send credentials with --header 'Authorization: Bearer …', --token-file FILE or $%s\n", SourceTokenEnv)
 	}
 	return code
 }

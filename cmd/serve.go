@@ -371,7 +371,7 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
 		return nil, usageErrorf("--log-level: want debug, info, warn or error, got %q", level)
 	}
-	ho := &slog.HandlerOptions{Level: lvl}
+	ho := &slog.HandlerOptions{Level: lvl, ReplaceAttr: durationString}
 	switch format {
 	case "auto":
 		if IsTerminal(w) {
@@ -384,4 +384,13 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, ho)), nil
 	}
 	return nil, usageErrorf("--log-format: want auto, text or json, got %q", format)
+}
+
+// durationString writes a time.Duration attribute as its string ("10s")
+// instead of slog's JSON default, an integer of nanoseconds.
+func durationString(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.StringValue(a.Value.Duration().String())
+	}
+	return a
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +26,10 @@ type snapshotOptions struct {
 	Command      []string
 	Output       string
 	ClientConfig string
+	// Canonical writes the canonical form (as canon prints it) instead of
+	// the indented lockfile, so `canon --check` accepts the file.
+	Canonical bool
+	Live      liveFlags
 }
 
 func newSnapshotCmd(s *Streams) *cobra.Command {
@@ -36,9 +42,11 @@ lockfile to commit: {"tools": […]} with the tools sorted by name and each
 tool's JSON exactly as the server sent it (member order kept; only
 indentation added). A serve config or a lockfile as SOURCE also writes its
 tools' facade blocks, as a "facades" member (tool name → block): the
-contract lockfile that gate.baseline and mcpctl diff read. Live servers are
-asked with protocol revision 2025-11-25 unless they only speak a newer one,
-and every page of tools/list is read.
+contract lockfile that gate.baseline and mcpctl diff read. With --canonical
+it writes the canonical form of the tools instead (as canon prints it, no
+facades), which canon --check accepts. Live servers are asked with protocol
+revision 2025-11-25 unless they only speak a newer one, and every page of
+tools/list is read.
 
 --client-config FILE reads an MCP client's configuration (Claude Desktop's
 {"mcpServers": {NAME: {"command", "args", "env"}}}, the "url" entries of
@@ -47,6 +55,8 @@ server, DIR/NAME.lock.json. One server of such a file is the source
 client-config:FILE#NAME for snapshot, lint, diff and canon.`,
 		Example: `  mcpctl snapshot -o tools.lock.json -- npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp
   mcpctl snapshot https://example.com/mcp -o tools.lock.json
+  mcpctl snapshot --header "Authorization: Bearer $(cat tok)" http://127.0.0.1:8931/mcp
+  MCPCTL_SOURCE_TOKEN=… mcpctl snapshot --timeout 5m https://example.com/mcp
   mcpctl snapshot stdio:"./bin/server --flag" > tools.lock.json
   mcpctl snapshot --client-config ~/.config/Claude/claude_desktop_config.json -o locks/
   mcpctl lint client-config:.vscode/mcp.json#github`,
@@ -73,18 +83,23 @@ client-config:FILE#NAME for snapshot, lint, diff and canon.`,
 	}
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the lockfile to FILE (atomically) instead of standard output; with --client-config, the folder for the lockfiles")
 	c.Flags().StringVar(&opts.ClientConfig, "client-config", "", "snapshot every server of an MCP client's configuration FILE (mcpServers / servers) into -o DIR")
+	opts.Live.register(c.Flags())
+	c.Flags().BoolVar(&opts.Canonical, "canonical", false, "write the canonical form (one line, as canon prints it; what canon --check expects) instead of the indented lockfile")
 	return c
 }
 
 func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
-	live := toolset.LiveOptions{Stderr: s.ErrOut}
+	live, err := opts.Live.options(s, "")
+	if err != nil {
+		return err
+	}
 	var set *toolset.Set
-	var err error
 	if opts.Command != nil {
 		set, err = toolset.FetchCommand(ctx, opts.Command, live)
 	} else {
 		set, err = toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
 	}
+	err = opts.Live.finish(err)
 	if err != nil {
 		return err
 	}
@@ -95,16 +110,16 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 			return err
 		}
 	}
-	var buf bytes.Buffer
-	if err := lockfile.Write(&buf, set, ff); err != nil {
+	data, err := lockfileBytes(set, ff, opts.Canonical)
+	if err != nil {
 		return err
 	}
 	if opts.Output == "" {
-		_, err := s.Out.Write(buf.Bytes())
+		_, err := s.Out.Write(data)
 		return err
 	}
-	if err := writeFileAtomic(opts.Output, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", opts.Output, err)
+	if err := writeFileAtomic(opts.Output, data); err != nil {
+		return err
 	}
 	fmt.Fprintf(s.ErrOut, "wrote %s: %d tools\n", opts.Output, len(set.Tools))
 	return nil
@@ -114,6 +129,9 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 // into opts.Output/NAME.lock.json. A server that fails is reported and the
 // others still run; the first failure is returned.
 func runSnapshotClientConfig(ctx context.Context, s *Streams, opts snapshotOptions) error {
+	if _, err := opts.Live.options(s, ""); err != nil { // bad flags: said once, not per server
+		return err
+	}
 	servers, err := toolset.ReadClientConfig(opts.ClientConfig, "")
 	if err != nil {
 		return err
@@ -144,19 +162,38 @@ func runSnapshotClientConfig(ctx context.Context, s *Streams, opts snapshotOptio
 }
 
 func snapshotClientServer(ctx context.Context, s *Streams, opts snapshotOptions, cs toolset.ClientServer) (string, int, error) {
-	set, err := toolset.FetchClientServer(ctx, opts.ClientConfig, cs, toolset.LiveOptions{Stderr: s.ErrOut})
+	live, err := opts.Live.options(s, cs.Name)
 	if err != nil {
 		return "", 0, err
 	}
-	var buf bytes.Buffer
-	if err := toolset.WriteSnapshot(&buf, set); err != nil {
+	set, err := toolset.FetchClientServer(ctx, opts.ClientConfig, cs, live)
+	if err = opts.Live.finish(err); err != nil {
+		return "", 0, err
+	}
+	data, err := lockfileBytes(set, nil, opts.Canonical)
+	if err != nil {
 		return "", 0, err
 	}
 	path := filepath.Join(opts.Output, lockfileName(cs.Name)) // unique: see runSnapshotClientConfig
-	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+	if err := writeFileAtomic(path, data); err != nil {
 		return "", 0, err
 	}
 	return path, len(set.Tools), nil
+}
+
+// lockfileBytes renders set as snapshot writes it: the indented lockfile
+// (with ff, its facades), or
+// with canonical the canonical form canon prints (and canon --check
+// accepts).
+func lockfileBytes(set *toolset.Set, ff facade.File, canonical bool) ([]byte, error) {
+	if canonical {
+		return append(set.Canonical(false), '\n'), nil
+	}
+	var buf bytes.Buffer
+	if err := lockfile.Write(&buf, set, ff); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // lockfileName makes a server name a file name: NAME.lock.json with every
@@ -175,6 +212,22 @@ func lockfileName(name string) string {
 }
 
 // writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it into place (durable.WriteFile), so readers never see a
-// partial lockfile.
-func writeFileAtomic(path string, data []byte) error { return durable.WriteFile(path, data, 0o644) }
+// renames it into place (durable.WriteFile), so readers never see a partial lockfile. Errors are
+// *fs.PathError naming path (never the temporary file).
+func writeFileAtomic(path string, data []byte) error {
+	if err := durable.WriteFile(path, data, 0o644); err != nil {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &pe):
+			err = pe.Err
+		case errors.As(err, &le):
+			err = le.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("%w (folder %s does not exist)", err, filepath.Dir(path))
+		}
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpctl/mcpctl/internal/yamlnode"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/internal/keydoc"
 	"github.com/mcpctl/mcpctl/lint"
 )
 
@@ -51,7 +52,9 @@ func (e *Error) Unwrap() []error {
 	return []error{ErrInvalid}
 }
 
-// Open-content policies (docs/diff.md#levels-and-rules open content).
+// Open-content policies: whether diff treats an optional property added to
+// an open input schema (no additionalProperties: false) as safe (lenient)
+// or breaking (strict, as --strict-open-content).
 const (
 	OpenContentLenient = "lenient"
 	OpenContentStrict  = "strict"
@@ -69,6 +72,9 @@ type Config struct {
 	// OpenContent is OpenContentStrict, OpenContentLenient or "" (unset:
 	// lenient).
 	OpenContent string
+	// Warnings are located notes about a file that still loads (a
+	// deprecated key), "file:line:col: message".
+	Warnings []string
 	// Lint is the lint: section, lint's rule levels and ignores.
 	Lint Lint
 }
@@ -156,13 +162,19 @@ func Parse(name string, data []byte, catalog []diff.Rule) (*Config, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
+	c.Warnings = p.warnings
 	return c, nil
 }
 
 type parser struct {
-	name  string
-	rules map[string]bool
-	err   error
+	name     string
+	rules    map[string]bool
+	err      error
+	warnings []string
+}
+
+func (p *parser) warn(n *yaml.Node, format string, args ...any) {
+	p.warnings = append(p.warnings, fmt.Sprintf("%s:%d:%d: %s", p.name, n.Line, n.Column, fmt.Sprintf(format, args...)))
 }
 
 func (p *parser) fail(n *yaml.Node, format string, args ...any) {
@@ -202,8 +214,41 @@ func (p *parser) ruleID(n *yaml.Node, what string) string {
 	return id
 }
 
-var topKeys = []string{"rules", "ignore", "open-content", "lint"}
-var ignoreKeys = []string{"rule", "tool", "path", "reason", "expires"}
+// Keys documents every key of .mcpctl.yaml: the parser's unknown-key
+// messages, the JSON Schema docs/schema/mcpctl.schema.json and
+// docs/config.md come from it.
+var Keys = keydoc.Key{Type: keydoc.Object, Keys: []keydoc.Key{
+	{Name: "rules", Type: keydoc.Map, Doc: "Per-rule level overrides of diff: a rule id (see `mcpctl rules`) and the level its findings get.",
+		Values: &keydoc.Key{Type: keydoc.String, Enum: []string{"safe", "facade", "breaking"}}},
+	{Name: "ignore", Type: keydoc.Array, Doc: "Findings diff reports but does not count, each with a reason and an optional expiry.",
+		Items: &keydoc.Key{Type: keydoc.Object, Keys: ignoreKeyDocs("diff", "The rule id of the findings ignored.", "The tool whose findings are ignored.")}},
+	{Name: "open-content", Type: keydoc.String, Enum: []string{OpenContentLenient, OpenContentStrict}, Default: OpenContentLenient,
+		Doc: "Whether an optional property added to an input schema without `additionalProperties: false` is safe (lenient) or breaking (strict, as `--strict-open-content`)."},
+	{Name: "lint", Type: keydoc.Object, Doc: "Lint's rule levels and ignores (`mcpctl lint`).", Keys: []keydoc.Key{
+		{Name: "rules", Type: keydoc.Map, Doc: "Per-rule levels: a lint rule id (see `mcpctl lint --help`) and the level its findings get (off drops them).",
+			Values: &keydoc.Key{Type: keydoc.String, Enum: []string{string(lint.SeverityError), string(lint.SeverityWarning), lint.LevelOff}}},
+		{Name: "ignore", Type: keydoc.Array, Doc: "Lint findings reported as ignored, not counted, each with a reason and an optional expiry.",
+			Items: &keydoc.Key{Type: keydoc.Object, Keys: ignoreKeyDocs("lint", "The lint rule id of the findings ignored.", "The tool whose findings are ignored, or * for every tool.")}},
+	}},
+}}
+
+// ignoreKeyDocs are the keys of an ignore of diff or lint (what).
+func ignoreKeyDocs(what, rule, tool string) []keydoc.Key {
+	return []keydoc.Key{
+		{Name: "rule", Type: keydoc.String, Required: true, Doc: rule},
+		{Name: "tool", Type: keydoc.String, Required: true, Doc: tool},
+		{Name: "path", Type: keydoc.String, Doc: "A JSON Pointer (RFC 6901) in the tool: findings there and below. Empty: everywhere in the tool."},
+		{Name: "reason", Type: keydoc.String, Required: true, Doc: "Why the findings may be ignored (shown with every ignored finding)."},
+		{Name: "expires", Type: keydoc.Date, Doc: "The day (from 00:00 UTC) or RFC 3339 time the ignore stops applying; " + what + " reports an expired ignore. Absent: never."},
+		{Name: "until", Type: keydoc.Date, Deprecated: "expires", Doc: "The last day the ignore applies (the old name; `until: D` is `expires:` the day after D)."},
+	}
+}
+
+var (
+	topKeys    = keydoc.Names(Keys.Keys)
+	ignoreKeys = keydoc.Names(keydoc.Find(Keys.Keys, "ignore").Items.Keys)
+	lintKeys   = keydoc.Names(keydoc.Find(Keys.Keys, "lint").Keys)
+)
 
 func (p *parser) config(doc *yaml.Node, c *Config) {
 	root := doc
@@ -238,7 +283,7 @@ func (p *parser) config(doc *yaml.Node, c *Config) {
 				continue
 			}
 			if v.Kind != yaml.SequenceNode {
-				p.fail(v, "ignore must be a list of {rule, tool, path, reason, expires}")
+				p.fail(v, "ignore must be a list of {%s}", strings.Join(ignoreKeys, ", "))
 				continue
 			}
 			for i, item := range v.Content {
@@ -274,8 +319,8 @@ func (p *parser) ignore(n *yaml.Node, i int) diff.Ignore {
 			ig.Path = p.pointer(v, what)
 		case "reason":
 			ig.Reason = p.reason(v, what)
-		case "expires":
-			ig.Expires = p.date(v, what)
+		case "expires", "until":
+			ig.Expires = p.expiry(k, v, what, has)
 		default:
 			p.fail(k, "%s: unknown key %q (want %s)", what, k.Value, strings.Join(ignoreKeys, ", "))
 		}

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/lint"
 )
 
@@ -34,8 +35,6 @@ func (l *Lint) Apply(o *lint.Options) {
 	o.Ignores = append(o.Ignores, l.Ignores...)
 }
 
-var lintKeys = []string{"rules", "ignore"}
-
 // lintSection reads the lint: mapping.
 func (p *parser) lintSection(n *yaml.Node, c *Config) {
 	if isNull(n) {
@@ -56,7 +55,7 @@ func (p *parser) lintSection(n *yaml.Node, c *Config) {
 			}
 		case k.Value == "ignore" && !isNull(v):
 			if v.Kind != yaml.SequenceNode {
-				p.fail(v, "lint: ignore must be a list of {rule, tool, path, reason, expires}")
+				p.fail(v, "lint: ignore must be a list of {%s}", strings.Join(ignoreKeys, ", "))
 				continue
 			}
 			for i, item := range v.Content {
@@ -92,8 +91,8 @@ func (p *parser) lintIgnore(n *yaml.Node, what string) lint.Ignore {
 			ig.Path = p.pointer(v, what)
 		case "reason":
 			ig.Reason = p.reason(v, what)
-		case "expires":
-			ig.Expires = p.date(v, what)
+		case "expires", "until":
+			ig.Expires = p.expiry(k, v, what, has)
 		default:
 			p.fail(k, "%s: unknown key %q (want %s)", what, k.Value, strings.Join(ignoreKeys, ", "))
 		}
@@ -124,12 +123,20 @@ func (p *parser) reason(v *yaml.Node, what string) string {
 	return s
 }
 
-// date reads an ignore's expiry date, 00:00 UTC.
-func (p *parser) date(v *yaml.Node, what string) time.Time {
-	s := p.scalar(v, what+": expires")
-	d, err := time.Parse(time.DateOnly, s)
+// expiry reads an ignore's expires (a date, from 00:00 UTC, or an RFC 3339
+// time) or its deprecated until (through the end of a date), warning about
+// until; has holds the keys of the ignore seen so far, k included.
+func (p *parser) expiry(k, v *yaml.Node, what string, has map[string]bool) time.Time {
+	if has["expires"] && has["until"] {
+		p.fail(k, "%s: until is the old name of expires; give expires only", what)
+	}
+	s := p.scalar(v, what+": "+k.Value)
+	d, err := diff.ParseExpiry(s, k.Value == "until")
 	if p.err == nil && err != nil {
-		p.fail(v, "%s: expires %q is not a date like 2027-01-31", what, s)
+		p.fail(v, "%s: %s: %v", what, k.Value, err)
+	}
+	if k.Value == "until" && err == nil {
+		p.warn(k, "%s: until is deprecated; write expires: %s (the first day the ignore no longer applies)", what, diff.ExpiryText(d))
 	}
 	return d
 }

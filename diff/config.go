@@ -63,10 +63,11 @@ func applyLevels(changes []Change, levels map[string]Level) {
 	}
 }
 
-// matches reports whether an ignore applies to a finding: Rule and Tool
+// Matches reports whether an ignore applies to a finding: Rule and Tool
 // equal (or empty: any), and Path empty (any), equal to the finding's path
-// or a parent of it ("/properties/a" covers "/properties/a/enum").
-func (ig Ignore) matches(c Change) bool {
+// or a parent of it ("/properties/a" covers "/properties/a/enum"). Expires
+// is not looked at. serve's gate.allow entries match findings the same way.
+func (ig Ignore) Matches(c Change) bool {
 	if ig.Rule != "" && ig.Rule != c.Rule {
 		return false
 	}
@@ -82,9 +83,28 @@ func (ig Ignore) expired(now time.Time) bool {
 	return !ig.Expires.IsZero() && !now.Before(ig.Expires)
 }
 
-// expiryText renders an expiry as a date when it is midnight UTC, else as
+// ParseExpiry reads an expiry as .mcpctl.yaml ignores and serve's gate.allow
+// entries write it under "expires": a date (2027-01-31: no longer applies
+// from 00:00 UTC that day) or an RFC 3339 time. It returns the first instant
+// no longer covered. through reads the deprecated "until" instead, which
+// covers through the end of a date: 2027-01-31 then yields 2027-02-01.
+func ParseExpiry(s string, through bool) (time.Time, error) {
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
+		if through {
+			d = d.AddDate(0, 0, 1)
+		}
+		return d, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("want a date (2027-01-31) or an RFC 3339 time, got %q", s)
+	}
+	return t, nil
+}
+
+// ExpiryText renders an expiry as a date when it is midnight UTC, else as
 // RFC 3339.
-func expiryText(t time.Time) string {
+func ExpiryText(t time.Time) string {
 	if u := t.UTC(); u.Hour() == 0 && u.Minute() == 0 && u.Second() == 0 && u.Nanosecond() == 0 {
 		return u.Format(time.DateOnly)
 	}
@@ -102,7 +122,7 @@ func applyIgnores(changes []Change, ignores []Ignore, now time.Time) {
 		c := &changes[i]
 		var expired []Ignore
 		for _, ig := range ignores {
-			if !ig.matches(*c) {
+			if !ig.Matches(*c) {
 				continue
 			}
 			if ig.expired(now) {
@@ -117,7 +137,7 @@ func applyIgnores(changes []Change, ignores []Ignore, now time.Time) {
 			continue
 		}
 		for _, ig := range expired {
-			msg := "ignore expired on " + expiryText(ig.Expires)
+			msg := "ignore expired on " + ExpiryText(ig.Expires)
 			if ig.Reason != "" {
 				msg += " (it said: " + ig.Reason + ")"
 			}

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpctl/mcpctl/internal/keydoc"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/internal/yamlnode"
 )
@@ -44,7 +45,7 @@ func (e *FileError) Unwrap() []error {
 // CoerceTypes are the type names Block.Coerce accepts.
 var CoerceTypes = []string{"string", "number", "integer", "boolean", "array"}
 
-// LoadFile reads the facade file at path (docs/serve.md#config "Facade file"): YAML
+// LoadFile reads the facade file at path (docs/config.md#facade-file): YAML
 // or JSON, either a map from tool name to Block or a serve config, whose
 // tools' facade blocks are taken (`tools: [{name, facade}, …]`). Unknown
 // keys, duplicate keys, an alias without a name and an unknown coerce type
@@ -75,7 +76,7 @@ func Parse(name string, data []byte) (File, error) {
 	return f, nil
 }
 
-// ParseBlock reads one facade block (docs/serve.md#config "Facade file": rename,
+// ParseBlock reads one facade block (docs/config.md#facade-file: rename,
 // defaults, coerce, values, aliases) from the YAML node n, with exactly the
 // checks and messages Parse applies to each block of a facade file. tool
 // names the block's tool in messages; name is the file the node was read
@@ -169,8 +170,35 @@ func (p *parser) serveConfig(tools *yaml.Node) File {
 	return f
 }
 
-var blockKeys = []string{"rename", "defaults", "coerce", "values", "aliases"}
-var aliasKeys = []string{"name", "inject", "rename", "defaults", "values"}
+// locations is the key type of mappings whose keys are argument
+// locations.
+const locations = "Keys are argument names or JSON Pointers (RFC 6901) into the arguments."
+
+// BlockKey documents a facade block, in a facade file (tool name → block)
+// or as a serve config tool's facade: the parser's unknown-key messages,
+// the JSON Schemas under docs/schema and docs/config.md come from it.
+var BlockKey = keydoc.Key{Type: keydoc.Object, Doc: "How calls made to the old contract are translated to the new one.", Keys: []keydoc.Key{
+	{Name: "rename", Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.String}, Doc: "Old argument location → new location. " + locations},
+	{Name: "defaults", Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.Any}, Doc: "Values filled in when the argument is missing. " + locations},
+	{Name: "coerce", Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.String, Enum: CoerceTypes}, Doc: "The type an argument is converted to. " + locations},
+	{Name: "values", Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.Any}}, Doc: "Per argument, old enum values → new values. " + locations},
+	{Name: "aliases", Type: keydoc.Array, Doc: "Old tool names routed to this tool: a name, or a mapping with translations for calls under that name.",
+		Items: &keydoc.Key{Type: keydoc.AnyOf, Alternatives: []keydoc.Key{{Type: keydoc.String}, aliasKey}}},
+}}
+
+var aliasKey = keydoc.Key{Type: keydoc.Object, Keys: []keydoc.Key{
+	{Name: "name", Type: keydoc.String, Required: true, Doc: "The old tool name."},
+	{Name: "inject", Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.Any}, Doc: "Constant arguments added to calls under the old name (a consolidated tool's discriminator). " + locations},
+	{Name: "rename", Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.String}, Doc: "As the block's rename, for calls under the old name only."},
+	{Name: "defaults", Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.Any}, Doc: "As the block's defaults, for calls under the old name only."},
+	{Name: "values", Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.Any}}, Doc: "As the block's values, for calls under the old name only."},
+}}
+
+// FileKey documents a facade file: tool name → facade block.
+var FileKey = keydoc.Key{Type: keydoc.Map, Values: &BlockKey}
+
+var blockKeys = keydoc.Names(BlockKey.Keys)
+var aliasKeys = keydoc.Names(aliasKey.Keys)
 
 func (p *parser) block(n *yaml.Node, tool string) Block {
 	what := fmt.Sprintf("facade of %q", tool)

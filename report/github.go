@@ -11,10 +11,14 @@ import (
 // GitHub writes the report as GitHub Actions workflow commands, one per
 // finding that deserves an annotation:
 //
-//	::error title=TOOL PATH::message     breaking (and undecided) findings
-//	::warning title=TOOL PATH::message   facade findings no declared facade covers
-//	::notice title=TOOL PATH::message    covered facade findings, and safe findings with a notice
+//	::error file=F,line=N,title=TOOL PATH::message     breaking (and undecided) findings
+//	::warning file=F,line=N,title=TOOL PATH::message   facade findings no declared facade covers
+//	::notice file=F,line=N,title=TOOL PATH::message    covered facade findings, and safe findings with a notice
 //
+// file= and line= name where NEW writes the tool (Options.Locations; the
+// file alone for a tool NEW no longer has), so GitHub shows the annotation
+// on that line of the pull request; both are left out when NEW is not a
+// file.
 // Ignored findings and safe findings without a notice get no annotation.
 // The message carries the rule, direction, text, witness, facade suggestion
 // and notice; a last plain line gives the level, counts and verdict. Data is
@@ -31,7 +35,7 @@ func GitHub(w io.Writer, r *diff.Report, opts Options) error {
 			if c.Path != "" {
 				title += " " + c.Path
 			}
-			fmt.Fprintf(&b, "::%s title=%s::%s\n", cmd, ghProperty(title), ghData(ghMessage(c)))
+			fmt.Fprintf(&b, "::%s %stitle=%s::%s\n", cmd, ghLocation(opts.location(c.Tool)), ghProperty(title), ghData(ghMessage(c)))
 		}
 	}
 	word, why := verdict(r, opts)
@@ -85,4 +89,17 @@ func ghData(s string) string {
 // escapeProperty).
 func ghProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// ghLocation renders file= and line= properties (each followed by a comma),
+// or "" when l has no file.
+func ghLocation(l Location) string {
+	if l.File == "" {
+		return ""
+	}
+	s := "file=" + ghProperty(l.File) + ","
+	if l.Line > 0 {
+		s += fmt.Sprintf("line=%d,", l.Line)
+	}
+	return s
 }

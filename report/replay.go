@@ -62,7 +62,28 @@ func replaySummary(rep *fixtures.Report) string {
 	if rep.Unexpected > 0 {
 		s += fmt.Sprintf("; %d not as expected", rep.Unexpected)
 	}
+	if n := replayCount(rep, fixtures.Accepted, fixtures.Translated); n > 0 {
+		s += fmt.Sprintf("; %d recorded accepted, now translated by the facade (still working, as expected)", n)
+	}
+	if n := replayCount(rep, fixtures.Translated, fixtures.Accepted); n > 0 {
+		s += fmt.Sprintf("; %d recorded translated, now accepted as sent (still working, as expected)", n)
+	}
+	if n := replayCount(rep, fixtures.Rejected, fixtures.Rejected) + replayCount(rep, fixtures.UnknownTool, fixtures.UnknownTool); n > 0 {
+		s += fmt.Sprintf("; %d recorded rejected or unknown-tool and still so (negative cases, as expected)", n)
+	}
 	return s
+}
+
+// replayCount counts the calls recorded with expect that replayed as
+// outcome.
+func replayCount(rep *fixtures.Report, expect, outcome fixtures.Outcome) int {
+	n := 0
+	for i := range rep.Calls {
+		if rep.Calls[i].Expect == expect && rep.Calls[i].Outcome == outcome {
+			n++
+		}
+	}
+	return n
 }
 
 func replayCompact(v any) string {
@@ -113,6 +134,9 @@ func replayText(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn, color
 		b.WriteByte('\n')
 		if r.Unexpected {
 			fmt.Fprintf(&b, "    expected %s\n", r.Expect)
+		}
+		if e := r.Expectation(); e != "" {
+			fmt.Fprintf(&b, "    %s: passes\n", e)
 		}
 		if r.Translated != nil {
 			fmt.Fprintf(&b, "    %s\n    %s\n", replaySteps(r), replayCompact(r.Translated.Arguments))
@@ -186,6 +210,9 @@ func replayMarkdown(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) e
 		var details []string
 		if r.Unexpected {
 			details = append(details, "expected "+string(r.Expect))
+		}
+		if e := r.Expectation(); e != "" {
+			details = append(details, e+": passes")
 		}
 		switch {
 		case r.Translated != nil:

@@ -41,6 +41,28 @@ type Options struct {
 	// findings no recorded call touches, diff --usage) do not count at the
 	// gate.
 	UsedOnly bool
+	// Locations say where NEW writes each tool, by tool name, and NewFile
+	// is NEW's file (for the tools it no longer has): the github format
+	// puts them in file= and line=, so annotations show inline on a pull
+	// request. Empty when NEW is not a file.
+	Locations map[string]Location
+	NewFile   string
+}
+
+// Location is where a tool is written: a file (as given, with forward
+// slashes) and the 1-based line its object starts on (0: unknown).
+type Location struct {
+	File string
+	Line int
+}
+
+// location returns where a finding on tool should point: the tool in NEW,
+// else NEW's file, else nothing (File "").
+func (o Options) location(tool string) Location {
+	if l, ok := o.Locations[tool]; ok && l.File != "" {
+		return l
+	}
+	return Location{File: o.NewFile}
 }
 
 func (o Options) failOn() diff.Level {

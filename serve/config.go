@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -29,7 +30,7 @@ const DeprecatedMetaKey = "io.mcpctl/deprecated"
 //
 //	server: {name: docs, version: 1.4.0}
 //	tools: [ {name, title, description, inputSchema, …, handler, facade, deprecated} ]
-//	gate: {allow: [{rule, tool, until, reason}]}
+//	gate: {allow: [{rule, tool, path, reason, expires}]}
 //	record: {redact: [NAME or /JSON/Pointer, …]}
 //
 // Every tool entry keeps the member order of the file; {$file: PATH}
@@ -49,6 +50,9 @@ type Config struct {
 	// Digest is the hex SHA-256 of every file read (paths and bytes, in
 	// order): equal digests mean identical inputs.
 	Digest string
+	// Warnings are located notes about a config that still loads (a
+	// deprecated key), "file:line:col: message".
+	Warnings []string
 }
 
 // ServerInfo is the implementation info served in initialize.
@@ -174,14 +178,16 @@ func (g GateConfig) minNotice() time.Duration {
 }
 
 // AllowEntry lets findings through the gate: those of Rule (every rule when
-// empty) on Tool (every tool when empty), until Until (zero: no end; a date
-// covers through the end of that day, UTC).
+// empty) on Tool (every tool when empty) at Path or below it (everywhere
+// when empty), matched as .mcpctl.yaml ignores match (diff.Ignore.Matches),
+// before Expires (zero: no end), the first instant no longer covered.
 type AllowEntry struct {
-	Rule   string    `json:"rule,omitempty"`
-	Tool   string    `json:"tool,omitempty"`
-	Until  time.Time `json:"until,omitzero"`
-	Reason string    `json:"reason"`
-	Pos    Pos       `json:"-"`
+	Rule    string    `json:"rule,omitempty"`
+	Tool    string    `json:"tool,omitempty"`
+	Path    string    `json:"path,omitempty"`
+	Expires time.Time `json:"expires,omitzero"`
+	Reason  string    `json:"reason"`
+	Pos     Pos       `json:"-"`
 }
 
 // Defaults for handlers.
@@ -259,6 +265,7 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 	if err := p.root(cfg, &root); err != nil {
 		return nil, err
 	}
+	cfg.Warnings = p.warnings
 	return cfg, nil
 }
 
@@ -302,6 +309,8 @@ func toInputError(err error, tool string) error {
 
 type cfgParser struct {
 	source string
+	// warnings collects Config.Warnings.
+	warnings []string
 	// pos maps a pointer from the document root to where its value was
 	// written, keyPos the pointer of an object member to where its key was.
 	pos    map[string]Pos
@@ -403,7 +412,7 @@ func (p *cfgParser) root(cfg *Config, root *canon.Value) error {
 		case "record":
 			err = p.record(&cfg.Record, &m.Value, ptr)
 		default:
-			err = p.keyErrAt(ptr, "", "%s", unknownKey(m.Key, "server", "tools", "gate", "record"))
+			err = p.keyErrAt(ptr, "", "%s", unknownKey(m.Key, rootKeys...))
 		}
 		if err != nil {
 			return err
@@ -433,7 +442,7 @@ func (p *cfgParser) server(s *ServerInfo, v *canon.Value, ptr string) error {
 		case "instructions":
 			dst = &s.Instructions
 		default:
-			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "name", "version", "title", "instructions"))
+			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, serverKeys...))
 		}
 		str, err := p.scalarString(&m.Value, mp, "")
 		if err != nil {
@@ -467,18 +476,6 @@ func (p *cfgParser) tools(cfg *Config, v *canon.Value, ptr string) error {
 	}
 	return nil
 }
-
-// specToolKeys are the members of an MCP tool (MCP 2025-11-25 schema.ts,
-// Tool with its BaseMetadata and Icons): a tool entry's members among them
-// are served as written, in source order.
-var specToolKeys = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta"}
-
-// serveOnly are mcpctl's own members of a tool entry, never served.
-var serveOnly = []string{"handler", "facade", "deprecated"}
-
-// toolKeys are all the members a tool entry accepts; any other is an error
-// (a misspelled "anotations" would otherwise be served, its hints lost).
-var toolKeys = append(slices.Clone(specToolKeys), serveOnly...)
 
 func (p *cfgParser) tool(v *canon.Value, ptr string, index int) (*ToolConfig, error) {
 	if v.Kind != canon.Object {
@@ -592,14 +589,14 @@ func (p *cfgParser) deprecated(v *canon.Value, ptr, tool string) (*Deprecation, 
 		case "since":
 			d.Since = s
 		case "sunset":
-			if _, err := parseUntil(s); err != nil {
+			if _, err := diff.ParseExpiry(s, true); err != nil {
 				return nil, p.errAt(mp, tool, "sunset: %v", err)
 			}
 			d.Sunset = s
 		case "replacement":
 			d.Replacement = s
 		default:
-			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "since", "sunset", "replacement"))
+			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, deprecatedKeys...))
 		}
 	}
 	return d, nil
@@ -704,7 +701,7 @@ func (p *cfgParser) handler(v *canon.Value, ptr, tool string) (*HandlerConfig, e
 	case "static":
 		h.Static, err = p.staticHandler(&m.Value, mp, tool)
 	default:
-		err = p.keyErrAt(mp, tool, "%s", unknownWord("handler", m.Key, []string{"exec", "http", "static"}))
+		err = p.keyErrAt(mp, tool, "%s", unknownWord("handler", m.Key, handlerKinds))
 	}
 	if err != nil {
 		return nil, err
@@ -729,13 +726,13 @@ func (p *cfgParser) execHandler(v *canon.Value, ptr, tool string) (*ExecConfig, 
 		case "maxOutput":
 			e.MaxOutput, err = p.size(&m.Value, mp, tool)
 		case "env":
-			e.Env, err = p.stringList(&m.Value, mp, tool)
+			e.Env, err = p.envNames(&m.Value, mp, tool)
 		case "dir":
 			e.Dir, err = p.scalarString(&m.Value, mp, tool)
 		case "concurrency":
 			e.Concurrency, err = p.count(&m.Value, mp, tool)
 		default:
-			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "command", "timeout", "maxOutput", "env", "dir", "concurrency"))
+			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, execKeys...))
 		}
 		if err != nil {
 			return nil, err
@@ -785,7 +782,7 @@ func (p *cfgParser) httpHandler(v *canon.Value, ptr, tool string) (*HTTPConfig, 
 				h.Headers[hm.Key] = s
 			}
 		default:
-			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "url", "timeout", "headers", "maxResponse"))
+			err = p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, httpKeys...))
 		}
 		if err != nil {
 			return nil, err
@@ -812,7 +809,7 @@ func (p *cfgParser) staticHandler(v *canon.Value, ptr, tool string) (*StaticConf
 			c := m.Value.Clone()
 			s.JSON = &c
 		default:
-			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, "text", "json"))
+			return nil, p.keyErrAt(mp, tool, "%s", unknownKey(m.Key, staticKeys...))
 		}
 	}
 	if (s.JSON == nil) == !v.Has("text") {
@@ -834,6 +831,21 @@ func (p *cfgParser) stringList(v *canon.Value, ptr, tool string) ([]string, erro
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// envNames reads exec.env: names of variables copied from mcpctl's
+// environment. NAME=VALUE is refused: the value would be silently dropped.
+func (p *cfgParser) envNames(v *canon.Value, ptr, tool string) ([]string, error) {
+	names, err := p.stringList(v, ptr, tool)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range names {
+		if name, _, ok := strings.Cut(n, "="); ok {
+			return nil, p.errAt(ptr+"/"+strconv.Itoa(i), tool, "env lists names of variables copied from mcpctl's environment; %q sets a value, which is not allowed (set %s in the environment mcpctl runs in)", n, name)
+		}
+	}
+	return names, nil
 }
 
 // duration reads "10s", "1m30s", or a number of seconds.
@@ -892,7 +904,7 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 			g.MinNotice = &d
 			continue
 		default:
-			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "allow", "minNotice"))
+			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, gateKeys...))
 		}
 		if m.Value.Kind != canon.Array {
 			return p.errAt(mp, "", "gate.allow must be a list, got %s", m.Value.Kind)
@@ -928,7 +940,10 @@ func (p *cfgParser) notice(v *canon.Value, ptr string) (time.Duration, error) {
 func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {
 	e := AllowEntry{Pos: p.posOf(ptr)}
 	if v.Kind != canon.Object {
-		return e, p.errAt(ptr, "", "a gate.allow entry is a mapping {rule, tool, until, reason}, got %s", v.Kind)
+		return e, p.errAt(ptr, "", "a gate.allow entry is a mapping {%s}, got %s", strings.Join(allowKeys, ", "), v.Kind)
+	}
+	if v.Get("until") != nil && v.Get("expires") != nil {
+		return e, p.keyErrAt(ptr+"/until", "", "gate.allow: until is the old name of expires; give expires only")
 	}
 	for i := range v.Members {
 		m := &v.Members[i]
@@ -942,14 +957,22 @@ func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {
 			e.Rule = s
 		case "tool":
 			e.Tool = s
+		case "path":
+			if s != "" && !strings.HasPrefix(s, "/") {
+				return e, p.errAt(mp, "", "path %q is not a JSON Pointer (RFC 6901: empty or starting with /)", s)
+			}
+			e.Path = s
 		case "reason":
 			e.Reason = s
-		case "until":
-			if e.Until, err = parseUntil(s); err != nil {
-				return e, p.errAt(mp, "", "until: %v", err)
+		case "expires", "until":
+			if e.Expires, err = diff.ParseExpiry(s, m.Key == "until"); err != nil {
+				return e, p.errAt(mp, "", "%s: %v", m.Key, err)
+			}
+			if m.Key == "until" {
+				p.warnAt(mp, "gate.allow: until is deprecated; write expires: %s (the first day the entry no longer covers)", diff.ExpiryText(e.Expires))
 			}
 		default:
-			return e, p.keyErrAt(mp, "", "%s", unknownKey(m.Key, "rule", "tool", "until", "reason"))
+			return e, p.keyErrAt(mp, "", "%s", unknownKey(m.Key, allowKeys...))
 		}
 	}
 	if e.Rule == "" && e.Tool == "" {
@@ -961,18 +984,13 @@ func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {
 	return e, nil
 }
 
-// parseUntil reads a date (2027-01-31: through the end of that day, UTC) or
-// an RFC 3339 time. The returned time is the first instant no longer
-// covered.
-func parseUntil(s string) (time.Time, error) {
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t.AddDate(0, 0, 1), nil
+// warnAt adds a warning located at the key of the member at ptr.
+func (p *cfgParser) warnAt(ptr, format string, args ...any) {
+	pos, ok := p.keyPos[ptr]
+	if !ok {
+		pos = p.posOf(ptr)
 	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("want a date (2027-01-31) or an RFC 3339 time, got %q", s)
-	}
-	return t, nil
+	p.warnings = append(p.warnings, fmt.Sprintf("%s: %s", pos, fmt.Sprintf(format, args...)))
 }
 
 // Set returns the config's tools as a tool set (the served objects), for

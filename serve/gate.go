@@ -17,7 +17,7 @@ type Finding struct {
 	// AllowedBy names the gate.allow entry that covers it ("file:line").
 	AllowedBy string `json:"allowedBy,omitempty"`
 	// Expired names an entry that would have covered it but is past its
-	// until date.
+	// expires date.
 	Expired string `json:"expired,omitempty"`
 }
 
@@ -35,7 +35,7 @@ type gateDecision struct {
 // `mcpctl diff` and decides whether it may be published: every breaking
 // finding, and every facade finding the candidate's declared facades do not
 // cover, needs a gate.allow entry of the candidate's config (matching rule
-// — any when the entry has none — and tool, not past until); otherwise the
+// — any when the entry has none —, tool and path, not expired); otherwise the
 // candidate is refused unless allowBreaking.
 //
 // mem makes the gate remember earlier publishes (gatememory.go): a tool
@@ -65,12 +65,12 @@ func decide(rep *diff.Report, allow []AllowEntry, allowBreaking bool, now time.T
 		f.NeedsPermission = !c.Ignored && (c.Level == diff.Breaking || (c.Level == diff.Facade && !c.Covered))
 		if f.NeedsPermission {
 			for _, e := range allow {
-				if (e.Rule != "" && e.Rule != c.Rule) || (e.Tool != "" && e.Tool != c.Tool) {
+				if !(diff.Ignore{Rule: e.Rule, Tool: e.Tool, Path: e.Path}).Matches(c) {
 					continue
 				}
-				if !e.Until.IsZero() && !now.Before(e.Until) {
+				if !e.Expires.IsZero() && !now.Before(e.Expires) {
 					if f.Expired == "" {
-						f.Expired = fmt.Sprintf("gate.allow entry at %s (%s) expired on %s and no longer covers it", e.Pos, e.describe(), e.Until.UTC().Format(time.RFC3339))
+						f.Expired = fmt.Sprintf("gate.allow entry at %s (%s) expired on %s and no longer covers it", e.Pos, e.describe(), diff.ExpiryText(e.Expires))
 					}
 					continue
 				}
@@ -94,6 +94,9 @@ func (e AllowEntry) describe() string {
 	}
 	if e.Tool != "" {
 		parts = append(parts, "tool "+e.Tool)
+	}
+	if e.Path != "" {
+		parts = append(parts, "path "+e.Path)
 	}
 	return strings.Join(parts, ", ")
 }

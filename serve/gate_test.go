@@ -19,11 +19,11 @@ func TestDecide(t *testing.T) {
 	entry := func(rule, tool, until string) AllowEntry {
 		e := AllowEntry{Rule: rule, Tool: tool, Reason: "r", Pos: Pos{File: "c.yaml", Line: 9, Col: 7}}
 		if until != "" {
-			u, err := parseUntil(until)
+			u, err := diff.ParseExpiry(until, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.Until = u
+			e.Expires = u
 		}
 		return e
 	}

@@ -46,9 +46,6 @@ type RecordConfig struct {
 	pointers map[string]bool
 }
 
-// recordKeys are the members of the record block.
-var recordKeys = []string{"redact"}
-
 func (p *cfgParser) record(rc *RecordConfig, v *canon.Value, ptr string) error {
 	if v.Kind != canon.Object {
 		return p.errAt(ptr, "", "record must be a mapping {redact: […]}, got %s", v.Kind)

@@ -307,7 +307,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	seq := s.seq.Add(1)
 	start := time.Now()
 	res := ReloadResult{Trigger: trigger}
-	cand, unchanged, err := s.candidate(seq)
+	cand, unchanged, err := s.candidate(seq, trigger)
 	if unchanged {
 		res.Result = ResultUnchanged
 	}
@@ -335,7 +335,9 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 		res.Errors = errorLines(err)
 		res.err = err
 		if live == nil {
-			s.log.Error("config refused: invalid; nothing is served", "trigger", trigger, "errors", res.Errors)
+			// New returns the error, and its caller reports it: logging it
+			// too would print every problem twice.
+			s.log.Debug("config refused: invalid; nothing is served", "trigger", trigger)
 		} else {
 			s.log.Error("reload refused: invalid candidate; the live generation stays", "trigger", trigger, "errors", res.Errors)
 		}
@@ -359,7 +361,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 			res.Reason = fmt.Sprintf("the candidate has %d finding(s) that need permission and no gate.allow entry covers them (or start the server with --allow-breaking)", len(d.Blocking))
 			res.err = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
 			cand.discard()
-			s.log.Error("reload refused by the gate; the live generation stays", "trigger", trigger, "level", d.Report.Level.String(),
+			s.log.Error("reload refused by the gate; the live generation stays", "trigger", trigger, "gate_level", d.Report.Level.String(),
 				"findings", findingSummaries(d.Blocking))
 			break
 		}
@@ -371,7 +373,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 		s.publish(cand, now)
 		res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, changed
 		s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint,
-			"changed", changed, "level", d.Report.Level.String(), "tools", len(cand.Set.Tools))
+			"changed", changed, "gate_level", d.Report.Level.String(), "tools", len(cand.Set.Tools))
 		if changed {
 			s.notifier.changed(cand)
 		}
@@ -398,7 +400,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 // maxStaleBuilds times; then the reload is superseded, and the change that
 // keeps coming triggers the next). So the last write is the one considered,
 // never a config that no longer exists on disk.
-func (s *Server) candidate(seq uint64) (cand *Generation, unchanged bool, err error) {
+func (s *Server) candidate(seq uint64, trigger string) (cand *Generation, unchanged bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if cand != nil {
@@ -410,7 +412,7 @@ func (s *Server) candidate(seq uint64) (cand *Generation, unchanged bool, err er
 	lim := safefile.Limits{MaxSize: s.opts.MaxFileSize}
 	for range maxStaleBuilds {
 		var cfg *Config
-		cfg, cand, unchanged, err = s.build(lim)
+		cfg, cand, unchanged, err = s.build(lim, trigger)
 		if s.opts.beforePublish != nil {
 			s.opts.beforePublish(seq)
 		}
@@ -432,14 +434,17 @@ const maxStaleBuilds = 3
 // errStale ends a reload whose inputs kept changing during its builds.
 var errStale = errors.New("the config kept changing on disk while candidates were built")
 
-// build reads the config and builds a candidate (none when its inputs are
-// the live generation's).
-func (s *Server) build(lim safefile.Limits) (cfg *Config, cand *Generation, unchanged bool, err error) {
+// build reads the config, logs its warnings (a deprecated key) and builds a
+// candidate (none when its inputs are the live generation's).
+func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *Generation, unchanged bool, err error) {
 	cfg, err = loadConfig(s.opts.ConfigPath, lim)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	s.setFiles(cfg.Files)
+	for _, w := range cfg.Warnings {
+		s.log.Warn("config warning", "trigger", trigger, "warning", w)
+	}
 	live := s.live.Load()
 	if live != nil && live.Config.Digest == cfg.Digest {
 		return cfg, nil, true, nil
@@ -527,7 +532,13 @@ func errorLines(err error) []string {
 func findingSummaries(fs []Finding) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
-		out[i] = fmt.Sprintf("%s %s tool=%s path=%s", f.Level, f.Rule, f.Tool, f.Path)
+		out[i] = fmt.Sprintf("%s %s tool=%s", f.Level, f.Rule, f.Tool)
+		if f.Path != "" {
+			out[i] += " path=" + f.Path
+		}
+		if f.Expired != "" {
+			out[i] += " (" + f.Expired + ")"
+		}
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package state
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 
@@ -58,12 +57,5 @@ func corrupt(file string, data []byte, off int64, err error) *CorruptError {
 	if off >= 0 {
 		e.Line, e.Col = canon.LineCol(data, int(off))
 	}
-	return e
-}
-
-// corruptf is a *CorruptError with a message of its own.
-func corruptf(file string, data []byte, off int64, format string, args ...any) *CorruptError {
-	e := corrupt(file, data, off, fmt.Errorf(format, args...))
-	e.Err = nil
 	return e
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,7 +150,8 @@ func stringMap(server string, v *canon.Value, ptr, key, sep string) ([]string, *
 // configuration, its variables expanded (see expandClientVars): a stdio
 // server started with its command, arguments and
 // environment (added to mcpctl's own), or a streamable HTTP server at its
-// URL. The set's Source is "client-config:FILE#NAME". Errors are as for
+// URL with its headers (see clientHeaders; their values are hidden in
+// errors). The set's Source is "client-config:FILE#NAME". Errors are as for
 // LoadLive.
 func FetchClientServer(ctx context.Context, file string, cs ClientServer, opts LiveOptions) (*Set, error) {
 	source := ClientConfigPrefix + file + "#" + cs.Name
@@ -157,14 +159,52 @@ func FetchClientServer(ctx context.Context, file string, cs ClientServer, opts L
 	if err := expandClientVars(&cs, os.LookupEnv); err != nil {
 		return nil, &InputError{Source: source, Offset: -1, Msg: err.Error(), Err: err}
 	}
-	if len(cs.Headers) > 0 {
-		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("the server's %d headers cannot be sent from a client config; snapshot its URL with --header instead", len(cs.Headers))}
-	}
 	if cs.URL != "" {
-		return fetch(ctx, source, &httpEndpoint{url: cs.URL}, opts)
+		h, err := clientHeaders(source, cs.Headers, opts.Headers)
+		if err != nil {
+			return nil, err
+		}
+		set, err := fetch(ctx, source, &httpEndpoint{url: cs.URL, headers: h}, opts)
+		return set, Redact(err, HeaderSecrets(h))
 	}
 	opts.Env = append(slices.Clip(opts.Env), cs.Env...)
 	return fetch(ctx, source, &stdioEndpoint{argv: cs.Command, opts: opts}, opts)
+}
+
+// clientHeaders returns the headers sent to an HTTP server of a client
+// configuration: given (LiveOptions.Headers: --header, the source token)
+// and then those of the file ("Name: value") whose names given lacks. A
+// name that is not an HTTP field name (RFC 9110 section 5.1) or a value
+// with a line break is an *InputError that never quotes the value.
+func clientHeaders(source string, file []string, given http.Header) (http.Header, error) {
+	h := given.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	for _, line := range file {
+		name, value, _ := strings.Cut(line, ": ")
+		if !IsHeaderName(name) || strings.ContainsAny(value, "\r\n") {
+			return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("header %q: want a header name of letters, digits and !#$%%&'*+-.^_`|~ and a value on one line (the value is not shown)", name)}
+		}
+		if _, ok := given[http.CanonicalHeaderKey(name)]; !ok {
+			h.Add(name, value)
+		}
+	}
+	return h, nil
+}
+
+// IsHeaderName reports whether s is an HTTP field name (RFC 9110 section
+// 5.1: a token, section 5.6.2).
+func IsHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // loadClientConfig implements Load for "client-config:FILE#NAME"; NAME may

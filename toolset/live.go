@@ -3,6 +3,7 @@ package toolset
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 )
 
@@ -18,6 +19,24 @@ type LiveOptions struct {
 	// Logger receives debug records (negotiated protocol version, server
 	// name, a protocol retry); nil is silent.
 	Logger *slog.Logger
+	// Headers are sent with every request to an http(s) server (for
+	// example Authorization). Their values never appear in errors.
+	Headers http.Header
+	// Progress, when set, is told what the exchange waits for: "starting
+	// COMMAND …" or "connecting to URL …", "waiting for initialize …",
+	// "listing tools, page N". Calls may come from two fetches at once
+	// (diff loads both sides together).
+	Progress func(status string)
+	// Warn, when set, receives warnings that do not stop the exchange,
+	// such as a line on a stdio server's standard output that is not
+	// JSON-RPC (skipped); nil drops them.
+	Warn func(msg string)
+}
+
+func (o LiveOptions) progress(status string) {
+	if o.Progress != nil {
+		o.Progress(status)
+	}
 }
 
 // LoadLive reads the tool set of a running server through the go-sdk MCP

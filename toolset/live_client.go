@@ -59,7 +59,7 @@ func FetchCommand(ctx context.Context, argv []string, opts LiveOptions) (*Set, e
 	if len(argv) == 0 {
 		return nil, &InputError{Source: source, Offset: -1, Msg: "no command given"}
 	}
-	return fetch(ctx, source, &stdioEndpoint{argv: argv, opts: opts}, opts)
+	return fetch(ctx, source, &stdioEndpoint{source: source, argv: argv, opts: opts}, opts)
 }
 
 // loadLive implements LoadLive for "stdio:COMMAND ARGS…" (split by
@@ -73,7 +73,7 @@ func loadLive(ctx context.Context, source string, opts LiveOptions) (*Set, error
 		if len(argv) == 0 {
 			return nil, &InputError{Source: source, Offset: -1, Msg: "no command after stdio:, want stdio:COMMAND ARGS…"}
 		}
-		return fetch(ctx, source, &stdioEndpoint{argv: argv, opts: opts}, opts)
+		return fetch(ctx, source, &stdioEndpoint{source: source, argv: argv, opts: opts}, opts)
 	}
 	u, err := url.Parse(source)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -83,7 +83,7 @@ func loadLive(ctx context.Context, source string, opts LiveOptions) (*Set, error
 		}
 		return nil, &InputError{Source: source, Offset: -1, Msg: msg, Err: err}
 	}
-	return fetch(ctx, source, &httpEndpoint{url: source}, opts)
+	return fetch(ctx, source, &httpEndpoint{url: source, headers: opts.Headers}, opts)
 }
 
 // An endpoint makes a fresh client transport for each connection attempt
@@ -91,6 +91,9 @@ func loadLive(ctx context.Context, source string, opts LiveOptions) (*Set, error
 type endpoint interface {
 	// transport returns a new transport whose connection reports to c.
 	transport(c *capture) mcp.Transport
+	// starting says what connecting does ("starting COMMAND …"), for
+	// LiveOptions.Progress.
+	starting() string
 	// startFailure describes an error of Transport.Connect or of the first
 	// request that shows the server could not be started or reached, or
 	// returns "" when err is not such an error.
@@ -133,7 +136,7 @@ func fetch(ctx context.Context, source string, ep endpoint, opts LiveOptions) (*
 		log = slog.New(slog.DiscardHandler)
 	}
 
-	f := &fetcher{source: source, ep: ep, log: log, timeout: timeout}
+	f := &fetcher{source: source, ep: ep, log: log, timeout: timeout, opts: opts}
 	set, err := f.attempt(ctx, PinnedProtocolVersion)
 	if err == nil || !f.retryNewer || ctx.Err() != nil {
 		return set, err
@@ -170,6 +173,7 @@ type fetcher struct {
 	ep      endpoint
 	log     *slog.Logger
 	timeout time.Duration
+	opts    LiveOptions
 	// retryNewer is set by a failed attempt that should be repeated with
 	// the SDK's newest protocol version.
 	retryNewer bool
@@ -184,7 +188,8 @@ func (f *fetcher) attempt(ctx context.Context, version string) (*Set, error) {
 		// No roots, sampling or elicitation: mcpctl only lists tools.
 		Capabilities: &mcp.ClientCapabilities{},
 	})
-	session, err := client.Connect(ctx, f.ep.transport(c), &mcp.ClientSessionOptions{ProtocolVersion: version})
+	f.opts.progress(f.ep.starting())
+	session, err := client.Connect(ctx, &progressTransport{inner: f.ep.transport(c), progress: f.opts.progress}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		// Connect closes the session (and reaps a stdio server) itself.
 		if version != "" && wantsNewerProtocol(err, c) {
@@ -263,6 +268,7 @@ func (f *fetcher) listAll(ctx context.Context, session *mcp.ClientSession, c *ca
 		if page > maxPages {
 			return nil, nil, &InputError{Source: f.source, Offset: -1, Msg: fmt.Sprintf("tools/list: more than %d pages; pagination does not end", maxPages)}
 		}
+		f.opts.progress(fmt.Sprintf("listing tools, page %d", page))
 		_, err := session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		raw := c.takePages()
 		if len(raw) == 0 {
@@ -534,8 +540,9 @@ func (cc *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // stdioEndpoint starts argv as a child process for each attempt, with
 // opts.Env added to the environment and its stderr copied to opts.Stderr.
 type stdioEndpoint struct {
-	argv []string
-	opts LiveOptions
+	source string
+	argv   []string
+	opts   LiveOptions
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd // of the latest attempt
@@ -553,8 +560,24 @@ func (e *stdioEndpoint) transport(c *capture) mcp.Transport {
 	e.mu.Lock()
 	e.cmd, e.tail = cmd, tail
 	e.mu.Unlock()
-	return &captureTransport{inner: &mcp.CommandTransport{Command: cmd, TerminateDuration: stdioTerminateDelay}, c: c}
+	return &captureTransport{inner: CommandTransport(cmd, stdioTerminateDelay, e.skipped), c: c}
 }
+
+func (e *stdioEndpoint) starting() string { return "starting " + JoinWords(e.argv) + " …" }
+
+// skipped warns about a line of the server's stdout that is not JSON-RPC.
+func (e *stdioEndpoint) skipped(line string) {
+	if e.opts.Warn == nil {
+		return
+	}
+	if len(line) > maxQuoted {
+		line = line[:maxQuoted] + "…"
+	}
+	e.opts.Warn(fmt.Sprintf("%s: skipped a line on the server's standard output that is not JSON-RPC: %q", e.source, line))
+}
+
+// maxQuoted is how many bytes of a skipped line a warning quotes.
+const maxQuoted = 200
 
 func (e *stdioEndpoint) startFailure(err error) string {
 	e.mu.Lock()
@@ -589,7 +612,8 @@ func (e *stdioEndpoint) release() {}
 // to url through its own http.Transport, whose idle connections are closed
 // when the fetch ends.
 type httpEndpoint struct {
-	url string
+	url     string
+	headers http.Header
 
 	once sync.Once
 	base *http.Transport
@@ -599,13 +623,19 @@ func (e *httpEndpoint) transport(c *capture) mcp.Transport {
 	e.once.Do(func() { e.base = http.DefaultTransport.(*http.Transport).Clone() })
 	return &captureTransport{c: c, inner: &mcp.StreamableClientTransport{
 		Endpoint:             e.url,
-		HTTPClient:           &http.Client{Transport: &versionHeader{base: e.base, c: c}},
+		HTTPClient:           &http.Client{Transport: &versionHeader{base: WithHeaders(e.base, e.headers), c: c}},
 		MaxRetries:           2,
 		DisableStandaloneSSE: true,
 	}}
 }
 
+func (e *httpEndpoint) starting() string { return "connecting to " + e.url + " …" }
+
 func (e *httpEndpoint) startFailure(err error) string {
+	var re *refusedError
+	if errors.As(err, &re) {
+		return re.Error()
+	}
 	var ne *net.OpError
 	var ue *url.Error
 	if errors.As(err, &ne) || errors.As(err, &ue) {
@@ -646,6 +676,20 @@ func (v *versionHeader) RoundTrip(req *http.Request) (*http.Response, error) {
 		v.c.badRequest.Store(true)
 	}
 	return resp, err
+}
+
+// ErrCredentials is wrapped by the error of a live HTTP source that answered
+// 401 Unauthorized or 403 Forbidden: it wants credentials (see
+// LiveOptions.Headers).
+var ErrCredentials = errors.New("the server wants credentials")
+
+// refusedError is an HTTP server's 401 or 403 answer.
+type refusedError struct{ status string }
+
+func (e *refusedError) Unwrap() error { return ErrCredentials }
+
+func (e *refusedError) Error() string {
+	return "the server answered " + e.status + ": it wants credentials (an Authorization header, or another header it names)"
 }
 
 // stderrSink receives a stdio server's stderr: it keeps the tail and copies
@@ -697,4 +741,51 @@ func (t *tailBuffer) lastLines(n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// progressTransport reports "waiting for initialize …" once the connection
+// is made (the server started or reached).
+type progressTransport struct {
+	inner    mcp.Transport
+	progress func(string)
+}
+
+func (t *progressTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.inner.Connect(ctx)
+	if err == nil {
+		t.progress("waiting for initialize …")
+	}
+	return conn, err
+}
+
+// WithHeaders returns an http.RoundTripper that adds h to every request
+// before base (http.DefaultTransport when nil) sends it, and turns a 401
+// Unauthorized or 403 Forbidden answer into an error wrapping
+// ErrCredentials, so a client says what is missing. The request given is
+// never modified.
+func WithHeaders(base http.RoundTripper, h http.Header) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &headerTransport{base: base, h: h}
+}
+
+type headerTransport struct {
+	base http.RoundTripper
+	h    http.Header
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.h) > 0 {
+		req = req.Clone(req.Context())
+		for name, values := range t.h {
+			req.Header[name] = values
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		resp.Body.Close()
+		return nil, &refusedError{status: resp.Status}
+	}
+	return resp, err
 }

@@ -64,6 +64,9 @@ var fakeModes = map[string][]string{
 	// "stubborn" answers like "raw" but ignores SIGTERM and the end of its
 	// stdin, so only SIGKILL ends it.
 	"stubborn": {fakePage1, fakePage2},
+	// "chatty" prints a banner that is not JSON on stdout first, as many
+	// servers do, then answers like "raw".
+	"chatty": {fakePage1, fakePage2},
 	// "exit" dies before answering; "hang" never answers.
 	"exit": nil,
 	"hang": nil,
@@ -90,6 +93,9 @@ func runFakeServer(mode string, in io.Reader, out, errOut io.Writer) int {
 	if mode == "exit" {
 		fmt.Fprintln(errOut, "fake: cannot open config")
 		return 3
+	}
+	if mode == "chatty" {
+		fmt.Fprintln(out, "Server starting...")
 	}
 	send := func(id json.RawMessage, result string) {
 		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
