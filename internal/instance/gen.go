@@ -63,10 +63,10 @@ func (g *Gen) Value(s *canon.Value) canon.Value {
 		return canon.NullValue()
 	}
 	if g.Rng == nil || g.coin() {
-		if d := s.Get("default"); d != nil && Admits(s, d) && g.Rng == nil {
+		if d := s.Get("default"); d != nil && g.admitsAll(s, d) && g.Rng == nil {
 			return d.Clone()
 		}
-		if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array && len(ex.Items) > 0 && Admits(s, &ex.Items[0]) && g.Rng == nil {
+		if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array && len(ex.Items) > 0 && g.admitsAll(s, &ex.Items[0]) && g.Rng == nil {
 			return ex.Items[0].Clone()
 		}
 	}
@@ -100,6 +100,7 @@ func (g *Gen) Value(s *canon.Value) canon.Value {
 	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array && g.depth < maxGenDepth {
 		m := s.Clone()
 		m.Delete("allOf")
+		var rest []*canon.Value // branches that do not merge exactly
 		for i := range a.Items {
 			b := g.resolve(&a.Items[i])
 			if b == nil {
@@ -107,9 +108,17 @@ func (g *Gen) Value(s *canon.Value) canon.Value {
 			}
 			if mv, ok := Merge(&m, b); ok {
 				m = mv
+			} else {
+				rest = append(rest, b)
 			}
 		}
-		return g.Value(&m)
+		v := g.Value(&m)
+		if !admitsEach(rest, &v) {
+			if w, ok := joinPatterns(&m, rest); ok {
+				return w
+			}
+		}
+		return v
 	}
 	t := g.chooseType(s)
 	switch t {
@@ -125,6 +134,63 @@ func (g *Gen) Value(s *canon.Value) canon.Value {
 		return canon.BoolValue(g.Rng != nil && g.coin())
 	}
 	return canon.NullValue()
+}
+
+// admitsAll is Admits of s and of each of its allOf branches.
+func (g *Gen) admitsAll(s, v *canon.Value) bool {
+	if !Admits(s, v) {
+		return false
+	}
+	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array {
+		for i := range a.Items {
+			if !Admits(g.resolve(&a.Items[i]), v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// admitsEach reports whether every schema of ss admits v.
+func admitsEach(ss []*canon.Value, v *canon.Value) bool {
+	for _, s := range ss {
+		if !Admits(s, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// joinPatterns builds a string for the conjunction of s and branches
+// whose patterns do not merge into one (allOf [{pattern: "b$"}, {pattern:
+// "c"}] under pattern "^a"): one sample of each pattern, those anchored
+// at the start first and those anchored at the end last ("acb"), kept
+// when s and every branch admit it.
+func joinPatterns(s *canon.Value, branches []*canon.Value) (canon.Value, bool) {
+	var head, mid, tail []string
+	for _, b := range append([]*canon.Value{s}, branches...) {
+		p := b.Get("pattern")
+		if p == nil || p.Kind != canon.String {
+			continue
+		}
+		xs := RegexSamples(p.Str, 1, nil)
+		if len(xs) == 0 {
+			return canon.Value{}, false
+		}
+		switch {
+		case strings.HasPrefix(p.Str, "^"):
+			head = append(head, xs[0])
+		case strings.HasSuffix(p.Str, "$"):
+			tail = append(tail, xs[0])
+		default:
+			mid = append(mid, xs[0])
+		}
+	}
+	v := canon.StringValue(strings.Join(slices.Concat(head, mid, tail), ""))
+	if !Admits(s, &v) || !admitsEach(branches, &v) {
+		return canon.Value{}, false
+	}
+	return v, true
 }
 
 // conj returns s without its keyword kw, conjoined with branch b (merged
