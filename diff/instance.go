@@ -79,9 +79,6 @@ func upperBound(s *canon.Value, intOnly bool) bound {
 }
 func tighterLower(a, b bound) int { return instance.TighterLower(a.instance(), b.instance()) }
 func tighterUpper(a, b bound) int { return instance.TighterUpper(a.instance(), b.instance()) }
-func tighter(a, b bound, upper bool) int {
-	return instance.Tighter(a.instance(), b.instance(), upper)
-}
 
 // instanceGen is the generator on one side of a comparison: references
 // resolve in that side's normalized schema.

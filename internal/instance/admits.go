@@ -204,13 +204,13 @@ func UpperBound(s *canon.Value, intOnly bool) Bound {
 
 // TighterLower compares lower bounds: 1 when b excludes more than a, -1
 // when less, 0 when equal.
-func TighterLower(a, b Bound) int { return Tighter(a, b, false) }
+func TighterLower(a, b Bound) int { return tighter(a, b, false) }
 
 // TighterUpper is TighterLower for upper bounds.
-func TighterUpper(a, b Bound) int { return Tighter(a, b, true) }
+func TighterUpper(a, b Bound) int { return tighter(a, b, true) }
 
-// Tighter compares two lower bounds, or two upper bounds with upper.
-func Tighter(a, b Bound, upper bool) int {
+// tighter compares two lower bounds, or two upper bounds with upper.
+func tighter(a, b Bound, upper bool) int {
 	switch {
 	case !a.Set && !b.Set:
 		return 0
