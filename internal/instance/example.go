@@ -11,8 +11,9 @@ const maxExampleVariants = 32
 
 // Examples returns up to n distinct instances of s that c (the compiled
 // schema s stands for) accepts, decoded as schema.Instance does: the
-// minimal instance first, then the rich one (every declared property),
-// then Gen.Variants. resolve follows references in s (nil: none). Every
+// minimal instance first, then the rich one (every declared property);
+// Gen.Variants only when neither validates (they cost more than both).
+// resolve follows references in s (nil: none). Every
 // result is checked with the validator; none when nothing validates.
 func Examples(c *schema.Compiled, s *canon.Value, resolve func(*canon.Value) (*canon.Value, bool), n int) []any {
 	if c == nil || s == nil || n <= 0 {
@@ -24,7 +25,7 @@ func Examples(c *schema.Compiled, s *canon.Value, resolve func(*canon.Value) (*c
 	var out []any
 	seen := map[string]bool{}
 	for i := 0; len(out) < n; i++ {
-		if i == 2 && len(cands) == 2 { // variants only when needed
+		if i == 2 && len(out) == 0 {
 			cands = append(cands, g.Variants(s, maxExampleVariants)...)
 		}
 		if i == len(cands) {
