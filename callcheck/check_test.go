@@ -52,7 +52,7 @@ func TestCheck(t *testing.T) {
 			want: `invalid arguments:
 - /q: unexpected property (allowed: query, limit)
 - /query: missing required property; expected a string
-example of valid arguments: {"limit":5,"query":"example"}`,
+example of valid arguments: {"limit":5,"query":"x"}`,
 		},
 		{
 			name:   "wrong type keeps the bounds",
@@ -76,7 +76,7 @@ example of valid arguments: {"filters":{"state":"OPEN"}}`,
 			args:   `{"paths":[]}`,
 			want: `invalid arguments:
 - /paths: got [] (0 items), expected an array of string (of at least 1 character) with at least 1 item
-example of valid arguments: {"paths":["example"]}`,
+example of valid arguments: {"paths":["x"]}`,
 		},
 		{
 			name:   "missing ref property says what it expects",
@@ -92,7 +92,7 @@ example of valid arguments: {"n":1}`,
 			args:   `{"id":true}`,
 			want: `invalid arguments:
 - /id: matches none of the alternatives; expected an integer, or a string (format uuid)
-example of valid arguments: {"id":1}`,
+example of valid arguments: {"id":0}`,
 		},
 		{
 			name:   "draft-07 with format and pattern",
@@ -101,14 +101,24 @@ example of valid arguments: {"id":1}`,
 			want: `invalid arguments:
 - /code: got "usd" (3 characters), expected a string (matching ^[A-Z]{3}$)
 - /when: missing required property; expected a string (format date-time)
-example of valid arguments: {"when":"2025-01-31T12:00:00Z"}`,
+example of valid arguments: {"when":"2024-01-01T00:00:00Z"}`,
 		},
 		{
-			name:   "no example possible",
+			// Issue 11: a pattern had no example line (callcheck had its
+			// own generator, which ignored patterns).
+			name:   "pattern gets an example",
 			schema: `{"type":"object","properties":{"code":{"type":"string","pattern":"^[A-Z]{3}$"}},"required":["code"]}`,
 			args:   `{}`,
 			want: `invalid arguments:
-- /code: missing required property; expected a string (matching ^[A-Z]{3}$)`,
+- /code: missing required property; expected a string (matching ^[A-Z]{3}$)
+example of valid arguments: {"code":"AAA"}`,
+		},
+		{
+			name:   "no example possible",
+			schema: `{"type":"object","properties":{"code":{"type":"string","minLength":3,"maxLength":2}},"required":["code"]}`,
+			args:   `{}`,
+			want: `invalid arguments:
+- /code: missing required property; expected a string (of 3 to 2 characters)`,
 		},
 		{
 			name:   "not an object",

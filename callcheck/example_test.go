@@ -21,5 +21,5 @@ func ExampleCheck() {
 	// - /limit: got 500, expected an integer from 1 to 100
 	// - /q: unexpected property (allowed: query, limit)
 	// - /query: missing required property; expected a string
-	// example of valid arguments: {"query":"example"}
+	// example of valid arguments: {"query":"x"}
 }

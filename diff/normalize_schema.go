@@ -1,14 +1,13 @@
 package diff
 
 import (
-	"bytes"
-	"math/big"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/internal/instance"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -126,7 +125,7 @@ func pureRef(v *canon.Value) string {
 		return ""
 	}
 	for _, m := range v.Members {
-		if m.Key != "$ref" && !annotationKeyword[m.Key] {
+		if m.Key != "$ref" && !instance.AnnotationKeyword[m.Key] {
 			return ""
 		}
 	}
@@ -235,25 +234,6 @@ var (
 	singleSchemaKW = []string{"additionalProperties", "unevaluatedProperties", "propertyNames", "items", "additionalItems", "unevaluatedItems", "contains", "not", "if", "then", "else", "contentSchema"}
 	arraySchemaKW  = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
 	mapSchemaKW    = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
-
-	annotationKeyword = map[string]bool{
-		"title": true, "description": true, "default": true, "examples": true, "$comment": true,
-		"deprecated": true, "readOnly": true, "writeOnly": true, "$schema": true, "$id": true,
-		"$anchor": true, "$dynamicAnchor": true, "$vocabulary": true, "contentEncoding": true,
-		"contentMediaType": true, "contentSchema": true, "$defs": true, "definitions": true,
-	}
-
-	// typeKeywords are the keywords that constrain only instances of one
-	// type family.
-	typeKeywords = map[string]types{
-		"minimum": tNumber, "maximum": tNumber, "exclusiveMinimum": tNumber, "exclusiveMaximum": tNumber, "multipleOf": tNumber,
-		"minLength": tString, "maxLength": tString, "pattern": tString, "format": tString,
-		"items": tArray, "prefixItems": tArray, "minItems": tArray, "maxItems": tArray, "uniqueItems": tArray,
-		"contains": tArray, "minContains": tArray, "maxContains": tArray, "unevaluatedItems": tArray,
-		"properties": tObject, "required": tObject, "additionalProperties": tObject, "patternProperties": tObject,
-		"propertyNames": tObject, "minProperties": tObject, "maxProperties": tObject, "dependentRequired": tObject,
-		"dependentSchemas": tObject, "unevaluatedProperties": tObject,
-	}
 )
 
 // eachSchema calls fn for s and every subschema below it, parents first.
@@ -369,7 +349,7 @@ func keepAnnotations(t canon.Value, site *canon.Value) canon.Value {
 
 func onlyAnnotations(v *canon.Value) bool {
 	for _, m := range v.Members {
-		if !annotationKeyword[m.Key] {
+		if !instance.AnnotationKeyword[m.Key] {
 			return false
 		}
 	}
@@ -742,14 +722,14 @@ func liftTypeBranches(v *canon.Value) {
 			all |= bt
 			for _, m := range b.Members {
 				switch {
-				case m.Key == "type" || annotationKeyword[m.Key]:
+				case m.Key == "type" || instance.AnnotationKeyword[m.Key]:
 				case m.Key == "enum":
 					hasEnum = true
 					if m.Value.Kind != canon.Array {
 						ok = false
 					}
 					enumVals = append(enumVals, m.Value.Items...)
-				case typeKeywords[m.Key] != 0 && typeKeywords[m.Key]&bt != 0 && !v.Has(m.Key):
+				case typeKeyword(m.Key) != 0 && typeKeyword(m.Key)&bt != 0 && !v.Has(m.Key):
 					if _, dup := lifted[m.Key]; dup {
 						ok = false
 					}
@@ -852,225 +832,4 @@ func (n *normalizer) mergeAllOf(v *canon.Value) {
 	if v.Kind == canon.Object && typesOf(v) == 0 && v.Has("type") {
 		*v = canon.BoolValue(false)
 	}
-}
-
-// mergeSchemas returns the conjunction of a and b as one schema, when it
-// can be written exactly without allOf.
-func mergeSchemas(a, b *canon.Value) (canon.Value, bool) {
-	if b.Kind == canon.Bool {
-		if b.Bool {
-			return a.Clone(), true
-		}
-		return canon.BoolValue(false), true
-	}
-	if a.Kind == canon.Bool {
-		if a.Bool {
-			return b.Clone(), true
-		}
-		return canon.BoolValue(false), true
-	}
-	for _, k := range []string{"$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"} {
-		if a.Has(k) || b.Has(k) {
-			return canon.Value{}, false
-		}
-	}
-	if !objectMergeable(a, b) || !objectMergeable(b, a) {
-		return canon.Value{}, false
-	}
-	out := a.Clone()
-	for _, m := range b.Members {
-		bv := m.Value
-		av := out.Get(m.Key)
-		if av == nil {
-			out.Set(m.Key, bv.Clone())
-			continue
-		}
-		if annotationKeyword[m.Key] || bytes.Equal(canon.AppendSchema(nil, av), canon.AppendSchema(nil, &bv)) {
-			continue
-		}
-		switch m.Key {
-		case "type":
-			t := declaredTypes(av) & declaredTypes(&bv)
-			if t == 0 {
-				return canon.BoolValue(false), true
-			}
-			tv, ok := t.typeValue()
-			if !ok {
-				return canon.Value{}, false
-			}
-			out.Set("type", tv)
-		case "enum":
-			if av.Kind != canon.Array || bv.Kind != canon.Array {
-				return canon.Value{}, false
-			}
-			keep := map[string]bool{}
-			for i := range bv.Items {
-				keep[string(canon.AppendJCS(nil, &bv.Items[i]))] = true
-			}
-			var items []canon.Value
-			for i := range av.Items {
-				if keep[string(canon.AppendJCS(nil, &av.Items[i]))] {
-					items = append(items, av.Items[i])
-				}
-			}
-			if len(items) == 0 {
-				return canon.BoolValue(false), true
-			}
-			out.Set("enum", canon.ArrayValue(items...))
-		case "required":
-			if av.Kind != canon.Array || bv.Kind != canon.Array {
-				return canon.Value{}, false
-			}
-			items := slices.Clone(av.Items)
-			for _, it := range bv.Items {
-				if !slices.ContainsFunc(items, func(x canon.Value) bool { return x.Kind == it.Kind && x.Str == it.Str }) {
-					items = append(items, it)
-				}
-			}
-			out.Set("required", canon.ArrayValue(items...))
-		case "properties", "dependentSchemas":
-			if av.Kind != canon.Object || bv.Kind != canon.Object {
-				return canon.Value{}, false
-			}
-			pm := av.Clone()
-			for _, p := range bv.Members {
-				old := pm.Get(p.Key)
-				if old == nil {
-					pm.Set(p.Key, p.Value.Clone())
-					continue
-				}
-				if mv, ok := mergeSchemas(old, &p.Value); ok {
-					*old = mv
-				} else {
-					*old = canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(old.Clone(), p.Value.Clone())})
-				}
-			}
-			out.Set(m.Key, pm)
-		case "dependentRequired":
-			if av.Kind != canon.Object || bv.Kind != canon.Object {
-				return canon.Value{}, false
-			}
-			dm := av.Clone()
-			for _, p := range bv.Members {
-				old := dm.Get(p.Key)
-				if old == nil || old.Kind != canon.Array || p.Value.Kind != canon.Array {
-					if old != nil {
-						return canon.Value{}, false
-					}
-					dm.Set(p.Key, p.Value.Clone())
-					continue
-				}
-				for _, it := range p.Value.Items {
-					if !slices.ContainsFunc(old.Items, func(x canon.Value) bool { return x.Str == it.Str }) {
-						old.Items = append(old.Items, it)
-					}
-				}
-			}
-			out.Set(m.Key, dm)
-		case "minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains":
-			if !pickBound(&out, m.Key, av, &bv, 1) {
-				return canon.Value{}, false
-			}
-		case "maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains":
-			if !pickBound(&out, m.Key, av, &bv, -1) {
-				return canon.Value{}, false
-			}
-		case "multipleOf":
-			ra, oka := ratOf(av)
-			rb, okb := ratOf(&bv)
-			if !oka || !okb || ra.Sign() <= 0 || rb.Sign() <= 0 {
-				return canon.Value{}, false
-			}
-			if isMultiple(ra, rb) {
-				continue
-			}
-			if isMultiple(rb, ra) {
-				out.Set("multipleOf", bv.Clone())
-				continue
-			}
-			return canon.Value{}, false
-		case "uniqueItems":
-			if bv.Kind == canon.Bool && bv.Bool {
-				out.Set("uniqueItems", bv.Clone())
-			}
-		case "items":
-			if a.Has("prefixItems") || b.Has("prefixItems") {
-				return canon.Value{}, false
-			}
-			mv, ok := mergeSchemas(av, &bv)
-			if !ok {
-				mv = canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(av.Clone(), bv.Clone())})
-			}
-			out.Set("items", mv)
-		case "not":
-			out.Set("not", canon.ObjectValue(canon.Member{Key: "anyOf", Value: canon.ArrayValue(av.Clone(), bv.Clone())}))
-		case "allOf":
-			if av.Kind != canon.Array || bv.Kind != canon.Array {
-				return canon.Value{}, false
-			}
-			out.Set("allOf", canon.ArrayValue(append(slices.Clone(av.Items), bv.Items...)...))
-		case "additionalProperties", "patternProperties", "propertyNames":
-			// Only one side has it (objectMergeable), or both equal.
-			return canon.Value{}, false
-		default:
-			if typeKeywords[m.Key] == 0 && !knownKeyword[m.Key] {
-				continue // unknown keywords are annotations
-			}
-			return canon.Value{}, false
-		}
-	}
-	return out, true
-}
-
-// knownKeyword lists the validation keywords the engine reads.
-var knownKeyword = map[string]bool{
-	"type": true, "enum": true, "const": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true,
-	"if": true, "then": true, "else": true, "$ref": true, "$dynamicRef": true, "$recursiveRef": true,
-}
-
-// objectMergeable reports whether b's object keywords can join a's without
-// changing what a's additionalProperties/patternProperties mean: when a
-// closes or patterns its properties, b must declare no other property and
-// no patterns of its own.
-func objectMergeable(a, b *canon.Value) bool {
-	if !a.Has("additionalProperties") && !a.Has("patternProperties") {
-		return true
-	}
-	if b.Has("additionalProperties") || b.Has("patternProperties") {
-		return false
-	}
-	bp := b.Get("properties")
-	if bp == nil {
-		return true
-	}
-	ap := a.Get("properties")
-	for _, m := range bp.Members {
-		if ap == nil || !ap.Has(m.Key) {
-			return false
-		}
-	}
-	return true
-}
-
-// pickBound keeps in out the tighter of two bounds for kw: sign 1 keeps the
-// larger (lower bounds), -1 the smaller (upper bounds).
-func pickBound(out *canon.Value, kw string, a, b *canon.Value, sign int) bool {
-	ra, oka := ratOf(a)
-	rb, okb := ratOf(b)
-	if !oka || !okb {
-		return false
-	}
-	if ra.Cmp(rb)*sign < 0 {
-		out.Set(kw, b.Clone())
-	}
-	return true
-}
-
-// isMultiple reports whether a is an integer multiple of b.
-func isMultiple(a, b *big.Rat) bool {
-	if b.Sign() == 0 {
-		return false
-	}
-	q := new(big.Rat).Quo(a, b)
-	return q.IsInt()
 }

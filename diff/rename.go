@@ -3,7 +3,6 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/internal/instance"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -836,186 +836,39 @@ func (c *comparison) verifyRoute(old, target *toolset.Tool, block facade.Block) 
 }
 
 // sampleCalls returns example argument objects valid under the old input
-// schema s (compiled as sc), each checked with the validator, without
-// duplicates: first one that sets every top-level property (so the witness
-// of a route, and coverage, exercise every argument mapping), then
-// exampleInstance's, then one with only the required properties.
+// schema s (compiled as sc), from instance.Examples on its normalized
+// form, each checked with the validator, without duplicates: the one that
+// sets the most top-level properties first (so the witness of a route,
+// and coverage, exercise every argument mapping), then the others in the
+// generator's order (minimal, rich, variants).
 func sampleCalls(s *canon.Value, sc *schema.Compiled) []map[string]any {
+	sd := newSide(s)
 	var out []map[string]any
-	seen := map[string]bool{}
-	add := func(v any) {
-		m, ok := v.(map[string]any)
-		if !ok || !sc.Valid(m) {
-			return
+	for _, v := range instance.Examples(sc, sd.root, sd.resolve, maxSampleCalls) {
+		if m, ok := v.(map[string]any); ok {
+			out = append(out, m)
 		}
-		k := instanceText(m)
-		if seen[k] {
-			return
-		}
-		seen[k] = true
-		out = append(out, m)
 	}
-	if v, ok := sampleObject(s, true, 0); ok {
-		add(v)
-	}
-	if v, ok := exampleInstance(s); ok {
-		add(v)
-	}
-	if v, ok := sampleObject(s, false, 0); ok {
-		add(v)
+	if i := widest(out); i > 0 {
+		w := out[i]
+		out = slices.Insert(slices.Delete(out, i, i+1), 0, w)
 	}
 	return out
 }
 
-// maxSampleDepth bounds sampleValue on recursive schemas.
-const maxSampleDepth = 8
+// maxSampleCalls is how many example calls verify a route.
+const maxSampleCalls = 3
 
-// sampleObject builds an object for an object schema: every property when
-// all, else the required ones, each from sampleValue.
-func sampleObject(s *canon.Value, all bool, depth int) (map[string]any, bool) {
-	if depth > maxSampleDepth || s.Kind != canon.Object {
-		return nil, false
-	}
-	req := map[string]bool{}
-	var reqOrder []string
-	if r := s.Get("required"); r != nil && r.Kind == canon.Array {
-		for _, it := range r.Items {
-			if it.Kind == canon.String {
-				req[it.Str] = true
-				reqOrder = append(reqOrder, it.Str)
-			}
+// widest returns the index of the object with the most members (the
+// first of them), -1 for none.
+func widest(objs []map[string]any) int {
+	best := -1
+	for i, m := range objs {
+		if best < 0 || len(m) > len(objs[best]) {
+			best = i
 		}
 	}
-	out := map[string]any{}
-	if p := s.Get("properties"); p != nil && p.Kind == canon.Object {
-		for i := range p.Members {
-			m := &p.Members[i]
-			if !all && !req[m.Key] {
-				continue
-			}
-			v, ok := sampleValue(&m.Value, depth+1)
-			if !ok {
-				if req[m.Key] {
-					return nil, false
-				}
-				continue
-			}
-			out[m.Key] = v
-		}
-	}
-	for _, r := range reqOrder {
-		if _, ok := out[r]; !ok {
-			out[r] = "x"
-		}
-	}
-	return out, true
-}
-
-// sampleValue builds a plausible value for a schema from what it declares
-// (default, const, enum, examples, then its type and bounds). The result is
-// a guess: callers validate it.
-func sampleValue(s *canon.Value, depth int) (any, bool) {
-	if depth > maxSampleDepth {
-		return nil, false
-	}
-	switch s.Kind {
-	case canon.Bool:
-		return "x", s.Bool
-	case canon.Object:
-	default:
-		return nil, false
-	}
-	for _, k := range []string{"default", "const"} {
-		if v := s.Get(k); v != nil {
-			return schema.Instance(v), true
-		}
-	}
-	for _, k := range []string{"enum", "examples"} {
-		if v := s.Get(k); v != nil && v.Kind == canon.Array && len(v.Items) > 0 {
-			return schema.Instance(&v.Items[0]), true
-		}
-	}
-	ty := ""
-	for _, t := range argTypesOf(s) {
-		if t != "null" {
-			ty = t
-			break
-		}
-		ty = t
-	}
-	if ty == "" {
-		switch {
-		case s.Has("properties") || s.Has("required"):
-			ty = "object"
-		case s.Has("items"):
-			ty = "array"
-		default:
-			return "x", true
-		}
-	}
-	switch ty {
-	case "string":
-		n := max(int(numberMember(s, "minLength", 1)), 1)
-		return strings.Repeat("x", n), true
-	case "integer", "number":
-		v := 1.0
-		if m, ok := numberOK(s, "minimum"); ok {
-			v = m
-		}
-		if m, ok := numberOK(s, "exclusiveMinimum"); ok && v <= m {
-			v = m + 1
-		}
-		if m, ok := numberOK(s, "maximum"); ok && v > m {
-			v = m
-		}
-		if ty == "integer" {
-			v = math.Ceil(v)
-		}
-		return json.Number(strconv.FormatFloat(v, 'f', -1, 64)), true
-	case "boolean":
-		return true, true
-	case "null":
-		return nil, true
-	case "array":
-		n := int(numberMember(s, "minItems", 0))
-		items := []any{}
-		if n > 0 {
-			it := s.Get("items")
-			if it == nil {
-				return nil, false
-			}
-			v, ok := sampleValue(it, depth+1)
-			if !ok {
-				return nil, false
-			}
-			for range n {
-				items = append(items, v)
-			}
-		}
-		return items, true
-	case "object":
-		m, ok := sampleObject(s, false, depth)
-		return m, ok
-	}
-	return nil, false
-}
-
-// numberOK reads a numeric schema keyword.
-func numberOK(s *canon.Value, key string) (float64, bool) {
-	v := s.Get(key)
-	if v == nil || v.Kind != canon.Number {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(v.Str, 64)
-	return f, err == nil
-}
-
-// numberMember reads a numeric keyword or returns def.
-func numberMember(s *canon.Value, key string, def float64) float64 {
-	if f, ok := numberOK(s, key); ok {
-		return f
-	}
-	return def
+	return best
 }
 
 // instanceText is the canonical JSON text of a decoded instance.

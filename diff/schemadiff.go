@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/internal/instance"
 )
 
 // This file is the schema comparison engine (docs/diff.md#normalization–docs/diff.md#witnesses-and-verification): it walks an
@@ -321,10 +322,10 @@ func validationOnly(s *canon.Value) canon.Value {
 
 // validationKeyword reports whether kw is a keyword validation reads.
 func validationKeyword(kw string) bool {
-	if annotationKeyword[kw] && kw != "$defs" && kw != "definitions" {
+	if instance.AnnotationKeyword[kw] && kw != "$defs" && kw != "definitions" {
 		return false
 	}
-	return knownKeyword[kw] || typeKeywords[kw] != 0 || slices.Contains(mapSchemaKW, kw) ||
+	return instance.KnownKeyword[kw] || typeKeyword(kw) != 0 || slices.Contains(mapSchemaKW, kw) ||
 		slices.Contains(arraySchemaKW, kw) || slices.Contains(singleSchemaKW, kw)
 }
 
@@ -378,7 +379,7 @@ func objectRoot(sd *schemaSide) {
 func dropOtherTypeKeywords(s *canon.Value, t types) {
 	kept := s.Members[:0]
 	for _, m := range s.Members {
-		if k := typeKeywords[m.Key]; k != 0 && k&t == 0 {
+		if k := typeKeyword(m.Key); k != 0 && k&t == 0 {
 			continue
 		}
 		kept = append(kept, m)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/internal/instance"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -454,9 +455,10 @@ func applyEdits(cur *canon.Value, edits []witnessEdit, g *instanceGen) {
 	}
 }
 
-// exampleInstance builds a small instance that validates against s (all
-// required properties filled, defaults/examples/enum members preferred),
-// checked with the validator; ok is false when none could be built.
+// exampleInstance builds a small instance that validates against s
+// (instance.Examples on its normalized form: all required properties
+// filled, defaults/examples/enum members preferred), checked with the
+// validator; ok is false when none could be built.
 func exampleInstance(s *canon.Value) (v any, ok bool) {
 	if s == nil {
 		return nil, false
@@ -466,14 +468,9 @@ func exampleInstance(s *canon.Value) (v any, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	g := &instanceGen{sd: sd}
-	cands := append([]canon.Value{}, sd.bases()...)
-	cands = append(cands, g.variants(sd.root, 32)...)
-	for i := range cands {
-		inst := schema.Instance(&cands[i])
-		if c.Valid(inst) {
-			return inst, true
-		}
+	ex := instance.Examples(c, sd.root, sd.resolve, 1)
+	if len(ex) == 0 {
+		return nil, false
 	}
-	return nil, false
+	return ex[0], true
 }

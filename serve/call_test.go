@@ -65,10 +65,10 @@ func TestFacadeAtCallTime(t *testing.T) {
 		{"search_docs", `{"query":"c"}`, `{"query":"c"}`},
 		{"search_docs", `{"q":"d"}`, `{"query":"d"}`},
 		{"find_fast", `{"query":"e"}`, `{"mode":"fast","query":"e"}`},
-		{"search_documents", `{"p":"f"}`, "invalid: invalid arguments:\n- /p: unexpected property (allowed: query, mode)\n- /query: missing required property; expected a string\nexample of valid arguments: {\"query\":\"example\"}"},
+		{"search_documents", `{"p":"f"}`, "invalid: invalid arguments:\n- /p: unexpected property (allowed: query, mode)\n- /query: missing required property; expected a string\nexample of valid arguments: {\"query\":\"x\"}"},
 		// Through an alias, the message is about the routed call: its
 		// example keeps the injected mode.
-		{"find_fast", `{"p":"g"}`, "invalid: routed to search_documents: invalid arguments:\n- /p: unexpected property (allowed: query, mode)\n- /query: missing required property; expected a string\nexample of valid arguments: {\"mode\":\"fast\",\"query\":\"example\"}"},
+		{"find_fast", `{"p":"g"}`, "invalid: routed to search_documents: invalid arguments:\n- /p: unexpected property (allowed: query, mode)\n- /query: missing required property; expected a string\nexample of valid arguments: {\"mode\":\"fast\",\"query\":\"x\"}"},
 		{"find_fast", `{"query":"g","mode":"exact"}`, "invalid: routed to search_documents: invalid arguments:\n- (arguments): alias find_fast of search_documents: argument \"mode\" is \"exact\", inject wants \"fast\"\nexample of valid arguments: {\"mode\":\"exact\",\"query\":\"g\"}"},
 	} {
 		var args map[string]any

@@ -1,4 +1,4 @@
-package diff
+package instance
 
 import (
 	"math/rand/v2"
@@ -7,14 +7,14 @@ import (
 	"unicode"
 )
 
-// regexSamples returns up to n distinct strings that match the JSON Schema
+// RegexSamples returns up to n distinct strings that match the JSON Schema
 // pattern p (read with Go's RE2 syntax, as the validator does), built from
 // the parsed expression: the first alternative and the fewest repetitions
 // first, then other choices. rng, when set, makes the choices random.
 // Patterns are unanchored, so a string matching the whole expression also
 // matches the pattern; every result is checked against the pattern.
-func regexSamples(p string, n int, rng *rand.Rand) []string {
-	re := compileRegexp(p)
+func RegexSamples(p string, n int, rng *rand.Rand) []string {
+	re := CompileRegexp(p)
 	if re == nil {
 		return nil
 	}

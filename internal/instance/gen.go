@@ -1,4 +1,4 @@
-package diff
+package instance
 
 import (
 	"math/big"
@@ -10,15 +10,19 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// instanceGen builds instances of schemas (docs/diff.md#witnesses-and-verification): a deterministic minimal
+// Gen builds instances of schemas (docs/diff.md#witnesses-and-verification),
+// for diff's witnesses and --verify, rename fitting, and the example of
+// serve's and replay's self-healing message: a deterministic minimal
 // instance (required properties only, defaults, examples and enum members
 // preferred), a "rich" one (every declared property), local boundary
 // samples for witnesses, and seeded random instances for --verify. Results
 // are candidates: callers check them with the validator.
-type instanceGen struct {
-	sd   *schemaSide
-	rng  *rand.Rand // nil: deterministic
-	rich bool
+type Gen struct {
+	// Resolve follows the $ref of a subschema to its target (ok false when
+	// it does not resolve); nil: schemas hold no references.
+	Resolve func(s *canon.Value) (*canon.Value, bool)
+	Rng     *rand.Rand // nil: deterministic
+	Rich    bool
 	// depth bounds nesting (recursive schemas).
 	depth int
 }
@@ -26,12 +30,12 @@ type instanceGen struct {
 const maxGenDepth = 16
 
 // resolve follows references on the generator's side.
-func (g *instanceGen) resolve(s *canon.Value) *canon.Value {
+func (g *Gen) resolve(s *canon.Value) *canon.Value {
 	if s == nil {
 		return nil
 	}
-	if g.sd != nil {
-		if r, ok := g.sd.resolve(s); ok {
+	if g.Resolve != nil {
+		if r, ok := g.Resolve(s); ok {
 			return r
 		}
 		return nil
@@ -39,10 +43,10 @@ func (g *instanceGen) resolve(s *canon.Value) *canon.Value {
 	return s
 }
 
-func (g *instanceGen) coin() bool { return g.rng != nil && g.rng.IntN(2) == 0 }
+func (g *Gen) coin() bool { return g.Rng != nil && g.Rng.IntN(2) == 0 }
 
-// value returns one instance of s.
-func (g *instanceGen) value(s *canon.Value) canon.Value {
+// Value returns one instance of s.
+func (g *Gen) Value(s *canon.Value) canon.Value {
 	g.depth++
 	defer func() { g.depth-- }()
 	if g.depth > 2*maxGenDepth {
@@ -58,78 +62,147 @@ func (g *instanceGen) value(s *canon.Value) canon.Value {
 	if s.Kind != canon.Object {
 		return canon.NullValue()
 	}
-	if g.rng == nil || g.coin() {
-		if d := s.Get("default"); d != nil && admits(s, d) && g.rng == nil {
+	if g.Rng == nil || g.coin() {
+		if d := s.Get("default"); d != nil && g.admitsAll(s, d) && g.Rng == nil {
 			return d.Clone()
 		}
-		if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array && len(ex.Items) > 0 && admits(s, &ex.Items[0]) && g.rng == nil {
+		if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array && len(ex.Items) > 0 && g.admitsAll(s, &ex.Items[0]) && g.Rng == nil {
 			return ex.Items[0].Clone()
 		}
+	}
+	if c := s.Get("const"); c != nil {
+		return c.Clone() // a schema not normalized (diff folds const into enum)
 	}
 	if e := s.Get("enum"); e != nil && e.Kind == canon.Array && len(e.Items) > 0 {
 		var ok []canon.Value
 		for i := range e.Items {
-			if admits(s, &e.Items[i]) {
+			if Admits(s, &e.Items[i]) {
 				ok = append(ok, e.Items[i])
 			}
 		}
 		if len(ok) == 0 {
 			ok = e.Items
 		}
-		if g.rng != nil {
-			return ok[g.rng.IntN(len(ok))].Clone()
+		if g.Rng != nil {
+			return ok[g.Rng.IntN(len(ok))].Clone()
 		}
 		return ok[0].Clone()
 	}
 	for _, kw := range []string{"oneOf", "anyOf"} {
 		if a := s.Get(kw); a != nil && a.Kind == canon.Array && len(a.Items) > 0 && g.depth < maxGenDepth {
 			i := 0
-			if g.rng != nil {
-				i = g.rng.IntN(len(a.Items))
+			if g.Rng != nil {
+				i = g.Rng.IntN(len(a.Items))
 			}
-			return g.value(g.conj(s, kw, &a.Items[i]))
+			return g.Value(g.conj(s, kw, &a.Items[i]))
 		}
 	}
 	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array && g.depth < maxGenDepth {
 		m := s.Clone()
 		m.Delete("allOf")
+		var rest []*canon.Value // branches that do not merge exactly
 		for i := range a.Items {
 			b := g.resolve(&a.Items[i])
 			if b == nil {
 				continue
 			}
-			if mv, ok := mergeSchemas(&m, b); ok {
+			if mv, ok := Merge(&m, b); ok {
 				m = mv
+			} else {
+				rest = append(rest, b)
 			}
 		}
-		return g.value(&m)
+		v := g.Value(&m)
+		if !admitsEach(rest, &v) {
+			if w, ok := joinPatterns(&m, rest); ok {
+				return w
+			}
+		}
+		return v
 	}
 	t := g.chooseType(s)
 	switch t {
-	case tObject:
+	case Object:
 		return g.object(s)
-	case tArray:
+	case Array:
 		return g.array(s)
-	case tString:
+	case String:
 		return g.str(s)
-	case tInteger, tFraction:
+	case Integer, Fraction:
 		return g.number(s, t)
-	case tBool:
-		return canon.BoolValue(g.rng != nil && g.coin())
+	case Bool:
+		return canon.BoolValue(g.Rng != nil && g.coin())
 	}
 	return canon.NullValue()
 }
 
+// admitsAll is Admits of s and of each of its allOf branches.
+func (g *Gen) admitsAll(s, v *canon.Value) bool {
+	if !Admits(s, v) {
+		return false
+	}
+	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array {
+		for i := range a.Items {
+			if !Admits(g.resolve(&a.Items[i]), v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// admitsEach reports whether every schema of ss admits v.
+func admitsEach(ss []*canon.Value, v *canon.Value) bool {
+	for _, s := range ss {
+		if !Admits(s, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// joinPatterns builds a string for the conjunction of s and branches
+// whose patterns do not merge into one (allOf [{pattern: "b$"}, {pattern:
+// "c"}] under pattern "^a"): one sample of each pattern, those anchored
+// at the start first and those anchored at the end last ("acb"), kept
+// when s and every branch admit it.
+func joinPatterns(s *canon.Value, branches []*canon.Value) (canon.Value, bool) {
+	var head, mid, tail []string
+	for _, b := range append([]*canon.Value{s}, branches...) {
+		p := b.Get("pattern")
+		if p == nil || p.Kind != canon.String {
+			continue
+		}
+		xs := RegexSamples(p.Str, 1, nil)
+		if len(xs) == 0 {
+			return canon.Value{}, false
+		}
+		switch {
+		case strings.HasPrefix(p.Str, "^"):
+			head = append(head, xs[0])
+		case strings.HasSuffix(p.Str, "$"):
+			tail = append(tail, xs[0])
+		default:
+			mid = append(mid, xs[0])
+		}
+	}
+	v := canon.StringValue(strings.Join(slices.Concat(head, mid, tail), ""))
+	if !Admits(s, &v) || !admitsEach(branches, &v) {
+		return canon.Value{}, false
+	}
+	return v, true
+}
+
 // conj returns s without its keyword kw, conjoined with branch b (merged
 // when exact, else as allOf).
-func (g *instanceGen) conj(s *canon.Value, kw string, b *canon.Value) *canon.Value {
+func (g *Gen) conj(s *canon.Value, kw string, b *canon.Value) *canon.Value {
 	c := s.Clone()
 	c.Delete(kw)
 	rb := g.resolve(b)
 	if rb == nil {
 		return &c
 	}
-	if m, ok := mergeSchemas(&c, rb); ok {
+	if m, ok := Merge(&c, rb); ok {
 		return &m
 	}
 	if len(c.Members) == 0 {
@@ -140,39 +213,39 @@ func (g *instanceGen) conj(s *canon.Value, kw string, b *canon.Value) *canon.Val
 }
 
 // chooseType picks the instance type to build for s.
-func (g *instanceGen) chooseType(s *canon.Value) types {
-	t := typesOf(s)
+func (g *Gen) chooseType(s *canon.Value) Types {
+	t := TypesOf(s)
 	if t == 0 {
 		return 0
 	}
-	if t == tAll {
-		hint := types(0)
+	if t == All {
+		hint := Types(0)
 		for _, m := range s.Members {
-			hint |= typeKeywords[m.Key]
+			hint |= TypeKeywords[m.Key]
 		}
 		if hint != 0 {
 			t = hint
-		} else if g.rng == nil {
-			return tString
+		} else if g.Rng == nil {
+			return String
 		}
 	}
-	order := []types{tObject, tArray, tString, tInteger, tFraction, tBool, tNull}
-	var avail []types
+	order := []Types{Object, Array, String, Integer, Fraction, Bool, Null}
+	var avail []Types
 	for _, o := range order {
 		if t&o != 0 {
 			avail = append(avail, o)
 		}
 	}
-	if g.rng != nil {
-		return avail[g.rng.IntN(len(avail))]
+	if g.Rng != nil {
+		return avail[g.Rng.IntN(len(avail))]
 	}
 	return avail[0]
 }
 
-// propSchema returns the schema that applies to member key of an object
+// PropSchema returns the schema that applies to member key of an object
 // valid under s: its property schema, else a matching patternProperties
 // schema, else additionalProperties (nil = any).
-func propSchema(s *canon.Value, key string) *canon.Value {
+func PropSchema(s *canon.Value, key string) *canon.Value {
 	if s == nil || s.Kind != canon.Object {
 		return nil
 	}
@@ -183,7 +256,7 @@ func propSchema(s *canon.Value, key string) *canon.Value {
 	}
 	if pp := s.Get("patternProperties"); pp != nil && pp.Kind == canon.Object {
 		for i := range pp.Members {
-			if re := compileRegexp(pp.Members[i].Key); re != nil && re.MatchString(key) {
+			if re := CompileRegexp(pp.Members[i].Key); re != nil && re.MatchString(key) {
 				return &pp.Members[i].Value
 			}
 		}
@@ -191,8 +264,8 @@ func propSchema(s *canon.Value, key string) *canon.Value {
 	return s.Get("additionalProperties")
 }
 
-// requiredNames lists the "required" entries of s.
-func requiredNames(s *canon.Value) []string {
+// RequiredNames lists the "required" entries of s.
+func RequiredNames(s *canon.Value) []string {
 	r := s.Get("required")
 	if r == nil || r.Kind != canon.Array {
 		return nil
@@ -206,27 +279,27 @@ func requiredNames(s *canon.Value) []string {
 	return out
 }
 
-func (g *instanceGen) object(s *canon.Value) canon.Value {
+func (g *Gen) object(s *canon.Value) canon.Value {
 	out := canon.ObjectValue()
 	added := map[string]bool{}
 	add := func(k string) {
 		if added[k] {
 			return
 		}
-		ps := propSchema(s, k)
+		ps := PropSchema(s, k)
 		if ps != nil && ps.Kind == canon.Bool && !ps.Bool {
 			return
 		}
 		added[k] = true
-		out.Members = append(out.Members, canon.Member{Key: k, Value: g.value(ps)})
+		out.Members = append(out.Members, canon.Member{Key: k, Value: g.Value(ps)})
 	}
-	for _, k := range requiredNames(s) {
+	for _, k := range RequiredNames(s) {
 		add(k)
 	}
 	props := s.Get("properties")
 	if props != nil && props.Kind == canon.Object && g.depth < maxGenDepth {
 		for _, m := range props.Members {
-			if g.rich || g.coin() {
+			if g.Rich || g.coin() {
 				add(m.Key)
 			}
 		}
@@ -242,7 +315,7 @@ func (g *instanceGen) object(s *canon.Value) canon.Value {
 			}
 		}
 	}
-	if minP, ok := intOf(s.Get("minProperties")); ok {
+	if minP, ok := IntOf(s.Get("minProperties")); ok {
 		if props != nil && props.Kind == canon.Object {
 			for _, m := range props.Members {
 				if int64(len(out.Members)) >= minP {
@@ -255,8 +328,8 @@ func (g *instanceGen) object(s *canon.Value) canon.Value {
 			add("p" + strconv.Itoa(i))
 		}
 	}
-	if maxP, ok := intOf(s.Get("maxProperties")); ok && int64(len(out.Members)) > maxP {
-		req := requiredNames(s)
+	if maxP, ok := IntOf(s.Get("maxProperties")); ok && int64(len(out.Members)) > maxP {
+		req := RequiredNames(s)
 		kept := out.Members[:0]
 		for _, m := range out.Members {
 			if slices.Contains(req, m.Key) || int64(len(kept)) < maxP {
@@ -269,34 +342,34 @@ func (g *instanceGen) object(s *canon.Value) canon.Value {
 	return out
 }
 
-func (g *instanceGen) array(s *canon.Value) canon.Value {
+func (g *Gen) array(s *canon.Value) canon.Value {
 	var prefix []canon.Value
 	if p := s.Get("prefixItems"); p != nil && p.Kind == canon.Array {
 		prefix = p.Items
 	}
 	items := s.Get("items")
 	n := int64(0)
-	if m, ok := intOf(s.Get("minItems")); ok {
+	if m, ok := IntOf(s.Get("minItems")); ok {
 		n = m
 	}
-	if g.rich && int64(len(prefix)) > n {
+	if g.Rich && int64(len(prefix)) > n {
 		n = int64(len(prefix))
 	}
-	if g.rng != nil {
-		n += int64(g.rng.IntN(3))
+	if g.Rng != nil {
+		n += int64(g.Rng.IntN(3))
 	}
 	contains := s.Get("contains")
 	minC := int64(0)
 	if contains != nil {
 		minC = 1
-		if m, ok := intOf(s.Get("minContains")); ok {
+		if m, ok := IntOf(s.Get("minContains")); ok {
 			minC = m
 		}
 		if n < minC {
 			n = minC
 		}
 	}
-	if m, ok := intOf(s.Get("maxItems")); ok && n > m {
+	if m, ok := IntOf(s.Get("maxItems")); ok && n > m {
 		n = m
 	}
 	if items != nil && items.Kind == canon.Bool && !items.Bool && n > int64(len(prefix)) {
@@ -324,10 +397,10 @@ func (g *instanceGen) array(s *canon.Value) canon.Value {
 		default:
 			is = items
 		}
-		v := g.value(is)
+		v := g.Value(is)
 		if unique {
 			for try := 0; seen[string(canon.AppendJCS(nil, &v))] && try < 8; try++ {
-				vs := g.variants(is, 8)
+				vs := g.Variants(is, 8)
 				if try < len(vs) {
 					v = vs[try]
 				}
@@ -339,9 +412,9 @@ func (g *instanceGen) array(s *canon.Value) canon.Value {
 	return out
 }
 
-func (g *instanceGen) str(s *canon.Value) canon.Value {
-	minL, _ := intOf(s.Get("minLength"))
-	maxL, hasMax := intOf(s.Get("maxLength"))
+func (g *Gen) str(s *canon.Value) canon.Value {
+	minL, _ := IntOf(s.Get("minLength"))
+	maxL, hasMax := IntOf(s.Get("maxLength"))
 	fit := func(x string) (string, bool) {
 		n := int64(len([]rune(x)))
 		if n < minL {
@@ -360,24 +433,24 @@ func (g *instanceGen) str(s *canon.Value) canon.Value {
 		}
 	}
 	if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
-		for _, x := range regexSamples(p.Str, 3, g.rng) {
+		for _, x := range RegexSamples(p.Str, 3, g.Rng) {
 			sv := canon.StringValue(x)
-			if admits(s, &sv) {
+			if Admits(s, &sv) {
 				return sv
 			}
 			if y, ok := fit(x); ok {
-				if sv := canon.StringValue(y); admits(s, &sv) {
+				if sv := canon.StringValue(y); Admits(s, &sv) {
 					return sv
 				}
 			}
 		}
 	}
 	base := "x"
-	if g.rng != nil {
-		n := g.rng.IntN(6)
+	if g.Rng != nil {
+		n := g.Rng.IntN(6)
 		var b strings.Builder
 		for i := 0; i < n; i++ {
-			b.WriteByte("abcxyz019 -_"[g.rng.IntN(12)])
+			b.WriteByte("abcxyz019 -_"[g.Rng.IntN(12)])
 		}
 		base = b.String()
 	}
@@ -415,13 +488,13 @@ func formatSample(f string) (string, bool) {
 	return s, ok
 }
 
-// number returns a number of type t (tInteger or tFraction) within s's
+// number returns a number of type t (Integer or Fraction) within s's
 // bounds and multipleOf.
-func (g *instanceGen) number(s *canon.Value, t types) canon.Value {
-	intOnly := t == tInteger
+func (g *Gen) number(s *canon.Value, t Types) canon.Value {
+	intOnly := t == Integer
 	for _, r := range g.numberCandidates(s, intOnly) {
-		v := canon.NumberValue(ratText(r))
-		if admits(s, &v) && (kindOf(&v) == t || (t == tInteger && kindOf(&v) == tInteger)) {
+		v := canon.NumberValue(RatText(r))
+		if Admits(s, &v) && (KindOf(&v) == t || (t == Integer && KindOf(&v) == Integer)) {
 			return v
 		}
 	}
@@ -429,15 +502,15 @@ func (g *instanceGen) number(s *canon.Value, t types) canon.Value {
 }
 
 // numberCandidates lists numbers near s's bounds and multiples.
-func (g *instanceGen) numberCandidates(s *canon.Value, intOnly bool) []*big.Rat {
-	lo, hi := lowerBound(s, intOnly), upperBound(s, intOnly)
+func (g *Gen) numberCandidates(s *canon.Value, intOnly bool) []*big.Rat {
+	lo, hi := LowerBound(s, intOnly), UpperBound(s, intOnly)
 	one := big.NewRat(1, 1)
 	half := big.NewRat(1, 2)
 	var c []*big.Rat
-	if g.rng != nil {
-		r := big.NewRat(int64(g.rng.IntN(200)-100), 1)
-		if lo.set {
-			r = new(big.Rat).Add(lo.v, big.NewRat(int64(g.rng.IntN(10)), 1))
+	if g.Rng != nil {
+		r := big.NewRat(int64(g.Rng.IntN(200)-100), 1)
+		if lo.Set {
+			r = new(big.Rat).Add(lo.V, big.NewRat(int64(g.Rng.IntN(10)), 1))
 		}
 		if !intOnly && g.coin() {
 			r.Add(r, half)
@@ -448,23 +521,23 @@ func (g *instanceGen) numberCandidates(s *canon.Value, intOnly bool) []*big.Rat 
 	if !intOnly {
 		base = []*big.Rat{half, big.NewRat(3, 2), big.NewRat(-1, 2), big.NewRat(0, 1)}
 	}
-	if lo.set {
-		c = append(c, lo.v, new(big.Rat).Add(lo.v, one))
+	if lo.Set {
+		c = append(c, lo.V, new(big.Rat).Add(lo.V, one))
 		if !intOnly {
-			c = append(c, new(big.Rat).Add(lo.v, half))
+			c = append(c, new(big.Rat).Add(lo.V, half))
 		}
 	}
-	if hi.set {
-		c = append(c, hi.v, new(big.Rat).Sub(hi.v, one))
+	if hi.Set {
+		c = append(c, hi.V, new(big.Rat).Sub(hi.V, one))
 		if !intOnly {
-			c = append(c, new(big.Rat).Sub(hi.v, half))
+			c = append(c, new(big.Rat).Sub(hi.V, half))
 		}
 	}
 	c = append(c, base...)
-	if m, ok := ratOf(s.Get("multipleOf")); ok && m.Sign() > 0 {
+	if m, ok := RatOf(s.Get("multipleOf")); ok && m.Sign() > 0 {
 		var ms []*big.Rat
 		for _, x := range c {
-			q := floorRat(new(big.Rat).Quo(x, m))
+			q := FloorRat(new(big.Rat).Quo(x, m))
 			ms = append(ms, new(big.Rat).Mul(q, m), new(big.Rat).Mul(new(big.Rat).Add(q, one), m))
 		}
 		c = append(ms, c...)
@@ -472,9 +545,9 @@ func (g *instanceGen) numberCandidates(s *canon.Value, intOnly bool) []*big.Rat 
 	return c
 }
 
-// ratText writes r as a JSON number (exact when r has a finite decimal
+// RatText writes r as a JSON number (exact when r has a finite decimal
 // expansion, else the nearest double).
-func ratText(r *big.Rat) string {
+func RatText(r *big.Rat) string {
 	if r.IsInt() {
 		return r.Num().String()
 	}
@@ -509,10 +582,10 @@ func anyPool() []canon.Value {
 	}
 }
 
-// variants returns up to limit diverse instances of s, valid for its local
+// Variants returns up to limit diverse instances of s, valid for its local
 // keywords: boundary values of its bounds, every enum member, default and
 // examples, values of each allowed type, each anyOf/oneOf branch.
-func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
+func (g *Gen) Variants(s *canon.Value, limit int) []canon.Value {
 	g.depth++
 	defer func() { g.depth-- }()
 	if g.depth > 2*maxGenDepth {
@@ -525,7 +598,7 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 	var out []canon.Value
 	seen := map[string]bool{}
 	add := func(v canon.Value) {
-		if len(out) >= limit || !admits(s, &v) {
+		if len(out) >= limit || !Admits(s, &v) {
 			return
 		}
 		k := string(canon.AppendJCS(nil, &v))
@@ -546,6 +619,10 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 	if s.Kind != canon.Object {
 		return nil
 	}
+	if c := s.Get("const"); c != nil {
+		add(c.Clone())
+		return out
+	}
 	if e := s.Get("enum"); e != nil && e.Kind == canon.Array {
 		for _, it := range e.Items {
 			add(it.Clone())
@@ -562,53 +639,53 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 			add(it.Clone())
 		}
 	}
-	add(g.value(s))
+	add(g.Value(s))
 	rich := *g
-	rich.rich = true
-	add(rich.value(s))
+	rich.Rich = true
+	add(rich.Value(s))
 	if g.depth < maxGenDepth {
 		for _, kw := range []string{"anyOf", "oneOf"} {
 			if a := s.Get(kw); a != nil && a.Kind == canon.Array {
 				for i := range a.Items {
-					for _, v := range g.variants(g.conj(s, kw, &a.Items[i]), 4) {
+					for _, v := range g.Variants(g.conj(s, kw, &a.Items[i]), 4) {
 						add(v)
 					}
 				}
 			}
 		}
 	}
-	t := typesOf(s)
-	if t&tNull != 0 {
+	t := TypesOf(s)
+	if t&Null != 0 {
 		add(canon.NullValue())
 	}
-	if t&tBool != 0 {
+	if t&Bool != 0 {
 		add(canon.BoolValue(false))
 		add(canon.BoolValue(true))
 	}
-	if t&tInteger != 0 {
-		for _, r := range g.numberCandidates(s, t&tNumber == tInteger) {
+	if t&Integer != 0 {
+		for _, r := range g.numberCandidates(s, t&Number == Integer) {
 			if r.IsInt() {
-				add(canon.NumberValue(ratText(r)))
+				add(canon.NumberValue(RatText(r)))
 			}
 		}
 		add(canon.NumberValue("1000000"))
 	}
-	if t&tFraction != 0 {
+	if t&Fraction != 0 {
 		for _, r := range g.numberCandidates(s, false) {
 			if !r.IsInt() {
-				add(canon.NumberValue(ratText(r)))
+				add(canon.NumberValue(RatText(r)))
 			}
 		}
 	}
-	if t&tString != 0 {
-		minL, _ := intOf(s.Get("minLength"))
-		maxL, hasMax := intOf(s.Get("maxLength"))
+	if t&String != 0 {
+		minL, _ := IntOf(s.Get("minLength"))
+		maxL, hasMax := IntOf(s.Get("maxLength"))
 		add(canon.StringValue(strings.Repeat("x", int(min(minL, 4096)))))
 		if hasMax {
 			add(canon.StringValue(strings.Repeat("x", int(min(maxL, 4096)))))
 		}
 		if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
-			xs := regexSamples(p.Str, 4, nil)
+			xs := RegexSamples(p.Str, 4, nil)
 			for _, x := range xs {
 				add(canon.StringValue(x))
 			}
@@ -622,13 +699,17 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 			add(canon.StringValue(x))
 		}
 	}
-	if t&tArray != 0 {
+	if t&Array != 0 {
 		// Without "items" any element goes: simple values still give
 		// one-element arrays and two equal elements (uniqueItems).
-		items := itemsOf(s)
+		items := s.Get("items")
+		if items == nil {
+			t := canon.BoolValue(true) // any element
+			items = &t
+		}
 		add(canon.ArrayValue())
 		if g.depth < maxGenDepth {
-			iv := g.variants(items, 4)
+			iv := g.Variants(items, 4)
 			for _, v := range iv {
 				add(canon.ArrayValue(v))
 			}
@@ -637,7 +718,7 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 			}
 			// The minimal and rich instances with their first element
 			// repeated (equal elements, past prefixItems too).
-			for _, a := range []canon.Value{g.value(s), rich.value(s)} {
+			for _, a := range []canon.Value{g.Value(s), rich.Value(s)} {
 				if a.Kind == canon.Array && len(a.Items) > 0 {
 					a.Items = append(a.Items, a.Items[0].Clone())
 					add(a)
@@ -645,9 +726,9 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 			}
 			if cs := s.Get("contains"); cs != nil {
 				// As many matching items as the contains bounds allow.
-				cv := g.variants(cs, 2)
+				cv := g.Variants(cs, 2)
 				for _, kw := range []string{"minContains", "maxContains"} {
-					if n, ok := intOf(s.Get(kw)); ok && n <= 64 && len(cv) > 0 {
+					if n, ok := IntOf(s.Get(kw)); ok && n <= 64 && len(cv) > 0 {
 						a := canon.ArrayValue()
 						for i := int64(0); i < n; i++ {
 							a.Items = append(a.Items, cv[0])
@@ -656,7 +737,7 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 					}
 				}
 			}
-			if maxI, ok := intOf(s.Get("maxItems")); ok && maxI <= 64 && len(iv) > 0 {
+			if maxI, ok := IntOf(s.Get("maxItems")); ok && maxI <= 64 && len(iv) > 0 {
 				a := canon.ArrayValue()
 				for i := int64(0); i < maxI; i++ {
 					a.Items = append(a.Items, iv[int(i)%len(iv)])
@@ -665,17 +746,17 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 			}
 		}
 	}
-	if t&tObject != 0 {
+	if t&Object != 0 {
 		add(canon.ObjectValue())
 		// The minimal and rich instances with one property varied at a
 		// time.
 		if props := s.Get("properties"); props != nil && props.Kind == canon.Object && g.depth < maxGenDepth {
-			for _, base := range []canon.Value{g.value(s), rich.value(s)} {
+			for _, base := range []canon.Value{g.Value(s), rich.Value(s)} {
 				if base.Kind != canon.Object {
 					continue
 				}
 				for _, m := range props.Members {
-					for _, v := range g.variants(&m.Value, 4) {
+					for _, v := range g.Variants(&m.Value, 4) {
 						o := base.Clone()
 						o.Set(m.Key, v)
 						add(o)
@@ -683,21 +764,21 @@ func (g *instanceGen) variants(s *canon.Value, limit int) []canon.Value {
 				}
 			}
 		}
-		if maxP, ok := intOf(s.Get("maxProperties")); ok && maxP <= 64 {
+		if maxP, ok := IntOf(s.Get("maxProperties")); ok && maxP <= 64 {
 			// As many properties as allowed: declared ones first.
-			o := rich.value(s)
+			o := rich.Value(s)
 			if o.Kind == canon.Object {
 				for i := 0; int64(len(o.Members)) < maxP && i < 64; i++ {
 					k := "p" + strconv.Itoa(i)
 					if !o.Has(k) {
-						o.Set(k, g.value(propSchema(s, k)))
+						o.Set(k, g.Value(PropSchema(s, k)))
 					}
 				}
 				add(o)
 			}
 		}
 	}
-	if t == tAll {
+	if t == All {
 		for _, v := range anyPool() {
 			add(v)
 		}

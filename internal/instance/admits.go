@@ -1,4 +1,4 @@
-package diff
+package instance
 
 import (
 	"bytes"
@@ -20,11 +20,11 @@ import (
 // subschema (no composition, no subschemas): used to filter enum members and
 // witness samples before the real validator is asked.
 
-// admits reports whether v passes the local keywords of schema s: type,
+// Admits reports whether v passes the local keywords of schema s: type,
 // enum, numeric bounds, multipleOf, string lengths and pattern, array and
 // object counts, required. It answers true when unsure; the validator
 // decides.
-func admits(s *canon.Value, v *canon.Value) bool {
+func Admits(s *canon.Value, v *canon.Value) bool {
 	if s == nil {
 		return true
 	}
@@ -34,8 +34,8 @@ func admits(s *canon.Value, v *canon.Value) bool {
 	if s.Kind != canon.Object {
 		return true
 	}
-	k := kindOf(v)
-	if declaredTypes(s.Get("type"))&k == 0 {
+	k := KindOf(v)
+	if DeclaredTypes(s.Get("type"))&k == 0 {
 		return false
 	}
 	if e := s.Get("enum"); e != nil && e.Kind == canon.Array {
@@ -53,47 +53,47 @@ func admits(s *canon.Value, v *canon.Value) bool {
 	}
 	switch v.Kind {
 	case canon.Number:
-		r, ok := ratOf(v)
+		r, ok := RatOf(v)
 		if !ok {
 			return true
 		}
-		lo, hi := lowerBound(s, false), upperBound(s, false)
-		if lo.set && (r.Cmp(lo.v) < 0 || (lo.excl && r.Cmp(lo.v) == 0)) {
+		lo, hi := LowerBound(s, false), UpperBound(s, false)
+		if lo.Set && (r.Cmp(lo.V) < 0 || (lo.Excl && r.Cmp(lo.V) == 0)) {
 			return false
 		}
-		if hi.set && (r.Cmp(hi.v) > 0 || (hi.excl && r.Cmp(hi.v) == 0)) {
+		if hi.Set && (r.Cmp(hi.V) > 0 || (hi.Excl && r.Cmp(hi.V) == 0)) {
 			return false
 		}
-		if m, ok := ratOf(s.Get("multipleOf")); ok && m.Sign() > 0 && !isMultiple(r, m) {
+		if m, ok := RatOf(s.Get("multipleOf")); ok && m.Sign() > 0 && !IsMultiple(r, m) {
 			return false
 		}
 	case canon.String:
 		n := int64(utf8.RuneCountInString(v.Str))
-		if m, ok := intOf(s.Get("minLength")); ok && n < m {
+		if m, ok := IntOf(s.Get("minLength")); ok && n < m {
 			return false
 		}
-		if m, ok := intOf(s.Get("maxLength")); ok && n > m {
+		if m, ok := IntOf(s.Get("maxLength")); ok && n > m {
 			return false
 		}
 		if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
-			if re := compileRegexp(p.Str); re != nil && !re.MatchString(v.Str) {
+			if re := CompileRegexp(p.Str); re != nil && !re.MatchString(v.Str) {
 				return false
 			}
 		}
 	case canon.Array:
 		n := int64(len(v.Items))
-		if m, ok := intOf(s.Get("minItems")); ok && n < m {
+		if m, ok := IntOf(s.Get("minItems")); ok && n < m {
 			return false
 		}
-		if m, ok := intOf(s.Get("maxItems")); ok && n > m {
+		if m, ok := IntOf(s.Get("maxItems")); ok && n > m {
 			return false
 		}
 	case canon.Object:
 		n := int64(len(v.Members))
-		if m, ok := intOf(s.Get("minProperties")); ok && n < m {
+		if m, ok := IntOf(s.Get("minProperties")); ok && n < m {
 			return false
 		}
-		if m, ok := intOf(s.Get("maxProperties")); ok && n > m {
+		if m, ok := IntOf(s.Get("maxProperties")); ok && n > m {
 			return false
 		}
 		if r := s.Get("required"); r != nil && r.Kind == canon.Array {
@@ -107,7 +107,7 @@ func admits(s *canon.Value, v *canon.Value) bool {
 	return true
 }
 
-// localKeywords are the keywords admits checks exactly (plus annotations):
+// localKeywords are the keywords Admits checks exactly (plus annotations):
 // a schema with any other keyword beside an enum needs the validator to
 // tell which members it accepts.
 var localKeywords = map[string]bool{
@@ -117,13 +117,13 @@ var localKeywords = map[string]bool{
 	"maxProperties": true, "required": true, "format": true,
 }
 
-// admitsMember reports whether the subschema s accepts value v, keywords
+// AdmitsMember reports whether the subschema s accepts value v, keywords
 // on subschemas (items, properties, contains, propertyNames, …) included:
-// admits, then the validator on s alone when s has keywords admits does not
+// Admits, then the validator on s alone when s has keywords Admits does not
 // read. A subschema holding a $ref (recursive, not inlined) or one that does
-// not compile on its own is answered by admits alone.
-func admitsMember(s, v *canon.Value) bool {
-	if !admits(s, v) {
+// not compile on its own is answered by Admits alone.
+func AdmitsMember(s, v *canon.Value) bool {
+	if !Admits(s, v) {
 		return false
 	}
 	if s == nil || s.Kind != canon.Object || !hasNonLocalKeyword(s) {
@@ -142,84 +142,84 @@ func admitsMember(s, v *canon.Value) bool {
 
 func hasNonLocalKeyword(s *canon.Value) bool {
 	for _, m := range s.Members {
-		if !localKeywords[m.Key] && (knownKeyword[m.Key] || typeKeywords[m.Key] != 0) {
+		if !localKeywords[m.Key] && (KnownKeyword[m.Key] || TypeKeywords[m.Key] != 0) {
 			return true
 		}
 	}
 	return false
 }
 
-// bound is a numeric bound: value, exclusive or not; set false = none.
-type bound struct {
-	v    *big.Rat
-	excl bool
-	set  bool
-	kw   string       // the keyword that sets it
-	src  *canon.Value // its value
+// Bound is a numeric bound: value, exclusive or not; Set false = none.
+type Bound struct {
+	V    *big.Rat
+	Excl bool
+	Set  bool
+	KW   string       // the keyword that sets it
+	Src  *canon.Value // its value
 }
 
-// lowerBound returns the tighter of minimum and exclusiveMinimum. With
+// LowerBound returns the tighter of minimum and exclusiveMinimum. With
 // intOnly (only integers are allowed) an exclusive bound becomes the
 // inclusive integer bound it means (exclusiveMinimum 0 is minimum 1).
-func lowerBound(s *canon.Value, intOnly bool) bound {
-	var b bound
-	if r, ok := ratOf(s.Get("minimum")); ok {
-		b = bound{v: r, set: true, kw: "minimum", src: s.Get("minimum")}
+func LowerBound(s *canon.Value, intOnly bool) Bound {
+	var b Bound
+	if r, ok := RatOf(s.Get("minimum")); ok {
+		b = Bound{V: r, Set: true, KW: "minimum", Src: s.Get("minimum")}
 	}
-	if r, ok := ratOf(s.Get("exclusiveMinimum")); ok {
-		if !b.set || r.Cmp(b.v) >= 0 {
-			b = bound{v: r, excl: true, set: true, kw: "exclusiveMinimum", src: s.Get("exclusiveMinimum")}
+	if r, ok := RatOf(s.Get("exclusiveMinimum")); ok {
+		if !b.Set || r.Cmp(b.V) >= 0 {
+			b = Bound{V: r, Excl: true, Set: true, KW: "exclusiveMinimum", Src: s.Get("exclusiveMinimum")}
 		}
 	}
-	if intOnly && b.set {
-		f := floorRat(b.v)
-		if b.excl || !b.v.IsInt() {
+	if intOnly && b.Set {
+		f := FloorRat(b.V)
+		if b.Excl || !b.V.IsInt() {
 			f.Add(f, big.NewRat(1, 1))
 		}
-		b.v, b.excl = f, false
+		b.V, b.Excl = f, false
 	}
 	return b
 }
 
-// upperBound is lowerBound for maximum and exclusiveMaximum.
-func upperBound(s *canon.Value, intOnly bool) bound {
-	var b bound
-	if r, ok := ratOf(s.Get("maximum")); ok {
-		b = bound{v: r, set: true, kw: "maximum", src: s.Get("maximum")}
+// UpperBound is LowerBound for maximum and exclusiveMaximum.
+func UpperBound(s *canon.Value, intOnly bool) Bound {
+	var b Bound
+	if r, ok := RatOf(s.Get("maximum")); ok {
+		b = Bound{V: r, Set: true, KW: "maximum", Src: s.Get("maximum")}
 	}
-	if r, ok := ratOf(s.Get("exclusiveMaximum")); ok {
-		if !b.set || r.Cmp(b.v) <= 0 {
-			b = bound{v: r, excl: true, set: true, kw: "exclusiveMaximum", src: s.Get("exclusiveMaximum")}
+	if r, ok := RatOf(s.Get("exclusiveMaximum")); ok {
+		if !b.Set || r.Cmp(b.V) <= 0 {
+			b = Bound{V: r, Excl: true, Set: true, KW: "exclusiveMaximum", Src: s.Get("exclusiveMaximum")}
 		}
 	}
-	if intOnly && b.set {
-		f := floorRat(b.v)
-		if b.excl && b.v.IsInt() {
+	if intOnly && b.Set {
+		f := FloorRat(b.V)
+		if b.Excl && b.V.IsInt() {
 			f.Sub(f, big.NewRat(1, 1))
 		}
-		b.v, b.excl = f, false
+		b.V, b.Excl = f, false
 	}
 	return b
 }
 
-// tighterLower compares lower bounds: 1 when b excludes more than a, -1
+// TighterLower compares lower bounds: 1 when b excludes more than a, -1
 // when less, 0 when equal.
-func tighterLower(a, b bound) int { return tighter(a, b, false) }
+func TighterLower(a, b Bound) int { return tighter(a, b, false) }
 
-// tighterUpper is tighterLower for upper bounds.
-func tighterUpper(a, b bound) int { return tighter(a, b, true) }
+// TighterUpper is TighterLower for upper bounds.
+func TighterUpper(a, b Bound) int { return tighter(a, b, true) }
 
 // tighter compares two lower bounds, or two upper bounds with upper.
-func tighter(a, b bound, upper bool) int {
+func tighter(a, b Bound, upper bool) int {
 	switch {
-	case !a.set && !b.set:
+	case !a.Set && !b.Set:
 		return 0
-	case !a.set:
+	case !a.Set:
 		return 1
-	case !b.set:
+	case !b.Set:
 		return -1
 	}
-	c := b.v.Cmp(a.v)
+	c := b.V.Cmp(a.V)
 	if upper {
 		c = -c
 	}
@@ -227,15 +227,16 @@ func tighter(a, b bound, upper bool) int {
 		return c
 	}
 	switch {
-	case a.excl == b.excl:
+	case a.Excl == b.Excl:
 		return 0
-	case b.excl:
+	case b.Excl:
 		return 1
 	}
 	return -1
 }
 
-func floorRat(r *big.Rat) *big.Rat {
+// FloorRat returns the largest integer ≤ r.
+func FloorRat(r *big.Rat) *big.Rat {
 	q := new(big.Int)
 	m := new(big.Int)
 	q.DivMod(r.Num(), r.Denom(), m) // Euclidean: m ≥ 0, so q is the floor
@@ -247,9 +248,9 @@ var (
 	regexpCache = map[string]*regexp.Regexp{}
 )
 
-// compileRegexp compiles a JSON Schema pattern with Go's RE2 syntax (the
+// CompileRegexp compiles a JSON Schema pattern with Go's RE2 syntax (the
 // engine jsonschema/v6 uses by default); nil when it does not compile.
-func compileRegexp(p string) *regexp.Regexp {
+func CompileRegexp(p string) *regexp.Regexp {
 	regexpMu.Lock()
 	defer regexpMu.Unlock()
 	if re, ok := regexpCache[p]; ok {
@@ -266,12 +267,15 @@ func compileRegexp(p string) *regexp.Regexp {
 	return re
 }
 
-// admitsFormat reports whether a string value satisfies the schema's
+// AdmitsFormat reports whether a string value satisfies the schema's
 // format where the validator asserts formats (drafts before 2019-09, see
 // jsonschema/v6's Compiler.AssertFormat); true for unknown formats and
 // non-strings.
-func admitsFormat(s, v *canon.Value, draft int) bool {
-	f := getKW(s, "format")
+func AdmitsFormat(s, v *canon.Value, draft int) bool {
+	if s == nil || s.Kind != canon.Object {
+		return true
+	}
+	f := s.Get("format")
 	if draft >= 2019 || f == nil || f.Kind != canon.String || v.Kind != canon.String {
 		return true
 	}
