@@ -58,9 +58,10 @@ func requireServeFlag(t *testing.T, flag string) {
 	t.Errorf("mcpctl serve --help has no flag %s", flag)
 }
 
-// adminAnswers reports the status the admin listener gives GET path: any
-// answer but 404 means the path exists.
-func adminAnswers(t *testing.T, path string) int {
+// adminAnswers reports the status a ready admin listener gives GET path
+// with the Host header host: 404 means the path does not exist, 403 that
+// the Host is refused (the admin listener's DNS-rebinding check).
+func adminAnswers(t *testing.T, path, host string) int {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "mcpctl.serve.yaml")
 	if err := os.WriteFile(cfg, []byte("tools: []\n"), 0o644); err != nil {
@@ -71,7 +72,10 @@ func adminAnswers(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	srv.SetReady(true)
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = host
 	rec := httptest.NewRecorder()
-	srv.AdminHandler(serve.AdminOptions{}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	srv.AdminHandler(serve.AdminOptions{}).ServeHTTP(rec, req)
 	return rec.Code
 }

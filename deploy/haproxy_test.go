@@ -29,6 +29,8 @@ var (
 	// The ports the file uses for frontends, replicas and admin
 	// listeners, all 189xx on loopback.
 	cfgPort = regexp.MustCompile(`\b189\d\d\b`)
+	// The health check: path and Host header.
+	healthCheck = regexp.MustCompile(`(?m)^\s*http-check send meth GET uri (\S+) ver HTTP/1.1 hdr Host (\S+)$`)
 )
 
 func readHAProxy(t *testing.T) string {
@@ -101,13 +103,13 @@ func TestHAProxyConfig(t *testing.T) {
 		}
 	}
 	t.Run("health check", func(t *testing.T) {
-		m := regexp.MustCompile(`(?m)^\s*option httpchk GET (\S+)$`).FindAllStringSubmatch(cfg, -1)
+		m := healthCheck.FindAllStringSubmatch(cfg, -1)
 		if len(m) != 2 {
-			t.Fatalf("want an httpchk in both backends, got %d", len(m))
+			t.Fatalf("want an http-check send GET … hdr Host … in both backends, got %d", len(m))
 		}
 		for _, c := range m {
-			if code := adminAnswers(t, c[1]); code == http.StatusNotFound {
-				t.Errorf("httpchk asks %s, which the admin listener does not serve", c[1])
+			if code := adminAnswers(t, c[1], c[2]); code != http.StatusOK {
+				t.Errorf("the health check GET %s (Host %s) gets %d from a ready replica, want 200", c[1], c[2], code)
 			}
 		}
 	})

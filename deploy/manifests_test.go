@@ -155,6 +155,7 @@ func TestKubernetesManifests(t *testing.T) {
 	})
 	t.Run("probes", func(t *testing.T) { checkProbes(t, c) })
 	t.Run("admin beyond loopback", func(t *testing.T) { checkAdminBind(t, flags["--admin"]) })
+	t.Run("kubelet probes", func(t *testing.T) { checkKubeletProbes(t, c, flags["--admin"]) })
 	t.Run("grace period", func(t *testing.T) {
 		requireServeFlag(t, "--shutdown-timeout")
 		d, err := time.ParseDuration(flags["--shutdown-timeout"])
@@ -202,8 +203,21 @@ func checkProbes(t *testing.T, c k8sContainer) {
 		if g.Path != p.want || g.Port != "admin" {
 			t.Errorf("%s asks %s on port %q, want %s on admin", p.name, g.Path, g.Port, p.want)
 		}
-		if code := adminAnswers(t, g.Path); code == http.StatusNotFound {
+		if code := adminAnswers(t, g.Path, "127.0.0.1"); code == http.StatusNotFound {
 			t.Errorf("%s: the admin listener has no %s", p.name, g.Path)
+		}
+	}
+}
+
+// checkKubeletProbes: the kubelet probes the pod's address with the Host
+// header set to it (Kubernetes httpGet probes, host defaulting to the pod
+// IP), so a ready replica must answer 200 to that Host too.
+func checkKubeletProbes(t *testing.T, c k8sContainer, admin string) {
+	checkAdminBind(t, admin)
+	for _, p := range []k8sProbe{c.ReadinessProbe, c.LivenessProbe} {
+		host := "10.1.2.3:" + strconv.Itoa(portOf(t, admin))
+		if code := adminAnswers(t, p.HTTPGet.Path, host); code != http.StatusOK {
+			t.Errorf("GET %s with Host %s (a kubelet probe) gets %d from a ready replica, want 200", p.HTTPGet.Path, host, code)
 		}
 	}
 }
