@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/cmd"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -291,20 +292,10 @@ func (f *fleet) admins() string {
 	return strings.Join(a, ",")
 }
 
-// fleetStatus is the JSON of `mcpctl status --admin A,B,C --format json`.
-type fleetStatus struct {
-	Converged   bool   `json:"converged"`
-	Fingerprint string `json:"fingerprint"`
-	Replicas    []struct {
-		Admin       string `json:"admin"`
-		Fingerprint string `json:"fingerprint"`
-	} `json:"replicas"`
-}
-
 // status runs `mcpctl status --admin A,B,C --format json` (exit 0:
 // converged, 1: not).
-func (f *fleet) status(ctx context.Context) (fleetStatus, int) {
-	var st fleetStatus
+func (f *fleet) status(ctx context.Context) (cmd.FleetStatus, int) {
+	var st cmd.FleetStatus
 	out, err := exec.CommandContext(ctx, f.bin, "status", "--admin", f.admins(), "--format", "json").Output()
 	code := 0
 	var ee *exec.ExitError
