@@ -156,7 +156,7 @@ func startFleet(ctx context.Context, t *testing.T, haproxy string) *fleet {
 		}
 	}
 	for _, s := range haproxyServers(t, readHAProxy(t)) {
-		f.startReplica(ctx, s, ports)
+		f.startReplica(s, ports)
 	}
 	for _, r := range f.replicas {
 		f.waitReady(ctx, r)
@@ -165,9 +165,9 @@ func startFleet(ctx context.Context, t *testing.T, haproxy string) *fleet {
 	f.stateful = fmt.Sprintf("http://127.0.0.1:%d%s", ports[18930], serve.MCPPath)
 	f.stateless = fmt.Sprintf("http://127.0.0.1:%d%s", ports[18939], serve.MCPPath)
 	var hlog bytes.Buffer
-	f.start(ctx, "haproxy", &hlog, haproxy, "-db", "-f", cfg)
+	f.start("haproxy", &hlog, haproxy, "-db", "-f", cfg)
 	for _, u := range []string{f.stateful, f.stateless} {
-		f.waitHTTP(ctx, strings.TrimSuffix(u, serve.MCPPath)+"/", func(code int) bool { return code > 0 }, &hlog)
+		f.waitHTTP(ctx, strings.TrimSuffix(u, serve.MCPPath)+"/", func(code int) bool { return code > 0 })
 	}
 	return f
 }
@@ -184,7 +184,7 @@ func freePort(t *testing.T) int {
 
 // startReplica starts the replica behind one server line of haproxy.cfg,
 // with --state when serve has it (as the file's header documents).
-func (f *fleet) startReplica(ctx context.Context, s haproxyServer, ports map[int]int) {
+func (f *fleet) startReplica(s haproxyServer, ports map[int]int) {
 	r := &replica{
 		name:      s.Name,
 		http:      fmt.Sprintf("127.0.0.1:%d", ports[s.Port]),
@@ -198,13 +198,13 @@ func (f *fleet) startReplica(ctx context.Context, s haproxyServer, ports map[int
 	if flags, _ := serveFlags(); flags["--state"] != "" {
 		args = append(args, "--state", filepath.Join(f.dir, "state-"+s.Name))
 	}
-	f.start(ctx, r.name, &r.log, f.bin, append(args, f.cfg)...)
+	f.start(r.name, &r.log, f.bin, append(args, f.cfg)...)
 	f.replicas = append(f.replicas, r)
 }
 
 // start runs a process until the test ends: SIGTERM, then SIGKILL after a
 // bound.
-func (f *fleet) start(ctx context.Context, name string, log *bytes.Buffer, bin string, args ...string) {
+func (f *fleet) start(name string, log *bytes.Buffer, bin string, args ...string) {
 	c := exec.Command(bin, args...)
 	w := &lockedWriter{b: log}
 	c.Stdout, c.Stderr = w, w
@@ -245,11 +245,11 @@ func (w *lockedWriter) String() string {
 }
 
 func (f *fleet) waitReady(ctx context.Context, r *replica) {
-	f.waitHTTP(ctx, "http://"+r.admin+"/readyz", func(code int) bool { return code == http.StatusOK }, &r.log)
+	f.waitHTTP(ctx, "http://"+r.admin+"/readyz", func(code int) bool { return code == http.StatusOK })
 }
 
 // waitHTTP polls url until ok(status) (0: no answer), within fleetWait.
-func (f *fleet) waitHTTP(ctx context.Context, url string, ok func(int) bool, log *bytes.Buffer) {
+func (f *fleet) waitHTTP(ctx context.Context, url string, ok func(int) bool) {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, fleetWait)
 	defer cancel()
