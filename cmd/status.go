@@ -19,7 +19,10 @@ import (
 func init() { extraCommands = append(extraCommands, newStatusCmd) }
 
 type statusOptions struct {
-	Admin   string
+	Admin string
+	// Admins are the --admin values, comma-separated or repeated; more
+	// than one asks a fleet (status_fleet.go).
+	Admins  []string
 	Format  string
 	Timeout time.Duration
 	// TokenFile holds the admin listener's bearer token
@@ -35,21 +38,29 @@ func newStatusCmd(s *Streams) *cobra.Command {
 		Long: `Ask a running mcpctl serve, through its admin listener, what it is
 serving: the live generation (version, fingerprint, tools), the last reload
 and the refused candidates with their findings, sessions per generation,
-call counts per tool and facade translation counters.`,
+call counts per tool and facade translation counters. Several admin
+addresses (--admin A,B,C) ask a fleet of replicas: each one's generation
+and fingerprint, whether they have converged on one fingerprint and, when
+not, since when they have diverged (exit 1).`,
 		Example: `  mcpctl status --admin 127.0.0.1:8932
-  mcpctl status --admin 127.0.0.1:8932 --format json | jq .lastReload`,
+  mcpctl status --admin 127.0.0.1:8932 --format json | jq .lastReload
+  mcpctl status --admin 127.0.0.1:18941,127.0.0.1:18942,127.0.0.1:18943`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if opts.Admin == "" {
+			if len(opts.Admins) == 0 {
 				return usageErrorf("--admin ADDR is required (the address given to mcpctl serve --admin)")
 			}
 			if opts.Format != "text" && opts.Format != "json" {
 				return usageErrorf("--format must be text or json, got %q", opts.Format)
 			}
+			if len(opts.Admins) > 1 {
+				return runStatusFleet(c.Context(), s, opts)
+			}
+			opts.Admin = opts.Admins[0]
 			return runStatus(c.Context(), s, opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Admin, "admin", "", "the admin address of the running server (HOST:PORT or PORT)")
+	c.Flags().StringSliceVar(&opts.Admins, "admin", nil, "the admin address of the running server (HOST:PORT or PORT); several (A,B,C or repeated) ask a fleet")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 10*time.Second, "how long to wait for the server")
 	completeValues(c, "format", "text", "json")
@@ -57,51 +68,61 @@ call counts per tool and facade translation counters.`,
 	return c
 }
 
-// errUnreachable is a server that cannot be asked (exit 2: bad input).
 func runStatus(ctx context.Context, s *Streams, opts statusOptions) error {
-	addr, err := serve.ListenAddr(opts.Admin)
+	body, st, err := fetchStatus(ctx, opts.Admin, opts)
 	if err != nil {
-		return usageErrorf("--admin: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/status", nil)
-	if err != nil {
-		return usageErrorf("--admin: %v", err)
-	}
-	if opts.TokenFile != "" {
-		token, err := readTokenFile("--admin-token-file", opts.TokenFile)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return usageErrorf("cannot reach the admin listener at %s: %v", addr, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return fmt.Errorf("reading /status: %w", err)
-	}
-	if resp.Header.Get(serve.ListenerHeader) == "mcp" {
-		return &toolset.InputError{Source: addr, Offset: -1, Msg: "this is mcpctl serve's MCP endpoint (serve --http), not the admin listener; " +
-			"give status the address passed to serve --admin (its log line \"listening transport=admin\" names it)"}
-	}
-	if resp.StatusCode != http.StatusOK {
-		return usageErrorf("%s/status answered %s", addr, resp.Status)
-	}
-	var st serve.Status
-	if err := json.Unmarshal(body, &st); err != nil {
-		return usageErrorf("%s/status did not answer a status document: %v", addr, err)
+		return err
 	}
 	if opts.Format == "json" {
 		_, err := s.Out.Write(body)
 		return err
 	}
-	_, err = io.WriteString(s.Out, renderStatus(&st, time.Now()))
+	_, err = io.WriteString(s.Out, renderStatus(st, time.Now()))
 	return err
+}
+
+// fetchStatus asks the admin listener at admin for its /status within
+// opts.Timeout and returns the document as sent and decoded. A server that
+// cannot be asked, or answers something else, is a usage error (exit 2).
+func fetchStatus(ctx context.Context, admin string, opts statusOptions) ([]byte, *serve.Status, error) {
+	addr, err := serve.ListenAddr(admin)
+	if err != nil {
+		return nil, nil, usageErrorf("--admin: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/status", nil)
+	if err != nil {
+		return nil, nil, usageErrorf("--admin: %v", err)
+	}
+	if opts.TokenFile != "" {
+		token, err := readTokenFile("--admin-token-file", opts.TokenFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, usageErrorf("cannot reach the admin listener at %s: %v", addr, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading /status: %w", err)
+	}
+	if resp.Header.Get(serve.ListenerHeader) == "mcp" {
+		return nil, nil, &toolset.InputError{Source: addr, Offset: -1, Msg: "this is mcpctl serve's MCP endpoint (serve --http), not the admin listener; " +
+			"give status the address passed to serve --admin (its log line \"listening transport=admin\" names it)"}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, usageErrorf("%s/status answered %s", addr, resp.Status)
+	}
+	var st serve.Status
+	if err := json.Unmarshal(body, &st); err != nil {
+		return nil, nil, usageErrorf("%s/status did not answer a status document: %v", addr, err)
+	}
+	return body, &st, nil
 }
 
 // renderStatus prints a status readably.
