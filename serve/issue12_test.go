@@ -1,0 +1,222 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/state"
+)
+
+// Issue 12: a gate that holds across restarts. v1 serves search(q
+// required); v2 renames the required property q to query (breaking).
+const (
+	i12v1 = `tools:
+  - name: search
+    inputSchema: {type: object, properties: {q: {type: string}}, required: [q]}
+    handler: {static: {text: ok}}
+`
+	i12v2 = `tools:
+  - name: search
+    inputSchema: {type: object, properties: {query: {type: string}}, required: [query]}
+    handler: {static: {text: ok}}
+`
+)
+
+func i12Clock() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
+
+// i12State opens the state at dir, closed at cleanup.
+func i12State(t *testing.T, dir string) *state.State {
+	t.Helper()
+	st, err := state.Open(dir, state.Options{History: 8, Now: i12Clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// i12New starts a server on cfg with st (nil: none).
+func i12New(t *testing.T, cfg string, st *state.State) (*Server, error) {
+	t.Helper()
+	s, err := New(context.Background(), Options{ConfigPath: cfg, State: st, Now: i12Clock})
+	if err == nil {
+		t.Cleanup(s.Close)
+	}
+	return s, err
+}
+
+func journalKinds(t *testing.T, st *state.State) []string {
+	t.Helper()
+	es, err := st.Journal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range es {
+		kinds = append(kinds, e.Kind)
+	}
+	return kinds
+}
+
+func TestIssue12GateKeys(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "sub/cfg.yaml", i12v1+`gate:
+  baseline: tools.lock.json
+  compatibility: full
+  transitive: 3
+  quietPeriod: 2d
+`)
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.Gate
+	if g.Baseline != filepath.Join(dir, "sub", "tools.lock.json") || g.Compatibility != diff.Full || g.Transitive != 3 || g.quietPeriod() != 48*time.Hour {
+		t.Errorf("gate = %+v", g)
+	}
+	if d := (GateConfig{}).quietPeriod(); d != DefaultQuietPeriod {
+		t.Errorf("default quietPeriod = %v", d)
+	}
+	for _, bad := range []string{"compatibility: sideways", "transitive: 0", "quietPeriod: -1h", `baseline: ""`} {
+		p := writeFile(t, dir, "bad.yaml", i12v1+"gate: {"+bad+"}\n")
+		var ie interface{ Error() string }
+		if _, err := LoadConfig(p); err == nil || !errors.As(err, &ie) {
+			t.Errorf("%s: err = %v, want a located error", bad, err)
+		}
+	}
+}
+
+// TestIssue12RestartCannotBypassTheGate is the issue's reproduction: a
+// refused config used to be published as generation 1 on restart. Now it
+// is gated against the state: refused, the last accepted bundle is served
+// and the new config is pending.
+func TestIssue12RestartCannotBypassTheGate(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "cfg.yaml", i12v1)
+	stDir := filepath.Join(t.TempDir(), "st")
+	st := i12State(t, stDir)
+	s1, err := i12New(t, cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := s1.Live().Fingerprint
+	writeFile(t, dir, "cfg.yaml", i12v2)
+	if res := s1.Reload(context.Background(), "test"); res.Result != ResultRefused {
+		t.Fatalf("reload: %s", res.Result)
+	}
+	s1.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st2 := i12State(t, stDir)
+	s2, err := i12New(t, cfg, st2)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	if got := s2.Live().Fingerprint; got != v1 {
+		t.Errorf("restart serves %s, want the last accepted %s", got, v1)
+	}
+	pend := st2.PendingList()
+	if len(pend) != 1 || len(pend[0].Findings) == 0 {
+		t.Fatalf("pending = %+v, want the refused config", pend)
+	}
+	want := []string{"published", "refused", "pending", "refused", "pending"}
+	if got := journalKinds(t, st2); !slices.Equal(got, want) {
+		t.Errorf("journal = %v, want %v", got, want)
+	}
+}
+
+// writeLock writes the contract of the config at cfg as a lockfile.
+func writeLock(t *testing.T, cfg, path string) {
+	t.Helper()
+	c, err := LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := c.Set()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := lockfile.Write(&buf, set, c.Facades()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIssue12BaselineOnlyRefusesAtStart(t *testing.T) {
+	dir := t.TempDir()
+	writeLock(t, writeFile(t, dir, "old.yaml", i12v1), filepath.Join(dir, "tools.lock.json"))
+	cfg := writeFile(t, dir, "cfg.yaml", i12v2+"gate: {baseline: tools.lock.json}\n")
+	for _, withState := range []bool{false, true} {
+		var st *state.State
+		if withState {
+			st = i12State(t, filepath.Join(t.TempDir(), "st"))
+		}
+		_, err := i12New(t, cfg, st)
+		if !errors.Is(err, ErrRefusedAtStart) {
+			t.Fatalf("state %v: err = %v, want ErrRefusedAtStart", withState, err)
+		}
+		if withState && len(st.PendingList()) != 1 {
+			t.Errorf("pending = %+v", st.PendingList())
+		}
+	}
+	// A safe config passes the baseline; --allow-breaking lets v2 through.
+	ok := writeFile(t, dir, "ok.yaml", i12v1+"gate: {baseline: tools.lock.json}\n")
+	if _, err := i12New(t, ok, nil); err != nil {
+		t.Errorf("safe against the baseline: %v", err)
+	}
+	s, err := New(context.Background(), Options{ConfigPath: cfg, AllowBreaking: true, Now: i12Clock})
+	if err != nil {
+		t.Fatalf("--allow-breaking: %v", err)
+	}
+	s.Close()
+}
+
+func TestIssue12StateRecordsPublishes(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "inc/search.yaml", "{type: object, properties: {q: {type: string}}}\n")
+	cfg := writeFile(t, dir, "cfg.yaml", `tools:
+  - name: search
+    inputSchema: {$file: inc/search.yaml}
+    facade: {rename: {query: q}}
+    handler: {static: {text: ok}}
+`)
+	st := i12State(t, filepath.Join(t.TempDir(), "st"))
+	s, err := i12New(t, cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := st.Last()
+	if last == nil || last.Fingerprint != s.Live().Fingerprint || last.Allowed.Kind != state.First || last.Generation != 1 {
+		t.Fatalf("last = %+v", last)
+	}
+	if last.Contract.Facades["search"].Rename == nil {
+		t.Errorf("the contract lost the facade: %+v", last.Contract.Facades)
+	}
+	bundle, ok := st.LastBundle()
+	if !ok {
+		t.Fatal("no bundle")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(bundle), "inc", "search.yaml")); err != nil {
+		t.Errorf("the bundle lacks the include: %v", err)
+	}
+	writeFile(t, dir, "inc/search.yaml", "{type: object, properties: {q: {type: string}, limit: {type: integer}}}\n")
+	if res := s.Reload(context.Background(), "test"); res.Result != ResultPublished {
+		t.Fatalf("reload: %s %v", res.Result, res.Err())
+	}
+	if k := st.Last().Allowed.Kind; k != state.AutoSafe {
+		t.Errorf("allowed = %s", k)
+	}
+}
