@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mcpctl/mcpctl/state"
 )
 
 // Status is the JSON document of GET /status (and `mcpctl status`).
@@ -33,6 +35,9 @@ type Status struct {
 	// Facades counts facade translations per tool and facade rule.
 	Facades  map[string]map[string]int64 `json:"facades"`
 	InFlight int                         `json:"inFlight"`
+	// Pending are the refused candidates waiting for an operator's
+	// decision (serve --state; mcpctl approve or reject), oldest first.
+	Pending []state.Pending `json:"pending"`
 }
 
 // SessionStatus describes connected sessions.
@@ -79,6 +84,7 @@ func (s *Server) Status() Status {
 		Facades:       map[string]map[string]int64{},
 		Sessions:      SessionStatus{ByGeneration: map[string]int{}},
 		InFlight:      s.inflight.count(),
+		Pending:       s.Pending(),
 	}
 	s.statusMu.Lock()
 	if s.lastReload != nil {
@@ -188,6 +194,8 @@ func (s *Server) AdminHandler(o AdminOptions) http.Handler {
 		}
 		writeJSON(w, code, res)
 	})))
+	mux.Handle("POST /approve", private(s.decisionHandler(true)))
+	mux.Handle("POST /reject", private(s.decisionHandler(false)))
 	return s.adminOriginCheck(mux)
 }
 

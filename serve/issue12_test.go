@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -218,5 +222,101 @@ func TestIssue12StateRecordsPublishes(t *testing.T) {
 	}
 	if k := st.Last().Allowed.Kind; k != state.AutoSafe {
 		t.Errorf("allowed = %s", k)
+	}
+}
+
+// post sends body to the admin handler at url+path with token.
+func post(t *testing.T, url, path, token, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestIssue12ApproveAndReject(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "cfg.yaml", i12v1)
+	st := i12State(t, filepath.Join(t.TempDir(), "st"))
+	s, err := i12New(t, cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.AdminHandler(AdminOptions{Token: "adm"}))
+	defer hs.Close()
+	writeFile(t, dir, "cfg.yaml", i12v2)
+	res := s.Reload(context.Background(), "test")
+	if res.Result != ResultRefused {
+		t.Fatalf("reload: %s", res.Result)
+	}
+	fp := res.Candidate
+	if p := s.Status().Pending; len(p) != 1 || p[0].Fingerprint != fp {
+		t.Fatalf("status pending = %+v", p)
+	}
+	body := `{"fingerprint":"` + fp + `","reason":"announced in 2.0"}`
+	for _, tc := range []struct {
+		name, path, token, body string
+		code                    int
+	}{
+		{"no token", "/approve", "", body, http.StatusUnauthorized},
+		{"no reason", "/approve", "adm", `{"fingerprint":"` + fp + `"}`, http.StatusBadRequest},
+		{"not pending", "/approve", "adm", `{"fingerprint":"` + strings.Repeat("0", 64) + `","reason":"x"}`, http.StatusNotFound},
+		{"not JSON", "/reject", "adm", `fingerprint`, http.StatusBadRequest},
+	} {
+		if code, out := post(t, hs.URL, tc.path, tc.token, tc.body); code != tc.code {
+			t.Errorf("%s: %d %s, want %d", tc.name, code, out, tc.code)
+		}
+	}
+	// The config changed since: the approval names a fingerprint the disk
+	// no longer builds.
+	writeFile(t, dir, "cfg.yaml", i12v2+"  - name: other\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n")
+	if code, out := post(t, hs.URL, "/approve", "adm", body); code != http.StatusConflict || !strings.Contains(out, "does not build") {
+		t.Errorf("stale approval: %d %s", code, out)
+	}
+	writeFile(t, dir, "cfg.yaml", i12v2)
+	if code, out := post(t, hs.URL, "/approve", "adm", body); code != http.StatusOK {
+		t.Fatalf("approve: %d %s", code, out)
+	}
+	if got := s.Live().Fingerprint; got != fp {
+		t.Errorf("live %s, want the approved %s", got, fp)
+	}
+	last := st.Last()
+	if last.Allowed.Kind != state.Approval || last.Allowed.Reason != "announced in 2.0" || len(st.PendingList()) != 0 {
+		t.Errorf("state: %+v pending %d", last.Allowed, len(st.PendingList()))
+	}
+	// A second refusal, rejected.
+	writeFile(t, dir, "cfg.yaml", i12v1)
+	res = s.Reload(context.Background(), "test")
+	if res.Result != ResultRefused {
+		t.Fatalf("reload back: %s", res.Result)
+	}
+	if code, out := post(t, hs.URL, "/reject", "adm", `{"fingerprint":"`+res.Candidate+`","reason":"no"}`); code != http.StatusOK {
+		t.Fatalf("reject: %d %s", code, out)
+	}
+	want := []string{"published", "refused", "pending", "approved", "published", "refused", "pending", "rejected"}
+	if got := journalKinds(t, st); !slices.Equal(got, want) {
+		t.Errorf("journal = %v, want %v", got, want)
+	}
+}
+
+// TestIssue12NoStateNoApprovals: without --state there is nothing pending
+// to decide.
+func TestIssue12NoStateNoApprovals(t *testing.T) {
+	s, _ := startServer(t, i12v1)
+	if _, err := s.Approve(context.Background(), Decision{Fingerprint: strings.Repeat("a", 64), Reason: "x"}); !errors.Is(err, ErrNoState) {
+		t.Errorf("err = %v", err)
+	}
+	if p := s.Status().Pending; p == nil || len(p) != 0 {
+		t.Errorf("pending = %#v, want empty", p)
 	}
 }
