@@ -179,7 +179,6 @@ func TestIssue12Acceptance(t *testing.T) {
 	}
 }
 
-
 func TestIssue12ExitCodeDocumented(t *testing.T) {
 	help := mcpctl(t, "help", "exit-codes").out
 	if !strings.Contains(help, "\n  5  gate refused at start") {
