@@ -320,3 +320,127 @@ func TestIssue12NoStateNoApprovals(t *testing.T) {
 		t.Errorf("pending = %#v, want empty", p)
 	}
 }
+
+// i12Restart closes s and st and opens both again on the same folder.
+func i12Restart(t *testing.T, s *Server, st *state.State, cfg string) (*Server, *state.State) {
+	t.Helper()
+	s.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st2 := i12State(t, st.Dir())
+	s2, err := i12New(t, cfg, st2)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	return s2, st2
+}
+
+func i12Reload(t *testing.T, s *Server, dir, config string) ReloadResult {
+	t.Helper()
+	writeFile(t, dir, "cfg.yaml", config)
+	return s.Reload(context.Background(), "test")
+}
+
+const (
+	i12Search = "  - name: search\n    inputSchema: {type: object, properties: {q: {type: string}}}\n    handler: {static: {text: ok}}\n"
+	i12Fetch  = "  - name: fetch\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n"
+)
+
+// TestIssue12RemovedToolsSurviveARestart: gatememory remembered a removed
+// tool only in the process, so after a restart the name could come back
+// with another schema as a new tool. The state remembers it.
+func TestIssue12RemovedToolsSurviveARestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "cfg.yaml", "tools:\n"+i12Search+i12Fetch)
+	st := i12State(t, filepath.Join(t.TempDir(), "st"))
+	s, err := i12New(t, cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allow := "gate: {allow: [{rule: tool-removed, tool: search, reason: gone}]}\n"
+	if res := i12Reload(t, s, dir, "tools:\n"+i12Fetch+allow); res.Result != ResultPublished {
+		t.Fatalf("remove: %s %v", res.Result, res.Err())
+	}
+	s, _ = i12Restart(t, s, st, cfg)
+	back := strings.Replace(i12Search, "q: {type: string}", "q: {type: integer}", 1)
+	res := i12Reload(t, s, dir, "tools:\n"+back+i12Fetch)
+	if res.Result != ResultRefused {
+		t.Fatalf("re-added with another schema after a restart: %s, want refused", res.Result)
+	}
+}
+
+// TestIssue12Transitive: gate.transitive checks the candidate against
+// older published contracts too: a tool removed with permission cannot
+// be dropped again without it... nor can a change safe against the live
+// contract break what an older one promised.
+func TestIssue12Transitive(t *testing.T) {
+	for _, tc := range []struct {
+		transitive string
+		want       string
+	}{{"", ResultPublished}, {"gate: {transitive: 3}\n", ResultRefused}} {
+		dir := t.TempDir()
+		cfg := writeFile(t, dir, "cfg.yaml", "tools:\n"+i12Search+i12Fetch)
+		st := i12State(t, filepath.Join(t.TempDir(), "st"))
+		s, err := i12New(t, cfg, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allow := "gate: {allow: [{rule: tool-removed, tool: search, reason: gone}]}\n"
+		if res := i12Reload(t, s, dir, "tools:\n"+i12Fetch+allow); res.Result != ResultPublished {
+			t.Fatalf("remove: %s %v", res.Result, res.Err())
+		}
+		// Safe against the live contract (fetch only), breaking against
+		// the first (search removed, without permission now).
+		res := i12Reload(t, s, dir, "tools:\n"+i12Fetch+"  - name: other\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n"+tc.transitive)
+		if res.Result != tc.want {
+			t.Errorf("%q: %s, want %s (%v)", tc.transitive, res.Result, tc.want, res.Findings)
+		}
+	}
+}
+
+// TestIssue12Compatibility: gate.compatibility forward refuses what a
+// backward gate lets through (a new optional property an old replica
+// with additionalProperties: false rejects).
+func TestIssue12Compatibility(t *testing.T) {
+	closed := "tools:\n  - name: search\n    inputSchema: {type: object, properties: {q: {type: string}}, additionalProperties: false}\n    handler: {static: {text: ok}}\n"
+	wider := strings.Replace(closed, "q: {type: string}}", "q: {type: string}, limit: {type: integer}}", 1)
+	for mode, want := range map[string]string{"backward": ResultPublished, "forward": ResultRefused, "full": ResultRefused, "none": ResultPublished} {
+		dir := t.TempDir()
+		cfg := writeFile(t, dir, "cfg.yaml", closed)
+		s, err := i12New(t, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := i12Reload(t, s, dir, wider+"gate: {compatibility: "+mode+"}\n")
+		if res.Result != want {
+			t.Errorf("%s: %s, want %s (%v)", mode, res.Result, want, res.Findings)
+		}
+		if want == ResultRefused && (len(res.Findings) == 0 || res.Findings[0].Compatibility != diff.Forward) {
+			t.Errorf("%s: findings %+v do not say the forward direction failed", mode, res.Findings)
+		}
+	}
+}
+
+// TestIssue12UsageCounters: calls are counted per tool and facade rule in
+// the state, and survive a restart.
+func TestIssue12UsageCounters(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "cfg.yaml", "tools:\n"+strings.Replace(i12Search, "}}}", "}}, required: [q]}", 1)+"    facade: {rename: {query: q}}\n")
+	st := i12State(t, filepath.Join(t.TempDir(), "st"))
+	s, err := i12New(t, cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dialRaw(t, s)
+	c.initialize(true)
+	c.call("tools/call", map[string]any{"name": "search", "arguments": map[string]any{"q": "x"}})
+	c.call("tools/call", map[string]any{"name": "search", "arguments": map[string]any{"query": "x"}})
+	_, st = i12Restart(t, s, st, cfg)
+	if w := st.Usage("search", "", DefaultQuietPeriod); w.Calls != 2 {
+		t.Errorf("search calls = %d, want 2", w.Calls)
+	}
+	if w := st.Usage("search", "rename", DefaultQuietPeriod); w.Calls != 1 {
+		t.Errorf("rename calls = %d, want 1", w.Calls)
+	}
+}
