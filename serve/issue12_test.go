@@ -140,7 +140,7 @@ func TestIssue12RestartCannotBypassTheGate(t *testing.T) {
 }
 
 // writeLock writes the contract of the config at cfg as a lockfile.
-func writeLock(t *testing.T, cfg, path string) {
+func writeLock(t testing.TB, cfg, path string) {
 	t.Helper()
 	c, err := LoadConfig(cfg)
 	if err != nil {

@@ -547,13 +547,15 @@ func (s *Server) publish(cand *Generation, now time.Time, allowed *state.Allowan
 		oldSet = old.Set
 	}
 	s.mem.published(oldSet, cand.Set, now)
-	if allowed != nil {
-		s.persist(cand, *allowed)
-	}
 	s.live.Store(cand)
 	s.metrics.version.Set(float64(cand.Version))
 	if old != nil {
 		old.release() // the registry's reference; in-flight calls keep theirs
+	}
+	// Recorded once served: the state's fsyncs do not delay callers
+	// seeing cand; the next reload waits for them (pubMu).
+	if allowed != nil {
+		s.persist(cand, *allowed)
 	}
 }
 
