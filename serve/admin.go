@@ -147,13 +147,14 @@ func (s *Server) Status() Status {
 // transports are up, else 503), GET /status (Status as JSON), GET /metrics
 // (Prometheus text format) and POST /reload (runs the reload pipeline and
 // answers its ReloadResult: 200 published or unchanged, 409 refused or
-// superseded).
+// superseded), POST /approve and POST /reject (a Decision: see Approve
+// and Reject; docs/serve.md#state).
 //
 // Every request must name a loopback host (Host: 127.0.0.1, [::1] or
 // localhost, any port) and, when it carries an Origin, come from that same
 // origin, else 403: a page whose name rebinds to 127.0.0.1 (DNS
 // rebinding) or any other page a browser shows cannot read or reload.
-// With o.Token set, /status, /metrics and POST /reload need it as a bearer
+// With o.Token set, /status, /metrics and the POSTs need it as a bearer
 // token (401 otherwise): they tell the config's path, its tools and call
 // counts to any local user. /healthz and /readyz stay open for probes;
 // they tell nothing.
