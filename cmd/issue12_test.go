@@ -149,6 +149,13 @@ func TestIssue12Acceptance(t *testing.T) {
 		t.Fatalf("fresh state, baseline only: %+v, want exit %d with the findings", res, ExitGateRefused)
 	}
 
+	if bad := mcpctl(t, "reject", "--admin", s2.admin, strings.Repeat("0", 64), "--reason", "x"); bad.code != ExitFindings || !strings.Contains(bad.errOut, "no pending candidate") {
+		t.Errorf("reject of nothing pending: %+v", bad)
+	}
+	if bad := mcpctl(t, "approve", "--admin", s2.admin, fp); bad.code != ExitInput {
+		t.Errorf("approve without --reason: %+v", bad)
+	}
+
 	// Approve: published and journalled.
 	ok := mcpctl(t, "approve", "--admin", s2.admin, fp, "--reason", "announced in 2.0")
 	if ok.code != 0 || !strings.Contains(ok.out, "published generation 2") {

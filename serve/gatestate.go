@@ -140,9 +140,14 @@ func bundleOf(cfg *Config) (*state.Bundle, error) {
 	return b, nil
 }
 
-// pend journals the refusal of cand and lists it as pending.
+// pend journals the refusal of cand and lists it as pending. A
+// candidate already pending (the watcher or a restart met the same config
+// again) is the same decision: not journalled twice.
 func (s *Server) pend(cand *Generation, d gateDecision, against string) {
 	if s.opts.State == nil {
+		return
+	}
+	if _, ok := s.opts.State.GetPending(cand.Fingerprint); ok {
 		return
 	}
 	changes := make([]diff.Change, len(d.Blocking))

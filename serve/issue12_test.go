@@ -133,7 +133,7 @@ func TestIssue12RestartCannotBypassTheGate(t *testing.T) {
 	if len(pend) != 1 || len(pend[0].Findings) == 0 {
 		t.Fatalf("pending = %+v, want the refused config", pend)
 	}
-	want := []string{"published", "refused", "pending", "refused", "pending"}
+	want := []string{"published", "refused", "pending"} // the restart met the same candidate: one decision
 	if got := journalKinds(t, st2); !slices.Equal(got, want) {
 		t.Errorf("journal = %v, want %v", got, want)
 	}
@@ -181,11 +181,15 @@ func TestIssue12BaselineOnlyRefusesAtStart(t *testing.T) {
 	if _, err := i12New(t, ok, nil); err != nil {
 		t.Errorf("safe against the baseline: %v", err)
 	}
-	s, err := New(context.Background(), Options{ConfigPath: cfg, AllowBreaking: true, Now: i12Clock})
+	st := i12State(t, filepath.Join(t.TempDir(), "st"))
+	s, err := New(context.Background(), Options{ConfigPath: cfg, AllowBreaking: true, State: st, Now: i12Clock})
 	if err != nil {
 		t.Fatalf("--allow-breaking: %v", err)
 	}
 	s.Close()
+	if k := st.Last().Allowed.Kind; k != state.AllowBreaking {
+		t.Errorf("allowed by %s, want %s", k, state.AllowBreaking)
+	}
 }
 
 func TestIssue12StateRecordsPublishes(t *testing.T) {

@@ -504,7 +504,11 @@ func (s *Server) gated(prev *lockfile.Lock, live, cand *Generation, now time.Tim
 		res.err = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
 		s.pend(cand, d, liveFP)
 		cand.discard()
-		s.log.Error("reload refused by the gate; the live generation stays", "trigger", trigger, "gate_level", d.Report.Level.String(),
+		msg := "reload refused by the gate; the live generation stays"
+		if live == nil {
+			msg = "the first config was refused by the gate"
+		}
+		s.log.Error(msg, "trigger", trigger, "gate_level", d.Report.Level.String(),
 			"findings", findingSummaries(d.Blocking), "candidate", cand.Fingerprint)
 		return false
 	}
