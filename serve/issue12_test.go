@@ -448,3 +448,31 @@ func TestIssue12UsageCounters(t *testing.T) {
 		t.Errorf("rename calls = %d, want 1", w.Calls)
 	}
 }
+
+// TestIssue12RestartKnowsDeprecations: gated against the state's contract
+// at start, a removal after the sunset was refused as "never published
+// its deprecation" (the notice times lived in the process). The state's
+// contract now seeds them as a first generation does: its "since" date.
+func TestIssue12RestartKnowsDeprecations(t *testing.T) {
+	dir := t.TempDir()
+	old := "  - name: old\n    inputSchema: {type: object}\n    deprecated: {since: 2026-01-01, sunset: 2026-02-01}\n    handler: {static: {text: ok}}\n"
+	cfg := writeFile(t, dir, "cfg.yaml", "tools:\n"+i12Search+old)
+	st := i12State(t, filepath.Join(t.TempDir(), "st"))
+	s, err := i12New(t, cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "cfg.yaml", "tools:\n"+i12Search)
+	st = i12State(t, st.Dir())
+	s, err = i12New(t, cfg, st)
+	if err != nil {
+		t.Fatalf("restart removing a tool after its sunset: %v", err)
+	}
+	if len(st.PendingList()) != 0 || s.Live().Set.Lookup("old") != nil {
+		t.Errorf("the removal was not published: pending %+v", st.PendingList())
+	}
+}

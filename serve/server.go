@@ -462,6 +462,9 @@ func (s *Server) first(cand *Generation, now time.Time, res *ReloadResult, trigg
 		return
 	}
 	s.log.Info("gating the first config", "against", choice.From, "why", choice.Why)
+	// The contract gated against was served before this process: its
+	// deprecations are noticed as a first generation's are.
+	s.mem.published(nil, choice.Contract.Set, now)
 	if s.gated(choice.Contract, nil, cand, now, res, trigger) {
 		return
 	}
