@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -18,6 +19,7 @@ const (
 	ExitInput       = 2 // usage error, or unreadable/invalid input
 	ExitInternal    = 3 // an internal error: a bug in mcpctl
 	ExitEnvironment = 4 // the system refused: a port in use, a missing folder, no permission, a full disk
+	ExitGateRefused = 5 // serve: the gate refused the config at start and there was nothing accepted to serve instead
 )
 
 // ErrFindings is returned by a command whose findings reach its --fail-on
@@ -37,8 +39,10 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, ErrFindings):
+	case errors.Is(err, ErrFindings), errors.Is(err, ErrDecision):
 		return ExitFindings
+	case errors.Is(err, serve.ErrRefusedAtStart):
+		return ExitGateRefused
 	case errors.Is(err, ErrUsage), errors.Is(err, toolset.ErrInput), errors.Is(err, canon.ErrSyntax):
 		return ExitInput
 	case isEnvironment(err):
@@ -66,7 +70,8 @@ const exitCodesHelp = `mcpctl exits with one of these codes:
      no error; canon --check found the input canonical
   1  findings: diff found changes at or above --fail-on, replay found
      rejected or unknown calls, lint found errors, canon --check found a
-     difference
+     difference; approve or reject was refused by the server (not pending,
+     or the config on disk no longer builds that fingerprint)
   2  bad input or usage: an unknown flag or command, a source that cannot
      be read, is not JSON, has a duplicate key, an unknown shape or two tools
      with one name (the message names the file, the byte offset, the tool
@@ -75,6 +80,10 @@ const exitCodesHelp = `mcpctl exits with one of these codes:
   4  environment: the system refused an operation (an address already in
      use, an -o path in a folder that does not exist, no permission, a full
      disk); the message names the path or address
+  5  gate refused at start: serve's first config needs permission against
+     gate.baseline or the last contract published in --state, and there is
+     no accepted config to serve instead; the findings are printed and
+     nothing listens (approve it, fix it, or --allow-breaking)
 
 --fail-on never makes diff exit 0 whatever it finds.
 `

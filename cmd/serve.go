@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/state"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
@@ -44,6 +46,7 @@ type serveOptions struct {
 	IdleTO          time.Duration
 	AdminTokenFile  string
 	MaxFileSize     int64
+	State           string
 }
 
 func newServeCmd(s *Streams) *cobra.Command {
@@ -132,7 +135,7 @@ carry compatibility there).`,
 	f.StringVar(&opts.Config, "config", "", "the serve config (YAML or JSON); the same as the CONFIG argument")
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on ADDR (HOST:PORT; a missing host binds 127.0.0.1) instead of stdio")
 	f.BoolVar(&opts.Stateless, "stateless", false, "with --http: serve without sessions (the 2026-07-28 revision's mode)")
-	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics and POST /reload on ADDR (loopback only)")
+	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics, POST /reload, /approve and /reject on ADDR (loopback only)")
 	f.BoolVar(&opts.AllowBreaking, "allow-breaking", false, "publish candidates the gate would refuse (logged as a warning at every such publish)")
 	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading; each change restarts it")
 	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may finish (a second signal stops at once)")
@@ -154,7 +157,8 @@ carry compatibility there).`,
 	f.DurationVar(&opts.ReadHeaderTO, "read-header-timeout", serve.DefaultReadHeaderTimeout, "HTTP and admin listeners: time to read a request's headers")
 	f.DurationVar(&opts.ReadTO, "read-timeout", serve.DefaultReadTimeout, "HTTP and admin listeners: time to read a request's body")
 	f.DurationVar(&opts.IdleTO, "idle-timeout", serve.DefaultIdleTimeout, "HTTP and admin listeners: how long a keep-alive connection waits for its next request")
-	f.StringVar(&opts.AdminTokenFile, "admin-token-file", "", "with --admin: file holding the bearer token /status, /metrics and POST /reload need")
+	f.StringVar(&opts.AdminTokenFile, "admin-token-file", "", "with --admin: file holding the bearer token /status, /metrics, POST /reload, /approve and /reject need")
+	f.StringVar(&opts.State, "state", "", "keep the gate's memory in `DIR` (created 0700): published contracts, config bundles, a journal of decisions, pending candidates, usage counters")
 	f.Int64Var(&opts.MaxFileSize, "max-file-size", serve.DefaultMaxFileSize, "largest config or $file include read, in bytes (only regular files are read)")
 	return c
 }
@@ -205,6 +209,10 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 	}
 	return nil
 }
+
+// stateHistory is how many published contracts serve --state keeps (the
+// most gate.transitive can use).
+const stateHistory = 16
 
 func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	log, err := newLogger(s.ErrOut, opts.LogFormat, opts.LogLevel)
@@ -268,6 +276,21 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	}
 	if tp != nil {
 		sopts.TracerProvider = tp
+	}
+	if opts.State != "" {
+		st, err := state.Open(opts.State, state.Options{History: stateHistory, Logger: log})
+		if err != nil {
+			return fmt.Errorf("--state: %w", err)
+		}
+		defer func() {
+			if err := st.Close(); err != nil {
+				log.Warn("state: cannot close", "error", err)
+			}
+		}()
+		for _, w := range st.Warnings() {
+			log.Warn("state", "warning", w)
+		}
+		sopts.State = st
 	}
 	srv, err := serve.New(ctx, sopts)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -150,6 +151,7 @@ func renderStatus(st *serve.Status, now time.Time) string {
 			writeReload(&b, r)
 		}
 	}
+	writePending(&b, st.Pending)
 	fmt.Fprintf(&b, "\nsessions: %d (%d initialized)", st.Sessions.Total, st.Sessions.Initialized)
 	if len(st.Sessions.ByGeneration) > 0 {
 		keys := make([]string, 0, len(st.Sessions.ByGeneration))
@@ -207,6 +209,28 @@ func renderStatus(st *serve.Status, now time.Time) string {
 		}
 	}
 	return b.String()
+}
+
+// writePending lists the candidates waiting for mcpctl approve or reject,
+// with their full fingerprints (what those commands take).
+func writePending(b *strings.Builder, ps []state.Pending) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\npending candidates (%d; mcpctl approve|reject --admin ADDR FINGERPRINT --reason TEXT):\n", len(ps))
+	for _, p := range ps {
+		fmt.Fprintf(b, "  %s  refused %s\n", p.Fingerprint, p.Time.Format(time.RFC3339))
+		for _, c := range p.Findings {
+			fmt.Fprintf(b, "    - %s %s tool %q", c.Level, c.Rule, c.Tool)
+			if c.Path != "" {
+				fmt.Fprintf(b, " %s %s", c.Direction, c.Path)
+			}
+			b.WriteString("\n")
+			if c.Message != "" {
+				fmt.Fprintf(b, "      %s\n", c.Message)
+			}
+		}
+	}
 }
 
 func writeReload(b *strings.Builder, r *serve.ReloadResult) {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mcpctl/mcpctl/state"
 )
 
 // Status is the JSON document of GET /status (and `mcpctl status`).
@@ -33,6 +35,9 @@ type Status struct {
 	// Facades counts facade translations per tool and facade rule.
 	Facades  map[string]map[string]int64 `json:"facades"`
 	InFlight int                         `json:"inFlight"`
+	// Pending are the refused candidates waiting for an operator's
+	// decision (serve --state; mcpctl approve or reject), oldest first.
+	Pending []state.Pending `json:"pending"`
 }
 
 // SessionStatus describes connected sessions.
@@ -79,6 +84,7 @@ func (s *Server) Status() Status {
 		Facades:       map[string]map[string]int64{},
 		Sessions:      SessionStatus{ByGeneration: map[string]int{}},
 		InFlight:      s.inflight.count(),
+		Pending:       s.Pending(),
 	}
 	s.statusMu.Lock()
 	if s.lastReload != nil {
@@ -141,13 +147,14 @@ func (s *Server) Status() Status {
 // transports are up, else 503), GET /status (Status as JSON), GET /metrics
 // (Prometheus text format) and POST /reload (runs the reload pipeline and
 // answers its ReloadResult: 200 published or unchanged, 409 refused or
-// superseded).
+// superseded), POST /approve and POST /reject (a Decision: see Approve
+// and Reject; docs/serve.md#state).
 //
 // Every request must name a loopback host (Host: 127.0.0.1, [::1] or
 // localhost, any port) and, when it carries an Origin, come from that same
 // origin, else 403: a page whose name rebinds to 127.0.0.1 (DNS
 // rebinding) or any other page a browser shows cannot read or reload.
-// With o.Token set, /status, /metrics and POST /reload need it as a bearer
+// With o.Token set, /status, /metrics and the POSTs need it as a bearer
 // token (401 otherwise): they tell the config's path, its tools and call
 // counts to any local user. /healthz and /readyz stay open for probes;
 // they tell nothing.
@@ -188,6 +195,8 @@ func (s *Server) AdminHandler(o AdminOptions) http.Handler {
 		}
 		writeJSON(w, code, res)
 	})))
+	mux.Handle("POST /approve", private(s.decisionHandler(true)))
+	mux.Handle("POST /reject", private(s.decisionHandler(false)))
 	return s.adminOriginCheck(mux)
 }
 

@@ -273,6 +273,9 @@ func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, ar
 	inst := schema.Instance(args).(map[string]any)
 	verr := t.in.Validate(inst)
 	if alias == nil && (verr == nil || t.facade == nil) {
+		if verr == nil {
+			s.countUse(t.name)
+		}
 		return sent(), inst, verr
 	}
 	// facade.Apply reports the first failed validation; for an alias it
@@ -304,10 +307,13 @@ func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, ar
 		}
 		return nil, inst, verr
 	}
+	rules := make([]string, 0, len(steps))
 	for _, st := range steps {
 		s.calls.facade(t.name, st.Kind)
 		s.metrics.facades.WithLabelValues(t.name, st.Kind).Inc()
+		rules = append(rules, st.Kind)
 	}
+	s.countUse(t.name, rules...)
 	if len(steps) == 0 {
 		return sent(), nil, nil
 	}

@@ -168,6 +168,32 @@ type GateConfig struct {
 	// been published for a removal at the sunset to be safe (gate.minNotice:
 	// a Go duration or N days, "7d"); nil means DefaultMinNotice.
 	MinNotice *time.Duration
+	// Baseline is gate.baseline resolved against the config's folder: a
+	// contract lockfile (lockfile package) the first candidate is gated
+	// against; "" when absent.
+	Baseline string
+	// Compatibility is gate.compatibility (diff.Compatibility; "" is
+	// backward).
+	Compatibility diff.Compatibility
+	// Transitive is gate.transitive: how many of the state's last
+	// published contracts a candidate is checked against (0 or 1: the
+	// live one only).
+	Transitive int
+	// QuietPeriod is gate.quietPeriod; nil means DefaultQuietPeriod.
+	QuietPeriod *time.Duration
+}
+
+// DefaultQuietPeriod is the default gate.quietPeriod: how long a facade
+// rule or deprecated tool must have gone unused before its removal counts
+// as safe.
+const DefaultQuietPeriod = 7 * 24 * time.Hour
+
+// quietPeriod is gate.quietPeriod or its default.
+func (g GateConfig) quietPeriod() time.Duration {
+	if g.QuietPeriod == nil {
+		return DefaultQuietPeriod
+	}
+	return *g.QuietPeriod
 }
 
 func (g GateConfig) minNotice() time.Duration {
@@ -896,12 +922,21 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 		mp := ptr + "/" + canon.EscapePointer(m.Key)
 		switch m.Key {
 		case "allow":
-		case "minNotice":
-			d, err := p.notice(&m.Value, mp)
+		case "minNotice", "quietPeriod":
+			d, err := p.notice(&m.Value, mp, "gate."+m.Key)
 			if err != nil {
 				return err
 			}
-			g.MinNotice = &d
+			if m.Key == "minNotice" {
+				g.MinNotice = &d
+			} else {
+				g.QuietPeriod = &d
+			}
+			continue
+		case "baseline", "compatibility", "transitive":
+			if err := p.gateScalar(g, m.Key, &m.Value, mp); err != nil {
+				return err
+			}
 			continue
 		default:
 			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, gateKeys...))
@@ -920,11 +955,41 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 	return nil
 }
 
-// notice reads gate.minNotice: a Go duration ("168h", "0s") or whole days
-// ("7d"), not negative.
-func (p *cfgParser) notice(v *canon.Value, ptr string) (time.Duration, error) {
+// gateScalar reads gate.baseline (a path relative to the config's
+// folder), gate.compatibility and gate.transitive.
+func (p *cfgParser) gateScalar(g *GateConfig, key string, v *canon.Value, ptr string) error {
+	if key == "transitive" {
+		n, err := p.count(v, ptr, "")
+		g.Transitive = n
+		return err
+	}
+	s, err := p.scalarString(v, ptr, "")
+	if err != nil {
+		return err
+	}
+	if key == "compatibility" {
+		g.Compatibility, err = diff.ParseCompatibility(s)
+		if err != nil {
+			return p.errAt(ptr, "", "gate.compatibility: %v", err)
+		}
+		return nil
+	}
+	if s == "" {
+		return p.errAt(ptr, "", "gate.baseline must be a path to a contract lockfile, got an empty string")
+	}
+	if !filepath.IsAbs(s) {
+		s = filepath.Join(filepath.Dir(p.source), s)
+	}
+	g.Baseline = s
+	return nil
+}
+
+// notice reads a duration key of gate (name: gate.minNotice,
+// gate.quietPeriod): a Go duration ("168h", "0s") or whole days ("7d"), not
+// negative.
+func (p *cfgParser) notice(v *canon.Value, ptr, name string) (time.Duration, error) {
 	if v.Kind != canon.String {
-		return 0, p.errAt(ptr, "", "gate.minNotice must be a duration (7d, 168h, 0s), got %s", v.Kind)
+		return 0, p.errAt(ptr, "", "%s must be a duration (7d, 168h, 0s), got %s", name, v.Kind)
 	}
 	d, err := time.ParseDuration(v.Str)
 	if days, ok := strings.CutSuffix(v.Str, "d"); ok {
@@ -932,7 +997,7 @@ func (p *cfgParser) notice(v *canon.Value, ptr string) (time.Duration, error) {
 		d, err = time.Duration(n)*24*time.Hour, aerr
 	}
 	if err != nil || d < 0 {
-		return 0, p.errAt(ptr, "", "gate.minNotice must be a duration that is not negative (7d, 168h, 0s), got %q", v.Str)
+		return 0, p.errAt(ptr, "", "%s must be a duration that is not negative (7d, 168h, 0s), got %q", name, v.Str)
 	}
 	return d, nil
 }

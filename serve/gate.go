@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/lockfile"
 )
 
 // Finding is one diff finding as the gate saw it.
@@ -42,11 +43,42 @@ type gateDecision struct {
 // re-added is diffed against its last published definition, and
 // lifecycle findings that would let a removal through without the
 // candidate's gate.minNotice of notice are breaking.
-func gate(live, cand *Generation, mem *gateMemory, allowBreaking bool, now time.Time) gateDecision {
-	old := mem.baseline(live.Set, cand.Set)
-	rep := diff.Compare(old, cand.Set, diff.Options{Facades: cand.Config.Facades(), Verify: diff.DefaultVerify, Now: now})
+//
+// The contract gated against is prev (the live generation's, the state's
+// or the baseline's); the candidate's gate.compatibility says in which
+// directions (diff.Compatibility).
+func gate(prev *lockfile.Lock, cand *Generation, mem *gateMemory, allowBreaking bool, now time.Time) gateDecision {
+	old := mem.baseline(prev.Set, cand.Set)
+	rep := diff.Compare(old, cand.Set, diff.Options{Facades: cand.Config.Facades(), OldFacades: prev.Facades,
+		Compatibility: cand.Config.Gate.Compatibility, Verify: diff.DefaultVerify, Now: now})
 	mem.escalate(rep, old, cand.Set, cand.Config.Gate.minNotice(), now)
 	return decide(rep, cand.Config.Gate.Allow, allowBreaking, now)
+}
+
+// merge adds to d the findings of e (cand gated against an older
+// contract, gate.transitive) that d does not already have.
+func (d *gateDecision) merge(e gateDecision) {
+	seen := map[string]bool{}
+	key := func(f Finding) string {
+		return f.Rule + "\x00" + f.Tool + "\x00" + f.Path + "\x00" + string(f.Compatibility)
+	}
+	for _, f := range d.Findings {
+		seen[key(f)] = true
+	}
+	for _, f := range e.Findings {
+		if !seen[key(f)] {
+			d.Findings = append(d.Findings, f)
+		}
+	}
+	for _, f := range e.Blocking {
+		if !seen[key(f)] {
+			d.Blocking = append(d.Blocking, f)
+		}
+	}
+	d.Refused = d.Refused || e.Refused
+	if e.Report.Level > d.Report.Level {
+		d.Report = e.Report
+	}
 }
 
 // decide applies the gate.allow entries to a report. Only findings that

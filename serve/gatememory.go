@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -22,9 +23,29 @@ const DefaultMinNotice = 7 * 24 * time.Hour
 //   - removed: the last published definition of each tool no longer served.
 //
 // It is read and written under Server.pubMu.
+//
+// With a state (serve --state), removed tools are also looked up in the
+// state's memory (state.LastPublished), so a restart does not forget them.
 type gateMemory struct {
 	noticed map[string]time.Time
 	removed map[string]*toolset.Tool
+	state   *state.State
+}
+
+// lastPublished is the last published definition of tool, which live no
+// longer has: this process's memory, else the state's.
+func (m *gateMemory) lastPublished(tool string) *toolset.Tool {
+	if prev := m.removed[tool]; prev != nil {
+		return prev
+	}
+	if m.state == nil {
+		return nil
+	}
+	t, _, ok := m.state.LastPublished(tool)
+	if !ok {
+		return nil
+	}
+	return t
 }
 
 // published records the publish of cand over old (nil for the first).
@@ -66,7 +87,10 @@ func (m *gateMemory) published(old, cand *toolset.Set, now time.Time) {
 func (m *gateMemory) baseline(live, cand *toolset.Set) *toolset.Set {
 	tools := live.Tools
 	for _, t := range cand.Tools {
-		if prev := m.removed[t.Name]; prev != nil && live.Lookup(t.Name) == nil {
+		if live.Lookup(t.Name) != nil {
+			continue
+		}
+		if prev := m.lastPublished(t.Name); prev != nil {
 			tools = append(tools[:len(tools):len(tools)], prev)
 		}
 	}

@@ -83,6 +83,12 @@ var gateKeyDocs = []keydoc.Key{
 	{Name: "allow", Type: keydoc.Array, Doc: "Entries that let matching findings through the gate (matched as .mcpctl.yaml ignores match findings).", Items: &keydoc.Key{Type: keydoc.Object, Keys: allowKeyDocs}},
 	{Name: "minNotice", Type: keydoc.Duration, Schema: map[string]any{"type": "string"}, Default: "7d",
 		Doc: "How long before its sunset a deprecation must have been published for the removal at the sunset to pass the gate: a Go duration (168h, 0s) or N days (7d)."},
+	{Name: "baseline", Type: keydoc.String, Doc: "A contract lockfile (as `mcpctl snapshot` writes it, with each tool's facade block), relative to this config: at start the first config is gated against the newer of it and the last contract published in `serve --state`."},
+	{Name: "compatibility", Type: keydoc.String, Schema: map[string]any{"enum": []any{"backward", "forward", "full", "none"}}, Default: "backward",
+		Doc: "The direction a change must be compatible in: backward (old calls keep working), forward (calls built from the new contract work on the old one: rolling updates), full (both) or none (findings reported, never gated)."},
+	{Name: "transitive", Type: keydoc.Integer, Default: "1", Doc: "How many of the last contracts published in `serve --state` a candidate is checked against (1: the live one only)."},
+	{Name: "quietPeriod", Type: keydoc.Duration, Schema: map[string]any{"type": "string"}, Default: "7d",
+		Doc: "How long a facade rule or deprecated tool must have gone without calls (counted in `serve --state`) before its removal may count as safe: a Go duration or N days."},
 }
 
 var allowKeyDocs = []keydoc.Key{

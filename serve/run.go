@@ -106,6 +106,13 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 			}
 		}()
 	}
+	if s.opts.State != nil {
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			s.opts.State.FlushEvery(runCtx, UsageFlushInterval)
+		}()
+	}
 	if o.Reload != nil {
 		bg.Add(1)
 		go func() {
@@ -221,9 +228,18 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	case <-waitBG:
 	case <-time.After(time.Second):
 	}
+	if s.opts.State != nil {
+		if err := s.opts.State.Flush(); err != nil {
+			s.log.Warn("state: cannot flush the usage counters", "error", err)
+		}
+	}
 	s.log.Info("stopped")
 	return nil
 }
+
+// UsageFlushInterval is how often Run writes the state's usage counters
+// (and once more at shutdown).
+const UsageFlushInterval = 30 * time.Second
 
 func anyDone(a, b <-chan struct{}) <-chan struct{} {
 	c := make(chan struct{})

@@ -16,6 +16,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpctl/mcpctl/internal/safefile"
+	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -61,6 +63,11 @@ type Options struct {
 	// TracerProvider, when set, receives a span per tools/call and per
 	// reload (see trace.go); nil traces nothing.
 	TracerProvider trace.TracerProvider
+	// State, when set, is the durable state of docs/serve.md#state (serve
+	// --state): every publish and decision is recorded there, the first
+	// config is gated against its last published contract, calls are
+	// counted in its usage counters. The caller opens and closes it.
+	State *state.State
 	// MaxFileSize bounds the config and each $file include, in bytes; 0
 	// means DefaultMaxFileSize. Only regular files are read, each within
 	// a time limit (see LoadConfig).
@@ -188,6 +195,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
+	s.mem.state = opts.State
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
 	if res.Result != ResultPublished {
@@ -344,39 +352,9 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	case res.Result == ResultUnchanged:
 		s.log.Info("reload: config unchanged", "trigger", trigger, "version", res.Version)
 	case live == nil:
-		s.publish(cand, now)
-		res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, true
-		s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint, "tools", len(cand.Set.Tools))
+		s.first(cand, now, &res, trigger)
 	default:
-		d, gerr := s.gate(live, cand, now)
-		if gerr != nil {
-			res.Result, res.Reason, res.Errors, res.err = ResultRefused, "the gate failed on a bug (logged)", errorLines(gerr), gerr
-			cand.discard()
-			break
-		}
-		res.Findings = d.Findings
-		res.Candidate = cand.Fingerprint
-		if d.Refused {
-			res.Result = ResultRefused
-			res.Reason = fmt.Sprintf("the candidate has %d finding(s) that need permission and no gate.allow entry covers them (or start the server with --allow-breaking)", len(d.Blocking))
-			res.err = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
-			cand.discard()
-			s.log.Error("reload refused by the gate; the live generation stays", "trigger", trigger, "gate_level", d.Report.Level.String(),
-				"findings", findingSummaries(d.Blocking))
-			break
-		}
-		if len(d.Blocking) > 0 {
-			res.AllowedBreaking = true
-			s.log.Warn("publishing a breaking candidate because of --allow-breaking", "trigger", trigger, "findings", findingSummaries(d.Blocking))
-		}
-		changed := cand.Fingerprint != live.Fingerprint
-		s.publish(cand, now)
-		res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, changed
-		s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint,
-			"changed", changed, "gate_level", d.Report.Level.String(), "tools", len(cand.Set.Tools))
-		if changed {
-			s.notifier.changed(cand)
-		}
+		s.gated(live.lock(), live, cand, now, &res, trigger)
 	}
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	s.metrics.reloads.WithLabelValues(res.Result).Inc()
@@ -453,18 +431,118 @@ func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *
 	return cfg, cand, false, err
 }
 
-// gate runs the gate (gate.go) on cand; a panic is a *PanicError.
-func (s *Server) gate(live, cand *Generation, now time.Time) (d gateDecision, err error) {
+// gate runs the gate (gate.go) on cand against prev; a panic is a
+// *PanicError.
+func (s *Server) gate(prev *lockfile.Lock, cand *Generation, now time.Time) (d gateDecision, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = s.bug(panicReload, v)
 		}
 	}()
-	return gate(live, cand, &s.mem, s.opts.AllowBreaking, now), nil
+	return gate(prev, cand, &s.mem, s.opts.AllowBreaking, now), nil
 }
 
-// publish swaps cand in (the caller holds pubMu).
-func (s *Server) publish(cand *Generation, now time.Time) {
+// first decides the first candidate (the caller holds pubMu): gated
+// against the newer of the state's last published contract and
+// gate.baseline, published when nothing refuses it; refused, the
+// state's last accepted bundle is served instead and the candidate is
+// pending, or, with no bundle to fall back on, the result is
+// ErrRefusedAtStart.
+func (s *Server) first(cand *Generation, now time.Time, res *ReloadResult, trigger string) {
+	choice, err := s.startContract(cand)
+	if err != nil {
+		res.Result, res.Reason, res.Errors, res.err = ResultRefused, "the gate's baseline could not be read", errorLines(err), err
+		cand.discard()
+		return
+	}
+	if choice.Contract == nil {
+		s.publish(cand, now, &state.Allowance{Kind: state.First})
+		res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, true
+		s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint, "tools", len(cand.Set.Tools))
+		return
+	}
+	s.log.Info("gating the first config", "against", choice.From, "why", choice.Why)
+	// The contract gated against was served before this process: its
+	// deprecations are noticed as a first generation's are.
+	s.mem.published(nil, choice.Contract.Set, now)
+	if s.gated(choice.Contract, nil, cand, now, res, trigger) {
+		return
+	}
+	fb, err := s.fallback()
+	if err != nil || fb == nil {
+		if res.err != nil && !errors.Is(res.err, errGateBug) {
+			res.err = fmt.Errorf("%w (gated against the %s: %s): %w", ErrRefusedAtStart, choice.From, choice.Why, res.err)
+		}
+		res.err = errors.Join(res.err, err)
+		return
+	}
+	s.publish(fb, now, nil)
+	res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, fb.Version, fb.Fingerprint, true
+	res.Reason = fmt.Sprintf("the config was refused and is pending as %s; serving the last accepted config from the state", cand.Fingerprint)
+	res.err = nil
+	s.log.Warn("the config was refused at start: serving the state's last accepted config; the new one is pending (mcpctl approve or reject)",
+		"pending", cand.Fingerprint, "version", fb.Version, "fingerprint", fb.Fingerprint)
+}
+
+// gated gates cand against prev (live's contract, or at start the
+// state's or baseline's, live nil) and publishes it, or refuses it and
+// lists it as pending (the caller holds pubMu). It reports whether cand
+// was published.
+func (s *Server) gated(prev *lockfile.Lock, live, cand *Generation, now time.Time, res *ReloadResult, trigger string) bool {
+	liveFP := prev.Set.Fingerprint()
+	if live != nil {
+		liveFP = live.Fingerprint
+	}
+	d, gerr := s.gateAll(prev, liveFP, cand, now)
+	if gerr != nil {
+		res.Result, res.Reason, res.Errors, res.err = ResultRefused, "the gate failed on a bug (logged)", errorLines(gerr), fmt.Errorf("%w: %w", errGateBug, gerr)
+		cand.discard()
+		return false
+	}
+	res.Findings = d.Findings
+	res.Candidate = cand.Fingerprint
+	if d.Refused {
+		res.Result = ResultRefused
+		res.Reason = fmt.Sprintf("the candidate has %d finding(s) that need permission and no gate.allow entry covers them (or start the server with --allow-breaking)", len(d.Blocking))
+		res.err = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
+		s.pend(cand, d, liveFP)
+		cand.discard()
+		msg := "reload refused by the gate; the live generation stays"
+		if live == nil {
+			msg = "the first config was refused by the gate"
+		}
+		s.log.Error(msg, "trigger", trigger, "gate_level", d.Report.Level.String(),
+			"findings", findingSummaries(d.Blocking), "candidate", cand.Fingerprint)
+		return false
+	}
+	if len(d.Blocking) > 0 {
+		res.AllowedBreaking = true
+		s.log.Warn("publishing a breaking candidate because of --allow-breaking", "trigger", trigger, "findings", findingSummaries(d.Blocking))
+	}
+	allowed := allowance(d)
+	s.publishChanged(live, cand, now, &allowed, res)
+	s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint,
+		"changed", res.Changed, "gate_level", d.Report.Level.String(), "tools", len(cand.Set.Tools))
+	return true
+}
+
+// publishChanged publishes cand over live (nil at start), notifying
+// sessions when the canonical form changed, and fills res.
+func (s *Server) publishChanged(live, cand *Generation, now time.Time, allowed *state.Allowance, res *ReloadResult) {
+	changed := live == nil || cand.Fingerprint != live.Fingerprint
+	s.publish(cand, now, allowed)
+	res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, cand.Version, cand.Fingerprint, changed
+	if changed && live != nil {
+		s.notifier.changed(cand)
+	}
+}
+
+// errGateBug marks a refusal because the gate itself failed.
+var errGateBug = errors.New("gate failure")
+
+// publish swaps cand in (the caller holds pubMu) and, when allowed is
+// set, records the publish in the state.
+func (s *Server) publish(cand *Generation, now time.Time, allowed *state.Allowance) {
 	old := s.live.Load()
 	cand.Version = 1
 	if old != nil {
@@ -480,6 +558,11 @@ func (s *Server) publish(cand *Generation, now time.Time) {
 	s.metrics.version.Set(float64(cand.Version))
 	if old != nil {
 		old.release() // the registry's reference; in-flight calls keep theirs
+	}
+	// Recorded once served: the state's fsyncs do not delay callers
+	// seeing cand; the next reload waits for them (pubMu).
+	if allowed != nil {
+		s.persist(cand, *allowed)
 	}
 }
 

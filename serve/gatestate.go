@@ -1,0 +1,179 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/internal/safefile"
+	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/state"
+)
+
+// ErrRefusedAtStart is returned by New when the gate refuses the first
+// config (gated against gate.baseline or the state's last published
+// contract) and there is no accepted bundle in the state to serve instead
+// (docs/serve.md#state). Nothing is served then.
+var ErrRefusedAtStart = errors.New("the gate refused the config at start, with no accepted config to fall back on")
+
+// ErrNotBuilt is returned by Approve when the config on disk no longer
+// builds the fingerprint being approved.
+var ErrNotBuilt = errors.New("the config on disk does not build this fingerprint")
+
+// ErrNoState is returned by Approve and Reject on a server without a
+// state (serve --state).
+var ErrNoState = errors.New("no state: start serve with --state DIR to keep pending candidates")
+
+// lock is g's contract as a lockfile: its tools and their facade blocks.
+func (g *Generation) lock() *lockfile.Lock {
+	return &lockfile.Lock{Set: g.Set, Facades: g.Config.Facades()}
+}
+
+// countUse counts a call of tool (and the facade rules it used) in the
+// state's usage counters.
+func (s *Server) countUse(tool string, rules ...string) {
+	if s.opts.State != nil {
+		s.opts.State.Count(tool, rules...)
+	}
+}
+
+// startContract is what the first candidate is gated against: the newer
+// of the state's last published contract and cand's gate.baseline.
+func (s *Server) startContract(cand *Generation) (state.Choice, error) {
+	var base *lockfile.Lock
+	if p := cand.Config.Gate.Baseline; p != "" {
+		l, err := lockfile.ReadFile(p)
+		if err != nil {
+			return state.Choice{}, fmt.Errorf("gate.baseline: %w", err)
+		}
+		base = l
+	}
+	if s.opts.State != nil {
+		return s.opts.State.Newest(base), nil
+	}
+	if base == nil {
+		return state.Choice{From: state.FromNothing}, nil
+	}
+	return state.Choice{Contract: base, From: state.FromBaseline, Why: "no state"}, nil
+}
+
+// gateAll gates cand against prev and, with gate.transitive N, against
+// each of the state's last N published contracts (but live, which prev
+// is); findings found more than once are kept once.
+func (s *Server) gateAll(prev *lockfile.Lock, live string, cand *Generation, now time.Time) (gateDecision, error) {
+	d, err := s.gate(prev, cand, now)
+	n := cand.Config.Gate.Transitive
+	if err != nil || s.opts.State == nil || n < 2 {
+		return d, err
+	}
+	hist := s.opts.State.History()
+	for _, p := range hist[max(0, len(hist)-n):] {
+		if p.Fingerprint == live {
+			continue
+		}
+		e, err := s.gate(p.Contract, cand, now)
+		if err != nil {
+			return d, err
+		}
+		d.merge(e)
+	}
+	return d, nil
+}
+
+// allowance says what let d's candidate through.
+func allowance(d gateDecision) state.Allowance {
+	if len(d.Blocking) > 0 {
+		return state.Allowance{Kind: state.AllowBreaking}
+	}
+	var entries []string
+	for _, f := range d.Findings {
+		if f.AllowedBy != "" {
+			entries = append(entries, f.AllowedBy)
+		}
+	}
+	if len(entries) > 0 {
+		return state.Allowance{Kind: state.GateAllow, Entries: entries}
+	}
+	return state.Allowance{Kind: state.AutoSafe}
+}
+
+// persist records the publish of g in the state (with its config bundle).
+// A state that cannot be written is logged: g is served all the same.
+func (s *Server) persist(g *Generation, allowed state.Allowance) {
+	if s.opts.State == nil {
+		return
+	}
+	b, err := bundleOf(g.Config)
+	if err != nil {
+		s.log.Warn("state: cannot copy the config bundle", "error", err)
+	}
+	rec := state.Record{Contract: g.lock(), Fingerprint: g.Fingerprint, Generation: int64(g.Version), Allowed: allowed, Bundle: b}
+	if _, err := s.opts.State.Publish(rec); err != nil {
+		s.log.Error("state: cannot record the publish", "version", g.Version, "error", err)
+	}
+}
+
+// bundleOf reads cfg's files (the config and its includes, all under the
+// config's folder) as a state bundle.
+func bundleOf(cfg *Config) (*state.Bundle, error) {
+	dir := filepath.Dir(cfg.Source)
+	b := &state.Bundle{Files: map[string][]byte{}}
+	for _, f := range cfg.Files {
+		rel, err := filepath.Rel(dir, f)
+		if err != nil || !filepath.IsLocal(rel) {
+			return nil, fmt.Errorf("%s is not under the config's folder %s", f, dir)
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		b.Files[filepath.ToSlash(rel)] = data
+	}
+	rel, err := filepath.Rel(dir, cfg.Source)
+	if err != nil {
+		return nil, err
+	}
+	b.Config = filepath.ToSlash(rel)
+	return b, nil
+}
+
+// pend journals the refusal of cand and lists it as pending. A
+// candidate already pending (the watcher or a restart met the same config
+// again) is the same decision: not journalled twice.
+func (s *Server) pend(cand *Generation, d gateDecision, against string) {
+	if s.opts.State == nil {
+		return
+	}
+	if _, ok := s.opts.State.GetPending(cand.Fingerprint); ok {
+		return
+	}
+	changes := make([]diff.Change, len(d.Blocking))
+	for i, f := range d.Blocking {
+		changes[i] = f.Change
+	}
+	err := errors.Join(s.opts.State.Refused(cand.Fingerprint, changes),
+		s.opts.State.AddPending(state.Pending{Fingerprint: cand.Fingerprint, Against: against, Findings: changes}))
+	if err != nil {
+		s.log.Error("state: cannot record the refusal", "candidate", cand.Fingerprint, "error", err)
+	}
+}
+
+// fallback builds the state's last accepted bundle; nil when the state
+// has none.
+func (s *Server) fallback() (*Generation, error) {
+	if s.opts.State == nil {
+		return nil, nil
+	}
+	path, ok := s.opts.State.LastBundle()
+	if !ok {
+		return nil, nil
+	}
+	cfg, err := loadConfig(path, safefile.Limits{MaxSize: s.opts.MaxFileSize})
+	if err != nil {
+		return nil, fmt.Errorf("the state's last accepted bundle: %w", err)
+	}
+	return buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, exec: s.exec})
+}
