@@ -114,14 +114,8 @@ func runRuleFixture(t *testing.T, name, dir string) {
 	}
 	var fo fixtureOptions
 	readFixtureJSON(t, filepath.Join(dir, "options.json"), &fo)
-	if len(fo.DisableRules) > 0 {
-		disabledRulesForTest = map[string]bool{}
-		for _, r := range fo.DisableRules {
-			disabledRulesForTest[r] = true
-		}
-		defer func() { disabledRulesForTest = nil }()
-	}
 	opts := Options{Now: fixtureNow, Verify: fo.Verify, StrictOpenContent: fo.StrictOpenContent}
+	opts = withDisabledRules(opts, fo.DisableRules...)
 	if !fo.Now.IsZero() {
 		opts.Now = fo.Now
 	}

@@ -618,7 +618,7 @@ func (p *subPair) emit(kind, path string, oldV, newV *canon.Value, msg string) *
 
 func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
 	id := dirPrefix(c.p.Direction) + kind
-	if disabledRulesForTest[id] {
+	if c.p.Opts.disabledRules[id] {
 		c.found = append(c.found, &finding{disabled: true})
 		return &finding{}
 	}

@@ -27,11 +27,6 @@ var verifyRules = []schemaRuleDef{
 // (BenchmarkDiff).
 const DefaultVerify = 8
 
-// disabledRulesForTest drops findings of the named rules; tests set it to
-// simulate a missing rule and exercise the verifier. Never set in
-// production code.
-var disabledRulesForTest map[string]bool
-
 // verifySeed derives the sampler's seed from the tool and direction, so a
 // run is deterministic.
 func verifySeed(tool string, d Direction) uint64 {
