@@ -262,7 +262,7 @@ func loadConfig(opts diffOptions) (*config.Config, error) {
 		}
 		path = p
 	}
-	cfg, err := config.Load(path, diff.Rules())
+	cfg, err := config.Load(path, report.Catalog())
 	if err != nil {
 		return nil, badInput{err}
 	}

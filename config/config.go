@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/lint"
+	"github.com/mcpctl/mcpctl/rule"
 )
 
 // FileName is the name Find looks for.
@@ -150,7 +151,9 @@ func Parse(name string, data []byte, catalog []diff.Rule) (*Config, error) {
 	}
 	p := parser{name: name, rules: map[string]bool{}}
 	for _, r := range catalog {
-		p.rules[r.ID] = true
+		if r.Kind == rule.Diff {
+			p.rules[string(r.ID)] = true
+		}
 	}
 	p.config(&doc, c)
 	if p.err != nil {

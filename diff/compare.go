@@ -29,10 +29,18 @@ import (
 // other than backward runs the comparison in the directions it names
 // (compat.go).
 func Compare(old, new *toolset.Set, opts Options) *Report {
+	return compareWith(old, new, opts, nil)
+}
+
+// compareWith is Compare with the findings of the schema rules in disabled
+// dropped, as if those rules were missing; only tests disable rules
+// (export_test.go), to show that --verify catches what a missing rule lets
+// through.
+func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) *Report {
 	if opts.Compatibility != "" && opts.Compatibility != Backward {
 		return compareCompat(old, new, opts)
 	}
-	c := &comparison{old: old, new: new, opts: &opts, now: opts.now()}
+	c := &comparison{old: old, new: new, opts: &opts, now: opts.now(), disabled: disabled}
 	r := &Report{
 		Old:     Side{Source: old.Source, Fingerprint: c.fingerprint(old)},
 		New:     Side{Source: new.Source, Fingerprint: c.fingerprint(new)},
@@ -129,6 +137,8 @@ type comparison struct {
 	comp     map[*canon.Value]compileResult
 	argCache map[*toolset.Tool]argResult
 	canon    map[*toolset.Tool][]byte
+	// disabled are the schema rules whose findings are dropped (compareWith).
+	disabled map[string]bool
 }
 
 // canonical returns a tool's canonical form (cached): the fingerprints and
@@ -228,11 +238,11 @@ func (c *comparison) compareValues(name string, ov, nv *canon.Value) []Change {
 		out = append(out, inputSchemaRemoved(name, ov, nv))
 	case inputSchemaArrived(ov, nv):
 		out = append(out, inputSchemaAdded(name, ov, nv))
-		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: &anyArguments, New: schemaMember(nv, "inputSchema"), Opts: c.opts})...)
+		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: &anyArguments, New: schemaMember(nv, "inputSchema"), Opts: c.opts, disabled: c.disabled})...)
 	default:
-		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: schemaMember(ov, "inputSchema"), New: schemaMember(nv, "inputSchema"), Opts: c.opts})...)
+		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: schemaMember(ov, "inputSchema"), New: schemaMember(nv, "inputSchema"), Opts: c.opts, disabled: c.disabled})...)
 	}
-	out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Output, Old: schemaMember(ov, "outputSchema"), New: schemaMember(nv, "outputSchema"), Opts: c.opts})...)
+	out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Output, Old: schemaMember(ov, "outputSchema"), New: schemaMember(nv, "outputSchema"), Opts: c.opts, disabled: c.disabled})...)
 	out = append(out, documentationChanges(name, ov, nv)...)
 	out = append(out, annotationChanges(name, ov, nv)...)
 	out = append(out, executionChanges(name, ov, nv)...)

@@ -1,15 +1,17 @@
 package diff
 
-// withDisabledRules returns opts with the findings of the named schema rules
+import "github.com/mcpctl/mcpctl/toolset"
+
+// compareDisabling is Compare with the findings of the named schema rules
 // dropped, as if the rules were missing: fixtures use it to show that
 // --verify catches what a missing rule would let through.
-func withDisabledRules(opts Options, ids ...string) Options {
-	if len(ids) == 0 {
-		return opts
-	}
-	opts.disabledRules = make(map[string]bool, len(ids))
+func compareDisabling(old, new *toolset.Set, opts Options, ids ...string) *Report {
+	var disabled map[string]bool
 	for _, id := range ids {
-		opts.disabledRules[id] = true
+		if disabled == nil {
+			disabled = map[string]bool{}
+		}
+		disabled[id] = true
 	}
-	return opts
+	return compareWith(old, new, opts, disabled)
 }

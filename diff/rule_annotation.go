@@ -13,14 +13,14 @@ import (
 // cautious values, so a hint moving away from its default claims less
 // danger.
 var annotationRules = []Rule{
-	{ID: "annotation-more-cautious", Level: Safe, Direction: ToolD, Tags: []string{"annotation"},
-		Purpose: "A behaviour hint now claims more danger (readOnlyHint true→false, destructiveHint false→true, idempotentHint true→false, openWorldHint false→true), so clients only get more careful."},
-	{ID: "annotation-less-cautious", Level: Safe, Direction: ToolD, Tags: []string{"annotation", "security"},
-		Purpose: "A behaviour hint now claims less danger (readOnlyHint false→true, destructiveHint true→false, idempotentHint false→true, openWorldHint true→false), which calls survive but clients may act on with less care, so it carries a security notice."},
-	{ID: "annotation-title-changed", Level: Safe, Direction: ToolD, Tags: []string{"annotation", "documentation"},
-		Purpose: "The title inside annotations changed, which only affects what people see."},
-	{ID: "annotation-changed", Level: Safe, Direction: ToolD, Tags: []string{"annotation"},
-		Purpose: "An annotation other than the four hints and the title (or a hint that is not a boolean) was added, removed or changed."},
+	diffRule("annotation-more-cautious", Safe, ToolD, []string{"annotation"},
+		"A behaviour hint now claims more danger (readOnlyHint true→false, destructiveHint false→true, idempotentHint true→false, openWorldHint false→true), so clients only get more careful."),
+	diffRule("annotation-less-cautious", Safe, ToolD, []string{"annotation", "security"},
+		"A behaviour hint now claims less danger (readOnlyHint false→true, destructiveHint true→false, idempotentHint false→true, openWorldHint true→false), which calls survive but clients may act on with less care, so it carries a security notice."),
+	diffRule("annotation-title-changed", Safe, ToolD, []string{"annotation", "documentation"},
+		"The title inside annotations changed, which only affects what people see."),
+	diffRule("annotation-changed", Safe, ToolD, []string{"annotation"},
+		"An annotation other than the four hints and the title (or a hint that is not a boolean) was added, removed or changed."),
 }
 
 // hints are the four ToolAnnotations booleans, in report order.

@@ -602,7 +602,7 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	}
 	kept := c.found[:mark]
 	for _, f := range c.found[mark:] {
-		if f.def != nil && f.def.effect == want {
+		if f.def != nil && f.def.Effect == want {
 			kept = append(kept, f)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/rule"
 )
 
 // Constraint rules: numeric bounds and multipleOf, string length, pattern
@@ -14,35 +15,35 @@ import (
 
 func boundRules(name, tighterVerb, looserVerb, what string) []schemaRuleDef {
 	return []schemaRuleDef{
-		schemaRule("input-"+name+"-"+tighterVerb, Breaking, narrows, schemaTagsConstraint,
+		schemaRule(rule.ID("input-"+name+"-"+tighterVerb), Breaking, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is %s (or added): arguments outside the new bound are rejected.", what, tighterVerb)),
-		schemaRule("output-"+name+"-"+tighterVerb, Safe, narrows, schemaTagsConstraint,
+		schemaRule(rule.ID("output-"+name+"-"+tighterVerb), Safe, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is %s (or added): every new result was valid before.", what, tighterVerb)),
-		schemaRule("input-"+name+"-"+looserVerb, Safe, widens, schemaTagsConstraint,
+		schemaRule(rule.ID("input-"+name+"-"+looserVerb), Safe, widens, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is %s (or removed): every old argument stays valid.", what, looserVerb)),
-		schemaRule("output-"+name+"-"+looserVerb, Breaking, widens, schemaTagsConstraint,
+		schemaRule(rule.ID("output-"+name+"-"+looserVerb), Breaking, widens, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is %s (or removed): clients may receive values outside the old bound.", what, looserVerb)),
 	}
 }
 
 func keywordRules(name, what string) []schemaRuleDef {
 	return []schemaRuleDef{
-		schemaRule("input-"+name+"-added", Breaking, narrows, schemaTagsConstraint,
+		schemaRule(rule.ID("input-"+name+"-added"), Breaking, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An input value gains %s: arguments that do not satisfy it are rejected.", what)),
-		schemaRule("output-"+name+"-added", Safe, narrows, schemaTagsConstraint,
+		schemaRule(rule.ID("output-"+name+"-added"), Safe, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An output value gains %s: every new result was valid before.", what)),
-		schemaRule("input-"+name+"-removed", Safe, widens, schemaTagsConstraint,
+		schemaRule(rule.ID("input-"+name+"-removed"), Safe, widens, schemaTagsConstraint,
 			fmt.Sprintf("An input value loses %s: every old argument stays valid.", what)),
-		schemaRule("output-"+name+"-removed", Breaking, widens, schemaTagsConstraint,
+		schemaRule(rule.ID("output-"+name+"-removed"), Breaking, widens, schemaTagsConstraint,
 			fmt.Sprintf("An output value loses %s: clients may receive values that do not satisfy it.", what)),
 	}
 }
 
 func changedRules(name, what string) []schemaRuleDef {
 	return []schemaRuleDef{
-		schemaRule("input-"+name+"-changed", Breaking, reshapes, schemaTagsConstraint,
+		schemaRule(rule.ID("input-"+name+"-changed"), Breaking, reshapes, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is replaced by another: arguments valid under the old one may be rejected.", what)),
-		schemaRule("output-"+name+"-changed", Breaking, reshapes, schemaTagsConstraint,
+		schemaRule(rule.ID("output-"+name+"-changed"), Breaking, reshapes, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is replaced by another: clients may receive values the old one rejected.", what)),
 	}
 }

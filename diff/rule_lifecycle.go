@@ -15,20 +15,20 @@ const deprecatedKey = "io.mcpctl/deprecated"
 
 // lifecycleRules follow a tool's deprecation and sunset.
 var lifecycleRules = []Rule{
-	{ID: "tool-removed-after-sunset", Level: Safe, Direction: ToolD, Tags: []string{"existence", "lifecycle"},
-		Purpose: "A tool was removed at or after the sunset its _meta[\"io.mcpctl/deprecated\"] announced, as promised."},
-	{ID: "tool-deprecated", Level: Safe, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A tool is newly marked deprecated in _meta[\"io.mcpctl/deprecated\"], a notice that callers should migrate before its sunset."},
-	{ID: "tool-undeprecated", Level: Safe, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A tool's deprecation was withdrawn, so it stays available."},
-	{ID: "sunset-moved-earlier", Level: Breaking, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A deprecated tool's sunset moved earlier, breaking the promise callers planned their migration on."},
-	{ID: "sunset-removed", Level: Breaking, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A deprecated tool lost its sunset date (removed or no longer an RFC 3339 date), so callers no longer know how long it stays."},
-	{ID: "sunset-moved-later", Level: Safe, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A deprecated tool's sunset moved later or was set for the first time, giving callers at least as much time."},
-	{ID: "deprecation-changed", Level: Safe, Direction: ToolD, Tags: []string{"lifecycle", "documentation"},
-		Purpose: "A deprecation's since, replacement or other details changed, without touching the sunset."},
+	diffRule("tool-removed-after-sunset", Safe, ToolD, []string{"existence", "lifecycle"},
+		"A tool was removed at or after the sunset its _meta[\"io.mcpctl/deprecated\"] announced, as promised."),
+	diffRule("tool-deprecated", Safe, ToolD, []string{"lifecycle"},
+		"A tool is newly marked deprecated in _meta[\"io.mcpctl/deprecated\"], a notice that callers should migrate before its sunset."),
+	diffRule("tool-undeprecated", Safe, ToolD, []string{"lifecycle"},
+		"A tool's deprecation was withdrawn, so it stays available."),
+	diffRule("sunset-moved-earlier", Breaking, ToolD, []string{"lifecycle"},
+		"A deprecated tool's sunset moved earlier, breaking the promise callers planned their migration on."),
+	diffRule("sunset-removed", Breaking, ToolD, []string{"lifecycle"},
+		"A deprecated tool lost its sunset date (removed or no longer an RFC 3339 date), so callers no longer know how long it stays."),
+	diffRule("sunset-moved-later", Safe, ToolD, []string{"lifecycle"},
+		"A deprecated tool's sunset moved later or was set for the first time, giving callers at least as much time."),
+	diffRule("deprecation-changed", Safe, ToolD, []string{"lifecycle", "documentation"},
+		"A deprecation's since, replacement or other details changed, without touching the sunset."),
 }
 
 // deprecation is a tool's parsed lifecycle declaration.

@@ -247,7 +247,7 @@ func checkProperties(p *subPair) {
 			f := p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
 			if eff == narrows && p.inv {
 				f.Rule, f.def = "input-composition-widened", lookupSchemaRule("input-composition-widened")
-				f.Level = f.def.Level
+				f.Level = levelOf(f.def.Rule)
 			}
 			if eff == narrows && !p.inv && p.c.p.Opts.StrictOpenContent && isTrue(oe) && f.def != nil {
 				f.Level = Breaking

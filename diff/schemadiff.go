@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/rule"
 )
 
 // This file is the schema comparison engine (docs/diff.md#normalization–docs/diff.md#witnesses-and-verification): it walks an
@@ -35,23 +36,22 @@ type schemaPair struct {
 	Direction Direction
 	Old, New  *canon.Value
 	Opts      *Options
+	// disabled are the rules whose findings are dropped (compareWith).
+	disabled map[string]bool
 }
 
-// effect is how a change moves the set of instances a schema accepts.
-type effect uint8
-
+// The effects of schema rules (rule.Effect), by their short names here.
 const (
-	annotates effect = iota // no effect on validation (default, description)
-	narrows                 // some instances valid before are now rejected
-	widens                  // some instances rejected before are now valid
-	reshapes                // both, or not decided
+	annotates = rule.Annotates
+	narrows   = rule.Narrows
+	widens    = rule.Widens
+	reshapes  = rule.Reshapes
 )
 
-// schemaRuleDef is a catalog entry of a schema rule with the effect of the change
-// it names (used to orient witnesses and to decide subsumption).
+// schemaRuleDef is a catalog entry of a schema rule; its Effect orients
+// witnesses and decides subsumption.
 type schemaRuleDef struct {
 	Rule
-	effect effect
 	// unvalidated is set for a rule whose breaking or facade findings may
 	// carry no witness for a reason outside validation (the server may
 	// ignore an argument, the validator does not assert format); the
@@ -67,7 +67,7 @@ type schemaRuleDef struct {
 func withoutWitness(reason string, defs []schemaRuleDef, ids ...string) []schemaRuleDef {
 	out := slices.Clone(defs)
 	for i, d := range out {
-		if len(ids) > 0 && !slices.Contains(ids, d.ID) {
+		if len(ids) > 0 && !slices.Contains(ids, string(d.ID)) {
 			continue
 		}
 		d.unvalidated = true
@@ -102,12 +102,14 @@ var (
 
 // schemaRule declares one schema rule; the direction is read from the id's prefix
 // ("input-", "output-"; the verifier's rule is listed as input).
-func schemaRule(id string, lvl Level, eff effect, tags []string, purpose string) schemaRuleDef {
+func schemaRule(id rule.ID, lvl Level, eff rule.Effect, tags []string, purpose string) schemaRuleDef {
 	d := Input
-	if strings.HasPrefix(id, "output-") {
+	if strings.HasPrefix(string(id), "output-") {
 		d = Output
 	}
-	return schemaRuleDef{Rule: Rule{ID: id, Level: lvl, Direction: d, Tags: tags, Purpose: purpose}, effect: eff}
+	r := diffRule(id, lvl, d, tags, purpose)
+	r.Effect = eff
+	return schemaRuleDef{Rule: r}
 }
 
 // families lists the rule families in the order their handlers run at each
@@ -135,10 +137,10 @@ func loadSchemaCatalog() {
 		add := func(defs []schemaRuleDef) {
 			for i := range defs {
 				d := &defs[i]
-				if _, dup := schemaCatalogByID[d.ID]; dup {
-					panic("diff: duplicate schema rule " + d.ID)
+				if _, dup := schemaCatalogByID[string(d.ID)]; dup {
+					panic("diff: duplicate schema rule " + string(d.ID))
 				}
-				schemaCatalogByID[d.ID] = d
+				schemaCatalogByID[string(d.ID)] = d
 				schemaCatalogList = append(schemaCatalogList, d.Rule)
 			}
 		}
@@ -267,7 +269,7 @@ func (c *schemaComparison) noSilentChange(at *instLoc) {
 		return // a change no rule names, proven: a rule is missing
 	}
 	d := lookupSchemaRule(dirPrefix(c.p.Direction) + "schema-rewritten")
-	f.def, f.Rule, f.Level = d, d.ID, d.Level
+	f.def, f.Rule, f.Level = d, string(d.ID), levelOf(d.Rule)
 	f.Undecided, f.Reason, f.NoWitness, f.undecided = false, "", "", ""
 	f.Message = "the schema is spelled differently, no rule finds a change in what it accepts, and no instance telling the two apart was found"
 	setNotice(f, "an equivalent spelling, as far as the engine can tell; review the change")
@@ -555,7 +557,7 @@ func (c *schemaComparison) subset(a *canon.Value, as *schemaSide, b *canon.Value
 		return true
 	}
 	sc := &schemaComparison{
-		p:      schemaPair{Tool: c.p.Tool, Direction: Input, Opts: c.p.Opts},
+		p:      schemaPair{Tool: c.p.Tool, Direction: Input, Opts: c.p.Opts, disabled: c.p.disabled},
 		old:    as,
 		new:    bs,
 		seen:   map[refKey]bool{},
@@ -618,7 +620,7 @@ func (p *subPair) emit(kind, path string, oldV, newV *canon.Value, msg string) *
 
 func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
 	id := dirPrefix(c.p.Direction) + kind
-	if c.p.Opts.disabledRules[id] {
+	if c.p.disabled[id] {
 		c.found = append(c.found, &finding{disabled: true})
 		return &finding{}
 	}
@@ -627,7 +629,7 @@ func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV
 		// and vice versa: report it as a composition change with the
 		// inverted effect.
 		d := lookupSchemaRule(id)
-		switch d.effect {
+		switch d.Effect {
 		case narrows:
 			kind = "composition-widened"
 		case widens:
@@ -644,7 +646,7 @@ func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV
 	f := &finding{def: d, at: at, inv: inv}
 	f.Change = Change{
 		Rule:      id,
-		Level:     d.Level,
+		Level:     levelOf(d.Rule),
 		Direction: c.p.Direction,
 		Tool:      c.p.Tool,
 		Path:      path,
@@ -689,7 +691,7 @@ func (c *schemaComparison) emitWhole(id, msg string, v *canon.Value) {
 	} else {
 		nv = v
 	}
-	f.Change = Change{Rule: id, Level: d.Level, Direction: c.p.Direction, Tool: c.p.Tool, Path: "",
+	f.Change = Change{Rule: id, Level: levelOf(d.Rule), Direction: c.p.Direction, Tool: c.p.Tool, Path: "",
 		Old: schemaJSON(ov), New: schemaJSON(nv), Message: msg, Witness: json.RawMessage("null")}
 	c.found = append(c.found, f)
 }

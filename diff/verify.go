@@ -79,7 +79,7 @@ func (c *schemaComparison) verify() {
 		}
 		f := &finding{def: d, at: rootLoc(c.old.root, c.new.root)}
 		f.Change = Change{
-			Rule: d.ID, Level: Breaking, Direction: c.p.Direction, Tool: c.p.Tool, Path: "",
+			Rule: string(d.ID), Level: Breaking, Direction: c.p.Direction, Tool: c.p.Tool, Path: "",
 			Old: schemaJSON(c.old.orig), New: schemaJSON(c.new.orig),
 			Message: fmt.Sprintf("--verify found an instance %s although no rule reported a breaking change: this is a bug in a rule, please report it", what),
 			Witness: json.RawMessage(canon.AppendJCS(nil, v)),

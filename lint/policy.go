@@ -47,7 +47,7 @@ func ValidateLevel(level string) error {
 
 // IsRule reports whether id is a lint rule id.
 func IsRule(id string) bool {
-	return slices.ContainsFunc(rules, func(r Rule) bool { return r.ID == id })
+	return slices.ContainsFunc(rules, func(r Rule) bool { return string(r.ID) == id })
 }
 
 // applyPolicy sets each finding's severity from opts.Levels, drops the
