@@ -2,7 +2,6 @@ package diff
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sync"
 
@@ -69,14 +68,11 @@ func levelOf(r Rule) Level {
 	return l
 }
 
-// newChange starts a finding of rule id with the rule's default level and
-// direction. An id missing from the catalog is a bug in this package.
-func newChange(id, tool, path string) Change {
-	r, ok := catalog().byID[id]
-	if !ok {
-		panic(fmt.Sprintf("diff: rule %q is not in the catalog", id))
-	}
-	return Change{Rule: id, Level: levelOf(r), Direction: r.Direction, Tool: tool, Path: path}
+// newChange starts a finding of rule r with the rule's default level and
+// direction. Rules are passed by value (the rule_*.go declarations), so a
+// finding of an undeclared rule does not compile.
+func newChange(r Rule, tool, path string) Change {
+	return Change{Rule: string(r.ID), Level: levelOf(r), Direction: r.Direction, Tool: tool, Path: path}
 }
 
 // jcs returns the RFC 8785 encoding of v, or nil (JSON null in a report)

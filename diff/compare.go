@@ -77,7 +77,7 @@ func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) 
 		after, note := removalVerdict(&rt.Value, c.now)
 		switch {
 		case after:
-			ch := newChange("tool-removed-after-sunset", rt.Name, "")
+			ch := newChange(ruleToolRemovedAfterSunset, rt.Name, "")
 			ch.Old = jsonString(rt.Name)
 			ch.Message = "tool removed: " + note
 			if routed {
@@ -92,7 +92,7 @@ func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) 
 			}
 			r.Changes = append(r.Changes, ch)
 		default:
-			ch := newChange("tool-removed", rt.Name, "")
+			ch := newChange(ruleToolRemoved, rt.Name, "")
 			ch.Old = jsonString(rt.Name)
 			ch.Message = "tool removed: every call to it fails"
 			if note != "" {
@@ -104,7 +104,7 @@ func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) 
 			ch.NoWitness = "any call to the tool is a witness"
 			r.Changes = append(r.Changes, ch)
 		}
-		if routed && !after && rte.Rule == "tool-renamed" {
+		if routed && !after && rte.Rule.ID == ruleToolRenamed.ID {
 			renamedTo[rte.Target] = true
 			r.Changes = append(r.Changes, c.compareRenamed(rt, new.Lookup(rte.Target), rte.Alias.Rename)...)
 		}
@@ -113,7 +113,7 @@ func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) 
 		if renamedTo[nt.Name] {
 			continue
 		}
-		ch := newChange("tool-added", nt.Name, "")
+		ch := newChange(ruleToolAdded, nt.Name, "")
 		ch.New = jsonString(nt.Name)
 		ch.Message = "tool added"
 		r.Changes = append(r.Changes, ch)
