@@ -96,12 +96,12 @@ func checkAllOf(p *subPair) {
 		p.c.walk(&ao[i], &an[j], pathKW(p.path, "allOf", strconv.Itoa(j)), p.at.branch(&ao[i], &an[j]), p.inv)
 	}
 	for _, j := range restN[k:] {
-		f := p.emit("all-of-branch-added", pathKW(p.path, "allOf", strconv.Itoa(j)), nil, &an[j], fmt.Sprintf("%s must now also match allOf branch %d", whereIs(p.path), j))
+		f := p.emit(kindAllOfBranchAdded, pathKW(p.path, "allOf", strconv.Itoa(j)), nil, &an[j], fmt.Sprintf("%s must now also match allOf branch %d", whereIs(p.path), j))
 		p.samplesFor(f)
 		f.reject = nil
 	}
 	for _, i := range restO[k:] {
-		f := p.emit("all-of-branch-removed", pathKW(p.path, "allOf", strconv.Itoa(i)), &ao[i], nil, fmt.Sprintf("%s no longer has to match old allOf branch %d", whereIs(p.path), i))
+		f := p.emit(kindAllOfBranchRemoved, pathKW(p.path, "allOf", strconv.Itoa(i)), &ao[i], nil, fmt.Sprintf("%s no longer has to match old allOf branch %d", whereIs(p.path), i))
 		p.samplesFor(f)
 		f.reject = nil
 	}
@@ -123,11 +123,11 @@ func checkDisjunctions(p *subPair) {
 		switch {
 		case ol == nil && nl == nil:
 		case ol == nil:
-			f := p.emit("composition-narrowed", pathKW(p.path, kw), nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches", whereIs(p.path), len(nl), kw))
+			f := p.emit(kindCompositionNarrowed, pathKW(p.path, kw), nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches", whereIs(p.path), len(nl), kw))
 			p.samplesFor(f)
 			f.reject = nil
 		case nl == nil:
-			f := p.emit("composition-widened", pathKW(p.path, kw), getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches", whereIs(p.path), len(ol), kw))
+			f := p.emit(kindCompositionWidened, pathKW(p.path, kw), getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches", whereIs(p.path), len(ol), kw))
 			p.samplesFor(f)
 			f.reject = nil
 		default:
@@ -192,7 +192,7 @@ func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value,
 				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
 				continue
 			}
-			f := p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d, which no new branch covers", whereIs(p.path), ok, i))
+			f := p.emit(kindAnyOfBranchRemoved, pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d, which no new branch covers", whereIs(p.path), ok, i))
 			f.samples, f.sampleSide = conjSchema(p.o, ok, &O[i]), c.old
 			if p.inv {
 				f.samples, f.sampleSide = nil, nil
@@ -200,7 +200,7 @@ func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value,
 		}
 		for j := range N {
 			if !covN[j] && !explained[j] {
-				p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d", whereIs(p.path), nk, j))
+				p.emit(kindAnyOfBranchAdded, pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d", whereIs(p.path), nk, j))
 			}
 		}
 	} else {
@@ -213,7 +213,7 @@ func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value,
 				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
 				continue
 			}
-			f := p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d, which no old branch covers", whereIs(p.path), nk, j))
+			f := p.emit(kindAnyOfBranchAdded, pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d, which no old branch covers", whereIs(p.path), nk, j))
 			f.samples, f.sampleSide = conjSchema(p.n, nk, &N[j]), c.new
 			if p.inv {
 				f.samples, f.sampleSide = nil, nil
@@ -221,7 +221,7 @@ func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value,
 		}
 		for i := range O {
 			if !covO[i] && !explained[i] {
-				p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d", whereIs(p.path), ok, i))
+				p.emit(kindAnyOfBranchRemoved, pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d", whereIs(p.path), ok, i))
 			}
 		}
 	}
@@ -236,7 +236,7 @@ func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value,
 					continue // the same two branches overlapped before
 				}
 				both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(N[j].Clone(), N[k].Clone())})
-				f := p.emit("one-of-overlap", pathKW(p.path, "oneOf", strconv.Itoa(k)), &N[j], &N[k],
+				f := p.emit(kindOneOfOverlap, pathKW(p.path, "oneOf", strconv.Itoa(k)), &N[j], &N[k],
 					fmt.Sprintf("%s: a value may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), j, k))
 				f.samples, f.sampleSide = conjSchema(p.n, "oneOf", &both), c.new
 				f.undecided = fmt.Sprintf("whether oneOf branches %d and %d can both match is not decided, and no value matching both was found", j, k)
@@ -247,7 +247,7 @@ func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value,
 		for i := range O {
 			for k := i + 1; k < len(O); k++ {
 				if !disjoint(c, &O[i], c.old, &O[k], c.old) {
-					f := p.emit("composition-widened", pathKW(p.path, "anyOf"), getKW(p.o, "oneOf"), getKW(p.n, "anyOf"),
+					f := p.emit(kindCompositionWidened, pathKW(p.path, "anyOf"), getKW(p.o, "oneOf"), getKW(p.n, "anyOf"),
 						fmt.Sprintf("%s: oneOf became anyOf, so values matching several branches are now accepted", whereIs(p.path)))
 					p.samplesFor(f)
 					return
@@ -383,11 +383,11 @@ func checkNot(p *subPair) {
 	case on != nil && nn != nil:
 		p.c.walk(on, nn, path, p.at, !p.inv)
 	case nn != nil:
-		f := p.emit("composition-narrowed", path, nil, nn, fmt.Sprintf("%s must now not match a schema", whereIs(p.path)))
+		f := p.emit(kindCompositionNarrowed, path, nil, nn, fmt.Sprintf("%s must now not match a schema", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	default:
-		f := p.emit("composition-widened", path, on, nil, fmt.Sprintf("%s no longer excludes values matching a schema", whereIs(p.path)))
+		f := p.emit(kindCompositionWidened, path, on, nil, fmt.Sprintf("%s no longer excludes values matching a schema", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	}
@@ -416,15 +416,15 @@ func checkConditional(p *subPair) {
 			p.c.walk(ov, nv, pathKW(p.path, kw), at, p.inv)
 		}
 	case oi == nil:
-		f := p.emit("composition-narrowed", path, nil, ni, fmt.Sprintf("%s gains an if/then/else condition", whereIs(p.path)))
+		f := p.emit(kindCompositionNarrowed, path, nil, ni, fmt.Sprintf("%s gains an if/then/else condition", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	case ni == nil:
-		f := p.emit("composition-widened", path, oi, nil, fmt.Sprintf("%s loses its if/then/else condition", whereIs(p.path)))
+		f := p.emit(kindCompositionWidened, path, oi, nil, fmt.Sprintf("%s loses its if/then/else condition", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	default:
-		f := p.emit("composition-changed", path, oi, ni, fmt.Sprintf("%s changed its if condition", whereIs(p.path)))
+		f := p.emit(kindCompositionChanged, path, oi, ni, fmt.Sprintf("%s changed its if condition", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 		f.undecided = "a changed if condition is not compared keyword by keyword, and no instance telling the schemas apart was found"
@@ -447,7 +447,7 @@ func checkUnanalyzed(p *subPair) {
 		if ov != nil && nv != nil && string(canon.AppendSchema(nil, ov)) == string(canon.AppendSchema(nil, nv)) {
 			continue
 		}
-		f := p.emit("composition-changed", pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s changed %s, which is not compared keyword by keyword", whereIs(p.path), kw))
+		f := p.emit(kindCompositionChanged, pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s changed %s, which is not compared keyword by keyword", whereIs(p.path), kw))
 		p.samplesFor(f)
 		f.reject = nil
 		f.undecided = kw + " is not analyzed, and no instance telling the schemas apart was found"
@@ -535,10 +535,10 @@ func decomposeDisjunction(p *subPair, kw string, onOld bool) {
 			continue
 		}
 		if onOld {
-			f := p.emit("any-of-branch-removed", path, &branches[i], nil, fmt.Sprintf("%s no longer accepts what %s branch %d accepted", whereIs(p.path), kw, i))
+			f := p.emit(kindAnyOfBranchRemoved, path, &branches[i], nil, fmt.Sprintf("%s no longer accepts what %s branch %d accepted", whereIs(p.path), kw, i))
 			f.samples, f.sampleSide = si, src
 		} else {
-			f := p.emit("any-of-branch-added", path, nil, &branches[i], fmt.Sprintf("%s now also allows what %s branch %d allows", whereIs(p.path), kw, i))
+			f := p.emit(kindAnyOfBranchAdded, path, nil, &branches[i], fmt.Sprintf("%s now also allows what %s branch %d allows", whereIs(p.path), kw, i))
 			f.samples, f.sampleSide = si, src
 		}
 	}
@@ -558,14 +558,14 @@ func safeDisjunctionChange(p *subPair, kw string, onOld bool) {
 		if !onOld {
 			msg = fmt.Sprintf("%s now matches one of %d %s branches, one of which accepts everything it accepted", whereIs(p.path), len(schemaList(p.n, kw)), kw)
 		}
-		p.emit("composition-widened", pathKW(p.path, kw), ov, nv, msg)
+		p.emit(kindCompositionWidened, pathKW(p.path, kw), ov, nv, msg)
 		return
 	}
 	msg := fmt.Sprintf("%s now allows only what its %s branches allow, all of which it allowed before", whereIs(p.path), kw)
 	if onOld {
 		msg = fmt.Sprintf("%s no longer has to match one of its %s branches, and one of them allowed everything it now allows", whereIs(p.path), kw)
 	}
-	p.emit("composition-narrowed", pathKW(p.path, kw), ov, nv, msg)
+	p.emit(kindCompositionNarrowed, pathKW(p.path, kw), ov, nv, msg)
 }
 
 // againstDisjunction compares a source side that is not a disjunction with
@@ -638,9 +638,9 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 			both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(x.Clone(), branches[k].Clone())})
 			var f *finding
 			if input {
-				f = p.emit("one-of-overlap", path, nil, &branches[k], fmt.Sprintf("%s: a value the old schema accepts may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), i, k))
+				f = p.emit(kindOneOfOverlap, path, nil, &branches[k], fmt.Sprintf("%s: a value the old schema accepts may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), i, k))
 			} else {
-				f = p.emit("composition-widened", path, &branches[k], nil, fmt.Sprintf("%s: a result may match both old oneOf branches %d and %d, which the old schema rejects", whereIs(p.path), i, k))
+				f = p.emit(kindCompositionWidened, path, &branches[k], nil, fmt.Sprintf("%s: a result may match both old oneOf branches %d and %d, which the old schema rejects", whereIs(p.path), i, k))
 			}
 			f.samples, f.sampleSide = &both, src
 			f.undecided = fmt.Sprintf("whether a value can match oneOf branches %d and %d is not decided, and none was found", i, k)
@@ -656,9 +656,9 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	path := pathKW(p.path, kw)
 	var f *finding
 	if input {
-		f = p.emit("composition-narrowed", path, nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches, and no single branch accepts everything it accepted", whereIs(p.path), len(branches), kw))
+		f = p.emit(kindCompositionNarrowed, path, nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches, and no single branch accepts everything it accepted", whereIs(p.path), len(branches), kw))
 	} else {
-		f = p.emit("composition-widened", path, getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches, and no single old branch accepts everything it now allows", whereIs(p.path), len(branches), kw))
+		f = p.emit(kindCompositionWidened, path, getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches, and no single old branch accepts everything it now allows", whereIs(p.path), len(branches), kw))
 	}
 	p.samplesFor(f)
 	f.reject = nil

@@ -98,7 +98,7 @@ func checkConstraints(p *subPair) {
 		// family cannot see it filter members: compare it as a keyword, as
 		// beside any other string schema.
 		if both&tString != 0 && (p.c.old.draft >= 2019 || p.c.new.draft >= 2019) {
-			p.stringKeyword("format", "format")
+			p.stringKeyword("format", kindFormatAdded, kindFormatRemoved, kindFormatChanged)
 		}
 		return
 	}
@@ -106,23 +106,23 @@ func checkConstraints(p *subPair) {
 		checkNumeric(p, both&tNumber == tInteger)
 	}
 	if both&tString != 0 {
-		p.count("maxLength", "max-length", false)
-		p.count("minLength", "min-length", true)
-		p.stringKeyword("pattern", "pattern")
-		p.stringKeyword("format", "format")
+		p.count("maxLength", kindMaxLengthRaised, kindMaxLengthLowered, false)
+		p.count("minLength", kindMinLengthRaised, kindMinLengthLowered, true)
+		p.stringKeyword("pattern", kindPatternAdded, kindPatternRemoved, kindPatternChanged)
+		p.stringKeyword("format", kindFormatAdded, kindFormatRemoved, kindFormatChanged)
 	}
 	if both&tArray != 0 {
-		p.count("maxItems", "max-items", false)
-		p.count("minItems", "min-items", true)
+		p.count("maxItems", kindMaxItemsRaised, kindMaxItemsLowered, false)
+		p.count("minItems", kindMinItemsRaised, kindMinItemsLowered, true)
 		checkUnique(p)
 		if getKW(p.o, "contains") != nil && getKW(p.n, "contains") != nil {
-			p.count("maxContains", "max-contains", false)
-			p.count("minContains", "min-contains", true)
+			p.count("maxContains", kindMaxContainsRaised, kindMaxContainsLowered, false)
+			p.count("minContains", kindMinContainsRaised, kindMinContainsLowered, true)
 		}
 	}
 	if both&tObject != 0 {
-		p.count("maxProperties", "max-properties", false)
-		p.count("minProperties", "min-properties", true)
+		p.count("maxProperties", kindMaxPropertiesRaised, kindMaxPropertiesLowered, false)
+		p.count("minProperties", kindMinPropertiesRaised, kindMinPropertiesLowered, true)
 	}
 }
 
@@ -130,7 +130,7 @@ func checkNumeric(p *subPair, intOnly bool) {
 	lo, ln := lowerBound(p.o, intOnly), lowerBound(p.n, intOnly)
 	switch tighterLower(lo, ln) {
 	case 1:
-		f := p.emit("min-raised", pathKW(p.path, ln.kw), lo.src, ln.src,
+		f := p.emit(kindMinRaised, pathKW(p.path, ln.kw), lo.src, ln.src,
 			fmt.Sprintf("%s minimum raised from %s to %s%s", whereIs(p.path), boundText(lo), boundText(ln), exclText(ln)))
 		p.samplesFor(f)
 	case -1:
@@ -138,14 +138,14 @@ func checkNumeric(p *subPair, intOnly bool) {
 		if !ln.set {
 			kw = lo.kw
 		}
-		f := p.emit("min-lowered", pathKW(p.path, kw), lo.src, ln.src,
+		f := p.emit(kindMinLowered, pathKW(p.path, kw), lo.src, ln.src,
 			fmt.Sprintf("%s minimum lowered from %s to %s%s", whereIs(p.path), boundText(lo), boundText(ln), exclText(ln)))
 		p.samplesFor(f)
 	}
 	ho, hn := upperBound(p.o, intOnly), upperBound(p.n, intOnly)
 	switch tighterUpper(ho, hn) {
 	case 1:
-		f := p.emit("max-lowered", pathKW(p.path, hn.kw), ho.src, hn.src,
+		f := p.emit(kindMaxLowered, pathKW(p.path, hn.kw), ho.src, hn.src,
 			fmt.Sprintf("%s maximum lowered from %s to %s%s", whereIs(p.path), boundText(ho), boundText(hn), exclText(hn)))
 		p.samplesFor(f)
 	case -1:
@@ -153,7 +153,7 @@ func checkNumeric(p *subPair, intOnly bool) {
 		if !hn.set {
 			kw = ho.kw
 		}
-		f := p.emit("max-raised", pathKW(p.path, kw), ho.src, hn.src,
+		f := p.emit(kindMaxRaised, pathKW(p.path, kw), ho.src, hn.src,
 			fmt.Sprintf("%s maximum raised from %s to %s%s", whereIs(p.path), boundText(ho), boundText(hn), exclText(hn)))
 		p.samplesFor(f)
 	}
@@ -178,10 +178,10 @@ func checkNumeric(p *subPair, intOnly bool) {
 	msg := fmt.Sprintf("%s multipleOf changed from %s to %s", whereIs(p.path), quoteJSON(ov), quoteJSON(nv))
 	dir := p.c.p.Direction
 	if narrow && (dir == Input || !widen) {
-		f := p.emit("multiple-of-changed", path, ov, nv, msg)
+		f := p.emit(kindMultipleOfChanged, path, ov, nv, msg)
 		p.samplesFor(f)
 	} else if widen {
-		f := p.emit("multiple-of-relaxed", path, ov, nv, msg)
+		f := p.emit(kindMultipleOfRelaxed, path, ov, nv, msg)
 		p.samplesFor(f)
 	}
 }
@@ -211,8 +211,9 @@ func countOf(v *canon.Value, kw string) (int64, bool) {
 }
 
 // count compares a non-negative size keyword; lower says whether it is a
-// lower bound (minItems) or an upper one (maxItems).
-func (p *subPair) count(kw, name string, lower bool) {
+// lower bound (minItems) or an upper one (maxItems); raised and lowered
+// are the kinds of the keyword's rules.
+func (p *subPair) count(kw string, raised, lowered *schemaKind, lower bool) {
 	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
 	a, okA := countOf(ov, kw)
 	b, okB := countOf(nv, kw)
@@ -231,24 +232,31 @@ func (p *subPair) count(kw, name string, lower bool) {
 	default:
 		c = -1
 	}
-	verb := map[bool]string{true: "raised", false: "lowered"}
-	tight, loose := verb[lower], verb[!lower]
+	tight, loose := lowered, raised
+	if lower {
+		tight, loose = raised, lowered
+	}
 	show := func(ok bool, n int64) string {
 		if !ok {
 			return "none"
 		}
 		return fmt.Sprint(n)
 	}
-	kind, v := name+"-"+tight, tight
+	k := tight
 	if c < 0 {
-		kind, v = name+"-"+loose, loose
+		k = loose
 	}
-	f := p.emit(kind, pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s %s %s from %s to %s", whereIs(p.path), kw, v, show(okA, a), show(okB, b)))
+	v := "lowered"
+	if k == raised {
+		v = "raised"
+	}
+	f := p.emit(k, pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s %s %s from %s to %s", whereIs(p.path), kw, v, show(okA, a), show(okB, b)))
 	p.samplesFor(f)
 }
 
-// stringKeyword compares pattern or format.
-func (p *subPair) stringKeyword(kw, name string) {
+// stringKeyword compares pattern or format; added, removed and changed are
+// the kinds of the keyword's rules.
+func (p *subPair) stringKeyword(kw string, added, removed, changed *schemaKind) {
 	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
 	if ov == nil && nv == nil {
 		return
@@ -260,11 +268,11 @@ func (p *subPair) stringKeyword(kw, name string) {
 	var f *finding
 	switch {
 	case ov == nil:
-		f = p.emit(name+"-added", path, ov, nv, fmt.Sprintf("%s gains %s %s", whereIs(p.path), kw, quoteJSON(nv)))
+		f = p.emit(added, path, ov, nv, fmt.Sprintf("%s gains %s %s", whereIs(p.path), kw, quoteJSON(nv)))
 	case nv == nil:
-		f = p.emit(name+"-removed", path, ov, nv, fmt.Sprintf("%s loses %s %s", whereIs(p.path), kw, quoteJSON(ov)))
+		f = p.emit(removed, path, ov, nv, fmt.Sprintf("%s loses %s %s", whereIs(p.path), kw, quoteJSON(ov)))
 	default:
-		f = p.emit(name+"-changed", path, ov, nv, fmt.Sprintf("%s %s changed from %s to %s", whereIs(p.path), kw, quoteJSON(ov), quoteJSON(nv)))
+		f = p.emit(changed, path, ov, nv, fmt.Sprintf("%s %s changed from %s to %s", whereIs(p.path), kw, quoteJSON(ov), quoteJSON(nv)))
 		if kw == "pattern" {
 			f.undecided = "whether one regular expression accepts every string another accepts is not decided here, and no string telling them apart was found"
 		}
@@ -287,9 +295,9 @@ func checkUnique(p *subPair) {
 	path := pathKW(p.path, "uniqueItems")
 	var f *finding
 	if b {
-		f = p.emit("unique-items-added", path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s now requires unique items", whereIs(p.path)))
+		f = p.emit(kindUniqueItemsAdded, path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s now requires unique items", whereIs(p.path)))
 	} else {
-		f = p.emit("unique-items-removed", path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s no longer requires unique items", whereIs(p.path)))
+		f = p.emit(kindUniqueItemsRemoved, path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s no longer requires unique items", whereIs(p.path)))
 	}
 	p.samplesFor(f)
 }

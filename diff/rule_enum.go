@@ -129,11 +129,11 @@ func checkEnum(p *subPair) {
 		}
 		removed, added = enumRenames(p, path, ov, nv, removed, added)
 		if len(removed) > 0 {
-			f := p.emit("enum-value-removed", path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(removed)))
+			f := p.emit(kindEnumValueRemoved, path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(removed)))
 			enumCands(p, f, removed)
 		}
 		if len(added) > 0 {
-			f := p.emit("enum-value-added", path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(added)))
+			f := p.emit(kindEnumValueAdded, path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(added)))
 			enumCands(p, f, added)
 		}
 	case om != nil:
@@ -146,10 +146,10 @@ func checkEnum(p *subPair) {
 			}
 		}
 		if len(rejected) > 0 {
-			f := p.emit("enum-value-removed", path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(rejected)))
+			f := p.emit(kindEnumValueRemoved, path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(rejected)))
 			enumCands(p, f, rejected)
 		}
-		f := p.emit("enum-removed", path, ov, nv, fmt.Sprintf("%s is no longer limited to %s", whereIs(p.path), listValues(om)))
+		f := p.emit(kindEnumRemoved, path, ov, nv, fmt.Sprintf("%s is no longer limited to %s", whereIs(p.path), listValues(om)))
 		p.samplesFor(f)
 	case nm != nil:
 		var fresh []canon.Value
@@ -159,10 +159,10 @@ func checkEnum(p *subPair) {
 			}
 		}
 		if len(fresh) > 0 {
-			f := p.emit("enum-value-added", path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(fresh)))
+			f := p.emit(kindEnumValueAdded, path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(fresh)))
 			enumCands(p, f, fresh)
 		}
-		f := p.emit("enum-added", path, ov, nv, fmt.Sprintf("%s is now limited to %s", whereIs(p.path), listValues(nm)))
+		f := p.emit(kindEnumAdded, path, ov, nv, fmt.Sprintf("%s is now limited to %s", whereIs(p.path), listValues(nm)))
 		p.samplesFor(f)
 	}
 }
@@ -227,7 +227,7 @@ func enumRenames(p *subPair, path string, ov, nv *canon.Value, removed, added []
 	for _, r := range renamedFrom {
 		pairs = append(pairs, fmt.Sprintf("%q → %q", r.Str, mapping[r.Str]))
 	}
-	f := p.emit("enum-value-renamed", path, ov, nv, fmt.Sprintf("%s renamed enum values %s; a values facade maps old calls", whereIs(p.path), strings.Join(pairs, ", ")))
+	f := p.emit(kindEnumValueRenamed, path, ov, nv, fmt.Sprintf("%s renamed enum values %s; a values facade maps old calls", whereIs(p.path), strings.Join(pairs, ", ")))
 	p.c.suggest(f, facade.Block{Values: map[string]map[string]any{arg: mapping}})
 	enumCands(p, f, renamedFrom)
 	return restRemoved, restAdded

@@ -55,12 +55,12 @@ func checkRequired(p *subPair) {
 		def := getKW(getKW(getKW(p.n, "properties"), k), "default")
 		arg, argOK := p.at.argKey(k)
 		if dir == Input && def != nil && argOK && !p.inv {
-			f := p.emit("required-added-with-default", path, ov, nv, fmt.Sprintf("%s is now required; its default %s can be filled in by a defaults facade", propWhere(p.path, k), quoteJSON(def)))
+			f := p.emit(kindRequiredAddedWithDefault, path, ov, nv, fmt.Sprintf("%s is now required; its default %s can be filled in by a defaults facade", propWhere(p.path, k), quoteJSON(def)))
 			p.c.suggest(f, facade.Block{Defaults: map[string]any{arg: schema.Instance(def)}})
 			f.cands = append(f.cands, delKey(k))
 			continue
 		}
-		f := p.emit("required-added", path, ov, nv, fmt.Sprintf("%s is now required", propWhere(p.path, k)))
+		f := p.emit(kindRequiredAdded, path, ov, nv, fmt.Sprintf("%s is now required", propWhere(p.path, k)))
 		f.cands = append(f.cands, delKey(k))
 	}
 	for _, k := range sortedNames(oreq) {
@@ -71,7 +71,7 @@ func checkRequired(p *subPair) {
 			continue
 		}
 		path := pathKW(p.path, "properties", k)
-		f := p.emit("required-removed", path, ov, nv, fmt.Sprintf("%s is no longer required", propWhere(p.path, k)))
+		f := p.emit(kindRequiredRemoved, path, ov, nv, fmt.Sprintf("%s is no longer required", propWhere(p.path, k)))
 		f.cands = append(f.cands, delKey(k))
 	}
 	checkDependentRequired(p)
@@ -134,7 +134,7 @@ func checkDependentRequired(p *subPair) {
 		}
 		path := pathKW(p.path, "dependentRequired", k)
 		if len(added) > 0 {
-			f := p.emit("dependent-required-added", path, ov, nv, fmt.Sprintf("%s: when %q is present, %s must now be sent too", whereIs(p.path), k, strings.Join(added, ", ")))
+			f := p.emit(kindDependentRequiredAdded, path, ov, nv, fmt.Sprintf("%s: when %q is present, %s must now be sent too", whereIs(p.path), k, strings.Join(added, ", ")))
 			g := &instanceGen{sd: p.c.old}
 			if p.c.p.Direction == Output {
 				g.sd = p.c.new
@@ -146,7 +146,7 @@ func checkDependentRequired(p *subPair) {
 			f.cands = append(f.cands, ed)
 		}
 		if len(removed) > 0 {
-			f := p.emit("dependent-required-removed", path, ov, nv, fmt.Sprintf("%s: when %q is present, %s need no longer be sent", whereIs(p.path), k, strings.Join(removed, ", ")))
+			f := p.emit(kindDependentRequiredRemoved, path, ov, nv, fmt.Sprintf("%s: when %q is present, %s need no longer be sent", whereIs(p.path), k, strings.Join(removed, ", ")))
 			g := &instanceGen{sd: p.c.new}
 			ed := setKey(k, g.value(effective(p.n, k)))
 			for _, d := range removed {

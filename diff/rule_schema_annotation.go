@@ -19,13 +19,15 @@ import (
 // annotationKinds are the annotation keywords compared, with the rule kind
 // and the notice of a change.
 var annotationKinds = []struct {
-	kw, kind, notice string
+	kw     string
+	kind   *schemaKind
+	notice string
 }{
-	{"default", "default-changed", ""},
-	{"description", "description-changed", "descriptions steer the model that writes calls; review the new wording"},
-	{"title", "title-changed", "titles are shown to users and models; review the new wording"},
-	{"examples", "examples-changed", "examples steer the model that writes calls; review the new ones"},
-	{"deprecated", "deprecated-changed", "a deprecated value should no longer be used; models and clients may avoid it"},
+	{"default", kindDefaultChanged, ""},
+	{"description", kindDescriptionChanged, "descriptions steer the model that writes calls; review the new wording"},
+	{"title", kindTitleChanged, "titles are shown to users and models; review the new wording"},
+	{"examples", kindExamplesChanged, "examples steer the model that writes calls; review the new ones"},
+	{"deprecated", kindDeprecatedChanged, "a deprecated value should no longer be used; models and clients may avoid it"},
 }
 
 // schemaAnnotationRules are found by compareAnnotations, beside the walk

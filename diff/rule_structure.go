@@ -199,15 +199,15 @@ func checkProperties(p *subPair) {
 		}
 		if dir == Output && !p.inv && (isFalse(ne) || (!isTrue(ne) && p.c.subset(ne, p.c.new, ov, p.c.old, tAll))) {
 			if isFalse(ne) {
-				f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
+				f := p.c.emitAt(kindPropertyRemovedClosed, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
 				setNotice(f, fmt.Sprintf("new results never carry %q; clients that read it get nothing", k))
 				continue
 			}
-			f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared; the object's other keywords still hold it to what the old property allowed", propWhere(p.path, k)))
+			f := p.c.emitAt(kindPropertyRemovedClosed, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared; the object's other keywords still hold it to what the old property allowed", propWhere(p.path, k)))
 			setNotice(f, fmt.Sprintf("%q is no longer documented; clients that read it may no longer get it", k))
 			continue
 		}
-		f := p.c.emitAt("property-removed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
+		f := p.c.emitAt(kindPropertyRemoved, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
 		if dir == Input {
 			f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
 			if isTrue(ne) && !p.inv {
@@ -235,18 +235,19 @@ func checkProperties(p *subPair) {
 		}
 		switch {
 		case dir == Output && isFalse(oe):
-			f := p.c.emitAt("property-added-closed", path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared, and the old closed schema rejects it", propWhere(p.path, k)))
+			f := p.c.emitAt(kindPropertyAddedClosed, path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared, and the old closed schema rejects it", propWhere(p.path, k)))
 			f.samples, f.sampleSide = nv, p.c.new
 		case dir == Output:
-			p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared", propWhere(p.path, k)))
+			p.c.emitAt(kindPropertyAdded, path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared", propWhere(p.path, k)))
 		default:
 			eff := widens
 			if isTrue(oe) {
 				eff = narrows
 			}
-			f := p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
+			f := p.c.emitAt(kindPropertyAdded, path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
 			if eff == narrows && p.inv {
-				f.Rule, f.def = "input-composition-widened", lookupSchemaRule("input-composition-widened")
+				f.def = kindCompositionWidened.def(Input)
+				f.Rule = string(f.def.ID)
 				f.Level = levelOf(f.def.Rule)
 			}
 			if eff == narrows && !p.inv && p.c.p.Opts.StrictOpenContent && isTrue(oe) && f.def != nil {
@@ -295,7 +296,7 @@ func checkRenames(p *subPair, removed, added []string) ([]string, []string) {
 		p.renamed[best] = r
 		ov, nv := op.Get(r), np.Get(best)
 		at := p.at.child(r, ov, effective(p.n, r))
-		f := p.c.emitAt("property-renamed", pathKW(p.path, "properties", r), at, false, ov, nv,
+		f := p.c.emitAt(kindPropertyRenamed, pathKW(p.path, "properties", r), at, false, ov, nv,
 			fmt.Sprintf("%s was renamed to %q; a rename facade carries old calls", propWhere(p.path, r), best))
 		p.c.suggest(f, facade.Block{Rename: map[string]string{arg: best}})
 		f.samples, f.sampleSide = ov, p.c.old
@@ -397,10 +398,10 @@ func checkAdditional(p *subPair) {
 	switch {
 	case oF && nF:
 	case nF:
-		f := p.c.emitAt("additional-properties-closed", path, at, p.inv, ov, nv, fmt.Sprintf("%s no longer allows undeclared properties", whereIs(p.path)))
+		f := p.c.emitAt(kindAdditionalPropertiesClosed, path, at, p.inv, ov, nv, fmt.Sprintf("%s no longer allows undeclared properties", whereIs(p.path)))
 		f.samples, f.sampleSide = oa, p.c.old
 	case oF:
-		f := p.c.emitAt("additional-properties-opened", path, at, p.inv, ov, nv, fmt.Sprintf("%s now allows undeclared properties", whereIs(p.path)))
+		f := p.c.emitAt(kindAdditionalPropertiesOpened, path, at, p.inv, ov, nv, fmt.Sprintf("%s now allows undeclared properties", whereIs(p.path)))
 		f.samples, f.sampleSide = na, p.c.new
 	default:
 		p.c.walk(oa, na, path, at, p.inv)
@@ -483,11 +484,11 @@ func checkDependentSchemas(p *subPair) {
 		case ov != nil && nv != nil:
 			p.c.walk(ov, nv, path, p.at.branch(ov, nv), p.inv)
 		case nv != nil:
-			f := p.emit("dependent-schema-added", path, nil, nv, fmt.Sprintf("%s: when %q is present the object must now also match a dependent schema", whereIs(p.path), k))
+			f := p.emit(kindDependentSchemaAdded, path, nil, nv, fmt.Sprintf("%s: when %q is present the object must now also match a dependent schema", whereIs(p.path), k))
 			keyed(f, p.o, p.c.old)
 			p.samplesFor(f)
 		default:
-			f := p.emit("dependent-schema-removed", path, ov, nil, fmt.Sprintf("%s: the dependent schema for %q is gone", whereIs(p.path), k))
+			f := p.emit(kindDependentSchemaRemoved, path, ov, nil, fmt.Sprintf("%s: the dependent schema for %q is gone", whereIs(p.path), k))
 			keyed(f, p.n, p.c.new)
 			p.samplesFor(f)
 		}
@@ -531,10 +532,10 @@ func checkContains(p *subPair) {
 	switch {
 	case ov == nil && nv == nil:
 	case ov == nil:
-		f := p.emit("contains-added", path, nil, nv, fmt.Sprintf("%s must now contain an item matching a schema", whereIs(p.path)))
+		f := p.emit(kindContainsAdded, path, nil, nv, fmt.Sprintf("%s must now contain an item matching a schema", whereIs(p.path)))
 		p.samplesFor(f)
 	case nv == nil:
-		f := p.emit("contains-removed", path, ov, nil, fmt.Sprintf("%s no longer needs an item matching a schema", whereIs(p.path)))
+		f := p.emit(kindContainsRemoved, path, ov, nil, fmt.Sprintf("%s no longer needs an item matching a schema", whereIs(p.path)))
 		p.samplesFor(f)
 	default:
 		p.c.walk(ov, nv, path, p.at.item(0, ov, nv), p.inv)

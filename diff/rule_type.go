@@ -41,12 +41,12 @@ func checkType(p *subPair) {
 				return
 			}
 		}
-		f := p.emit("type-narrowed", path, ov, nv, msg)
+		f := p.emit(kindTypeNarrowed, path, ov, nv, msg)
 		p.samplesFor(f)
 		return
 	}
 	if gained != 0 {
-		f := p.emit("type-widened", path, ov, nv, msg)
+		f := p.emit(kindTypeWidened, path, ov, nv, msg)
 		p.samplesFor(f)
 	}
 }
@@ -93,7 +93,7 @@ func coercible(p *subPair, lost types, path string, ov, nv *canon.Value, msg str
 	if target == "" {
 		return nil
 	}
-	f := p.emit("type-coercible", path, ov, nv, msg+fmt.Sprintf("; a coerce facade (%s → %s) carries old calls", lost, target))
+	f := p.emit(kindTypeCoercible, path, ov, nv, msg+fmt.Sprintf("; a coerce facade (%s → %s) carries old calls", lost, target))
 	p.c.suggest(f, facade.Block{Coerce: map[string]string{arg: target}})
 	p.samplesFor(f)
 	return f

@@ -129,6 +129,9 @@ var (
 	schemaCatalogOnce sync.Once
 	schemaCatalogList []Rule
 	schemaCatalogByID map[string]*schemaRuleDef
+	// schemaCatalogErr says which kinds and declarations do not match
+	// (linkSchemaKinds); TestRuleModelSchemaKinds requires it nil.
+	schemaCatalogErr error
 )
 
 func loadSchemaCatalog() {
@@ -150,6 +153,7 @@ func loadSchemaCatalog() {
 		add(schemaExtraRules)
 		add(schemaAnnotationRules)
 		add(verifyRules)
+		schemaCatalogErr = linkSchemaKinds(schemaCatalogByID)
 	})
 }
 
@@ -162,15 +166,6 @@ func schemaRules() []Rule {
 		out[i] = r
 	}
 	return out
-}
-
-func lookupSchemaRule(id string) *schemaRuleDef {
-	loadSchemaCatalog()
-	d := schemaCatalogByID[id]
-	if d == nil {
-		panic("diff: undeclared schema rule " + id)
-	}
-	return d
 }
 
 // schemaExtraRules are the whole-schema rules found before or after the
@@ -221,9 +216,9 @@ func compareSchemas(p schemaPair) []Change {
 		}
 		c := newComparison(p, o, n)
 		if o == nil {
-			c.emitWhole("output-schema-added", "the tool now declares an outputSchema; results were unconstrained before", n)
+			c.emitWhole(kindSchemaAdded, "the tool now declares an outputSchema; results were unconstrained before", n)
 		} else {
-			c.emitWhole("output-schema-removed", "the tool no longer declares an outputSchema; clients that validate results lose every guarantee", o)
+			c.emitWhole(kindSchemaRemoved, "the tool no longer declares an outputSchema; clients that validate results lose every guarantee", o)
 		}
 		c.finish()
 		return c.changes()
@@ -257,7 +252,7 @@ func (c *schemaComparison) noSilentChange(at *instLoc) {
 	}
 	ov, nv := validationOnly(c.old.root), validationOnly(c.new.root)
 	if bytes.Equal(canon.AppendSchema(nil, &ov), canon.AppendSchema(nil, &nv)) {
-		f := c.emitAt("other-keyword-changed", "", at, false, c.old.root, c.new.root,
+		f := c.emitAt(kindOtherKeywordChanged, "", at, false, c.old.root, c.new.root,
 			"a keyword validation does not read changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword, …)")
 		setNotice(f, "validation is unchanged; review what the changed keyword tells clients and the model")
 		return
@@ -268,7 +263,7 @@ func (c *schemaComparison) noSilentChange(at *instLoc) {
 	if hasWitness(f) {
 		return // a change no rule names, proven: a rule is missing
 	}
-	d := lookupSchemaRule(dirPrefix(c.p.Direction) + "schema-rewritten")
+	d := kindSchemaRewritten.def(c.p.Direction)
 	f.def, f.Rule, f.Level = d, string(d.ID), levelOf(d.Rule)
 	f.Undecided, f.Reason, f.NoWitness, f.undecided = false, "", "", ""
 	f.Message = "the schema is spelled differently, no rule finds a change in what it accepts, and no instance telling the two apart was found"
@@ -611,16 +606,22 @@ func refsOnlyToDefs(b []byte) bool {
 	}
 }
 
-// emit reports a finding of the rule named by the direction prefix and
-// kind (e.g. "enum-value-removed") at path. oldV and newV are the keyword
-// values (nil: absent).
-func (p *subPair) emit(kind, path string, oldV, newV *canon.Value, msg string) *finding {
-	return p.c.emitAt(kind, path, p.at, p.inv, oldV, newV, msg)
+// emit reports a finding of kind k (e.g. kindEnumValueRemoved) in the
+// direction compared at path. oldV and newV are the keyword values (nil:
+// absent).
+func (p *subPair) emit(k *schemaKind, path string, oldV, newV *canon.Value, msg string) *finding {
+	return p.c.emitAt(k, path, p.at, p.inv, oldV, newV, msg)
 }
 
-func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
-	id := dirPrefix(c.p.Direction) + kind
-	if c.p.disabled[id] {
+func (c *schemaComparison) emitAt(k *schemaKind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
+	d := k.def(c.p.Direction)
+	if d == nil {
+		// A kind declared for the other direction only: its handler
+		// checks the direction first, so this is a bug in a rule; report
+		// it undecided rather than drop it.
+		return c.emitAt(kindCompositionChanged, path, at, false, oldV, newV, "the schema changed in a way no "+string(c.p.Direction)+" rule covers: "+msg)
+	}
+	if c.p.disabled[string(d.ID)] {
 		c.found = append(c.found, &finding{disabled: true})
 		return &finding{}
 	}
@@ -628,24 +629,21 @@ func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV
 		// Inside "not" a narrowing of the subschema widens the whole schema
 		// and vice versa: report it as a composition change with the
 		// inverted effect.
-		d := lookupSchemaRule(id)
 		switch d.Effect {
 		case narrows:
-			kind = "composition-widened"
+			d = kindCompositionWidened.def(c.p.Direction)
 		case widens:
-			kind = "composition-narrowed"
+			d = kindCompositionNarrowed.def(c.p.Direction)
 		case reshapes:
-			kind = "composition-changed"
+			d = kindCompositionChanged.def(c.p.Direction)
 		default:
 			return &finding{} // annotations inside not say nothing
 		}
-		id = dirPrefix(c.p.Direction) + kind
 		msg = "inside not: " + msg
 	}
-	d := lookupSchemaRule(id)
 	f := &finding{def: d, at: at, inv: inv}
 	f.Change = Change{
-		Rule:      id,
+		Rule:      string(d.ID),
 		Level:     levelOf(d.Rule),
 		Direction: c.p.Direction,
 		Tool:      c.p.Tool,
@@ -662,7 +660,7 @@ func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV
 // emitUndecided reports a change the engine cannot decide by reasoning; the
 // witness search may still decide it.
 func (c *schemaComparison) emitUndecided(path string, at *instLoc, inv bool, o, n *canon.Value, reason string) {
-	f := c.emitAt("composition-changed", path, at, false, o, n, "the schema changed in a way that is not analyzed keyword by keyword: "+reason)
+	f := c.emitAt(kindCompositionChanged, path, at, false, o, n, "the schema changed in a way that is not analyzed keyword by keyword: "+reason)
 	f.undecided = reason
 	f.samples, f.sampleSide = c.sampleSchemaAt(at, inv)
 }
@@ -682,8 +680,8 @@ func (c *schemaComparison) sampleSchemaAt(at *instLoc, inv bool) (*canon.Value, 
 }
 
 // emitWhole reports a whole-schema finding (schema added or removed).
-func (c *schemaComparison) emitWhole(id, msg string, v *canon.Value) {
-	d := lookupSchemaRule(id)
+func (c *schemaComparison) emitWhole(k *schemaKind, msg string, v *canon.Value) {
+	d := k.def(c.p.Direction)
 	f := &finding{def: d, at: rootLoc(c.old.root, c.new.root)}
 	var ov, nv *canon.Value
 	if c.old.orig != nil {
@@ -691,16 +689,9 @@ func (c *schemaComparison) emitWhole(id, msg string, v *canon.Value) {
 	} else {
 		nv = v
 	}
-	f.Change = Change{Rule: id, Level: levelOf(d.Rule), Direction: c.p.Direction, Tool: c.p.Tool, Path: "",
+	f.Change = Change{Rule: string(d.ID), Level: levelOf(d.Rule), Direction: c.p.Direction, Tool: c.p.Tool, Path: "",
 		Old: schemaJSON(ov), New: schemaJSON(nv), Message: msg, Witness: json.RawMessage("null")}
 	c.found = append(c.found, f)
-}
-
-func dirPrefix(d Direction) string {
-	if d == Output {
-		return "output-"
-	}
-	return "input-"
 }
 
 // schemaJSON is the canonical JSON of a schema or keyword value (null when

@@ -72,7 +72,7 @@ func (c *schemaComparison) verify() {
 		if v.Kind != canon.Object || !src.accepts(v) || dst.accepts(v) {
 			continue
 		}
-		d := lookupSchemaRule("verify-counterexample")
+		d := &verifyRules[0]
 		what := "the old input schema accepts and the new one rejects"
 		if c.p.Direction == Output {
 			what = "the new output schema accepts and the old one rejects"
