@@ -857,24 +857,10 @@ func (n *normalizer) mergeAllOf(v *canon.Value) {
 // mergeSchemas returns the conjunction of a and b as one schema, when it
 // can be written exactly without allOf.
 func mergeSchemas(a, b *canon.Value) (canon.Value, bool) {
-	if b.Kind == canon.Bool {
-		if b.Bool {
-			return a.Clone(), true
-		}
-		return canon.BoolValue(false), true
+	if a.Kind == canon.Bool || b.Kind == canon.Bool {
+		return mergeBoolSchemas(a, b), true
 	}
-	if a.Kind == canon.Bool {
-		if a.Bool {
-			return b.Clone(), true
-		}
-		return canon.BoolValue(false), true
-	}
-	for _, k := range []string{"$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"} {
-		if a.Has(k) || b.Has(k) {
-			return canon.Value{}, false
-		}
-	}
-	if !objectMergeable(a, b) || !objectMergeable(b, a) {
+	if !schemasMergeable(a, b) {
 		return canon.Value{}, false
 	}
 	out := a.Clone()
@@ -888,138 +874,226 @@ func mergeSchemas(a, b *canon.Value) (canon.Value, bool) {
 		if annotationKeyword[m.Key] || bytes.Equal(canon.AppendSchema(nil, av), canon.AppendSchema(nil, &bv)) {
 			continue
 		}
-		switch m.Key {
-		case "type":
-			t := declaredTypes(av) & declaredTypes(&bv)
-			if t == 0 {
-				return canon.BoolValue(false), true
-			}
-			tv, ok := t.typeValue()
-			if !ok {
-				return canon.Value{}, false
-			}
-			out.Set("type", tv)
-		case "enum":
-			if av.Kind != canon.Array || bv.Kind != canon.Array {
-				return canon.Value{}, false
-			}
-			keep := map[string]bool{}
-			for i := range bv.Items {
-				keep[string(canon.AppendJCS(nil, &bv.Items[i]))] = true
-			}
-			var items []canon.Value
-			for i := range av.Items {
-				if keep[string(canon.AppendJCS(nil, &av.Items[i]))] {
-					items = append(items, av.Items[i])
-				}
-			}
-			if len(items) == 0 {
-				return canon.BoolValue(false), true
-			}
-			out.Set("enum", canon.ArrayValue(items...))
-		case "required":
-			if av.Kind != canon.Array || bv.Kind != canon.Array {
-				return canon.Value{}, false
-			}
-			items := slices.Clone(av.Items)
-			for _, it := range bv.Items {
-				if !slices.ContainsFunc(items, func(x canon.Value) bool { return x.Kind == it.Kind && x.Str == it.Str }) {
-					items = append(items, it)
-				}
-			}
-			out.Set("required", canon.ArrayValue(items...))
-		case "properties", "dependentSchemas":
-			if av.Kind != canon.Object || bv.Kind != canon.Object {
-				return canon.Value{}, false
-			}
-			pm := av.Clone()
-			for _, p := range bv.Members {
-				old := pm.Get(p.Key)
-				if old == nil {
-					pm.Set(p.Key, p.Value.Clone())
-					continue
-				}
-				if mv, ok := mergeSchemas(old, &p.Value); ok {
-					*old = mv
-				} else {
-					*old = canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(old.Clone(), p.Value.Clone())})
-				}
-			}
-			out.Set(m.Key, pm)
-		case "dependentRequired":
-			if av.Kind != canon.Object || bv.Kind != canon.Object {
-				return canon.Value{}, false
-			}
-			dm := av.Clone()
-			for _, p := range bv.Members {
-				old := dm.Get(p.Key)
-				if old == nil || old.Kind != canon.Array || p.Value.Kind != canon.Array {
-					if old != nil {
-						return canon.Value{}, false
-					}
-					dm.Set(p.Key, p.Value.Clone())
-					continue
-				}
-				for _, it := range p.Value.Items {
-					if !slices.ContainsFunc(old.Items, func(x canon.Value) bool { return x.Str == it.Str }) {
-						old.Items = append(old.Items, it)
-					}
-				}
-			}
-			out.Set(m.Key, dm)
-		case "minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains":
-			if !pickBound(&out, m.Key, av, &bv, 1) {
-				return canon.Value{}, false
-			}
-		case "maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains":
-			if !pickBound(&out, m.Key, av, &bv, -1) {
-				return canon.Value{}, false
-			}
-		case "multipleOf":
-			ra, oka := ratOf(av)
-			rb, okb := ratOf(&bv)
-			if !oka || !okb || ra.Sign() <= 0 || rb.Sign() <= 0 {
-				return canon.Value{}, false
-			}
-			if isMultiple(ra, rb) {
-				continue
-			}
-			if isMultiple(rb, ra) {
-				out.Set("multipleOf", bv.Clone())
-				continue
-			}
-			return canon.Value{}, false
-		case "uniqueItems":
-			if bv.Kind == canon.Bool && bv.Bool {
-				out.Set("uniqueItems", bv.Clone())
-			}
-		case "items":
-			if a.Has("prefixItems") || b.Has("prefixItems") {
-				return canon.Value{}, false
-			}
-			mv, ok := mergeSchemas(av, &bv)
-			if !ok {
-				mv = canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(av.Clone(), bv.Clone())})
-			}
-			out.Set("items", mv)
-		case "not":
-			out.Set("not", canon.ObjectValue(canon.Member{Key: "anyOf", Value: canon.ArrayValue(av.Clone(), bv.Clone())}))
-		case "allOf":
-			if av.Kind != canon.Array || bv.Kind != canon.Array {
-				return canon.Value{}, false
-			}
-			out.Set("allOf", canon.ArrayValue(append(slices.Clone(av.Items), bv.Items...)...))
-		case "additionalProperties", "patternProperties", "propertyNames":
-			// Only one side has it (objectMergeable), or both equal.
-			return canon.Value{}, false
-		default:
-			if typeKeywords[m.Key] == 0 && !knownKeyword[m.Key] {
-				continue // unknown keywords are annotations
-			}
+		switch mergeKeyword(&out, a, b, m.Key, av, &bv) {
+		case mergeFalse:
+			return canon.BoolValue(false), true
+		case mergeFail:
 			return canon.Value{}, false
 		}
 	}
 	return out, true
+}
+
+// mergeBoolSchemas is the conjunction of a and b when one of them is a
+// boolean schema.
+func mergeBoolSchemas(a, b *canon.Value) canon.Value {
+	switch {
+	case b.Kind == canon.Bool && b.Bool:
+		return a.Clone()
+	case a.Kind == canon.Bool && a.Bool:
+		return b.Clone()
+	}
+	return canon.BoolValue(false)
+}
+
+// schemasMergeable reports whether no keyword of a or b rules out writing
+// their conjunction as one schema (identifiers, dynamic references,
+// unevaluated*, object keywords objectMergeable refuses).
+func schemasMergeable(a, b *canon.Value) bool {
+	for _, k := range []string{"$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"} {
+		if a.Has(k) || b.Has(k) {
+			return false
+		}
+	}
+	return objectMergeable(a, b) && objectMergeable(b, a)
+}
+
+// mergeOutcome is what merging one keyword present, with different values,
+// in both schemas gives.
+type mergeOutcome uint8
+
+const (
+	mergeDone  mergeOutcome = iota // out holds the conjunction of the keyword
+	mergeFalse                     // the keywords contradict: nothing is valid
+	mergeFail                      // the conjunction needs allOf
+)
+
+// mergeKeyword writes into out the conjunction of keyword key, whose values
+// are av (a's, already in out) and bv (b's); a and b are the whole schemas.
+func mergeKeyword(out, a, b *canon.Value, key string, av, bv *canon.Value) mergeOutcome {
+	switch key {
+	case "type":
+		return mergeType(out, av, bv)
+	case "enum":
+		return mergeEnum(out, av, bv)
+	case "required":
+		return mergeRequired(out, av, bv)
+	case "properties", "dependentSchemas":
+		return mergeSchemaMap(out, key, av, bv)
+	case "dependentRequired":
+		return mergeDependentRequired(out, av, bv)
+	case "minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains":
+		return outcome(pickBound(out, key, av, bv, 1))
+	case "maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains":
+		return outcome(pickBound(out, key, av, bv, -1))
+	case "multipleOf":
+		return mergeMultipleOf(out, av, bv)
+	case "uniqueItems":
+		if bv.Kind == canon.Bool && bv.Bool {
+			out.Set("uniqueItems", bv.Clone())
+		}
+		return mergeDone
+	case "items":
+		if a.Has("prefixItems") || b.Has("prefixItems") {
+			return mergeFail
+		}
+		out.Set("items", mergeOrAllOf(av, bv))
+		return mergeDone
+	case "not":
+		out.Set("not", canon.ObjectValue(canon.Member{Key: "anyOf", Value: canon.ArrayValue(av.Clone(), bv.Clone())}))
+		return mergeDone
+	case "allOf":
+		if av.Kind != canon.Array || bv.Kind != canon.Array {
+			return mergeFail
+		}
+		out.Set("allOf", canon.ArrayValue(append(slices.Clone(av.Items), bv.Items...)...))
+		return mergeDone
+	case "additionalProperties", "patternProperties", "propertyNames":
+		// Only one side has it (objectMergeable), or both equal.
+		return mergeFail
+	}
+	if typeKeywords[key] == 0 && !knownKeyword[key] {
+		return mergeDone // unknown keywords are annotations
+	}
+	return mergeFail
+}
+
+// outcome is mergeDone when ok, else mergeFail.
+func outcome(ok bool) mergeOutcome {
+	if ok {
+		return mergeDone
+	}
+	return mergeFail
+}
+
+// mergeOrAllOf is the conjunction of two subschemas, as one schema when
+// mergeSchemas can write it, else as {"allOf": [a, b]}.
+func mergeOrAllOf(a, b *canon.Value) canon.Value {
+	if mv, ok := mergeSchemas(a, b); ok {
+		return mv
+	}
+	return canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(a.Clone(), b.Clone())})
+}
+
+func mergeType(out, av, bv *canon.Value) mergeOutcome {
+	t := declaredTypes(av) & declaredTypes(bv)
+	if t == 0 {
+		return mergeFalse
+	}
+	tv, ok := t.typeValue()
+	if !ok {
+		return mergeFail
+	}
+	out.Set("type", tv)
+	return mergeDone
+}
+
+// mergeEnum keeps the values both enums list.
+func mergeEnum(out, av, bv *canon.Value) mergeOutcome {
+	if av.Kind != canon.Array || bv.Kind != canon.Array {
+		return mergeFail
+	}
+	keep := map[string]bool{}
+	for i := range bv.Items {
+		keep[string(canon.AppendJCS(nil, &bv.Items[i]))] = true
+	}
+	var items []canon.Value
+	for i := range av.Items {
+		if keep[string(canon.AppendJCS(nil, &av.Items[i]))] {
+			items = append(items, av.Items[i])
+		}
+	}
+	if len(items) == 0 {
+		return mergeFalse
+	}
+	out.Set("enum", canon.ArrayValue(items...))
+	return mergeDone
+}
+
+// mergeRequired requires the names either list requires.
+func mergeRequired(out, av, bv *canon.Value) mergeOutcome {
+	if av.Kind != canon.Array || bv.Kind != canon.Array {
+		return mergeFail
+	}
+	items := slices.Clone(av.Items)
+	for _, it := range bv.Items {
+		if !slices.ContainsFunc(items, func(x canon.Value) bool { return x.Kind == it.Kind && x.Str == it.Str }) {
+			items = append(items, it)
+		}
+	}
+	out.Set("required", canon.ArrayValue(items...))
+	return mergeDone
+}
+
+// mergeSchemaMap merges properties or dependentSchemas member by member.
+func mergeSchemaMap(out *canon.Value, key string, av, bv *canon.Value) mergeOutcome {
+	if av.Kind != canon.Object || bv.Kind != canon.Object {
+		return mergeFail
+	}
+	pm := av.Clone()
+	for _, p := range bv.Members {
+		old := pm.Get(p.Key)
+		if old == nil {
+			pm.Set(p.Key, p.Value.Clone())
+			continue
+		}
+		*old = mergeOrAllOf(old, &p.Value)
+	}
+	out.Set(key, pm)
+	return mergeDone
+}
+
+// mergeDependentRequired requires, per trigger, the names either side
+// requires.
+func mergeDependentRequired(out, av, bv *canon.Value) mergeOutcome {
+	if av.Kind != canon.Object || bv.Kind != canon.Object {
+		return mergeFail
+	}
+	dm := av.Clone()
+	for _, p := range bv.Members {
+		old := dm.Get(p.Key)
+		if old == nil || old.Kind != canon.Array || p.Value.Kind != canon.Array {
+			if old != nil {
+				return mergeFail
+			}
+			dm.Set(p.Key, p.Value.Clone())
+			continue
+		}
+		for _, it := range p.Value.Items {
+			if !slices.ContainsFunc(old.Items, func(x canon.Value) bool { return x.Str == it.Str }) {
+				old.Items = append(old.Items, it)
+			}
+		}
+	}
+	out.Set("dependentRequired", dm)
+	return mergeDone
+}
+
+// mergeMultipleOf keeps the step that is a multiple of the other; two
+// steps neither of which divides the other need allOf.
+func mergeMultipleOf(out, av, bv *canon.Value) mergeOutcome {
+	ra, oka := ratOf(av)
+	rb, okb := ratOf(bv)
+	switch {
+	case !oka || !okb || ra.Sign() <= 0 || rb.Sign() <= 0:
+		return mergeFail
+	case isMultiple(ra, rb):
+		return mergeDone
+	case isMultiple(rb, ra):
+		out.Set("multipleOf", bv.Clone())
+		return mergeDone
+	}
+	return mergeFail
 }
 
 // knownKeyword lists the validation keywords the engine reads.
