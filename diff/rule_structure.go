@@ -162,7 +162,20 @@ func isTrue(s *canon.Value) bool {
 
 func checkProperties(p *subPair) {
 	op, np := getKW(p.o, "properties"), getKW(p.n, "properties")
-	var removed, added []string
+	removed, added := p.walkCommonProperties(op, np)
+	removed, added = checkRenames(p, removed, added)
+	for _, k := range removed {
+		p.propertyRemoved(k, op.Get(k))
+	}
+	for _, k := range added {
+		p.propertyAdded(k, np.Get(k))
+	}
+}
+
+// walkCommonProperties compares the properties both sides declare
+// recursively and returns the names only old declares and only new
+// declares.
+func (p *subPair) walkCommonProperties(op, np *canon.Value) (removed, added []string) {
 	for _, k := range memberNames(op) {
 		if np == nil || np.Get(k) == nil {
 			removed = append(removed, k)
@@ -173,7 +186,6 @@ func checkProperties(p *subPair) {
 			added = append(added, k)
 		}
 	}
-	// Properties on both sides are compared recursively.
 	for _, k := range memberNames(op) {
 		if np != nil && np.Get(k) != nil {
 			ov, nv := op.Get(k), np.Get(k)
@@ -183,79 +195,95 @@ func checkProperties(p *subPair) {
 			p.c.walk(ov, nv, pathKW(p.path, "properties", k), p.at.child(k, ov, nv), p.inv)
 		}
 	}
-	removed, added = checkRenames(p, removed, added)
-	dir := p.c.p.Direction
-	for _, k := range removed {
-		ov := op.Get(k)
-		ne := effective(p.n, k)
-		path := pathKW(p.path, "properties", k)
-		at := p.at.child(k, ov, ne)
-		if isFalse(ov) {
-			// A property declared false was never present: what changed is
-			// the set of values the key may hold, which the type family
-			// compares (false to anything widens).
-			p.c.walk(ov, ne, path, at, p.inv)
-			continue
-		}
-		if dir == Output && !p.inv && (isFalse(ne) || (!isTrue(ne) && p.c.subset(ne, p.c.new, ov, p.c.old, tAll))) {
-			if isFalse(ne) {
-				f := p.c.emitAt(kindPropertyRemovedClosed, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
-				setNotice(f, fmt.Sprintf("new results never carry %q; clients that read it get nothing", k))
-				continue
-			}
-			f := p.c.emitAt(kindPropertyRemovedClosed, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared; the object's other keywords still hold it to what the old property allowed", propWhere(p.path, k)))
-			setNotice(f, fmt.Sprintf("%q is no longer documented; clients that read it may no longer get it", k))
-			continue
-		}
-		f := p.c.emitAt(kindPropertyRemoved, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
-		if dir == Input {
-			f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
-			if isTrue(ne) && !p.inv {
-				f.noWitness = fmt.Sprintf("the new schema still accepts %q (the object is open), but no longer documents it: the server may ignore it", k)
-			}
-		} else {
-			f.samples, f.sampleSide, f.reject = ne, p.c.new, ov
-		}
+	return removed, added
+}
+
+// propertyRemoved reports property k, declared ov in old, no longer
+// declared in new.
+func (p *subPair) propertyRemoved(k string, ov *canon.Value) {
+	ne := effective(p.n, k)
+	path := pathKW(p.path, "properties", k)
+	at := p.at.child(k, ov, ne)
+	if isFalse(ov) {
+		// A property declared false was never present: what changed is
+		// the set of values the key may hold, which the type family
+		// compares (false to anything widens).
+		p.c.walk(ov, ne, path, at, p.inv)
+		return
 	}
-	for _, k := range added {
-		nv := np.Get(k)
-		oe := effective(p.o, k)
-		path := pathKW(p.path, "properties", k)
-		at := p.at.child(k, oe, nv)
-		if isFalse(nv) {
-			// Declared false: the key is never present now, which the type
-			// family compares (anything to false narrows).
-			p.c.walk(oe, nv, path, at, p.inv)
-			continue
-		}
-		if !isTrue(oe) && !isFalse(oe) {
-			// The key was governed by additionalProperties or a pattern:
-			// compare that schema with the new property's.
-			p.c.walk(oe, nv, path, at, p.inv)
-		}
-		switch {
-		case dir == Output && isFalse(oe):
-			f := p.c.emitAt(kindPropertyAddedClosed, path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared, and the old closed schema rejects it", propWhere(p.path, k)))
-			f.samples, f.sampleSide = nv, p.c.new
-		case dir == Output:
-			p.c.emitAt(kindPropertyAdded, path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared", propWhere(p.path, k)))
-		default:
-			eff := widens
-			if isTrue(oe) {
-				eff = narrows
-			}
-			f := p.c.emitAt(kindPropertyAdded, path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
-			if eff == narrows && p.inv {
-				f.def = kindCompositionWidened.def(Input)
-				f.Rule = string(f.def.ID)
-				f.Level = levelOf(f.def.Rule)
-			}
-			if eff == narrows && !p.inv && p.c.p.Opts.StrictOpenContent && isTrue(oe) && f.def != nil {
-				f.Level = Breaking
-				f.Message += " (the object is open, and strict open content treats constraining a free property as breaking)"
-				f.samples, f.sampleSide, f.reject = &trueSchema, p.c.old, nv
-			}
-		}
+	if p.c.p.Direction == Output && !p.inv && (isFalse(ne) || (!isTrue(ne) && p.c.subset(ne, p.c.new, ov, p.c.old, tAll))) {
+		p.outputPropertyRemovedClosed(k, ov, ne, path, at)
+		return
+	}
+	f := p.c.emitAt(kindPropertyRemoved, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
+	if p.c.p.Direction == Output {
+		f.samples, f.sampleSide, f.reject = ne, p.c.new, ov
+		return
+	}
+	f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
+	if isTrue(ne) && !p.inv {
+		f.noWitness = fmt.Sprintf("the new schema still accepts %q (the object is open), but no longer documents it: the server may ignore it", k)
+	}
+}
+
+// outputPropertyRemovedClosed reports an output property no longer
+// declared whose values the new object still bounds (or never carries).
+func (p *subPair) outputPropertyRemovedClosed(k string, ov, ne *canon.Value, path string, at *instLoc) {
+	if isFalse(ne) {
+		f := p.c.emitAt(kindPropertyRemovedClosed, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
+		setNotice(f, fmt.Sprintf("new results never carry %q; clients that read it get nothing", k))
+		return
+	}
+	f := p.c.emitAt(kindPropertyRemovedClosed, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared; the object's other keywords still hold it to what the old property allowed", propWhere(p.path, k)))
+	setNotice(f, fmt.Sprintf("%q is no longer documented; clients that read it may no longer get it", k))
+}
+
+// propertyAdded reports property k, declared nv in new, not declared in
+// old.
+func (p *subPair) propertyAdded(k string, nv *canon.Value) {
+	oe := effective(p.o, k)
+	path := pathKW(p.path, "properties", k)
+	at := p.at.child(k, oe, nv)
+	if isFalse(nv) {
+		// Declared false: the key is never present now, which the type
+		// family compares (anything to false narrows).
+		p.c.walk(oe, nv, path, at, p.inv)
+		return
+	}
+	if !isTrue(oe) && !isFalse(oe) {
+		// The key was governed by additionalProperties or a pattern:
+		// compare that schema with the new property's.
+		p.c.walk(oe, nv, path, at, p.inv)
+	}
+	switch {
+	case p.c.p.Direction == Output && isFalse(oe):
+		f := p.c.emitAt(kindPropertyAddedClosed, path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared, and the old closed schema rejects it", propWhere(p.path, k)))
+		f.samples, f.sampleSide = nv, p.c.new
+	case p.c.p.Direction == Output:
+		p.c.emitAt(kindPropertyAdded, path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared", propWhere(p.path, k)))
+	default:
+		p.inputPropertyAdded(k, oe, nv, path, at)
+	}
+}
+
+// inputPropertyAdded reports an optional input property newly declared;
+// where old accepted any value for the key (an open object) the new
+// declaration narrows, which inside not widens and under strict open
+// content is breaking.
+func (p *subPair) inputPropertyAdded(k string, oe, nv *canon.Value, path string, at *instLoc) {
+	f := p.c.emitAt(kindPropertyAdded, path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
+	if !isTrue(oe) {
+		return
+	}
+	if p.inv {
+		f.def = kindCompositionWidened.def(Input)
+		f.Rule = string(f.def.ID)
+		f.Level = levelOf(f.def.Rule)
+	}
+	if !p.inv && p.c.p.Opts.StrictOpenContent && f.def != nil {
+		f.Level = Breaking
+		f.Message += " (the object is open, and strict open content treats constraining a free property as breaking)"
+		f.samples, f.sampleSide, f.reject = &trueSchema, p.c.old, nv
 	}
 }
 
