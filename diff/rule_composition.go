@@ -157,9 +157,29 @@ func conjSchema(s *canon.Value, kw string, b *canon.Value) *canon.Value {
 // branches in the breaking direction are compared with their most similar
 // counterpart, or reported as removed/added.
 func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value, nk string) {
+	covO, covN := branchCoverage(p, O, N)
+	input := p.c.p.Direction == Input
+	if p.inv {
+		input = !input
+	}
+	if input {
+		p.oldBranchesLost(O, ok, N, nk, covO, covN)
+	} else {
+		p.newBranchesGained(O, ok, N, nk, covO, covN)
+	}
+	if nk == "oneOf" {
+		p.oneOfOverlaps(O, ok, N)
+	}
+	if ok == "oneOf" && nk == "anyOf" {
+		p.oneOfBecameAnyOf(O)
+	}
+}
+
+// branchCoverage says which old branches some new branch accepts all of
+// (covO) and which new branches some old branch does (covN).
+func branchCoverage(p *subPair, O, N []canon.Value) (covO, covN []bool) {
 	c := p.c
-	covO := make([]bool, len(O))
-	covN := make([]bool, len(N))
+	covO, covN = make([]bool, len(O)), make([]bool, len(N))
 	for i := range O {
 		for j := range N {
 			if sameSchema(c, &O[i], &N[j]) {
@@ -177,81 +197,97 @@ func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value,
 			covN[j] = c.subset(&N[j], c.new, &O[i], c.old, p.at.domain())
 		}
 	}
-	input := c.p.Direction == Input
-	if p.inv {
-		input = !input
-	}
+	return covO, covN
+}
+
+// oldBranchesLost handles the input side (old ⊆ new required): an
+// uncovered old branch is compared with its closest new branch, or
+// reported removed with samples; uncovered new branches are safe
+// additions.
+func (p *subPair) oldBranchesLost(O []canon.Value, ok string, N []canon.Value, nk string, covO, covN []bool) {
+	c := p.c
 	explained := map[int]bool{}
-	if input {
-		for i := range O {
-			if covO[i] {
-				continue
-			}
-			if j := bestPartner(&O[i], N, c.old, c.new); j >= 0 {
-				explained[j] = true
-				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
-				continue
-			}
-			f := p.emit(kindAnyOfBranchRemoved, pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d, which no new branch covers", whereIs(p.path), ok, i))
-			f.samples, f.sampleSide = conjSchema(p.o, ok, &O[i]), c.old
-			if p.inv {
-				f.samples, f.sampleSide = nil, nil
-			}
+	for i := range O {
+		if covO[i] {
+			continue
 		}
-		for j := range N {
-			if !covN[j] && !explained[j] {
-				p.emit(kindAnyOfBranchAdded, pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d", whereIs(p.path), nk, j))
-			}
+		if j := bestPartner(&O[i], N, c.old, c.new); j >= 0 {
+			explained[j] = true
+			c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
+			continue
 		}
-	} else {
-		for j := range N {
-			if covN[j] {
-				continue
-			}
-			if i := bestPartner(&N[j], O, c.new, c.old); i >= 0 {
-				explained[i] = true
-				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
-				continue
-			}
-			f := p.emit(kindAnyOfBranchAdded, pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d, which no old branch covers", whereIs(p.path), nk, j))
-			f.samples, f.sampleSide = conjSchema(p.n, nk, &N[j]), c.new
-			if p.inv {
-				f.samples, f.sampleSide = nil, nil
-			}
-		}
-		for i := range O {
-			if !covO[i] && !explained[i] {
-				p.emit(kindAnyOfBranchRemoved, pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d", whereIs(p.path), ok, i))
-			}
+		f := p.emit(kindAnyOfBranchRemoved, pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d, which no new branch covers", whereIs(p.path), ok, i))
+		f.samples, f.sampleSide = conjSchema(p.o, ok, &O[i]), c.old
+		if p.inv {
+			f.samples, f.sampleSide = nil, nil
 		}
 	}
-	// Exclusivity: under oneOf a value matching two branches is rejected.
-	if nk == "oneOf" {
-		for j := range N {
-			for k := j + 1; k < len(N); k++ {
-				if disjoint(c, &N[j], c.new, &N[k], c.new) {
-					continue
-				}
-				if ok == "oneOf" && hadPair(c, O, &N[j], &N[k]) {
-					continue // the same two branches overlapped before
-				}
-				both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(N[j].Clone(), N[k].Clone())})
-				f := p.emit(kindOneOfOverlap, pathKW(p.path, "oneOf", strconv.Itoa(k)), &N[j], &N[k],
-					fmt.Sprintf("%s: a value may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), j, k))
-				f.samples, f.sampleSide = conjSchema(p.n, "oneOf", &both), c.new
-				f.undecided = fmt.Sprintf("whether oneOf branches %d and %d can both match is not decided, and no value matching both was found", j, k)
-			}
+	for j := range N {
+		if !covN[j] && !explained[j] {
+			p.emit(kindAnyOfBranchAdded, pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d", whereIs(p.path), nk, j))
 		}
 	}
-	if ok == "oneOf" && nk == "anyOf" {
-		for i := range O {
-			for k := i + 1; k < len(O); k++ {
-				if !disjoint(c, &O[i], c.old, &O[k], c.old) {
-					f := p.emit(kindCompositionWidened, pathKW(p.path, "anyOf"), getKW(p.o, "oneOf"), getKW(p.n, "anyOf"),
-						fmt.Sprintf("%s: oneOf became anyOf, so values matching several branches are now accepted", whereIs(p.path)))
-					p.samplesFor(f)
-					return
-				}
+}
+
+// newBranchesGained handles the output side (new ⊆ old required), the
+// mirror of oldBranchesLost.
+func (p *subPair) newBranchesGained(O []canon.Value, ok string, N []canon.Value, nk string, covO, covN []bool) {
+	c := p.c
+	explained := map[int]bool{}
+	for j := range N {
+		if covN[j] {
+			continue
+		}
+		if i := bestPartner(&N[j], O, c.new, c.old); i >= 0 {
+			explained[i] = true
+			c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
+			continue
+		}
+		f := p.emit(kindAnyOfBranchAdded, pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d, which no old branch covers", whereIs(p.path), nk, j))
+		f.samples, f.sampleSide = conjSchema(p.n, nk, &N[j]), c.new
+		if p.inv {
+			f.samples, f.sampleSide = nil, nil
+		}
+	}
+	for i := range O {
+		if !covO[i] && !explained[i] {
+			p.emit(kindAnyOfBranchRemoved, pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d", whereIs(p.path), ok, i))
+		}
+	}
+}
+
+// oneOfOverlaps reports pairs of new oneOf branches a value may match
+// both of (and is then rejected), unless the same pair overlapped before.
+func (p *subPair) oneOfOverlaps(O []canon.Value, ok string, N []canon.Value) {
+	c := p.c
+	for j := range N {
+		for k := j + 1; k < len(N); k++ {
+			if disjoint(c, &N[j], c.new, &N[k], c.new) {
+				continue
+			}
+			if ok == "oneOf" && hadPair(c, O, &N[j], &N[k]) {
+				continue // the same two branches overlapped before
+			}
+			both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(N[j].Clone(), N[k].Clone())})
+			f := p.emit(kindOneOfOverlap, pathKW(p.path, "oneOf", strconv.Itoa(k)), &N[j], &N[k],
+				fmt.Sprintf("%s: a value may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), j, k))
+			f.samples, f.sampleSide = conjSchema(p.n, "oneOf", &both), c.new
+			f.undecided = fmt.Sprintf("whether oneOf branches %d and %d can both match is not decided, and no value matching both was found", j, k)
+		}
+	}
+}
+
+// oneOfBecameAnyOf reports oneOf turned anyOf when two old branches
+// overlap: values matching both, rejected before, are now accepted.
+func (p *subPair) oneOfBecameAnyOf(O []canon.Value) {
+	c := p.c
+	for i := range O {
+		for k := i + 1; k < len(O); k++ {
+			if !disjoint(c, &O[i], c.old, &O[k], c.old) {
+				f := p.emit(kindCompositionWidened, pathKW(p.path, "anyOf"), getKW(p.o, "oneOf"), getKW(p.n, "anyOf"),
+					fmt.Sprintf("%s: oneOf became anyOf, so values matching several branches are now accepted", whereIs(p.path)))
+				p.samplesFor(f)
+				return
 			}
 		}
 	}
