@@ -95,76 +95,98 @@ func checkEnum(p *subPair) {
 	// Members of a type no instance here can have (a number in a
 	// propertyNames enum) never matched and do not count.
 	om, nm = inDomain(om, p.at.domain()), inDomain(nm, p.at.domain())
-	path := pathKW(p.path, "enum")
-	ov, nv := getKW(p.o, "enum"), getKW(p.n, "enum")
-	if oImp {
-		a := canon.ArrayValue(om...)
-		ov = &a
-	}
-	if nImp {
-		a := canon.ArrayValue(nm...)
-		nv = &a
-	}
+	e := enumPair{path: pathKW(p.path, "enum"), om: om, nm: nm, ov: enumValue(p.o, om, oImp), nv: enumValue(p.n, nm, nImp)}
 	switch {
 	case om != nil && nm != nil:
-		in := func(vals []canon.Value, v *canon.Value) bool {
-			k := jcsKey(v)
-			for i := range vals {
-				if jcsKey(&vals[i]) == k {
-					return true
-				}
-			}
-			return false
-		}
-		var removed, added []canon.Value
-		for i := range om {
-			if !in(nm, &om[i]) {
-				removed = append(removed, om[i])
-			}
-		}
-		for i := range nm {
-			if !in(om, &nm[i]) {
-				added = append(added, nm[i])
-			}
-		}
-		removed, added = enumRenames(p, path, ov, nv, removed, added)
-		if len(removed) > 0 {
-			f := p.emit(kindEnumValueRemoved, path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(removed)))
-			enumCands(p, f, removed)
-		}
-		if len(added) > 0 {
-			f := p.emit(kindEnumValueAdded, path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(added)))
-			enumCands(p, f, added)
-		}
+		p.enumChanged(e)
 	case om != nil:
-		// The enum is gone: values the new schema rejects are removed, and
-		// the rest of the type opens up.
-		var rejected []canon.Value
-		for i := range om {
-			if !admitsMember(p.n, &om[i]) {
-				rejected = append(rejected, om[i])
-			}
-		}
-		if len(rejected) > 0 {
-			f := p.emit(kindEnumValueRemoved, path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(rejected)))
-			enumCands(p, f, rejected)
-		}
-		f := p.emit(kindEnumRemoved, path, ov, nv, fmt.Sprintf("%s is no longer limited to %s", whereIs(p.path), listValues(om)))
-		p.samplesFor(f)
+		p.enumGone(e)
 	case nm != nil:
-		var fresh []canon.Value
-		for i := range nm {
-			if !admitsMember(p.o, &nm[i]) {
-				fresh = append(fresh, nm[i])
-			}
-		}
-		if len(fresh) > 0 {
-			f := p.emit(kindEnumValueAdded, path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(fresh)))
-			enumCands(p, f, fresh)
-		}
-		f := p.emit(kindEnumAdded, path, ov, nv, fmt.Sprintf("%s is now limited to %s", whereIs(p.path), listValues(nm)))
-		p.samplesFor(f)
+		p.enumNew(e)
 	}
+}
+
+// enumPair is the enum of both sides at one location: its members (nil:
+// no enum) and the keyword values reported (an implicit enum, such as
+// const, as an array of its members).
+type enumPair struct {
+	path   string
+	om, nm []canon.Value
+	ov, nv *canon.Value
+}
+
+// enumValue is the value a finding reports for the enum of s: its enum
+// keyword, or its members as an array when the enum is implicit.
+func enumValue(s *canon.Value, members []canon.Value, implicit bool) *canon.Value {
+	if !implicit {
+		return getKW(s, "enum")
+	}
+	a := canon.ArrayValue(members...)
+	return &a
+}
+
+// enumChanged compares two enums member by member; renamed values are
+// reported by enumRenames.
+func (p *subPair) enumChanged(e enumPair) {
+	removed, added := membersMissing(e.om, e.nm), membersMissing(e.nm, e.om)
+	removed, added = enumRenames(p, e.path, e.ov, e.nv, removed, added)
+	if len(removed) > 0 {
+		f := p.emit(kindEnumValueRemoved, e.path, e.ov, e.nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(removed)))
+		enumCands(p, f, removed)
+	}
+	if len(added) > 0 {
+		f := p.emit(kindEnumValueAdded, e.path, e.ov, e.nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(added)))
+		enumCands(p, f, added)
+	}
+}
+
+// membersMissing returns the members of a that b does not list.
+func membersMissing(a, b []canon.Value) []canon.Value {
+	in := map[string]bool{}
+	for i := range b {
+		in[jcsKey(&b[i])] = true
+	}
+	var out []canon.Value
+	for i := range a {
+		if !in[jcsKey(&a[i])] {
+			out = append(out, a[i])
+		}
+	}
+	return out
+}
+
+// enumGone reports an enum that is gone: values the new schema rejects are
+// removed, and the rest of the type opens up.
+func (p *subPair) enumGone(e enumPair) {
+	var rejected []canon.Value
+	for i := range e.om {
+		if !admitsMember(p.n, &e.om[i]) {
+			rejected = append(rejected, e.om[i])
+		}
+	}
+	if len(rejected) > 0 {
+		f := p.emit(kindEnumValueRemoved, e.path, e.ov, e.nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(rejected)))
+		enumCands(p, f, rejected)
+	}
+	f := p.emit(kindEnumRemoved, e.path, e.ov, e.nv, fmt.Sprintf("%s is no longer limited to %s", whereIs(p.path), listValues(e.om)))
+	p.samplesFor(f)
+}
+
+// enumNew reports an enum that appears: values the old schema rejected are
+// added, and the rest of the type closes.
+func (p *subPair) enumNew(e enumPair) {
+	var fresh []canon.Value
+	for i := range e.nm {
+		if !admitsMember(p.o, &e.nm[i]) {
+			fresh = append(fresh, e.nm[i])
+		}
+	}
+	if len(fresh) > 0 {
+		f := p.emit(kindEnumValueAdded, e.path, e.ov, e.nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(fresh)))
+		enumCands(p, f, fresh)
+	}
+	f := p.emit(kindEnumAdded, e.path, e.ov, e.nv, fmt.Sprintf("%s is now limited to %s", whereIs(p.path), listValues(e.nm)))
+	p.samplesFor(f)
 }
 
 // enumCands makes each listed value a witness candidate at the location.
