@@ -46,10 +46,39 @@ func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) 
 		New:     Side{Source: new.Source, Fingerprint: c.fingerprint(new)},
 		Changes: []Change{},
 	}
-	var removed, added []*toolset.Tool
-	schemaGone := map[string]bool{}
-	for _, ot := range old.Tools {
-		nt := new.Lookup(ot.Name)
+	removed, schemaGone := c.compareShared(r)
+	var added []*toolset.Tool
+	for _, nt := range new.Tools {
+		if old.Lookup(nt.Name) == nil {
+			added = append(added, nt)
+		}
+	}
+	r.Changes = append(r.Changes, invalidFindings(old, new, schemaGone, c.sameTool)...)
+	renamedTo := c.reportRemoved(r, removed, added)
+	for _, nt := range added {
+		if !renamedTo[nt.Name] {
+			ch := newChange(ruleToolAdded, nt.Name, "")
+			ch.New = jsonString(nt.Name)
+			ch.Message = "tool added"
+			r.Changes = append(r.Changes, ch)
+		}
+	}
+	applyLevels(r.Changes, opts.Levels)
+	if opts.Facades != nil {
+		c.cover(r.Changes, opts.Facades)
+	}
+	applyIgnores(r.Changes, opts.Ignores, c.now)
+	finish(r)
+	return r
+}
+
+// compareShared compares the tools both sides have, adding the findings to
+// r; it returns the tools only old has and the names of tools whose input
+// schema is gone (tool-invalid's concern).
+func (c *comparison) compareShared(r *Report) (removed []*toolset.Tool, schemaGone map[string]bool) {
+	schemaGone = map[string]bool{}
+	for _, ot := range c.old.Tools {
+		nt := c.new.Lookup(ot.Name)
 		if nt == nil {
 			removed = append(removed, ot)
 			continue
@@ -62,13 +91,14 @@ func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) 
 		}
 		r.Changes = append(r.Changes, c.compareTool(ot.Name, ot, nt)...)
 	}
-	for _, nt := range new.Tools {
-		if old.Lookup(nt.Name) == nil {
-			added = append(added, nt)
-		}
-	}
-	r.Changes = append(r.Changes, invalidFindings(old, new, schemaGone, c.sameTool)...)
+	return removed, schemaGone
+}
 
+// reportRemoved adds a finding per removed tool (removed after its
+// sunset, routed by a facade to an added tool, or plainly removed) and
+// the comparison of each renamed tool with its new name; it returns the
+// added tools that are renames.
+func (c *comparison) reportRemoved(r *Report, removed, added []*toolset.Tool) map[string]bool {
 	finder := &routeFinder{c: c, removed: removed, added: added}
 	routes := finder.find()
 	renamedTo := map[string]bool{}
@@ -77,14 +107,7 @@ func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) 
 		after, note := removalVerdict(&rt.Value, c.now)
 		switch {
 		case after:
-			ch := newChange(ruleToolRemovedAfterSunset, rt.Name, "")
-			ch.Old = jsonString(rt.Name)
-			ch.Message = "tool removed: " + note
-			if routed {
-				ch.Facade = rte.suggestion()
-				ch.Message += "; old calls could still be carried by the suggested facade"
-			}
-			r.Changes = append(r.Changes, ch)
+			r.Changes = append(r.Changes, removedAfterSunset(rt.Name, note, rte, routed))
 		case routed:
 			ch := routeChange(rt.Name, rte)
 			if note != "" {
@@ -92,40 +115,44 @@ func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) 
 			}
 			r.Changes = append(r.Changes, ch)
 		default:
-			ch := newChange(ruleToolRemoved, rt.Name, "")
-			ch.Old = jsonString(rt.Name)
-			ch.Message = "tool removed: every call to it fails"
-			if note != "" {
-				ch.Message += "; " + note
-			}
-			if why := finder.Why[rt.Name]; len(why) > 0 {
-				ch.Reason = "no facade: " + strings.Join(why, "; ")
-			}
-			ch.NoWitness = "any call to the tool is a witness"
-			r.Changes = append(r.Changes, ch)
+			r.Changes = append(r.Changes, toolRemoved(rt.Name, note, finder.Why[rt.Name]))
 		}
 		if routed && !after && rte.Rule.ID == ruleToolRenamed.ID {
 			renamedTo[rte.Target] = true
-			r.Changes = append(r.Changes, c.compareRenamed(rt, new.Lookup(rte.Target), rte.Alias.Rename)...)
+			r.Changes = append(r.Changes, c.compareRenamed(rt, c.new.Lookup(rte.Target), rte.Alias.Rename)...)
 		}
 	}
-	for _, nt := range added {
-		if renamedTo[nt.Name] {
-			continue
-		}
-		ch := newChange(ruleToolAdded, nt.Name, "")
-		ch.New = jsonString(nt.Name)
-		ch.Message = "tool added"
-		r.Changes = append(r.Changes, ch)
-	}
+	return renamedTo
+}
 
-	applyLevels(r.Changes, opts.Levels)
-	if opts.Facades != nil {
-		c.cover(r.Changes, opts.Facades)
+// removedAfterSunset is the finding of a tool removed at or after its
+// announced sunset (note says when), with the facade that could still carry
+// its calls when one routes them.
+func removedAfterSunset(name, note string, rte route, routed bool) Change {
+	ch := newChange(ruleToolRemovedAfterSunset, name, "")
+	ch.Old = jsonString(name)
+	ch.Message = "tool removed: " + note
+	if routed {
+		ch.Facade = rte.suggestion()
+		ch.Message += "; old calls could still be carried by the suggested facade"
 	}
-	applyIgnores(r.Changes, opts.Ignores, c.now)
-	finish(r)
-	return r
+	return ch
+}
+
+// toolRemoved is the finding of a tool removed with no facade to carry its
+// calls; why says why each candidate facade did not fit.
+func toolRemoved(name, note string, why []string) Change {
+	ch := newChange(ruleToolRemoved, name, "")
+	ch.Old = jsonString(name)
+	ch.Message = "tool removed: every call to it fails"
+	if note != "" {
+		ch.Message += "; " + note
+	}
+	if len(why) > 0 {
+		ch.Reason = "no facade: " + strings.Join(why, "; ")
+	}
+	ch.NoWitness = "any call to the tool is a witness"
+	return ch
 }
 
 // comparison holds one Compare call's inputs and caches.
