@@ -616,6 +616,41 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	if onOld {
 		target = p.o
 	}
+	mark := len(c.found)
+	p.compareWithoutDisjunction(target, kw, onOld)
+	// Coverage by one branch: the target is K ∧ (B1 ∨ … ∨ Bn), and the
+	// families compared the source with K, so the source must fit one Bj.
+	src, dst, x := c.old, c.new, p.o
+	if !input {
+		src, dst, x = c.new, c.old, p.n
+	}
+	branches := schemaList(target, kw)
+	for i := range branches {
+		if !c.subset(x, src, &branches[i], dst, p.at.domain()) {
+			continue
+		}
+		if len(c.found) == mark {
+			safeDisjunctionChange(p, kw, onOld)
+		}
+		if kw == "oneOf" {
+			p.oneOfAlsoMatches(x, src, branches, i, onOld)
+		}
+		return
+	}
+	if kw == "anyOf" && coveredByType(c, x, src, branches, dst, p.at.domain()) {
+		if len(c.found) == mark {
+			safeDisjunctionChange(p, kw, onOld)
+		}
+		return
+	}
+	p.noBranchCovers(kw, len(branches))
+}
+
+// compareWithoutDisjunction runs the families on the source side and the
+// target's keywords other than kw (K), keeping only findings in the
+// breaking sense, since the branches may restore what K lacks.
+func (p *subPair) compareWithoutDisjunction(target *canon.Value, kw string, onOld bool) {
+	c := p.c
 	k := target.Clone()
 	k.Delete(kw)
 	if !k.Has("type") {
@@ -633,7 +668,7 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	mark := len(c.found)
 	runFamilies(&q)
 	want := narrows
-	if !input {
+	if c.p.Direction != Input {
 		want = widens
 	}
 	kept := c.found[:mark]
@@ -643,58 +678,42 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 		}
 	}
 	c.found = kept
-	// Coverage by one branch: the target is K ∧ (B1 ∨ … ∨ Bn), and the
-	// families compared the source with K, so the source must fit one Bj.
-	src, dst, x := c.old, c.new, p.o
+}
+
+// oneOfAlsoMatches reports, for source x covered by oneOf branch i, each
+// other branch x may also match: such a value is rejected under oneOf.
+func (p *subPair) oneOfAlsoMatches(x *canon.Value, src *schemaSide, branches []canon.Value, i int, onOld bool) {
+	c := p.c
 	sd := c.new
-	if !input {
-		src, dst, x = c.new, c.old, p.n
-	}
 	if onOld {
 		sd = c.old
 	}
-	branches := schemaList(target, kw)
-	for i := range branches {
-		if !c.subset(x, src, &branches[i], dst, p.at.domain()) {
+	for k := range branches {
+		if k == i || disjoint(c, x, src, &branches[k], sd) {
 			continue
 		}
-		if len(c.found) == mark {
-			safeDisjunctionChange(p, kw, onOld)
+		path := pathKW(p.path, "oneOf", strconv.Itoa(k))
+		both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(x.Clone(), branches[k].Clone())})
+		var f *finding
+		if c.p.Direction == Input {
+			f = p.emit(kindOneOfOverlap, path, nil, &branches[k], fmt.Sprintf("%s: a value the old schema accepts may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), i, k))
+		} else {
+			f = p.emit(kindCompositionWidened, path, &branches[k], nil, fmt.Sprintf("%s: a result may match both old oneOf branches %d and %d, which the old schema rejects", whereIs(p.path), i, k))
 		}
-		if kw != "oneOf" {
-			return
-		}
-		// Under oneOf, a value that also matches another branch is
-		// rejected.
-		for k := range branches {
-			if k == i || disjoint(c, x, src, &branches[k], sd) {
-				continue
-			}
-			path := pathKW(p.path, kw, strconv.Itoa(k))
-			both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(x.Clone(), branches[k].Clone())})
-			var f *finding
-			if input {
-				f = p.emit(kindOneOfOverlap, path, nil, &branches[k], fmt.Sprintf("%s: a value the old schema accepts may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), i, k))
-			} else {
-				f = p.emit(kindCompositionWidened, path, &branches[k], nil, fmt.Sprintf("%s: a result may match both old oneOf branches %d and %d, which the old schema rejects", whereIs(p.path), i, k))
-			}
-			f.samples, f.sampleSide = &both, src
-			f.undecided = fmt.Sprintf("whether a value can match oneOf branches %d and %d is not decided, and none was found", i, k)
-		}
-		return
+		f.samples, f.sampleSide = &both, src
+		f.undecided = fmt.Sprintf("whether a value can match oneOf branches %d and %d is not decided, and none was found", i, k)
 	}
-	if kw == "anyOf" && coveredByType(c, x, src, branches, dst, p.at.domain()) {
-		if len(c.found) == mark {
-			safeDisjunctionChange(p, kw, onOld)
-		}
-		return
-	}
+}
+
+// noBranchCovers reports the disjunction kw (of n branches) itself when no
+// single branch covers the source side.
+func (p *subPair) noBranchCovers(kw string, n int) {
 	path := pathKW(p.path, kw)
 	var f *finding
-	if input {
-		f = p.emit(kindCompositionNarrowed, path, nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches, and no single branch accepts everything it accepted", whereIs(p.path), len(branches), kw))
+	if p.c.p.Direction == Input {
+		f = p.emit(kindCompositionNarrowed, path, nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches, and no single branch accepts everything it accepted", whereIs(p.path), n, kw))
 	} else {
-		f = p.emit(kindCompositionWidened, path, getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches, and no single old branch accepts everything it now allows", whereIs(p.path), len(branches), kw))
+		f = p.emit(kindCompositionWidened, path, getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches, and no single old branch accepts everything it now allows", whereIs(p.path), n, kw))
 	}
 	p.samplesFor(f)
 	f.reject = nil
