@@ -387,53 +387,9 @@ func (n *normalizer) normalize(v *canon.Value) {
 
 // node applies the one-node rewrites; it may replace *v entirely.
 func (n *normalizer) node(v *canon.Value) {
-	// Draft-04 boolean exclusive bounds.
-	for _, b := range [][2]string{{"exclusiveMaximum", "maximum"}, {"exclusiveMinimum", "minimum"}} {
-		if e := v.Get(b[0]); e != nil && e.Kind == canon.Bool {
-			if e.Bool {
-				if m := v.Get(b[1]); m != nil {
-					mv := m.Clone()
-					v.Delete(b[1])
-					v.Set(b[0], mv)
-				} else {
-					v.Delete(b[0])
-				}
-			} else {
-				v.Delete(b[0])
-			}
-		}
-	}
-	// Draft-07 tuples.
-	if it := v.Get("items"); it != nil && it.Kind == canon.Array {
-		prefix := it.Clone()
-		v.Delete("items")
-		if ai := v.Get("additionalItems"); ai != nil {
-			aiv := ai.Clone()
-			v.Delete("additionalItems")
-			v.Set("items", aiv)
-		}
-		v.Set("prefixItems", prefix)
-	} else {
-		v.Delete("additionalItems")
-	}
-	// Draft-07 dependencies.
-	if d := v.Get("dependencies"); d != nil && d.Kind == canon.Object && !v.Has("dependentRequired") && !v.Has("dependentSchemas") {
-		var req, sch []canon.Member
-		for _, m := range d.Members {
-			if m.Value.Kind == canon.Array {
-				req = append(req, m)
-			} else {
-				sch = append(sch, m)
-			}
-		}
-		v.Delete("dependencies")
-		if len(req) > 0 {
-			v.Set("dependentRequired", canon.ObjectValue(req...))
-		}
-		if len(sch) > 0 {
-			v.Set("dependentSchemas", canon.ObjectValue(sch...))
-		}
-	}
+	draft4Exclusive(v)
+	draft7Tuples(v)
+	draft7Dependencies(v)
 	// A reference that stayed (recursive): siblings are an allOf branch.
 	if r := v.Get("$ref"); r != nil && pureRef(v) == "" {
 		rv := r.Clone()
@@ -466,6 +422,69 @@ func (n *normalizer) node(v *canon.Value) {
 		closedItems(v)
 		freeContains(v)
 		acceptsNothing(v)
+	}
+}
+
+// draft4Exclusive rewrites draft-04 boolean exclusive bounds
+// ("exclusiveMaximum": true beside "maximum") as numeric ones.
+func draft4Exclusive(v *canon.Value) {
+	for _, b := range [][2]string{{"exclusiveMaximum", "maximum"}, {"exclusiveMinimum", "minimum"}} {
+		e := v.Get(b[0])
+		if e == nil || e.Kind != canon.Bool {
+			continue
+		}
+		m := v.Get(b[1])
+		if !e.Bool || m == nil {
+			v.Delete(b[0])
+			continue
+		}
+		mv := m.Clone()
+		v.Delete(b[1])
+		v.Set(b[0], mv)
+	}
+}
+
+// draft7Tuples rewrites a draft-07 tuple ("items" array, "additionalItems")
+// as "prefixItems" and "items"; additionalItems without a tuple is ignored
+// by every draft and dropped.
+func draft7Tuples(v *canon.Value) {
+	it := v.Get("items")
+	if it == nil || it.Kind != canon.Array {
+		v.Delete("additionalItems")
+		return
+	}
+	prefix := it.Clone()
+	v.Delete("items")
+	if ai := v.Get("additionalItems"); ai != nil {
+		aiv := ai.Clone()
+		v.Delete("additionalItems")
+		v.Set("items", aiv)
+	}
+	v.Set("prefixItems", prefix)
+}
+
+// draft7Dependencies splits draft-07 "dependencies" into
+// "dependentRequired" (array members) and "dependentSchemas" (the rest),
+// unless either is already there.
+func draft7Dependencies(v *canon.Value) {
+	d := v.Get("dependencies")
+	if d == nil || d.Kind != canon.Object || v.Has("dependentRequired") || v.Has("dependentSchemas") {
+		return
+	}
+	var req, sch []canon.Member
+	for _, m := range d.Members {
+		if m.Value.Kind == canon.Array {
+			req = append(req, m)
+		} else {
+			sch = append(sch, m)
+		}
+	}
+	v.Delete("dependencies")
+	if len(req) > 0 {
+		v.Set("dependentRequired", canon.ObjectValue(req...))
+	}
+	if len(sch) > 0 {
+		v.Set("dependentSchemas", canon.ObjectValue(sch...))
 	}
 }
 
