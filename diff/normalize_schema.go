@@ -736,87 +736,112 @@ func liftTypeBranches(v *canon.Value) {
 		if a == nil || a.Kind != canon.Array || len(a.Items) < 2 || v.Has("type") || v.Has("enum") {
 			continue
 		}
-		var all, seenFam types
-		var enumVals []canon.Value
-		hasEnum := false
-		lifted := map[string]canon.Value{}
-		ok := true
-		for i := range a.Items {
-			b := &a.Items[i]
-			if b.Kind != canon.Object {
-				ok = false
-				break
-			}
-			t := b.Get("type")
-			if t == nil || t.Kind != canon.String || typeBits(t.Str) == 0 {
-				ok = false
-				break
-			}
-			bt := typeBits(t.Str)
-			if seenFam&typeFamilyOf(bt) != 0 {
-				ok = false
-				break
-			}
-			seenFam |= typeFamilyOf(bt)
-			all |= bt
-			for _, m := range b.Members {
-				switch {
-				case m.Key == "type" || annotationKeyword[m.Key]:
-				case m.Key == "enum":
-					hasEnum = true
-					if m.Value.Kind != canon.Array {
-						ok = false
-					}
-					enumVals = append(enumVals, m.Value.Items...)
-				case typeKeywords[m.Key] != 0 && typeKeywords[m.Key]&bt != 0 && !v.Has(m.Key):
-					if _, dup := lifted[m.Key]; dup {
-						ok = false
-					}
-					lifted[m.Key] = m.Value
-				default:
-					ok = false
-				}
-			}
-		}
-		if !ok {
+		l := typeLift{lifted: map[string]canon.Value{}}
+		if !l.collect(v, a.Items) || (l.hasEnum && !l.completeEnum(a.Items)) {
 			continue
 		}
-		if hasEnum {
-			// Every branch without an enum must be null or boolean.
-			for i := range a.Items {
-				b := &a.Items[i]
-				if b.Has("enum") {
-					continue
-				}
-				switch typeBits(b.Get("type").Str) {
-				case tNull:
-					enumVals = append(enumVals, canon.NullValue())
-				case tBool:
-					enumVals = append(enumVals, canon.BoolValue(false), canon.BoolValue(true))
-				default:
-					ok = false
-				}
-			}
-			if !ok {
-				continue
-			}
-		}
 		v.Delete(kw)
-		tv, _ := all.typeValue()
-		v.Set("type", tv)
-		keys := make([]string, 0, len(lifted))
-		for k := range lifted {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			v.Set(k, lifted[k])
-		}
-		if hasEnum {
-			v.Set("enum", canon.ArrayValue(enumVals...))
-			dedupeEnum(v)
-		}
+		l.apply(v)
 		return
+	}
+}
+
+// typeLift is what liftTypeBranches lifts out of one-type branches: the
+// union of their types, their type-specific keywords and, when some branch
+// has an enum, the union of the values every branch allows.
+type typeLift struct {
+	all      types
+	seenFam  types
+	hasEnum  bool
+	enumVals []canon.Value
+	lifted   map[string]canon.Value
+}
+
+// collect reads every branch; false when a branch is not an object with
+// one known type of a family no other branch has, or has a keyword that
+// cannot be lifted.
+func (l *typeLift) collect(v *canon.Value, branches []canon.Value) bool {
+	for i := range branches {
+		b := &branches[i]
+		if b.Kind != canon.Object {
+			return false
+		}
+		t := b.Get("type")
+		if t == nil || t.Kind != canon.String || typeBits(t.Str) == 0 {
+			return false
+		}
+		bt := typeBits(t.Str)
+		if l.seenFam&typeFamilyOf(bt) != 0 {
+			return false
+		}
+		l.seenFam |= typeFamilyOf(bt)
+		l.all |= bt
+		if !l.collectMembers(v, b, bt) {
+			return false
+		}
+	}
+	return true
+}
+
+// collectMembers lifts the keywords of branch b (of type bt) that apply
+// only to its type and v does not have, and gathers its enum.
+func (l *typeLift) collectMembers(v, b *canon.Value, bt types) bool {
+	for _, m := range b.Members {
+		switch {
+		case m.Key == "type" || annotationKeyword[m.Key]:
+		case m.Key == "enum":
+			if m.Value.Kind != canon.Array {
+				return false
+			}
+			l.hasEnum = true
+			l.enumVals = append(l.enumVals, m.Value.Items...)
+		case typeKeywords[m.Key] != 0 && typeKeywords[m.Key]&bt != 0 && !v.Has(m.Key):
+			if _, dup := l.lifted[m.Key]; dup {
+				return false
+			}
+			l.lifted[m.Key] = m.Value
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// completeEnum adds the values of the branches without an enum, which must
+// be null or boolean (finite types) for the union to be an enum.
+func (l *typeLift) completeEnum(branches []canon.Value) bool {
+	for i := range branches {
+		b := &branches[i]
+		if b.Has("enum") {
+			continue
+		}
+		switch typeBits(b.Get("type").Str) {
+		case tNull:
+			l.enumVals = append(l.enumVals, canon.NullValue())
+		case tBool:
+			l.enumVals = append(l.enumVals, canon.BoolValue(false), canon.BoolValue(true))
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// apply writes the lifted type, keywords (sorted) and enum into v.
+func (l *typeLift) apply(v *canon.Value) {
+	tv, _ := l.all.typeValue()
+	v.Set("type", tv)
+	keys := make([]string, 0, len(l.lifted))
+	for k := range l.lifted {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v.Set(k, l.lifted[k])
+	}
+	if l.hasEnum {
+		v.Set("enum", canon.ArrayValue(l.enumVals...))
+		dedupeEnum(v)
 	}
 }
 
