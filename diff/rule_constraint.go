@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcpctl/mcpctl/canon"
-	"github.com/mcpctl/mcpctl/rule"
 )
 
 // Constraint rules: numeric bounds and multipleOf, string length, pattern
@@ -13,37 +12,37 @@ import (
 // is the type family's finding) and neither side is an enum (the enum
 // family compares the values themselves).
 
-func boundRules(name, tighterVerb, looserVerb, what string) []schemaRuleDef {
+func boundRules(tighter, looser *schemaKind, tighterVerb, looserVerb, what string) []schemaRuleDef {
 	return []schemaRuleDef{
-		schemaRule(rule.ID("input-"+name+"-"+tighterVerb), Breaking, narrows, schemaTagsConstraint,
+		kindRule(tighter, Input, Breaking, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is %s (or added): arguments outside the new bound are rejected.", what, tighterVerb)),
-		schemaRule(rule.ID("output-"+name+"-"+tighterVerb), Safe, narrows, schemaTagsConstraint,
+		kindRule(tighter, Output, Safe, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is %s (or added): every new result was valid before.", what, tighterVerb)),
-		schemaRule(rule.ID("input-"+name+"-"+looserVerb), Safe, widens, schemaTagsConstraint,
+		kindRule(looser, Input, Safe, widens, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is %s (or removed): every old argument stays valid.", what, looserVerb)),
-		schemaRule(rule.ID("output-"+name+"-"+looserVerb), Breaking, widens, schemaTagsConstraint,
+		kindRule(looser, Output, Breaking, widens, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is %s (or removed): clients may receive values outside the old bound.", what, looserVerb)),
 	}
 }
 
-func keywordRules(name, what string) []schemaRuleDef {
+func keywordRules(added, removed *schemaKind, what string) []schemaRuleDef {
 	return []schemaRuleDef{
-		schemaRule(rule.ID("input-"+name+"-added"), Breaking, narrows, schemaTagsConstraint,
+		kindRule(added, Input, Breaking, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An input value gains %s: arguments that do not satisfy it are rejected.", what)),
-		schemaRule(rule.ID("output-"+name+"-added"), Safe, narrows, schemaTagsConstraint,
+		kindRule(added, Output, Safe, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An output value gains %s: every new result was valid before.", what)),
-		schemaRule(rule.ID("input-"+name+"-removed"), Safe, widens, schemaTagsConstraint,
+		kindRule(removed, Input, Safe, widens, schemaTagsConstraint,
 			fmt.Sprintf("An input value loses %s: every old argument stays valid.", what)),
-		schemaRule(rule.ID("output-"+name+"-removed"), Breaking, widens, schemaTagsConstraint,
+		kindRule(removed, Output, Breaking, widens, schemaTagsConstraint,
 			fmt.Sprintf("An output value loses %s: clients may receive values that do not satisfy it.", what)),
 	}
 }
 
-func changedRules(name, what string) []schemaRuleDef {
+func changedRules(changed *schemaKind, what string) []schemaRuleDef {
 	return []schemaRuleDef{
-		schemaRule(rule.ID("input-"+name+"-changed"), Breaking, reshapes, schemaTagsConstraint,
+		kindRule(changed, Input, Breaking, reshapes, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is replaced by another: arguments valid under the old one may be rejected.", what)),
-		schemaRule(rule.ID("output-"+name+"-changed"), Breaking, reshapes, schemaTagsConstraint,
+		kindRule(changed, Output, Breaking, reshapes, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is replaced by another: clients may receive values the old one rejected.", what)),
 	}
 }
@@ -62,31 +61,31 @@ func concatRules(lists ...[]schemaRuleDef) []schemaRuleDef {
 var constraintFamily = ruleFamily{
 	name: "constraint",
 	rules: concatRules(
-		boundRules("max", "lowered", "raised", "maximum (maximum or exclusiveMaximum)"),
-		boundRules("min", "raised", "lowered", "minimum (minimum or exclusiveMinimum)"),
+		boundRules(kindMaxLowered, kindMaxRaised, "lowered", "raised", "maximum (maximum or exclusiveMaximum)"),
+		boundRules(kindMinRaised, kindMinLowered, "raised", "lowered", "minimum (minimum or exclusiveMinimum)"),
 		[]schemaRuleDef{
-			schemaRule("input-multiple-of-changed", Breaking, narrows, schemaTagsConstraint,
+			kindRule(kindMultipleOfChanged, Input, Breaking, narrows, schemaTagsConstraint,
 				"An input multipleOf is added or changed so that some old multiples are rejected (the old step is not a multiple of the new one)."),
-			schemaRule("output-multiple-of-changed", Safe, narrows, schemaTagsConstraint,
+			kindRule(kindMultipleOfChanged, Output, Safe, narrows, schemaTagsConstraint,
 				"An output multipleOf is added or made stricter: every new result was valid before."),
-			schemaRule("input-multiple-of-relaxed", Safe, widens, schemaTagsConstraint,
+			kindRule(kindMultipleOfRelaxed, Input, Safe, widens, schemaTagsConstraint,
 				"An input multipleOf is removed or relaxed (the new step divides the old one): every old argument stays valid."),
-			schemaRule("output-multiple-of-relaxed", Breaking, widens, schemaTagsConstraint,
+			kindRule(kindMultipleOfRelaxed, Output, Breaking, widens, schemaTagsConstraint,
 				"An output multipleOf is removed or changed so that results may be numbers the old step rejected."),
 		},
-		boundRules("max-length", "lowered", "raised", "maxLength"),
-		boundRules("min-length", "raised", "lowered", "minLength"),
-		keywordRules("pattern", "a pattern"),
-		changedRules("pattern", "pattern"),
-		withoutWitness(formatReason, keywordRules("format", "a format"), "input-format-added", "output-format-removed"),
-		withoutWitness(formatReason, changedRules("format", "format")),
-		boundRules("max-items", "lowered", "raised", "maxItems"),
-		boundRules("min-items", "raised", "lowered", "minItems"),
-		keywordRules("unique-items", "uniqueItems: true"),
-		boundRules("max-contains", "lowered", "raised", "maxContains"),
-		boundRules("min-contains", "raised", "lowered", "minContains"),
-		boundRules("max-properties", "lowered", "raised", "maxProperties"),
-		boundRules("min-properties", "raised", "lowered", "minProperties"),
+		boundRules(kindMaxLengthLowered, kindMaxLengthRaised, "lowered", "raised", "maxLength"),
+		boundRules(kindMinLengthRaised, kindMinLengthLowered, "raised", "lowered", "minLength"),
+		keywordRules(kindPatternAdded, kindPatternRemoved, "a pattern"),
+		changedRules(kindPatternChanged, "pattern"),
+		withoutWitness(formatReason, keywordRules(kindFormatAdded, kindFormatRemoved, "a format"), "input-format-added", "output-format-removed"),
+		withoutWitness(formatReason, changedRules(kindFormatChanged, "format")),
+		boundRules(kindMaxItemsLowered, kindMaxItemsRaised, "lowered", "raised", "maxItems"),
+		boundRules(kindMinItemsRaised, kindMinItemsLowered, "raised", "lowered", "minItems"),
+		keywordRules(kindUniqueItemsAdded, kindUniqueItemsRemoved, "uniqueItems: true"),
+		boundRules(kindMaxContainsLowered, kindMaxContainsRaised, "lowered", "raised", "maxContains"),
+		boundRules(kindMinContainsRaised, kindMinContainsLowered, "raised", "lowered", "minContains"),
+		boundRules(kindMaxPropertiesLowered, kindMaxPropertiesRaised, "lowered", "raised", "maxProperties"),
+		boundRules(kindMinPropertiesRaised, kindMinPropertiesLowered, "raised", "lowered", "minProperties"),
 	),
 	check: checkConstraints,
 }

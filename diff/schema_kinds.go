@@ -8,12 +8,13 @@ import (
 
 // schemaKind is one change a schema rule family finds, reported as the
 // rule input-NAME or output-NAME by the direction compared (one of them
-// when the kind is declared for one direction only). Handlers emit findings
-// by kind value (p.emit(kindEnumValueRemoved, …)), so a finding of an
-// undeclared kind does not compile; the catalog links each kind to its
-// rule declarations (schemaRule in the family files) when it loads, and
-// TestRuleModelSchemaKinds checks that every kind has a declaration for
-// each of its directions and every schema rule a kind.
+// when the kind is declared for one direction only). The name is spelled
+// only here: the family files declare each rule with kindRule(kind,
+// direction, …), and handlers emit findings by kind value
+// (p.emit(kindEnumValueRemoved, …)), so a finding of an undeclared kind
+// does not compile. The catalog links each kind to its declarations when
+// it loads; TestRuleModelSchemaKinds checks that every kind has a
+// declaration for each of its directions and every schema rule a kind.
 type schemaKind struct {
 	name string
 	dirs []Direction
@@ -34,6 +35,11 @@ func newSchemaKind(name string, dirs ...Direction) *schemaKind {
 // declared for d.
 func (k *schemaKind) def(d Direction) *schemaRuleDef {
 	loadSchemaCatalog()
+	return k.linked(d)
+}
+
+// linked is def without loading the catalog.
+func (k *schemaKind) linked(d Direction) *schemaRuleDef {
 	if d == Output {
 		return k.out
 	}
@@ -41,30 +47,29 @@ func (k *schemaKind) def(d Direction) *schemaRuleDef {
 }
 
 // linkSchemaKinds points every kind at its rule declarations; an error
-// names a kind without a declaration for one of its directions or a schema
-// rule without a kind.
+// names a kind without a declaration for one of its directions, a
+// declaration in a direction its kind does not list, or a schema rule
+// without a kind.
 func linkSchemaKinds(byID map[string]*schemaRuleDef) error {
-	linked := map[string]bool{}
 	var errs []string
-	for _, k := range schemaKinds {
-		for _, d := range k.dirs {
-			id := string(d) + "-" + k.name
-			r := byID[id]
-			if r == nil {
-				errs = append(errs, "kind "+k.name+" has no rule "+id)
-				continue
-			}
-			linked[id] = true
-			if d == Output {
-				k.out = r
-			} else {
-				k.in = r
-			}
+	for id, r := range byID {
+		switch {
+		case r.kind == nil && (strings.HasPrefix(id, "input-") || strings.HasPrefix(id, "output-")):
+			errs = append(errs, "schema rule "+id+" has no kind")
+		case r.kind == nil:
+		case !slices.Contains(r.kind.dirs, r.Direction):
+			errs = append(errs, "kind "+r.kind.name+" is not declared for "+string(r.Direction)+" but has rule "+id)
+		case r.Direction == Output:
+			r.kind.out = r
+		default:
+			r.kind.in = r
 		}
 	}
-	for id := range byID {
-		if !linked[id] && (strings.HasPrefix(id, "input-") || strings.HasPrefix(id, "output-")) {
-			errs = append(errs, "schema rule "+id+" has no kind")
+	for _, k := range schemaKinds {
+		for _, d := range k.dirs {
+			if k.linked(d) == nil {
+				errs = append(errs, "kind "+k.name+" has no "+string(d)+" rule")
+			}
 		}
 	}
 	if len(errs) > 0 {

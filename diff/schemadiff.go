@@ -52,6 +52,9 @@ const (
 // witnesses and decides subsumption.
 type schemaRuleDef struct {
 	Rule
+	// kind is the change the rule names (nil for verify-counterexample,
+	// which no handler emits).
+	kind *schemaKind
 	// unvalidated is set for a rule whose breaking or facade findings may
 	// carry no witness for a reason outside validation (the server may
 	// ignore an argument, the validator does not assert format); the
@@ -100,8 +103,17 @@ var (
 	schemaTagsDocumentation = []string{"documentation"}
 )
 
-// schemaRule declares one schema rule; the direction is read from the id's prefix
-// ("input-", "output-"; the verifier's rule is listed as input).
+// kindRule declares the schema rule of kind k in direction d: its id is
+// "input-" or "output-" and the kind's name.
+func kindRule(k *schemaKind, d Direction, lvl Level, eff rule.Effect, tags []string, purpose string) schemaRuleDef {
+	r := diffRule(rule.ID(string(d)+"-"+k.name), lvl, d, tags, purpose)
+	r.Effect = eff
+	return schemaRuleDef{Rule: r, kind: k}
+}
+
+// schemaRule declares a schema rule no handler emits by kind (the
+// verifier's); the direction is read from the id's prefix ("input-",
+// "output-"; the verifier's rule is listed as input).
 func schemaRule(id rule.ID, lvl Level, eff rule.Effect, tags []string, purpose string) schemaRuleDef {
 	d := Input
 	if strings.HasPrefix(string(id), "output-") {
@@ -171,17 +183,17 @@ func schemaRules() []Rule {
 // schemaExtraRules are the whole-schema rules found before or after the
 // walk.
 var schemaExtraRules = []schemaRuleDef{
-	schemaRule("input-schema-rewritten", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindSchemaRewritten, Input, Safe, annotates, schemaTagsDocumentation,
 		"The input schema is spelled differently, no rule finds a change in what it accepts, and no instance telling the two apart was found: an equivalent spelling as far as the engine can tell (a notice; a found instance makes it input-composition-changed instead)."),
-	schemaRule("output-schema-rewritten", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindSchemaRewritten, Output, Safe, annotates, schemaTagsDocumentation,
 		"The output schema is spelled differently, no rule finds a change in what it allows, and no instance telling the two apart was found: an equivalent spelling as far as the engine can tell (a notice; a found instance makes it output-composition-changed instead)."),
-	schemaRule("input-other-keyword-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindOtherKeywordChanged, Input, Safe, annotates, schemaTagsDocumentation,
 		"A keyword of the input schema that validation does not read and no other rule covers changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword): validation is unchanged (a notice)."),
-	schemaRule("output-other-keyword-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindOtherKeywordChanged, Output, Safe, annotates, schemaTagsDocumentation,
 		"A keyword of the output schema that validation does not read and no other rule covers changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword): validation is unchanged (a notice)."),
-	schemaRule("output-schema-added", Safe, narrows, schemaTagsExistence,
+	kindRule(kindSchemaAdded, Output, Safe, narrows, schemaTagsExistence,
 		"An outputSchema appears where there was none: results were unconstrained before, so clients lose nothing."),
-	schemaRule("output-schema-removed", Breaking, widens, schemaTagsExistence,
+	kindRule(kindSchemaRemoved, Output, Breaking, widens, schemaTagsExistence,
 		"The outputSchema is removed: clients that validate structured results against it can no longer rely on any shape."),
 }
 
