@@ -77,7 +77,7 @@ var constraintFamily = ruleFamily{
 		boundRules(kindMinLengthRaised, kindMinLengthLowered, "raised", "lowered", "minLength"),
 		keywordRules(kindPatternAdded, kindPatternRemoved, "a pattern"),
 		changedRules(kindPatternChanged, "pattern"),
-		withoutWitness(formatReason, keywordRules(kindFormatAdded, kindFormatRemoved, "a format"), "input-format-added", "output-format-removed"),
+		withoutWitness(formatReason, keywordRules(kindFormatAdded, kindFormatRemoved, "a format"), kindDir{kindFormatAdded, Input}, kindDir{kindFormatRemoved, Output}),
 		withoutWitness(formatReason, changedRules(kindFormatChanged, "format")),
 		boundRules(kindMaxItemsLowered, kindMaxItemsRaised, "lowered", "raised", "maxItems"),
 		boundRules(kindMinItemsRaised, kindMinItemsLowered, "raised", "lowered", "minItems"),

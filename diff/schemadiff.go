@@ -63,14 +63,20 @@ type schemaRuleDef struct {
 	unvalidated bool
 }
 
-// withoutWitness marks the rule definitions named by ids (all of defs when
-// none is named) as documenting a non-validation reason for findings
+// kindDir names one schema rule by value: a kind in one direction.
+type kindDir struct {
+	kind *schemaKind
+	dir  Direction
+}
+
+// withoutWitness marks the rule definitions named by only (all of defs
+// when none is named) as documenting a non-validation reason for findings
 // without a witness; the reason (a clause) is appended to each purpose,
 // which stays one sentence.
-func withoutWitness(reason string, defs []schemaRuleDef, ids ...string) []schemaRuleDef {
+func withoutWitness(reason string, defs []schemaRuleDef, only ...kindDir) []schemaRuleDef {
 	out := slices.Clone(defs)
 	for i, d := range out {
-		if len(ids) > 0 && !slices.Contains(ids, string(d.ID)) {
+		if len(only) > 0 && !slices.Contains(only, kindDir{d.kind, d.Direction}) {
 			continue
 		}
 		d.unvalidated = true
