@@ -271,7 +271,7 @@ func loadConfig(opts diffOptions) (*config.Config, error) {
 		}
 		path = p
 	}
-	cfg, err := config.Load(path, diff.Rules())
+	cfg, err := config.Load(path, report.Catalog())
 	if err != nil {
 		return nil, badInput{err}
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/report"
 )
 
@@ -20,12 +19,14 @@ func newRulesCmd(s *Streams) *cobra.Command {
 	opts := rulesOptions{}
 	c := &cobra.Command{
 		Use:   "rules",
-		Short: "Print the rule catalog of mcpctl diff",
-		Long: `Print every rule mcpctl diff applies: its stable id (what .mcpctl.yaml
-overrides and ignores name), default level, direction, tags and purpose.`,
+		Short: "Print the rule catalog of mcpctl diff and mcpctl lint",
+		Long: `Print every rule mcpctl diff and mcpctl lint apply: its stable id (what
+.mcpctl.yaml overrides and ignores name), kind (diff or lint), default level
+(safe, facade or breaking for diff; error or warning for lint), direction
+(diff rules), tags and purpose.`,
 		Example: `  mcpctl rules
   mcpctl rules --format markdown > RULES.md
-  mcpctl rules --format json | jq -r '.[] | select(.level == "breaking") | .id'`,
+  mcpctl rules --format json | jq -r '.[] | select(.kind == "diff" and .level == "breaking") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runRules(s, opts)
@@ -41,7 +42,7 @@ func runRules(s *Streams, opts rulesOptions) error {
 		return usageErrorf("--format must be one of %s, got %q", strings.Join(report.RulesFormats(), ", "), opts.Format)
 	}
 	var buf bytes.Buffer
-	if err := report.RenderRules(&buf, opts.Format, diff.Rules(), report.Options{Color: opts.Format == "text" && s.ColorOut()}); err != nil {
+	if err := report.RenderRules(&buf, opts.Format, report.Catalog(), report.Options{Color: opts.Format == "text" && s.ColorOut()}); err != nil {
 		return err
 	}
 	_, err := s.Out.Write(buf.Bytes())

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/internal/keydoc"
 	"github.com/mcpctl/mcpctl/lint"
+	"github.com/mcpctl/mcpctl/rule"
 )
 
 // FileName is the name Find looks for.
@@ -154,9 +155,9 @@ func Parse(name string, data []byte, catalog []diff.Rule) (*Config, error) {
 		}
 		return nil, &Error{Path: name, Msg: strings.TrimPrefix(err.Error(), "yaml: "), Err: err}
 	}
-	p := parser{name: name, rules: map[string]bool{}}
-	for _, r := range catalog {
-		p.rules[r.ID] = true
+	p := parser{name: name, kinds: map[string]rule.Kind{}}
+	for _, r := range rule.Sorted(catalog, lint.Rules()) {
+		p.kinds[string(r.ID)] = r.Kind
 	}
 	p.config(&doc, c)
 	if p.err != nil {
@@ -167,8 +168,10 @@ func Parse(name string, data []byte, catalog []diff.Rule) (*Config, error) {
 }
 
 type parser struct {
-	name     string
-	rules    map[string]bool
+	name string
+	// kinds is the kind of every known rule id: the catalog's and lint's
+	// (the lint: section's ids need no catalog).
+	kinds    map[string]rule.Kind
 	err      error
 	warnings []string
 }
@@ -205,10 +208,11 @@ func (p *parser) scalar(n *yaml.Node, what string) string {
 
 func (p *parser) ruleID(n *yaml.Node, what string) string {
 	id := p.scalar(n, what)
-	if p.err == nil && !p.rules[id] && lint.IsRule(id) {
+	kind, ok := p.kinds[id]
+	if p.err == nil && kind == rule.Lint {
 		p.fail(n, "%s: %q is a lint rule: set its level or ignore it under lint: (lint: {rules: {%s: off}}, lint: {ignore: [...]})", what, id, id)
 	}
-	if p.err == nil && !p.rules[id] {
+	if p.err == nil && !ok {
 		p.fail(n, "%s: unknown rule id %q (see mcpctl rules)", what, id)
 	}
 	return id

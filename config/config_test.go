@@ -14,8 +14,8 @@ import (
 
 func catalog() []diff.Rule {
 	return []diff.Rule{
-		{ID: "input-property-removed", Level: diff.Breaking},
-		{ID: "tool-description-changed", Level: diff.Safe},
+		{ID: "input-property-removed", Kind: "diff", Level: "breaking"},
+		{ID: "tool-description-changed", Kind: "diff", Level: "safe"},
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 func ExampleParse() {
-	catalog := []diff.Rule{{ID: "input-property-removed", Level: diff.Breaking}}
+	catalog := []diff.Rule{{ID: "input-property-removed", Kind: "diff", Level: "breaking"}}
 	c, err := config.Parse(".mcpctl.yaml", []byte(`
 ignore:
   - {rule: input-property-removed, tool: list_issues, path: /properties/sort, reason: never honoured, expires: 2027-01-31}

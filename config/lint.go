@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/lint"
+	"github.com/mcpctl/mcpctl/rule"
 )
 
 // Lint is the lint section of .mcpctl.yaml:
@@ -69,7 +70,7 @@ func (p *parser) lintSection(n *yaml.Node, c *Config) {
 
 func (p *parser) lintRuleID(n *yaml.Node, what string) string {
 	id := p.scalar(n, what)
-	if p.err == nil && !lint.IsRule(id) {
+	if p.err == nil && p.kinds[id] != rule.Lint {
 		p.fail(n, "%s: unknown lint rule id %q (see mcpctl lint --help)", what, id)
 	}
 	return id

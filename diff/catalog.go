@@ -2,11 +2,11 @@ package diff
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sync"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/rule"
 )
 
 // Tags are the rule families of docs/diff.md#levels-and-rules. Every rule carries at least
@@ -48,22 +48,31 @@ var catalog = sync.OnceValue(func() ruleCatalog {
 	all = append(all, annotationRules...)
 	all = append(all, lifecycleRules...)
 	all = append(all, schemaRules()...)
-	slices.SortStableFunc(all, func(a, b Rule) int { return canon.CompareKeys(a.ID, b.ID) })
+	slices.SortStableFunc(all, func(a, b Rule) int { return canon.CompareKeys(string(a.ID), string(b.ID)) })
 	byID := make(map[string]Rule, len(all))
 	for _, r := range all {
-		byID[r.ID] = r
+		byID[string(r.ID)] = r
 	}
 	return ruleCatalog{list: all, byID: byID}
 })
 
-// newChange starts a finding of rule id with the rule's default level and
-// direction. An id missing from the catalog is a bug in this package.
-func newChange(id, tool, path string) Change {
-	r, ok := catalog().byID[id]
-	if !ok {
-		panic(fmt.Sprintf("diff: rule %q is not in the catalog", id))
-	}
-	return Change{Rule: id, Level: r.Level, Direction: r.Direction, Tool: tool, Path: path}
+// diffRule declares one diff rule of the catalog.
+func diffRule(id rule.ID, lvl Level, d Direction, tags []string, purpose string) Rule {
+	return Rule{ID: id, Kind: rule.Diff, Level: rule.Level(lvl.String()), Direction: d, Tags: tags, Purpose: purpose}
+}
+
+// levelOf returns the Level a catalog entry names; every entry is declared
+// with a Level (diffRule), so its name parses.
+func levelOf(r Rule) Level {
+	l, _ := ParseLevel(string(r.Level))
+	return l
+}
+
+// newChange starts a finding of rule r with the rule's default level and
+// direction. Rules are passed by value (the rule_*.go declarations), so a
+// finding of an undeclared rule does not compile.
+func newChange(r Rule, tool, path string) Change {
+	return Change{Rule: string(r.ID), Level: levelOf(r), Direction: r.Direction, Tool: tool, Path: path}
 }
 
 // jcs returns the RFC 8785 encoding of v, or nil (JSON null in a report)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpctl/mcpctl/rule"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -31,21 +32,21 @@ func TestCatalog(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i, r := range rules {
-		if seen[r.ID] {
+		if seen[string(r.ID)] {
 			t.Errorf("rule %q declared twice", r.ID)
 		}
-		seen[r.ID] = true
+		seen[string(r.ID)] = true
 		if i > 0 && rules[i-1].ID >= r.ID {
 			t.Errorf("rules not sorted by id: %q before %q", rules[i-1].ID, r.ID)
 		}
-		if !kebab.MatchString(r.ID) {
+		if !kebab.MatchString(string(r.ID)) {
 			t.Errorf("rule %q: id is not kebab-case", r.ID)
 		}
 		p := strings.TrimSpace(r.Purpose)
 		if p == "" || !strings.HasSuffix(p, ".") || sentenceBreak.MatchString(p) {
 			t.Errorf("rule %q: purpose %q is not one sentence", r.ID, r.Purpose)
 		}
-		if r.Level < Safe || r.Level > Breaking {
+		if l := levelOf(r); r.Kind != rule.Diff || l < Safe || l > Breaking || l.String() != string(r.Level) {
 			t.Errorf("rule %q: level %v", r.ID, r.Level)
 		}
 		if !slices.Contains([]Direction{Input, Output, ToolD}, r.Direction) {
@@ -59,11 +60,11 @@ func TestCatalog(t *testing.T) {
 				t.Errorf("rule %q: unknown tag %q (want one of %v)", r.ID, tag, Tags)
 			}
 		}
-		got, ok := RuleByID(r.ID)
+		got, ok := RuleByID(string(r.ID))
 		if !ok || !cmp.Equal(got, r) {
 			t.Errorf("RuleByID(%q) = %v, %v", r.ID, got, ok)
 		}
-		if _, err := os.Stat(filepath.Join("testdata", "rules", r.ID, "new.json")); err != nil {
+		if _, err := os.Stat(filepath.Join("testdata", "rules", string(r.ID), "new.json")); err != nil {
 			t.Errorf("rule %q has no fixture folder testdata/rules/%s/ (old.json, new.json, want.json)", r.ID, r.ID)
 		}
 	}

@@ -29,19 +29,56 @@ import (
 // other than backward runs the comparison in the directions it names
 // (compat.go).
 func Compare(old, new *toolset.Set, opts Options) *Report {
+	return compareWith(old, new, opts, nil)
+}
+
+// compareWith is Compare with the findings of the schema rules in disabled
+// dropped, as if those rules were missing; only tests disable rules
+// (export_test.go), to show that --verify catches what a missing rule lets
+// through.
+func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) *Report {
 	if opts.Compatibility != "" && opts.Compatibility != Backward {
 		return compareCompat(old, new, opts)
 	}
-	c := &comparison{old: old, new: new, opts: &opts, now: opts.now()}
+	c := &comparison{old: old, new: new, opts: &opts, now: opts.now(), disabled: disabled}
 	r := &Report{
 		Old:     Side{Source: old.Source, Fingerprint: c.fingerprint(old)},
 		New:     Side{Source: new.Source, Fingerprint: c.fingerprint(new)},
 		Changes: []Change{},
 	}
-	var removed, added []*toolset.Tool
-	schemaGone := map[string]bool{}
-	for _, ot := range old.Tools {
-		nt := new.Lookup(ot.Name)
+	removed, schemaGone := c.compareShared(r)
+	var added []*toolset.Tool
+	for _, nt := range new.Tools {
+		if old.Lookup(nt.Name) == nil {
+			added = append(added, nt)
+		}
+	}
+	r.Changes = append(r.Changes, invalidFindings(old, new, schemaGone, c.sameTool)...)
+	renamedTo := c.reportRemoved(r, removed, added)
+	for _, nt := range added {
+		if !renamedTo[nt.Name] {
+			ch := newChange(ruleToolAdded, nt.Name, "")
+			ch.New = jsonString(nt.Name)
+			ch.Message = "tool added"
+			r.Changes = append(r.Changes, ch)
+		}
+	}
+	applyLevels(r.Changes, opts.Levels)
+	if opts.Facades != nil {
+		c.cover(r.Changes, opts.Facades)
+	}
+	applyIgnores(r.Changes, opts.Ignores, c.now)
+	finish(r)
+	return r
+}
+
+// compareShared compares the tools both sides have, adding the findings to
+// r; it returns the tools only old has and the names of tools whose input
+// schema is gone (tool-invalid's concern).
+func (c *comparison) compareShared(r *Report) (removed []*toolset.Tool, schemaGone map[string]bool) {
+	schemaGone = map[string]bool{}
+	for _, ot := range c.old.Tools {
+		nt := c.new.Lookup(ot.Name)
 		if nt == nil {
 			removed = append(removed, ot)
 			continue
@@ -54,13 +91,14 @@ func Compare(old, new *toolset.Set, opts Options) *Report {
 		}
 		r.Changes = append(r.Changes, c.compareTool(ot.Name, ot, nt)...)
 	}
-	for _, nt := range new.Tools {
-		if old.Lookup(nt.Name) == nil {
-			added = append(added, nt)
-		}
-	}
-	r.Changes = append(r.Changes, invalidFindings(old, new, schemaGone, c.sameTool)...)
+	return removed, schemaGone
+}
 
+// reportRemoved adds a finding per removed tool (removed after its
+// sunset, routed by a facade to an added tool, or plainly removed) and
+// the comparison of each renamed tool with its new name; it returns the
+// added tools that are renames.
+func (c *comparison) reportRemoved(r *Report, removed, added []*toolset.Tool) map[string]bool {
 	finder := &routeFinder{c: c, removed: removed, added: added}
 	routes := finder.find()
 	renamedTo := map[string]bool{}
@@ -69,14 +107,7 @@ func Compare(old, new *toolset.Set, opts Options) *Report {
 		after, note := removalVerdict(&rt.Value, c.now)
 		switch {
 		case after:
-			ch := newChange("tool-removed-after-sunset", rt.Name, "")
-			ch.Old = jsonString(rt.Name)
-			ch.Message = "tool removed: " + note
-			if routed {
-				ch.Facade = rte.suggestion()
-				ch.Message += "; old calls could still be carried by the suggested facade"
-			}
-			r.Changes = append(r.Changes, ch)
+			r.Changes = append(r.Changes, removedAfterSunset(rt.Name, note, rte, routed))
 		case routed:
 			ch := routeChange(rt.Name, rte)
 			if note != "" {
@@ -84,40 +115,44 @@ func Compare(old, new *toolset.Set, opts Options) *Report {
 			}
 			r.Changes = append(r.Changes, ch)
 		default:
-			ch := newChange("tool-removed", rt.Name, "")
-			ch.Old = jsonString(rt.Name)
-			ch.Message = "tool removed: every call to it fails"
-			if note != "" {
-				ch.Message += "; " + note
-			}
-			if why := finder.Why[rt.Name]; len(why) > 0 {
-				ch.Reason = "no facade: " + strings.Join(why, "; ")
-			}
-			ch.NoWitness = "any call to the tool is a witness"
-			r.Changes = append(r.Changes, ch)
+			r.Changes = append(r.Changes, toolRemoved(rt.Name, note, finder.Why[rt.Name]))
 		}
-		if routed && !after && rte.Rule == "tool-renamed" {
+		if routed && !after && rte.Rule.ID == ruleToolRenamed.ID {
 			renamedTo[rte.Target] = true
-			r.Changes = append(r.Changes, c.compareRenamed(rt, new.Lookup(rte.Target), rte.Alias.Rename)...)
+			r.Changes = append(r.Changes, c.compareRenamed(rt, c.new.Lookup(rte.Target), rte.Alias.Rename)...)
 		}
 	}
-	for _, nt := range added {
-		if renamedTo[nt.Name] {
-			continue
-		}
-		ch := newChange("tool-added", nt.Name, "")
-		ch.New = jsonString(nt.Name)
-		ch.Message = "tool added"
-		r.Changes = append(r.Changes, ch)
-	}
+	return renamedTo
+}
 
-	applyLevels(r.Changes, opts.Levels)
-	if opts.Facades != nil {
-		c.cover(r.Changes, opts.Facades)
+// removedAfterSunset is the finding of a tool removed at or after its
+// announced sunset (note says when), with the facade that could still carry
+// its calls when one routes them.
+func removedAfterSunset(name, note string, rte route, routed bool) Change {
+	ch := newChange(ruleToolRemovedAfterSunset, name, "")
+	ch.Old = jsonString(name)
+	ch.Message = "tool removed: " + note
+	if routed {
+		ch.Facade = rte.suggestion()
+		ch.Message += "; old calls could still be carried by the suggested facade"
 	}
-	applyIgnores(r.Changes, opts.Ignores, c.now)
-	finish(r)
-	return r
+	return ch
+}
+
+// toolRemoved is the finding of a tool removed with no facade to carry its
+// calls; why says why each candidate facade did not fit.
+func toolRemoved(name, note string, why []string) Change {
+	ch := newChange(ruleToolRemoved, name, "")
+	ch.Old = jsonString(name)
+	ch.Message = "tool removed: every call to it fails"
+	if note != "" {
+		ch.Message += "; " + note
+	}
+	if len(why) > 0 {
+		ch.Reason = "no facade: " + strings.Join(why, "; ")
+	}
+	ch.NoWitness = "any call to the tool is a witness"
+	return ch
 }
 
 // comparison holds one Compare call's inputs and caches.
@@ -129,6 +164,8 @@ type comparison struct {
 	comp     map[*canon.Value]compileResult
 	argCache map[*toolset.Tool]argResult
 	canon    map[*toolset.Tool][]byte
+	// disabled are the schema rules whose findings are dropped (compareWith).
+	disabled map[string]bool
 }
 
 // canonical returns a tool's canonical form (cached): the fingerprints and
@@ -228,11 +265,11 @@ func (c *comparison) compareValues(name string, ov, nv *canon.Value) []Change {
 		out = append(out, inputSchemaRemoved(name, ov, nv))
 	case inputSchemaArrived(ov, nv):
 		out = append(out, inputSchemaAdded(name, ov, nv))
-		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: &anyArguments, New: schemaMember(nv, "inputSchema"), Opts: c.opts})...)
+		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: &anyArguments, New: schemaMember(nv, "inputSchema"), Opts: c.opts, disabled: c.disabled})...)
 	default:
-		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: schemaMember(ov, "inputSchema"), New: schemaMember(nv, "inputSchema"), Opts: c.opts})...)
+		out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Input, Old: schemaMember(ov, "inputSchema"), New: schemaMember(nv, "inputSchema"), Opts: c.opts, disabled: c.disabled})...)
 	}
-	out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Output, Old: schemaMember(ov, "outputSchema"), New: schemaMember(nv, "outputSchema"), Opts: c.opts})...)
+	out = append(out, compareSchemas(schemaPair{Tool: name, Direction: Output, Old: schemaMember(ov, "outputSchema"), New: schemaMember(nv, "outputSchema"), Opts: c.opts, disabled: c.disabled})...)
 	out = append(out, documentationChanges(name, ov, nv)...)
 	out = append(out, annotationChanges(name, ov, nv)...)
 	out = append(out, executionChanges(name, ov, nv)...)

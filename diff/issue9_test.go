@@ -56,7 +56,7 @@ func runPropCases(t *testing.T, cases []propCase) {
 			for _, c := range r.Changes {
 				got[c.Rule+":"+c.Level.String()] = true
 				got[c.Rule] = true
-				if d, ok := schemaRuleDefByID(c.Rule); ok && d.effect == annotates && c.Notice == nil {
+				if d, ok := schemaRuleDefByID(c.Rule); ok && d.Effect == annotates && c.Notice == nil {
 					t.Errorf("%s at %s: an annotation change without a notice", c.Rule, c.Path)
 				}
 			}

@@ -367,53 +367,9 @@ func (n *normalizer) normalize(v *canon.Value) {
 
 // node applies the one-node rewrites; it may replace *v entirely.
 func (n *normalizer) node(v *canon.Value) {
-	// Draft-04 boolean exclusive bounds.
-	for _, b := range [][2]string{{"exclusiveMaximum", "maximum"}, {"exclusiveMinimum", "minimum"}} {
-		if e := v.Get(b[0]); e != nil && e.Kind == canon.Bool {
-			if e.Bool {
-				if m := v.Get(b[1]); m != nil {
-					mv := m.Clone()
-					v.Delete(b[1])
-					v.Set(b[0], mv)
-				} else {
-					v.Delete(b[0])
-				}
-			} else {
-				v.Delete(b[0])
-			}
-		}
-	}
-	// Draft-07 tuples.
-	if it := v.Get("items"); it != nil && it.Kind == canon.Array {
-		prefix := it.Clone()
-		v.Delete("items")
-		if ai := v.Get("additionalItems"); ai != nil {
-			aiv := ai.Clone()
-			v.Delete("additionalItems")
-			v.Set("items", aiv)
-		}
-		v.Set("prefixItems", prefix)
-	} else {
-		v.Delete("additionalItems")
-	}
-	// Draft-07 dependencies.
-	if d := v.Get("dependencies"); d != nil && d.Kind == canon.Object && !v.Has("dependentRequired") && !v.Has("dependentSchemas") {
-		var req, sch []canon.Member
-		for _, m := range d.Members {
-			if m.Value.Kind == canon.Array {
-				req = append(req, m)
-			} else {
-				sch = append(sch, m)
-			}
-		}
-		v.Delete("dependencies")
-		if len(req) > 0 {
-			v.Set("dependentRequired", canon.ObjectValue(req...))
-		}
-		if len(sch) > 0 {
-			v.Set("dependentSchemas", canon.ObjectValue(sch...))
-		}
-	}
+	draft4Exclusive(v)
+	draft7Tuples(v)
+	draft7Dependencies(v)
 	// A reference that stayed (recursive): siblings are an allOf branch.
 	if r := v.Get("$ref"); r != nil && pureRef(v) == "" {
 		rv := r.Clone()
@@ -446,6 +402,69 @@ func (n *normalizer) node(v *canon.Value) {
 		closedItems(v)
 		freeContains(v)
 		acceptsNothing(v)
+	}
+}
+
+// draft4Exclusive rewrites draft-04 boolean exclusive bounds
+// ("exclusiveMaximum": true beside "maximum") as numeric ones.
+func draft4Exclusive(v *canon.Value) {
+	for _, b := range [][2]string{{"exclusiveMaximum", "maximum"}, {"exclusiveMinimum", "minimum"}} {
+		e := v.Get(b[0])
+		if e == nil || e.Kind != canon.Bool {
+			continue
+		}
+		m := v.Get(b[1])
+		if !e.Bool || m == nil {
+			v.Delete(b[0])
+			continue
+		}
+		mv := m.Clone()
+		v.Delete(b[1])
+		v.Set(b[0], mv)
+	}
+}
+
+// draft7Tuples rewrites a draft-07 tuple ("items" array, "additionalItems")
+// as "prefixItems" and "items"; additionalItems without a tuple is ignored
+// by every draft and dropped.
+func draft7Tuples(v *canon.Value) {
+	it := v.Get("items")
+	if it == nil || it.Kind != canon.Array {
+		v.Delete("additionalItems")
+		return
+	}
+	prefix := it.Clone()
+	v.Delete("items")
+	if ai := v.Get("additionalItems"); ai != nil {
+		aiv := ai.Clone()
+		v.Delete("additionalItems")
+		v.Set("items", aiv)
+	}
+	v.Set("prefixItems", prefix)
+}
+
+// draft7Dependencies splits draft-07 "dependencies" into
+// "dependentRequired" (array members) and "dependentSchemas" (the rest),
+// unless either is already there.
+func draft7Dependencies(v *canon.Value) {
+	d := v.Get("dependencies")
+	if d == nil || d.Kind != canon.Object || v.Has("dependentRequired") || v.Has("dependentSchemas") {
+		return
+	}
+	var req, sch []canon.Member
+	for _, m := range d.Members {
+		if m.Value.Kind == canon.Array {
+			req = append(req, m)
+		} else {
+			sch = append(sch, m)
+		}
+	}
+	v.Delete("dependencies")
+	if len(req) > 0 {
+		v.Set("dependentRequired", canon.ObjectValue(req...))
+	}
+	if len(sch) > 0 {
+		v.Set("dependentSchemas", canon.ObjectValue(sch...))
 	}
 }
 
@@ -697,87 +716,112 @@ func liftTypeBranches(v *canon.Value) {
 		if a == nil || a.Kind != canon.Array || len(a.Items) < 2 || v.Has("type") || v.Has("enum") {
 			continue
 		}
-		var all, seenFam types
-		var enumVals []canon.Value
-		hasEnum := false
-		lifted := map[string]canon.Value{}
-		ok := true
-		for i := range a.Items {
-			b := &a.Items[i]
-			if b.Kind != canon.Object {
-				ok = false
-				break
-			}
-			t := b.Get("type")
-			if t == nil || t.Kind != canon.String || typeBits(t.Str) == 0 {
-				ok = false
-				break
-			}
-			bt := typeBits(t.Str)
-			if seenFam&typeFamilyOf(bt) != 0 {
-				ok = false
-				break
-			}
-			seenFam |= typeFamilyOf(bt)
-			all |= bt
-			for _, m := range b.Members {
-				switch {
-				case m.Key == "type" || instance.AnnotationKeyword[m.Key]:
-				case m.Key == "enum":
-					hasEnum = true
-					if m.Value.Kind != canon.Array {
-						ok = false
-					}
-					enumVals = append(enumVals, m.Value.Items...)
-				case typeKeyword(m.Key) != 0 && typeKeyword(m.Key)&bt != 0 && !v.Has(m.Key):
-					if _, dup := lifted[m.Key]; dup {
-						ok = false
-					}
-					lifted[m.Key] = m.Value
-				default:
-					ok = false
-				}
-			}
-		}
-		if !ok {
+		l := typeLift{lifted: map[string]canon.Value{}}
+		if !l.collect(v, a.Items) || (l.hasEnum && !l.completeEnum(a.Items)) {
 			continue
 		}
-		if hasEnum {
-			// Every branch without an enum must be null or boolean.
-			for i := range a.Items {
-				b := &a.Items[i]
-				if b.Has("enum") {
-					continue
-				}
-				switch typeBits(b.Get("type").Str) {
-				case tNull:
-					enumVals = append(enumVals, canon.NullValue())
-				case tBool:
-					enumVals = append(enumVals, canon.BoolValue(false), canon.BoolValue(true))
-				default:
-					ok = false
-				}
-			}
-			if !ok {
-				continue
-			}
-		}
 		v.Delete(kw)
-		tv, _ := all.typeValue()
-		v.Set("type", tv)
-		keys := make([]string, 0, len(lifted))
-		for k := range lifted {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			v.Set(k, lifted[k])
-		}
-		if hasEnum {
-			v.Set("enum", canon.ArrayValue(enumVals...))
-			dedupeEnum(v)
-		}
+		l.apply(v)
 		return
+	}
+}
+
+// typeLift is what liftTypeBranches lifts out of one-type branches: the
+// union of their types, their type-specific keywords and, when some branch
+// has an enum, the union of the values every branch allows.
+type typeLift struct {
+	all      types
+	seenFam  types
+	hasEnum  bool
+	enumVals []canon.Value
+	lifted   map[string]canon.Value
+}
+
+// collect reads every branch; false when a branch is not an object with
+// one known type of a family no other branch has, or has a keyword that
+// cannot be lifted.
+func (l *typeLift) collect(v *canon.Value, branches []canon.Value) bool {
+	for i := range branches {
+		b := &branches[i]
+		if b.Kind != canon.Object {
+			return false
+		}
+		t := b.Get("type")
+		if t == nil || t.Kind != canon.String || typeBits(t.Str) == 0 {
+			return false
+		}
+		bt := typeBits(t.Str)
+		if l.seenFam&typeFamilyOf(bt) != 0 {
+			return false
+		}
+		l.seenFam |= typeFamilyOf(bt)
+		l.all |= bt
+		if !l.collectMembers(v, b, bt) {
+			return false
+		}
+	}
+	return true
+}
+
+// collectMembers lifts the keywords of branch b (of type bt) that apply
+// only to its type and v does not have, and gathers its enum.
+func (l *typeLift) collectMembers(v, b *canon.Value, bt types) bool {
+	for _, m := range b.Members {
+		switch {
+		case m.Key == "type" || instance.AnnotationKeyword[m.Key]:
+		case m.Key == "enum":
+			if m.Value.Kind != canon.Array {
+				return false
+			}
+			l.hasEnum = true
+			l.enumVals = append(l.enumVals, m.Value.Items...)
+		case typeKeyword(m.Key) != 0 && typeKeyword(m.Key)&bt != 0 && !v.Has(m.Key):
+			if _, dup := l.lifted[m.Key]; dup {
+				return false
+			}
+			l.lifted[m.Key] = m.Value
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// completeEnum adds the values of the branches without an enum, which must
+// be null or boolean (finite types) for the union to be an enum.
+func (l *typeLift) completeEnum(branches []canon.Value) bool {
+	for i := range branches {
+		b := &branches[i]
+		if b.Has("enum") {
+			continue
+		}
+		switch typeBits(b.Get("type").Str) {
+		case tNull:
+			l.enumVals = append(l.enumVals, canon.NullValue())
+		case tBool:
+			l.enumVals = append(l.enumVals, canon.BoolValue(false), canon.BoolValue(true))
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// apply writes the lifted type, keywords (sorted) and enum into v.
+func (l *typeLift) apply(v *canon.Value) {
+	tv, _ := l.all.typeValue()
+	v.Set("type", tv)
+	keys := make([]string, 0, len(l.lifted))
+	for k := range l.lifted {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v.Set(k, l.lifted[k])
+	}
+	if l.hasEnum {
+		v.Set("enum", canon.ArrayValue(l.enumVals...))
+		dedupeEnum(v)
 	}
 }
 

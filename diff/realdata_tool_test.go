@@ -29,7 +29,7 @@ func toolLevel(r *Report) []Change {
 	own := map[string]bool{}
 	for _, list := range [][]Rule{toolRules, annotationRules, lifecycleRules} {
 		for _, rule := range list {
-			own[rule.ID] = true
+			own[string(rule.ID)] = true
 		}
 	}
 	var out []Change

@@ -90,7 +90,7 @@ var discriminatorNames = []string{"method", "action", "operation", "op", "comman
 
 // route is where a removed tool's calls can go, verified.
 type route struct {
-	Rule    string // tool-renamed or tool-consolidated
+	Rule    Rule // ruleToolRenamed or ruleToolConsolidated
 	Target  string
 	Alias   facade.Alias
 	Coerce  map[string]string // tool-level coercions of Target's facade, by new location
@@ -623,7 +623,7 @@ func (f *routeFinder) rename(rt, at *toolset.Tool) (route, bool) {
 		f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("not renamed to %s: %s", at.Name, fit.Why[0]))
 		return route{}, false
 	}
-	r := route{Rule: "tool-renamed", Target: at.Name, Alias: facade.Alias{Name: rt.Name, Rename: fit.Rename}}
+	r := route{Rule: ruleToolRenamed, Target: at.Name, Alias: facade.Alias{Name: rt.Name, Rename: fit.Rename}}
 	w, err := f.c.verifyRoute(rt, at, r.block())
 	if err != nil {
 		f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("not renamed to %s: %v", at.Name, err))
@@ -696,7 +696,7 @@ func (f *routeFinder) consolidation(rt *toolset.Tool) (route, bool) {
 			f.Why[rt.Name] = append(f.Why[rt.Name], where+", but "+why)
 			continue
 		}
-		r := route{Rule: "tool-consolidated", Target: cd.t.Name, Detail: cd.disc + ": " + cd.value,
+		r := route{Rule: ruleToolConsolidated, Target: cd.t.Name, Detail: cd.disc + ": " + cd.value,
 			Alias:  facade.Alias{Name: rt.Name, Inject: map[string]any{cd.disc: cd.value}, Rename: fit.Rename},
 			Coerce: fit.Coerce, ByRole: fit.ByRole}
 		w, err := f.c.verifyRoute(rt, cd.t, r.block())
@@ -913,7 +913,7 @@ func routeChange(name string, r route) Change {
 		how = append(how, "coerce {"+strings.Join(co, ", ")+"} (tool-level, in the facade of "+r.Target+")")
 	}
 	verb := "renamed to " + r.Target
-	if r.Rule == "tool-consolidated" {
+	if r.Rule.ID == ruleToolConsolidated.ID {
 		verb = fmt.Sprintf("consolidated into %s (%s)", r.Target, r.Detail)
 	}
 	c.Message = fmt.Sprintf("%s: old calls work through alias %s on %s", verb, name, r.Target)

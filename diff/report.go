@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/rule"
 )
 
 // Level orders findings: LevelNone < Safe < Facade < Breaking (docs/glossary.md#glossary).
@@ -52,7 +53,7 @@ func (l *Level) UnmarshalText(b []byte) error {
 }
 
 // Direction says who reads what changed (docs/diff.md#direction).
-type Direction string
+type Direction = rule.Direction
 
 // The directions.
 const (
@@ -124,16 +125,11 @@ type Report struct {
 	Changes []Change       `json:"changes"`
 }
 
-// Rule is one entry of the rule catalog (docs/diff.md#levels-and-rules): a stable kebab-case
-// ID (never renamed once released), its default level, direction, tags and a
-// one-sentence purpose.
-type Rule struct {
-	ID        string    `json:"id"`
-	Level     Level     `json:"level"`
-	Direction Direction `json:"direction"`
-	Tags      []string  `json:"tags"`
-	Purpose   string    `json:"purpose"`
-}
+// Rule is one entry of the rule catalog (docs/diff.md#levels-and-rules),
+// in the one rule model diff and lint share: a stable kebab-case ID (never
+// renamed once released), kind rule.Diff, its default level (a Level's
+// name), direction, effect, tags and a one-sentence purpose.
+type Rule = rule.Rule
 
 // Ignore suppresses findings matching Rule, Tool and Path (JSON Pointer; ""
 // matches any) until Expires (zero: never). An expired ignore stops

@@ -12,15 +12,20 @@ import (
 // dropped default is no change (docs/diff.md#normalization). The defaults are also the
 // cautious values, so a hint moving away from its default claims less
 // danger.
+var (
+	ruleAnnotationMoreCautious = diffRule("annotation-more-cautious", Safe, ToolD, []string{"annotation"},
+		"A behaviour hint now claims more danger (readOnlyHint true→false, destructiveHint false→true, idempotentHint true→false, openWorldHint false→true), so clients only get more careful.")
+	ruleAnnotationLessCautious = diffRule("annotation-less-cautious", Safe, ToolD, []string{"annotation", "security"},
+		"A behaviour hint now claims less danger (readOnlyHint false→true, destructiveHint true→false, idempotentHint false→true, openWorldHint true→false), which calls survive but clients may act on with less care, so it carries a security notice.")
+	ruleAnnotationTitleChanged = diffRule("annotation-title-changed", Safe, ToolD, []string{"annotation", "documentation"},
+		"The title inside annotations changed, which only affects what people see.")
+	ruleAnnotationChanged = diffRule("annotation-changed", Safe, ToolD, []string{"annotation"},
+		"An annotation other than the four hints and the title (or a hint that is not a boolean) was added, removed or changed.")
+)
+
+// annotationRules lists them for the catalog.
 var annotationRules = []Rule{
-	{ID: "annotation-more-cautious", Level: Safe, Direction: ToolD, Tags: []string{"annotation"},
-		Purpose: "A behaviour hint now claims more danger (readOnlyHint true→false, destructiveHint false→true, idempotentHint true→false, openWorldHint false→true), so clients only get more careful."},
-	{ID: "annotation-less-cautious", Level: Safe, Direction: ToolD, Tags: []string{"annotation", "security"},
-		Purpose: "A behaviour hint now claims less danger (readOnlyHint false→true, destructiveHint true→false, idempotentHint false→true, openWorldHint true→false), which calls survive but clients may act on with less care, so it carries a security notice."},
-	{ID: "annotation-title-changed", Level: Safe, Direction: ToolD, Tags: []string{"annotation", "documentation"},
-		Purpose: "The title inside annotations changed, which only affects what people see."},
-	{ID: "annotation-changed", Level: Safe, Direction: ToolD, Tags: []string{"annotation"},
-		Purpose: "An annotation other than the four hints and the title (or a hint that is not a boolean) was added, removed or changed."},
+	ruleAnnotationMoreCautious, ruleAnnotationLessCautious, ruleAnnotationTitleChanged, ruleAnnotationChanged,
 }
 
 // hints are the four ToolAnnotations booleans, in report order.
@@ -42,7 +47,7 @@ func annotationChanges(name string, ov, nv *canon.Value) []Change {
 		if sameValue(oa, na) {
 			return nil
 		}
-		c := newChange("annotation-changed", name, "/annotations")
+		c := newChange(ruleAnnotationChanged, name, "/annotations")
 		c.Old, c.New = jcs(oa), jcs(na)
 		c.Message = "annotations " + describeChange(oa, na)
 		return []Change{c}
@@ -60,15 +65,15 @@ func annotationChanges(name string, ov, nv *canon.Value) []Change {
 			continue
 		}
 		def, _ := canon.AnnotationDefault(h)
-		id := "annotation-more-cautious"
+		r := ruleAnnotationMoreCautious
 		if n != def {
-			id = "annotation-less-cautious"
+			r = ruleAnnotationLessCautious
 		}
-		c := newChange(id, name, "/annotations/"+h)
+		c := newChange(r, name, "/annotations/"+h)
 		ob, nb := canon.BoolValue(o), canon.BoolValue(n)
 		c.Old, c.New = jcs(&ob), jcs(&nb)
 		c.Message = fmt.Sprintf("%s %t -> %t (absent means %t)", h, o, n, def)
-		if id == "annotation-less-cautious" {
+		if r.ID == ruleAnnotationLessCautious.ID {
 			addNotice(&c, lessCautiousNotice[h])
 		}
 		out = append(out, c)
@@ -85,11 +90,11 @@ func annotationChanges(name string, ov, nv *canon.Value) []Change {
 				continue // compared above
 			}
 		}
-		id := "annotation-changed"
+		r := ruleAnnotationChanged
 		if k == "title" {
-			id = "annotation-title-changed"
+			r = ruleAnnotationTitleChanged
 		}
-		c := newChange(id, name, "/annotations/"+canon.EscapePointer(k))
+		c := newChange(r, name, "/annotations/"+canon.EscapePointer(k))
 		c.Old, c.New = jcs(o), jcs(n)
 		c.Message = fmt.Sprintf("annotation %q %s", k, describeChange(o, n))
 		out = append(out, c)

@@ -14,37 +14,37 @@ import (
 var compositionFamily = ruleFamily{
 	name: "composition",
 	rules: []schemaRuleDef{
-		schemaRule("input-any-of-branch-removed", Breaking, narrows, schemaTagsStructure,
+		kindRule(kindAnyOfBranchRemoved, Input, Breaking, narrows, schemaTagsStructure,
 			"An input anyOf/oneOf loses a branch that no new branch covers: arguments matching only it are rejected."),
-		schemaRule("output-any-of-branch-removed", Safe, narrows, schemaTagsStructure,
+		kindRule(kindAnyOfBranchRemoved, Output, Safe, narrows, schemaTagsStructure,
 			"An output anyOf/oneOf loses a branch: every new result was valid before."),
-		schemaRule("input-any-of-branch-added", Safe, widens, schemaTagsStructure,
+		kindRule(kindAnyOfBranchAdded, Input, Safe, widens, schemaTagsStructure,
 			"An input anyOf/oneOf gains a branch no old branch covers: more arguments are accepted."),
-		schemaRule("output-any-of-branch-added", Breaking, widens, schemaTagsStructure,
+		kindRule(kindAnyOfBranchAdded, Output, Breaking, widens, schemaTagsStructure,
 			"An output anyOf/oneOf gains a branch no old branch covers: clients may receive results of a shape they never handled."),
-		schemaRule("input-one-of-overlap", Breaking, narrows, schemaTagsStructure,
+		kindRule(kindOneOfOverlap, Input, Breaking, narrows, schemaTagsStructure,
 			"Two branches of an input oneOf may now both match (a branch added or widened, or anyOf turned into oneOf): arguments matching both are rejected."),
-		schemaRule("output-one-of-overlap", Safe, narrows, schemaTagsStructure,
+		kindRule(kindOneOfOverlap, Output, Safe, narrows, schemaTagsStructure,
 			"Two branches of an output oneOf may now both match: such results are rejected, so every new result was valid before."),
-		schemaRule("input-all-of-branch-added", Breaking, narrows, schemaTagsStructure,
+		kindRule(kindAllOfBranchAdded, Input, Breaking, narrows, schemaTagsStructure,
 			"An input allOf gains a branch that could not be merged: arguments must satisfy it too."),
-		schemaRule("output-all-of-branch-added", Safe, narrows, schemaTagsStructure,
+		kindRule(kindAllOfBranchAdded, Output, Safe, narrows, schemaTagsStructure,
 			"An output allOf gains a branch: every new result was valid before."),
-		schemaRule("input-all-of-branch-removed", Safe, widens, schemaTagsStructure,
+		kindRule(kindAllOfBranchRemoved, Input, Safe, widens, schemaTagsStructure,
 			"An input allOf loses a branch: every old argument stays valid."),
-		schemaRule("output-all-of-branch-removed", Breaking, widens, schemaTagsStructure,
+		kindRule(kindAllOfBranchRemoved, Output, Breaking, widens, schemaTagsStructure,
 			"An output allOf loses a branch: results may violate what it required."),
-		schemaRule("input-composition-narrowed", Breaking, narrows, schemaTagsStructure,
+		kindRule(kindCompositionNarrowed, Input, Breaking, narrows, schemaTagsStructure,
 			"An input anyOf, oneOf, not or if/then/else constraint is added or tightened (or something inside a not is widened): some old arguments are rejected."),
-		schemaRule("output-composition-narrowed", Safe, narrows, schemaTagsStructure,
+		kindRule(kindCompositionNarrowed, Output, Safe, narrows, schemaTagsStructure,
 			"An output anyOf, oneOf, not or if/then/else constraint is added or tightened: every new result was valid before."),
-		schemaRule("input-composition-widened", Safe, widens, schemaTagsStructure,
+		kindRule(kindCompositionWidened, Input, Safe, widens, schemaTagsStructure,
 			"An input anyOf, oneOf, not or if/then/else constraint is removed or relaxed (or something inside a not is narrowed): every old argument stays valid."),
-		schemaRule("output-composition-widened", Breaking, widens, schemaTagsStructure,
+		kindRule(kindCompositionWidened, Output, Breaking, widens, schemaTagsStructure,
 			"An output anyOf, oneOf, not or if/then/else constraint is removed or relaxed: clients may receive results the old schema rejected."),
-		schemaRule("input-composition-changed", Breaking, reshapes, schemaTagsStructure,
+		kindRule(kindCompositionChanged, Input, Breaking, reshapes, schemaTagsStructure,
 			"An input schema changed in a way not analyzed keyword by keyword (an if condition replaced, an unresolvable or non-local $ref, unevaluated*, nesting too deep): breaking unless a search shows otherwise, and marked undecided when no witness is found."),
-		schemaRule("output-composition-changed", Breaking, reshapes, schemaTagsStructure,
+		kindRule(kindCompositionChanged, Output, Breaking, reshapes, schemaTagsStructure,
 			"An output schema changed in a way not analyzed keyword by keyword: breaking, and marked undecided when no witness is found."),
 	},
 	check: checkComposition,
@@ -96,12 +96,12 @@ func checkAllOf(p *subPair) {
 		p.c.walk(&ao[i], &an[j], pathKW(p.path, "allOf", strconv.Itoa(j)), p.at.branch(&ao[i], &an[j]), p.inv)
 	}
 	for _, j := range restN[k:] {
-		f := p.emit("all-of-branch-added", pathKW(p.path, "allOf", strconv.Itoa(j)), nil, &an[j], fmt.Sprintf("%s must now also match allOf branch %d", whereIs(p.path), j))
+		f := p.emit(kindAllOfBranchAdded, pathKW(p.path, "allOf", strconv.Itoa(j)), nil, &an[j], fmt.Sprintf("%s must now also match allOf branch %d", whereIs(p.path), j))
 		p.samplesFor(f)
 		f.reject = nil
 	}
 	for _, i := range restO[k:] {
-		f := p.emit("all-of-branch-removed", pathKW(p.path, "allOf", strconv.Itoa(i)), &ao[i], nil, fmt.Sprintf("%s no longer has to match old allOf branch %d", whereIs(p.path), i))
+		f := p.emit(kindAllOfBranchRemoved, pathKW(p.path, "allOf", strconv.Itoa(i)), &ao[i], nil, fmt.Sprintf("%s no longer has to match old allOf branch %d", whereIs(p.path), i))
 		p.samplesFor(f)
 		f.reject = nil
 	}
@@ -123,11 +123,11 @@ func checkDisjunctions(p *subPair) {
 		switch {
 		case ol == nil && nl == nil:
 		case ol == nil:
-			f := p.emit("composition-narrowed", pathKW(p.path, kw), nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches", whereIs(p.path), len(nl), kw))
+			f := p.emit(kindCompositionNarrowed, pathKW(p.path, kw), nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches", whereIs(p.path), len(nl), kw))
 			p.samplesFor(f)
 			f.reject = nil
 		case nl == nil:
-			f := p.emit("composition-widened", pathKW(p.path, kw), getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches", whereIs(p.path), len(ol), kw))
+			f := p.emit(kindCompositionWidened, pathKW(p.path, kw), getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches", whereIs(p.path), len(ol), kw))
 			p.samplesFor(f)
 			f.reject = nil
 		default:
@@ -157,9 +157,29 @@ func conjSchema(s *canon.Value, kw string, b *canon.Value) *canon.Value {
 // branches in the breaking direction are compared with their most similar
 // counterpart, or reported as removed/added.
 func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value, nk string) {
+	covO, covN := branchCoverage(p, O, N)
+	input := p.c.p.Direction == Input
+	if p.inv {
+		input = !input
+	}
+	if input {
+		p.oldBranchesLost(O, ok, N, nk, covO, covN)
+	} else {
+		p.newBranchesGained(O, ok, N, nk, covO, covN)
+	}
+	if nk == "oneOf" {
+		p.oneOfOverlaps(O, ok, N)
+	}
+	if ok == "oneOf" && nk == "anyOf" {
+		p.oneOfBecameAnyOf(O)
+	}
+}
+
+// branchCoverage says which old branches some new branch accepts all of
+// (covO) and which new branches some old branch does (covN).
+func branchCoverage(p *subPair, O, N []canon.Value) (covO, covN []bool) {
 	c := p.c
-	covO := make([]bool, len(O))
-	covN := make([]bool, len(N))
+	covO, covN = make([]bool, len(O)), make([]bool, len(N))
 	for i := range O {
 		for j := range N {
 			if sameSchema(c, &O[i], &N[j]) {
@@ -177,81 +197,97 @@ func compareDisjunction(p *subPair, O []canon.Value, ok string, N []canon.Value,
 			covN[j] = c.subset(&N[j], c.new, &O[i], c.old, p.at.domain())
 		}
 	}
-	input := c.p.Direction == Input
-	if p.inv {
-		input = !input
-	}
+	return covO, covN
+}
+
+// oldBranchesLost handles the input side (old ⊆ new required): an
+// uncovered old branch is compared with its closest new branch, or
+// reported removed with samples; uncovered new branches are safe
+// additions.
+func (p *subPair) oldBranchesLost(O []canon.Value, ok string, N []canon.Value, nk string, covO, covN []bool) {
+	c := p.c
 	explained := map[int]bool{}
-	if input {
-		for i := range O {
-			if covO[i] {
-				continue
-			}
-			if j := bestPartner(&O[i], N, c.old, c.new); j >= 0 {
-				explained[j] = true
-				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
-				continue
-			}
-			f := p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d, which no new branch covers", whereIs(p.path), ok, i))
-			f.samples, f.sampleSide = conjSchema(p.o, ok, &O[i]), c.old
-			if p.inv {
-				f.samples, f.sampleSide = nil, nil
-			}
+	for i := range O {
+		if covO[i] {
+			continue
 		}
-		for j := range N {
-			if !covN[j] && !explained[j] {
-				p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d", whereIs(p.path), nk, j))
-			}
+		if j := bestPartner(&O[i], N, c.old, c.new); j >= 0 {
+			explained[j] = true
+			c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
+			continue
 		}
-	} else {
-		for j := range N {
-			if covN[j] {
-				continue
-			}
-			if i := bestPartner(&N[j], O, c.new, c.old); i >= 0 {
-				explained[i] = true
-				c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
-				continue
-			}
-			f := p.emit("any-of-branch-added", pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d, which no old branch covers", whereIs(p.path), nk, j))
-			f.samples, f.sampleSide = conjSchema(p.n, nk, &N[j]), c.new
-			if p.inv {
-				f.samples, f.sampleSide = nil, nil
-			}
-		}
-		for i := range O {
-			if !covO[i] && !explained[i] {
-				p.emit("any-of-branch-removed", pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d", whereIs(p.path), ok, i))
-			}
+		f := p.emit(kindAnyOfBranchRemoved, pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d, which no new branch covers", whereIs(p.path), ok, i))
+		f.samples, f.sampleSide = conjSchema(p.o, ok, &O[i]), c.old
+		if p.inv {
+			f.samples, f.sampleSide = nil, nil
 		}
 	}
-	// Exclusivity: under oneOf a value matching two branches is rejected.
-	if nk == "oneOf" {
-		for j := range N {
-			for k := j + 1; k < len(N); k++ {
-				if disjoint(c, &N[j], c.new, &N[k], c.new) {
-					continue
-				}
-				if ok == "oneOf" && hadPair(c, O, &N[j], &N[k]) {
-					continue // the same two branches overlapped before
-				}
-				both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(N[j].Clone(), N[k].Clone())})
-				f := p.emit("one-of-overlap", pathKW(p.path, "oneOf", strconv.Itoa(k)), &N[j], &N[k],
-					fmt.Sprintf("%s: a value may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), j, k))
-				f.samples, f.sampleSide = conjSchema(p.n, "oneOf", &both), c.new
-				f.undecided = fmt.Sprintf("whether oneOf branches %d and %d can both match is not decided, and no value matching both was found", j, k)
-			}
+	for j := range N {
+		if !covN[j] && !explained[j] {
+			p.emit(kindAnyOfBranchAdded, pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d", whereIs(p.path), nk, j))
 		}
 	}
-	if ok == "oneOf" && nk == "anyOf" {
-		for i := range O {
-			for k := i + 1; k < len(O); k++ {
-				if !disjoint(c, &O[i], c.old, &O[k], c.old) {
-					f := p.emit("composition-widened", pathKW(p.path, "anyOf"), getKW(p.o, "oneOf"), getKW(p.n, "anyOf"),
-						fmt.Sprintf("%s: oneOf became anyOf, so values matching several branches are now accepted", whereIs(p.path)))
-					p.samplesFor(f)
-					return
-				}
+}
+
+// newBranchesGained handles the output side (new ⊆ old required), the
+// mirror of oldBranchesLost.
+func (p *subPair) newBranchesGained(O []canon.Value, ok string, N []canon.Value, nk string, covO, covN []bool) {
+	c := p.c
+	explained := map[int]bool{}
+	for j := range N {
+		if covN[j] {
+			continue
+		}
+		if i := bestPartner(&N[j], O, c.new, c.old); i >= 0 {
+			explained[i] = true
+			c.walk(&O[i], &N[j], pathKW(p.path, nk, strconv.Itoa(j)), p.at.branch(&O[i], &N[j]), p.inv)
+			continue
+		}
+		f := p.emit(kindAnyOfBranchAdded, pathKW(p.path, nk, strconv.Itoa(j)), nil, &N[j], fmt.Sprintf("%s gained %s branch %d, which no old branch covers", whereIs(p.path), nk, j))
+		f.samples, f.sampleSide = conjSchema(p.n, nk, &N[j]), c.new
+		if p.inv {
+			f.samples, f.sampleSide = nil, nil
+		}
+	}
+	for i := range O {
+		if !covO[i] && !explained[i] {
+			p.emit(kindAnyOfBranchRemoved, pathKW(p.path, ok, strconv.Itoa(i)), &O[i], nil, fmt.Sprintf("%s lost %s branch %d", whereIs(p.path), ok, i))
+		}
+	}
+}
+
+// oneOfOverlaps reports pairs of new oneOf branches a value may match
+// both of (and is then rejected), unless the same pair overlapped before.
+func (p *subPair) oneOfOverlaps(O []canon.Value, ok string, N []canon.Value) {
+	c := p.c
+	for j := range N {
+		for k := j + 1; k < len(N); k++ {
+			if disjoint(c, &N[j], c.new, &N[k], c.new) {
+				continue
+			}
+			if ok == "oneOf" && hadPair(c, O, &N[j], &N[k]) {
+				continue // the same two branches overlapped before
+			}
+			both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(N[j].Clone(), N[k].Clone())})
+			f := p.emit(kindOneOfOverlap, pathKW(p.path, "oneOf", strconv.Itoa(k)), &N[j], &N[k],
+				fmt.Sprintf("%s: a value may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), j, k))
+			f.samples, f.sampleSide = conjSchema(p.n, "oneOf", &both), c.new
+			f.undecided = fmt.Sprintf("whether oneOf branches %d and %d can both match is not decided, and no value matching both was found", j, k)
+		}
+	}
+}
+
+// oneOfBecameAnyOf reports oneOf turned anyOf when two old branches
+// overlap: values matching both, rejected before, are now accepted.
+func (p *subPair) oneOfBecameAnyOf(O []canon.Value) {
+	c := p.c
+	for i := range O {
+		for k := i + 1; k < len(O); k++ {
+			if !disjoint(c, &O[i], c.old, &O[k], c.old) {
+				f := p.emit(kindCompositionWidened, pathKW(p.path, "anyOf"), getKW(p.o, "oneOf"), getKW(p.n, "anyOf"),
+					fmt.Sprintf("%s: oneOf became anyOf, so values matching several branches are now accepted", whereIs(p.path)))
+				p.samplesFor(f)
+				return
 			}
 		}
 	}
@@ -383,11 +419,11 @@ func checkNot(p *subPair) {
 	case on != nil && nn != nil:
 		p.c.walk(on, nn, path, p.at, !p.inv)
 	case nn != nil:
-		f := p.emit("composition-narrowed", path, nil, nn, fmt.Sprintf("%s must now not match a schema", whereIs(p.path)))
+		f := p.emit(kindCompositionNarrowed, path, nil, nn, fmt.Sprintf("%s must now not match a schema", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	default:
-		f := p.emit("composition-widened", path, on, nil, fmt.Sprintf("%s no longer excludes values matching a schema", whereIs(p.path)))
+		f := p.emit(kindCompositionWidened, path, on, nil, fmt.Sprintf("%s no longer excludes values matching a schema", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	}
@@ -416,15 +452,15 @@ func checkConditional(p *subPair) {
 			p.c.walk(ov, nv, pathKW(p.path, kw), at, p.inv)
 		}
 	case oi == nil:
-		f := p.emit("composition-narrowed", path, nil, ni, fmt.Sprintf("%s gains an if/then/else condition", whereIs(p.path)))
+		f := p.emit(kindCompositionNarrowed, path, nil, ni, fmt.Sprintf("%s gains an if/then/else condition", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	case ni == nil:
-		f := p.emit("composition-widened", path, oi, nil, fmt.Sprintf("%s loses its if/then/else condition", whereIs(p.path)))
+		f := p.emit(kindCompositionWidened, path, oi, nil, fmt.Sprintf("%s loses its if/then/else condition", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 	default:
-		f := p.emit("composition-changed", path, oi, ni, fmt.Sprintf("%s changed its if condition", whereIs(p.path)))
+		f := p.emit(kindCompositionChanged, path, oi, ni, fmt.Sprintf("%s changed its if condition", whereIs(p.path)))
 		p.samplesFor(f)
 		f.reject = nil
 		f.undecided = "a changed if condition is not compared keyword by keyword, and no instance telling the schemas apart was found"
@@ -447,7 +483,7 @@ func checkUnanalyzed(p *subPair) {
 		if ov != nil && nv != nil && string(canon.AppendSchema(nil, ov)) == string(canon.AppendSchema(nil, nv)) {
 			continue
 		}
-		f := p.emit("composition-changed", pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s changed %s, which is not compared keyword by keyword", whereIs(p.path), kw))
+		f := p.emit(kindCompositionChanged, pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s changed %s, which is not compared keyword by keyword", whereIs(p.path), kw))
 		p.samplesFor(f)
 		f.reject = nil
 		f.undecided = kw + " is not analyzed, and no instance telling the schemas apart was found"
@@ -535,10 +571,10 @@ func decomposeDisjunction(p *subPair, kw string, onOld bool) {
 			continue
 		}
 		if onOld {
-			f := p.emit("any-of-branch-removed", path, &branches[i], nil, fmt.Sprintf("%s no longer accepts what %s branch %d accepted", whereIs(p.path), kw, i))
+			f := p.emit(kindAnyOfBranchRemoved, path, &branches[i], nil, fmt.Sprintf("%s no longer accepts what %s branch %d accepted", whereIs(p.path), kw, i))
 			f.samples, f.sampleSide = si, src
 		} else {
-			f := p.emit("any-of-branch-added", path, nil, &branches[i], fmt.Sprintf("%s now also allows what %s branch %d allows", whereIs(p.path), kw, i))
+			f := p.emit(kindAnyOfBranchAdded, path, nil, &branches[i], fmt.Sprintf("%s now also allows what %s branch %d allows", whereIs(p.path), kw, i))
 			f.samples, f.sampleSide = si, src
 		}
 	}
@@ -558,14 +594,14 @@ func safeDisjunctionChange(p *subPair, kw string, onOld bool) {
 		if !onOld {
 			msg = fmt.Sprintf("%s now matches one of %d %s branches, one of which accepts everything it accepted", whereIs(p.path), len(schemaList(p.n, kw)), kw)
 		}
-		p.emit("composition-widened", pathKW(p.path, kw), ov, nv, msg)
+		p.emit(kindCompositionWidened, pathKW(p.path, kw), ov, nv, msg)
 		return
 	}
 	msg := fmt.Sprintf("%s now allows only what its %s branches allow, all of which it allowed before", whereIs(p.path), kw)
 	if onOld {
 		msg = fmt.Sprintf("%s no longer has to match one of its %s branches, and one of them allowed everything it now allows", whereIs(p.path), kw)
 	}
-	p.emit("composition-narrowed", pathKW(p.path, kw), ov, nv, msg)
+	p.emit(kindCompositionNarrowed, pathKW(p.path, kw), ov, nv, msg)
 }
 
 // againstDisjunction compares a source side that is not a disjunction with
@@ -580,6 +616,41 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	if onOld {
 		target = p.o
 	}
+	mark := len(c.found)
+	p.compareWithoutDisjunction(target, kw, onOld)
+	// Coverage by one branch: the target is K ∧ (B1 ∨ … ∨ Bn), and the
+	// families compared the source with K, so the source must fit one Bj.
+	src, dst, x := c.old, c.new, p.o
+	if !input {
+		src, dst, x = c.new, c.old, p.n
+	}
+	branches := schemaList(target, kw)
+	for i := range branches {
+		if !c.subset(x, src, &branches[i], dst, p.at.domain()) {
+			continue
+		}
+		if len(c.found) == mark {
+			safeDisjunctionChange(p, kw, onOld)
+		}
+		if kw == "oneOf" {
+			p.oneOfAlsoMatches(x, src, branches, i, onOld)
+		}
+		return
+	}
+	if kw == "anyOf" && coveredByType(c, x, src, branches, dst, p.at.domain()) {
+		if len(c.found) == mark {
+			safeDisjunctionChange(p, kw, onOld)
+		}
+		return
+	}
+	p.noBranchCovers(kw, len(branches))
+}
+
+// compareWithoutDisjunction runs the families on the source side and the
+// target's keywords other than kw (K), keeping only findings in the
+// breaking sense, since the branches may restore what K lacks.
+func (p *subPair) compareWithoutDisjunction(target *canon.Value, kw string, onOld bool) {
+	c := p.c
 	k := target.Clone()
 	k.Delete(kw)
 	if !k.Has("type") {
@@ -597,68 +668,52 @@ func againstDisjunction(p *subPair, kw string, onOld bool) {
 	mark := len(c.found)
 	runFamilies(&q)
 	want := narrows
-	if !input {
+	if c.p.Direction != Input {
 		want = widens
 	}
 	kept := c.found[:mark]
 	for _, f := range c.found[mark:] {
-		if f.def != nil && f.def.effect == want {
+		if f.def != nil && f.def.Effect == want {
 			kept = append(kept, f)
 		}
 	}
 	c.found = kept
-	// Coverage by one branch: the target is K ∧ (B1 ∨ … ∨ Bn), and the
-	// families compared the source with K, so the source must fit one Bj.
-	src, dst, x := c.old, c.new, p.o
+}
+
+// oneOfAlsoMatches reports, for source x covered by oneOf branch i, each
+// other branch x may also match: such a value is rejected under oneOf.
+func (p *subPair) oneOfAlsoMatches(x *canon.Value, src *schemaSide, branches []canon.Value, i int, onOld bool) {
+	c := p.c
 	sd := c.new
-	if !input {
-		src, dst, x = c.new, c.old, p.n
-	}
 	if onOld {
 		sd = c.old
 	}
-	branches := schemaList(target, kw)
-	for i := range branches {
-		if !c.subset(x, src, &branches[i], dst, p.at.domain()) {
+	for k := range branches {
+		if k == i || disjoint(c, x, src, &branches[k], sd) {
 			continue
 		}
-		if len(c.found) == mark {
-			safeDisjunctionChange(p, kw, onOld)
+		path := pathKW(p.path, "oneOf", strconv.Itoa(k))
+		both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(x.Clone(), branches[k].Clone())})
+		var f *finding
+		if c.p.Direction == Input {
+			f = p.emit(kindOneOfOverlap, path, nil, &branches[k], fmt.Sprintf("%s: a value the old schema accepts may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), i, k))
+		} else {
+			f = p.emit(kindCompositionWidened, path, &branches[k], nil, fmt.Sprintf("%s: a result may match both old oneOf branches %d and %d, which the old schema rejects", whereIs(p.path), i, k))
 		}
-		if kw != "oneOf" {
-			return
-		}
-		// Under oneOf, a value that also matches another branch is
-		// rejected.
-		for k := range branches {
-			if k == i || disjoint(c, x, src, &branches[k], sd) {
-				continue
-			}
-			path := pathKW(p.path, kw, strconv.Itoa(k))
-			both := canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(x.Clone(), branches[k].Clone())})
-			var f *finding
-			if input {
-				f = p.emit("one-of-overlap", path, nil, &branches[k], fmt.Sprintf("%s: a value the old schema accepts may match both oneOf branches %d and %d and is then rejected", whereIs(p.path), i, k))
-			} else {
-				f = p.emit("composition-widened", path, &branches[k], nil, fmt.Sprintf("%s: a result may match both old oneOf branches %d and %d, which the old schema rejects", whereIs(p.path), i, k))
-			}
-			f.samples, f.sampleSide = &both, src
-			f.undecided = fmt.Sprintf("whether a value can match oneOf branches %d and %d is not decided, and none was found", i, k)
-		}
-		return
+		f.samples, f.sampleSide = &both, src
+		f.undecided = fmt.Sprintf("whether a value can match oneOf branches %d and %d is not decided, and none was found", i, k)
 	}
-	if kw == "anyOf" && coveredByType(c, x, src, branches, dst, p.at.domain()) {
-		if len(c.found) == mark {
-			safeDisjunctionChange(p, kw, onOld)
-		}
-		return
-	}
+}
+
+// noBranchCovers reports the disjunction kw (of n branches) itself when no
+// single branch covers the source side.
+func (p *subPair) noBranchCovers(kw string, n int) {
 	path := pathKW(p.path, kw)
 	var f *finding
-	if input {
-		f = p.emit("composition-narrowed", path, nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches, and no single branch accepts everything it accepted", whereIs(p.path), len(branches), kw))
+	if p.c.p.Direction == Input {
+		f = p.emit(kindCompositionNarrowed, path, nil, getKW(p.n, kw), fmt.Sprintf("%s must now match one of %d %s branches, and no single branch accepts everything it accepted", whereIs(p.path), n, kw))
 	} else {
-		f = p.emit("composition-widened", path, getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches, and no single old branch accepts everything it now allows", whereIs(p.path), len(branches), kw))
+		f = p.emit(kindCompositionWidened, path, getKW(p.o, kw), nil, fmt.Sprintf("%s no longer has to match one of its %d %s branches, and no single old branch accepts everything it now allows", whereIs(p.path), n, kw))
 	}
 	p.samplesFor(f)
 	f.reject = nil

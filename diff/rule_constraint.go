@@ -12,37 +12,37 @@ import (
 // is the type family's finding) and neither side is an enum (the enum
 // family compares the values themselves).
 
-func boundRules(name, tighterVerb, looserVerb, what string) []schemaRuleDef {
+func boundRules(tighter, looser *schemaKind, tighterVerb, looserVerb, what string) []schemaRuleDef {
 	return []schemaRuleDef{
-		schemaRule("input-"+name+"-"+tighterVerb, Breaking, narrows, schemaTagsConstraint,
+		kindRule(tighter, Input, Breaking, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is %s (or added): arguments outside the new bound are rejected.", what, tighterVerb)),
-		schemaRule("output-"+name+"-"+tighterVerb, Safe, narrows, schemaTagsConstraint,
+		kindRule(tighter, Output, Safe, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is %s (or added): every new result was valid before.", what, tighterVerb)),
-		schemaRule("input-"+name+"-"+looserVerb, Safe, widens, schemaTagsConstraint,
+		kindRule(looser, Input, Safe, widens, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is %s (or removed): every old argument stays valid.", what, looserVerb)),
-		schemaRule("output-"+name+"-"+looserVerb, Breaking, widens, schemaTagsConstraint,
+		kindRule(looser, Output, Breaking, widens, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is %s (or removed): clients may receive values outside the old bound.", what, looserVerb)),
 	}
 }
 
-func keywordRules(name, what string) []schemaRuleDef {
+func keywordRules(added, removed *schemaKind, what string) []schemaRuleDef {
 	return []schemaRuleDef{
-		schemaRule("input-"+name+"-added", Breaking, narrows, schemaTagsConstraint,
+		kindRule(added, Input, Breaking, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An input value gains %s: arguments that do not satisfy it are rejected.", what)),
-		schemaRule("output-"+name+"-added", Safe, narrows, schemaTagsConstraint,
+		kindRule(added, Output, Safe, narrows, schemaTagsConstraint,
 			fmt.Sprintf("An output value gains %s: every new result was valid before.", what)),
-		schemaRule("input-"+name+"-removed", Safe, widens, schemaTagsConstraint,
+		kindRule(removed, Input, Safe, widens, schemaTagsConstraint,
 			fmt.Sprintf("An input value loses %s: every old argument stays valid.", what)),
-		schemaRule("output-"+name+"-removed", Breaking, widens, schemaTagsConstraint,
+		kindRule(removed, Output, Breaking, widens, schemaTagsConstraint,
 			fmt.Sprintf("An output value loses %s: clients may receive values that do not satisfy it.", what)),
 	}
 }
 
-func changedRules(name, what string) []schemaRuleDef {
+func changedRules(changed *schemaKind, what string) []schemaRuleDef {
 	return []schemaRuleDef{
-		schemaRule("input-"+name+"-changed", Breaking, reshapes, schemaTagsConstraint,
+		kindRule(changed, Input, Breaking, reshapes, schemaTagsConstraint,
 			fmt.Sprintf("An input %s is replaced by another: arguments valid under the old one may be rejected.", what)),
-		schemaRule("output-"+name+"-changed", Breaking, reshapes, schemaTagsConstraint,
+		kindRule(changed, Output, Breaking, reshapes, schemaTagsConstraint,
 			fmt.Sprintf("An output %s is replaced by another: clients may receive values the old one rejected.", what)),
 	}
 }
@@ -61,31 +61,31 @@ func concatRules(lists ...[]schemaRuleDef) []schemaRuleDef {
 var constraintFamily = ruleFamily{
 	name: "constraint",
 	rules: concatRules(
-		boundRules("max", "lowered", "raised", "maximum (maximum or exclusiveMaximum)"),
-		boundRules("min", "raised", "lowered", "minimum (minimum or exclusiveMinimum)"),
+		boundRules(kindMaxLowered, kindMaxRaised, "lowered", "raised", "maximum (maximum or exclusiveMaximum)"),
+		boundRules(kindMinRaised, kindMinLowered, "raised", "lowered", "minimum (minimum or exclusiveMinimum)"),
 		[]schemaRuleDef{
-			schemaRule("input-multiple-of-changed", Breaking, narrows, schemaTagsConstraint,
+			kindRule(kindMultipleOfChanged, Input, Breaking, narrows, schemaTagsConstraint,
 				"An input multipleOf is added or changed so that some old multiples are rejected (the old step is not a multiple of the new one)."),
-			schemaRule("output-multiple-of-changed", Safe, narrows, schemaTagsConstraint,
+			kindRule(kindMultipleOfChanged, Output, Safe, narrows, schemaTagsConstraint,
 				"An output multipleOf is added or made stricter: every new result was valid before."),
-			schemaRule("input-multiple-of-relaxed", Safe, widens, schemaTagsConstraint,
+			kindRule(kindMultipleOfRelaxed, Input, Safe, widens, schemaTagsConstraint,
 				"An input multipleOf is removed or relaxed (the new step divides the old one): every old argument stays valid."),
-			schemaRule("output-multiple-of-relaxed", Breaking, widens, schemaTagsConstraint,
+			kindRule(kindMultipleOfRelaxed, Output, Breaking, widens, schemaTagsConstraint,
 				"An output multipleOf is removed or changed so that results may be numbers the old step rejected."),
 		},
-		boundRules("max-length", "lowered", "raised", "maxLength"),
-		boundRules("min-length", "raised", "lowered", "minLength"),
-		keywordRules("pattern", "a pattern"),
-		changedRules("pattern", "pattern"),
-		withoutWitness(formatReason, keywordRules("format", "a format"), "input-format-added", "output-format-removed"),
-		withoutWitness(formatReason, changedRules("format", "format")),
-		boundRules("max-items", "lowered", "raised", "maxItems"),
-		boundRules("min-items", "raised", "lowered", "minItems"),
-		keywordRules("unique-items", "uniqueItems: true"),
-		boundRules("max-contains", "lowered", "raised", "maxContains"),
-		boundRules("min-contains", "raised", "lowered", "minContains"),
-		boundRules("max-properties", "lowered", "raised", "maxProperties"),
-		boundRules("min-properties", "raised", "lowered", "minProperties"),
+		boundRules(kindMaxLengthLowered, kindMaxLengthRaised, "lowered", "raised", "maxLength"),
+		boundRules(kindMinLengthRaised, kindMinLengthLowered, "raised", "lowered", "minLength"),
+		keywordRules(kindPatternAdded, kindPatternRemoved, "a pattern"),
+		changedRules(kindPatternChanged, "pattern"),
+		withoutWitness(formatReason, keywordRules(kindFormatAdded, kindFormatRemoved, "a format"), kindDir{kindFormatAdded, Input}, kindDir{kindFormatRemoved, Output}),
+		withoutWitness(formatReason, changedRules(kindFormatChanged, "format")),
+		boundRules(kindMaxItemsLowered, kindMaxItemsRaised, "lowered", "raised", "maxItems"),
+		boundRules(kindMinItemsRaised, kindMinItemsLowered, "raised", "lowered", "minItems"),
+		keywordRules(kindUniqueItemsAdded, kindUniqueItemsRemoved, "uniqueItems: true"),
+		boundRules(kindMaxContainsLowered, kindMaxContainsRaised, "lowered", "raised", "maxContains"),
+		boundRules(kindMinContainsRaised, kindMinContainsLowered, "raised", "lowered", "minContains"),
+		boundRules(kindMaxPropertiesLowered, kindMaxPropertiesRaised, "lowered", "raised", "maxProperties"),
+		boundRules(kindMinPropertiesRaised, kindMinPropertiesLowered, "raised", "lowered", "minProperties"),
 	),
 	check: checkConstraints,
 }
@@ -97,7 +97,7 @@ func checkConstraints(p *subPair) {
 		// family cannot see it filter members: compare it as a keyword, as
 		// beside any other string schema.
 		if both&tString != 0 && (p.c.old.draft >= 2019 || p.c.new.draft >= 2019) {
-			p.stringKeyword("format", "format")
+			p.stringKeyword("format", kindFormatAdded, kindFormatRemoved, kindFormatChanged)
 		}
 		return
 	}
@@ -105,23 +105,23 @@ func checkConstraints(p *subPair) {
 		checkNumeric(p, both&tNumber == tInteger)
 	}
 	if both&tString != 0 {
-		p.count("maxLength", "max-length", false)
-		p.count("minLength", "min-length", true)
-		p.stringKeyword("pattern", "pattern")
-		p.stringKeyword("format", "format")
+		p.count("maxLength", kindMaxLengthRaised, kindMaxLengthLowered, false)
+		p.count("minLength", kindMinLengthRaised, kindMinLengthLowered, true)
+		p.stringKeyword("pattern", kindPatternAdded, kindPatternRemoved, kindPatternChanged)
+		p.stringKeyword("format", kindFormatAdded, kindFormatRemoved, kindFormatChanged)
 	}
 	if both&tArray != 0 {
-		p.count("maxItems", "max-items", false)
-		p.count("minItems", "min-items", true)
+		p.count("maxItems", kindMaxItemsRaised, kindMaxItemsLowered, false)
+		p.count("minItems", kindMinItemsRaised, kindMinItemsLowered, true)
 		checkUnique(p)
 		if getKW(p.o, "contains") != nil && getKW(p.n, "contains") != nil {
-			p.count("maxContains", "max-contains", false)
-			p.count("minContains", "min-contains", true)
+			p.count("maxContains", kindMaxContainsRaised, kindMaxContainsLowered, false)
+			p.count("minContains", kindMinContainsRaised, kindMinContainsLowered, true)
 		}
 	}
 	if both&tObject != 0 {
-		p.count("maxProperties", "max-properties", false)
-		p.count("minProperties", "min-properties", true)
+		p.count("maxProperties", kindMaxPropertiesRaised, kindMaxPropertiesLowered, false)
+		p.count("minProperties", kindMinPropertiesRaised, kindMinPropertiesLowered, true)
 	}
 }
 
@@ -129,7 +129,7 @@ func checkNumeric(p *subPair, intOnly bool) {
 	lo, ln := lowerBound(p.o, intOnly), lowerBound(p.n, intOnly)
 	switch tighterLower(lo, ln) {
 	case 1:
-		f := p.emit("min-raised", pathKW(p.path, ln.kw), lo.src, ln.src,
+		f := p.emit(kindMinRaised, pathKW(p.path, ln.kw), lo.src, ln.src,
 			fmt.Sprintf("%s minimum raised from %s to %s%s", whereIs(p.path), boundText(lo), boundText(ln), exclText(ln)))
 		p.samplesFor(f)
 	case -1:
@@ -137,14 +137,14 @@ func checkNumeric(p *subPair, intOnly bool) {
 		if !ln.set {
 			kw = lo.kw
 		}
-		f := p.emit("min-lowered", pathKW(p.path, kw), lo.src, ln.src,
+		f := p.emit(kindMinLowered, pathKW(p.path, kw), lo.src, ln.src,
 			fmt.Sprintf("%s minimum lowered from %s to %s%s", whereIs(p.path), boundText(lo), boundText(ln), exclText(ln)))
 		p.samplesFor(f)
 	}
 	ho, hn := upperBound(p.o, intOnly), upperBound(p.n, intOnly)
 	switch tighterUpper(ho, hn) {
 	case 1:
-		f := p.emit("max-lowered", pathKW(p.path, hn.kw), ho.src, hn.src,
+		f := p.emit(kindMaxLowered, pathKW(p.path, hn.kw), ho.src, hn.src,
 			fmt.Sprintf("%s maximum lowered from %s to %s%s", whereIs(p.path), boundText(ho), boundText(hn), exclText(hn)))
 		p.samplesFor(f)
 	case -1:
@@ -152,7 +152,7 @@ func checkNumeric(p *subPair, intOnly bool) {
 		if !hn.set {
 			kw = ho.kw
 		}
-		f := p.emit("max-raised", pathKW(p.path, kw), ho.src, hn.src,
+		f := p.emit(kindMaxRaised, pathKW(p.path, kw), ho.src, hn.src,
 			fmt.Sprintf("%s maximum raised from %s to %s%s", whereIs(p.path), boundText(ho), boundText(hn), exclText(hn)))
 		p.samplesFor(f)
 	}
@@ -177,10 +177,10 @@ func checkNumeric(p *subPair, intOnly bool) {
 	msg := fmt.Sprintf("%s multipleOf changed from %s to %s", whereIs(p.path), quoteJSON(ov), quoteJSON(nv))
 	dir := p.c.p.Direction
 	if narrow && (dir == Input || !widen) {
-		f := p.emit("multiple-of-changed", path, ov, nv, msg)
+		f := p.emit(kindMultipleOfChanged, path, ov, nv, msg)
 		p.samplesFor(f)
 	} else if widen {
-		f := p.emit("multiple-of-relaxed", path, ov, nv, msg)
+		f := p.emit(kindMultipleOfRelaxed, path, ov, nv, msg)
 		p.samplesFor(f)
 	}
 }
@@ -210,8 +210,9 @@ func countOf(v *canon.Value, kw string) (int64, bool) {
 }
 
 // count compares a non-negative size keyword; lower says whether it is a
-// lower bound (minItems) or an upper one (maxItems).
-func (p *subPair) count(kw, name string, lower bool) {
+// lower bound (minItems) or an upper one (maxItems); raised and lowered
+// are the kinds of the keyword's rules.
+func (p *subPair) count(kw string, raised, lowered *schemaKind, lower bool) {
 	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
 	a, okA := countOf(ov, kw)
 	b, okB := countOf(nv, kw)
@@ -230,24 +231,31 @@ func (p *subPair) count(kw, name string, lower bool) {
 	default:
 		c = -1
 	}
-	verb := map[bool]string{true: "raised", false: "lowered"}
-	tight, loose := verb[lower], verb[!lower]
+	tight, loose := lowered, raised
+	if lower {
+		tight, loose = raised, lowered
+	}
 	show := func(ok bool, n int64) string {
 		if !ok {
 			return "none"
 		}
 		return fmt.Sprint(n)
 	}
-	kind, v := name+"-"+tight, tight
+	k := tight
 	if c < 0 {
-		kind, v = name+"-"+loose, loose
+		k = loose
 	}
-	f := p.emit(kind, pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s %s %s from %s to %s", whereIs(p.path), kw, v, show(okA, a), show(okB, b)))
+	v := "lowered"
+	if k == raised {
+		v = "raised"
+	}
+	f := p.emit(k, pathKW(p.path, kw), ov, nv, fmt.Sprintf("%s %s %s from %s to %s", whereIs(p.path), kw, v, show(okA, a), show(okB, b)))
 	p.samplesFor(f)
 }
 
-// stringKeyword compares pattern or format.
-func (p *subPair) stringKeyword(kw, name string) {
+// stringKeyword compares pattern or format; added, removed and changed are
+// the kinds of the keyword's rules.
+func (p *subPair) stringKeyword(kw string, added, removed, changed *schemaKind) {
 	ov, nv := getKW(p.o, kw), getKW(p.n, kw)
 	if ov == nil && nv == nil {
 		return
@@ -259,11 +267,11 @@ func (p *subPair) stringKeyword(kw, name string) {
 	var f *finding
 	switch {
 	case ov == nil:
-		f = p.emit(name+"-added", path, ov, nv, fmt.Sprintf("%s gains %s %s", whereIs(p.path), kw, quoteJSON(nv)))
+		f = p.emit(added, path, ov, nv, fmt.Sprintf("%s gains %s %s", whereIs(p.path), kw, quoteJSON(nv)))
 	case nv == nil:
-		f = p.emit(name+"-removed", path, ov, nv, fmt.Sprintf("%s loses %s %s", whereIs(p.path), kw, quoteJSON(ov)))
+		f = p.emit(removed, path, ov, nv, fmt.Sprintf("%s loses %s %s", whereIs(p.path), kw, quoteJSON(ov)))
 	default:
-		f = p.emit(name+"-changed", path, ov, nv, fmt.Sprintf("%s %s changed from %s to %s", whereIs(p.path), kw, quoteJSON(ov), quoteJSON(nv)))
+		f = p.emit(changed, path, ov, nv, fmt.Sprintf("%s %s changed from %s to %s", whereIs(p.path), kw, quoteJSON(ov), quoteJSON(nv)))
 		if kw == "pattern" {
 			f.undecided = "whether one regular expression accepts every string another accepts is not decided here, and no string telling them apart was found"
 		}
@@ -286,9 +294,9 @@ func checkUnique(p *subPair) {
 	path := pathKW(p.path, "uniqueItems")
 	var f *finding
 	if b {
-		f = p.emit("unique-items-added", path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s now requires unique items", whereIs(p.path)))
+		f = p.emit(kindUniqueItemsAdded, path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s now requires unique items", whereIs(p.path)))
 	} else {
-		f = p.emit("unique-items-removed", path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s no longer requires unique items", whereIs(p.path)))
+		f = p.emit(kindUniqueItemsRemoved, path, getKW(p.o, "uniqueItems"), getKW(p.n, "uniqueItems"), fmt.Sprintf("%s no longer requires unique items", whereIs(p.path)))
 	}
 	p.samplesFor(f)
 }

@@ -16,23 +16,23 @@ import (
 var enumFamily = ruleFamily{
 	name: "enum",
 	rules: []schemaRuleDef{
-		schemaRule("input-enum-value-removed", Breaking, narrows, schemaTagsValues,
+		kindRule(kindEnumValueRemoved, Input, Breaking, narrows, schemaTagsValues,
 			"An input enum (or const) loses a value: arguments using it are rejected."),
-		schemaRule("output-enum-value-removed", Safe, narrows, schemaTagsValues,
+		kindRule(kindEnumValueRemoved, Output, Safe, narrows, schemaTagsValues,
 			"An output enum loses a value: results no longer use it, and every new result was valid before."),
-		schemaRule("input-enum-value-added", Safe, widens, schemaTagsValues,
+		kindRule(kindEnumValueAdded, Input, Safe, widens, schemaTagsValues,
 			"An input enum gains a value: every old argument stays valid."),
-		schemaRule("output-enum-value-added", Breaking, widens, schemaTagsValues,
+		kindRule(kindEnumValueAdded, Output, Breaking, widens, schemaTagsValues,
 			"An output enum gains a value: clients may receive a value they do not know."),
-		schemaRule("input-enum-added", Breaking, narrows, schemaTagsValues,
+		kindRule(kindEnumAdded, Input, Breaking, narrows, schemaTagsValues,
 			"An input value that was free (any value of its type) is restricted to an enum or const: other values are rejected."),
-		schemaRule("output-enum-added", Safe, narrows, schemaTagsValues,
+		kindRule(kindEnumAdded, Output, Safe, narrows, schemaTagsValues,
 			"An output value is restricted to an enum or const: every new result was valid before."),
-		schemaRule("input-enum-removed", Safe, widens, schemaTagsValues,
+		kindRule(kindEnumRemoved, Input, Safe, widens, schemaTagsValues,
 			"An input enum or const restriction is dropped: any value of the type is accepted."),
-		schemaRule("output-enum-removed", Breaking, widens, schemaTagsValues,
+		kindRule(kindEnumRemoved, Output, Breaking, widens, schemaTagsValues,
 			"An output enum or const restriction is dropped: clients may receive values outside the old set."),
-		schemaRule("input-enum-value-renamed", Facade, narrows, schemaTagsValues,
+		kindRule(kindEnumValueRenamed, Input, Facade, narrows, schemaTagsValues,
 			"An input enum value is replaced by another spelling of it (case or separators changed, e.g. open → OPEN): old calls fail as sent, a values facade maps them."),
 	},
 	check: checkEnum,
@@ -95,76 +95,98 @@ func checkEnum(p *subPair) {
 	// Members of a type no instance here can have (a number in a
 	// propertyNames enum) never matched and do not count.
 	om, nm = inDomain(om, p.at.domain()), inDomain(nm, p.at.domain())
-	path := pathKW(p.path, "enum")
-	ov, nv := getKW(p.o, "enum"), getKW(p.n, "enum")
-	if oImp {
-		a := canon.ArrayValue(om...)
-		ov = &a
-	}
-	if nImp {
-		a := canon.ArrayValue(nm...)
-		nv = &a
-	}
+	e := enumPair{path: pathKW(p.path, "enum"), om: om, nm: nm, ov: enumValue(p.o, om, oImp), nv: enumValue(p.n, nm, nImp)}
 	switch {
 	case om != nil && nm != nil:
-		in := func(vals []canon.Value, v *canon.Value) bool {
-			k := jcsKey(v)
-			for i := range vals {
-				if jcsKey(&vals[i]) == k {
-					return true
-				}
-			}
-			return false
-		}
-		var removed, added []canon.Value
-		for i := range om {
-			if !in(nm, &om[i]) {
-				removed = append(removed, om[i])
-			}
-		}
-		for i := range nm {
-			if !in(om, &nm[i]) {
-				added = append(added, nm[i])
-			}
-		}
-		removed, added = enumRenames(p, path, ov, nv, removed, added)
-		if len(removed) > 0 {
-			f := p.emit("enum-value-removed", path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(removed)))
-			enumCands(p, f, removed)
-		}
-		if len(added) > 0 {
-			f := p.emit("enum-value-added", path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(added)))
-			enumCands(p, f, added)
-		}
+		p.enumChanged(e)
 	case om != nil:
-		// The enum is gone: values the new schema rejects are removed, and
-		// the rest of the type opens up.
-		var rejected []canon.Value
-		for i := range om {
-			if !admitsMember(p.n, &om[i]) {
-				rejected = append(rejected, om[i])
-			}
-		}
-		if len(rejected) > 0 {
-			f := p.emit("enum-value-removed", path, ov, nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(rejected)))
-			enumCands(p, f, rejected)
-		}
-		f := p.emit("enum-removed", path, ov, nv, fmt.Sprintf("%s is no longer limited to %s", whereIs(p.path), listValues(om)))
-		p.samplesFor(f)
+		p.enumGone(e)
 	case nm != nil:
-		var fresh []canon.Value
-		for i := range nm {
-			if !admitsMember(p.o, &nm[i]) {
-				fresh = append(fresh, nm[i])
-			}
-		}
-		if len(fresh) > 0 {
-			f := p.emit("enum-value-added", path, ov, nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(fresh)))
-			enumCands(p, f, fresh)
-		}
-		f := p.emit("enum-added", path, ov, nv, fmt.Sprintf("%s is now limited to %s", whereIs(p.path), listValues(nm)))
-		p.samplesFor(f)
+		p.enumNew(e)
 	}
+}
+
+// enumPair is the enum of both sides at one location: its members (nil:
+// no enum) and the keyword values reported (an implicit enum, such as
+// const, as an array of its members).
+type enumPair struct {
+	path   string
+	om, nm []canon.Value
+	ov, nv *canon.Value
+}
+
+// enumValue is the value a finding reports for the enum of s: its enum
+// keyword, or its members as an array when the enum is implicit.
+func enumValue(s *canon.Value, members []canon.Value, implicit bool) *canon.Value {
+	if !implicit {
+		return getKW(s, "enum")
+	}
+	a := canon.ArrayValue(members...)
+	return &a
+}
+
+// enumChanged compares two enums member by member; renamed values are
+// reported by enumRenames.
+func (p *subPair) enumChanged(e enumPair) {
+	removed, added := membersMissing(e.om, e.nm), membersMissing(e.nm, e.om)
+	removed, added = enumRenames(p, e.path, e.ov, e.nv, removed, added)
+	if len(removed) > 0 {
+		f := p.emit(kindEnumValueRemoved, e.path, e.ov, e.nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(removed)))
+		enumCands(p, f, removed)
+	}
+	if len(added) > 0 {
+		f := p.emit(kindEnumValueAdded, e.path, e.ov, e.nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(added)))
+		enumCands(p, f, added)
+	}
+}
+
+// membersMissing returns the members of a that b does not list.
+func membersMissing(a, b []canon.Value) []canon.Value {
+	in := map[string]bool{}
+	for i := range b {
+		in[jcsKey(&b[i])] = true
+	}
+	var out []canon.Value
+	for i := range a {
+		if !in[jcsKey(&a[i])] {
+			out = append(out, a[i])
+		}
+	}
+	return out
+}
+
+// enumGone reports an enum that is gone: values the new schema rejects are
+// removed, and the rest of the type opens up.
+func (p *subPair) enumGone(e enumPair) {
+	var rejected []canon.Value
+	for i := range e.om {
+		if !admitsMember(p.n, &e.om[i]) {
+			rejected = append(rejected, e.om[i])
+		}
+	}
+	if len(rejected) > 0 {
+		f := p.emit(kindEnumValueRemoved, e.path, e.ov, e.nv, fmt.Sprintf("%s no longer allows %s", whereIs(p.path), listValues(rejected)))
+		enumCands(p, f, rejected)
+	}
+	f := p.emit(kindEnumRemoved, e.path, e.ov, e.nv, fmt.Sprintf("%s is no longer limited to %s", whereIs(p.path), listValues(e.om)))
+	p.samplesFor(f)
+}
+
+// enumNew reports an enum that appears: values the old schema rejected are
+// added, and the rest of the type closes.
+func (p *subPair) enumNew(e enumPair) {
+	var fresh []canon.Value
+	for i := range e.nm {
+		if !admitsMember(p.o, &e.nm[i]) {
+			fresh = append(fresh, e.nm[i])
+		}
+	}
+	if len(fresh) > 0 {
+		f := p.emit(kindEnumValueAdded, e.path, e.ov, e.nv, fmt.Sprintf("%s now also allows %s", whereIs(p.path), listValues(fresh)))
+		enumCands(p, f, fresh)
+	}
+	f := p.emit(kindEnumAdded, e.path, e.ov, e.nv, fmt.Sprintf("%s is now limited to %s", whereIs(p.path), listValues(e.nm)))
+	p.samplesFor(f)
 }
 
 // enumCands makes each listed value a witness candidate at the location.
@@ -227,7 +249,7 @@ func enumRenames(p *subPair, path string, ov, nv *canon.Value, removed, added []
 	for _, r := range renamedFrom {
 		pairs = append(pairs, fmt.Sprintf("%q → %q", r.Str, mapping[r.Str]))
 	}
-	f := p.emit("enum-value-renamed", path, ov, nv, fmt.Sprintf("%s renamed enum values %s; a values facade maps old calls", whereIs(p.path), strings.Join(pairs, ", ")))
+	f := p.emit(kindEnumValueRenamed, path, ov, nv, fmt.Sprintf("%s renamed enum values %s; a values facade maps old calls", whereIs(p.path), strings.Join(pairs, ", ")))
 	p.c.suggest(f, facade.Block{Values: map[string]map[string]any{arg: mapping}})
 	enumCands(p, f, renamedFrom)
 	return restRemoved, restAdded

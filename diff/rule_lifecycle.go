@@ -14,21 +14,26 @@ import (
 const deprecatedKey = "io.mcpctl/deprecated"
 
 // lifecycleRules follow a tool's deprecation and sunset.
+var (
+	ruleToolRemovedAfterSunset = diffRule("tool-removed-after-sunset", Safe, ToolD, []string{"existence", "lifecycle"},
+		"A tool was removed at or after the sunset its _meta[\"io.mcpctl/deprecated\"] announced, as promised.")
+	ruleToolDeprecated = diffRule("tool-deprecated", Safe, ToolD, []string{"lifecycle"},
+		"A tool is newly marked deprecated in _meta[\"io.mcpctl/deprecated\"], a notice that callers should migrate before its sunset.")
+	ruleToolUndeprecated = diffRule("tool-undeprecated", Safe, ToolD, []string{"lifecycle"},
+		"A tool's deprecation was withdrawn, so it stays available.")
+	ruleSunsetMovedEarlier = diffRule("sunset-moved-earlier", Breaking, ToolD, []string{"lifecycle"},
+		"A deprecated tool's sunset moved earlier, breaking the promise callers planned their migration on.")
+	ruleSunsetRemoved = diffRule("sunset-removed", Breaking, ToolD, []string{"lifecycle"},
+		"A deprecated tool lost its sunset date (removed or no longer an RFC 3339 date), so callers no longer know how long it stays.")
+	ruleSunsetMovedLater = diffRule("sunset-moved-later", Safe, ToolD, []string{"lifecycle"},
+		"A deprecated tool's sunset moved later or was set for the first time, giving callers at least as much time.")
+	ruleDeprecationChanged = diffRule("deprecation-changed", Safe, ToolD, []string{"lifecycle", "documentation"},
+		"A deprecation's since, replacement or other details changed, without touching the sunset.")
+)
+
+// lifecycleRules lists them for the catalog.
 var lifecycleRules = []Rule{
-	{ID: "tool-removed-after-sunset", Level: Safe, Direction: ToolD, Tags: []string{"existence", "lifecycle"},
-		Purpose: "A tool was removed at or after the sunset its _meta[\"io.mcpctl/deprecated\"] announced, as promised."},
-	{ID: "tool-deprecated", Level: Safe, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A tool is newly marked deprecated in _meta[\"io.mcpctl/deprecated\"], a notice that callers should migrate before its sunset."},
-	{ID: "tool-undeprecated", Level: Safe, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A tool's deprecation was withdrawn, so it stays available."},
-	{ID: "sunset-moved-earlier", Level: Breaking, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A deprecated tool's sunset moved earlier, breaking the promise callers planned their migration on."},
-	{ID: "sunset-removed", Level: Breaking, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A deprecated tool lost its sunset date (removed or no longer an RFC 3339 date), so callers no longer know how long it stays."},
-	{ID: "sunset-moved-later", Level: Safe, Direction: ToolD, Tags: []string{"lifecycle"},
-		Purpose: "A deprecated tool's sunset moved later or was set for the first time, giving callers at least as much time."},
-	{ID: "deprecation-changed", Level: Safe, Direction: ToolD, Tags: []string{"lifecycle", "documentation"},
-		Purpose: "A deprecation's since, replacement or other details changed, without touching the sunset."},
+	ruleToolRemovedAfterSunset, ruleToolDeprecated, ruleToolUndeprecated, ruleSunsetMovedEarlier, ruleSunsetRemoved, ruleSunsetMovedLater, ruleDeprecationChanged,
 }
 
 // deprecation is a tool's parsed lifecycle declaration.
@@ -90,8 +95,8 @@ func lifecycleChanges(name string, ov, nv *canon.Value) []Change {
 	od, nd := readDeprecation(ov), readDeprecation(nv)
 	ptr := "/_meta/" + canon.EscapePointer(deprecatedKey)
 	var out []Change
-	add := func(id, path, msg string) *Change {
-		c := newChange(id, name, path)
+	add := func(r Rule, path, msg string) *Change {
+		c := newChange(r, name, path)
 		c.Old, c.New = jcs(od.Value), jcs(nd.Value)
 		c.Message = msg
 		out = append(out, c)
@@ -101,14 +106,14 @@ func lifecycleChanges(name string, ov, nv *canon.Value) []Change {
 	case !od.declared() && !nd.declared():
 		return nil
 	case !od.declared():
-		c := add("tool-deprecated", ptr, "tool marked deprecated"+nd.summary())
+		c := add(ruleToolDeprecated, ptr, "tool marked deprecated"+nd.summary())
 		addNotice(c, fmt.Sprintf("deprecation: %s is deprecated%s; callers should migrate", name, nd.summary()))
 		if nd.SunsetText != "" && !nd.hasSunset() {
 			addNotice(c, fmt.Sprintf("sunset %q is not an RFC 3339 date: removing the tool will be reported as breaking", nd.SunsetText))
 		}
 		return out
 	case !nd.declared():
-		add("tool-undeprecated", ptr, "deprecation withdrawn")
+		add(ruleToolUndeprecated, ptr, "deprecation withdrawn")
 		return out
 	}
 	sp := ptr + "/sunset"
@@ -118,18 +123,18 @@ func lifecycleChanges(name string, ov, nv *canon.Value) []Change {
 		if nd.SunsetText != "" {
 			msg = fmt.Sprintf("sunset %s replaced by %q, which is not an RFC 3339 date", od.SunsetText, nd.SunsetText)
 		}
-		add("sunset-removed", sp, msg)
+		add(ruleSunsetRemoved, sp, msg)
 	case od.hasSunset() && nd.Sunset.Before(od.Sunset):
-		add("sunset-moved-earlier", sp, fmt.Sprintf("sunset moved earlier: %s -> %s", od.SunsetText, nd.SunsetText))
+		add(ruleSunsetMovedEarlier, sp, fmt.Sprintf("sunset moved earlier: %s -> %s", od.SunsetText, nd.SunsetText))
 	case !od.hasSunset() && nd.hasSunset(), od.hasSunset() && nd.Sunset.After(od.Sunset):
 		from := od.SunsetText
 		if from == "" {
 			from = "none"
 		}
-		add("sunset-moved-later", sp, fmt.Sprintf("sunset %s -> %s", from, nd.SunsetText))
+		add(ruleSunsetMovedLater, sp, fmt.Sprintf("sunset %s -> %s", from, nd.SunsetText))
 	}
 	if o, n := withoutMember(od.Value, "sunset"), withoutMember(nd.Value, "sunset"); !sameValue(o, n) {
-		c := add("deprecation-changed", ptr, "deprecation details changed"+nd.summary())
+		c := add(ruleDeprecationChanged, ptr, "deprecation details changed"+nd.summary())
 		c.Old, c.New = jcs(o), jcs(n)
 	}
 	return out

@@ -15,23 +15,23 @@ import (
 var requiredFamily = ruleFamily{
 	name: "required",
 	rules: []schemaRuleDef{
-		schemaRule("input-required-added", Breaking, narrows, schemaTagsRequiredness,
+		kindRule(kindRequiredAdded, Input, Breaking, narrows, schemaTagsRequiredness,
 			"An input property becomes required (new, or formerly optional) and has no default: calls that omit it are rejected."),
-		schemaRule("input-required-added-with-default", Facade, narrows, schemaTagsRequiredness,
+		kindRule(kindRequiredAddedWithDefault, Input, Facade, narrows, schemaTagsRequiredness,
 			"An input property becomes required but declares a default: calls that omit it are rejected as sent, and a defaults facade fills it in."),
-		schemaRule("output-required-added", Safe, narrows, schemaTagsRequiredness,
+		kindRule(kindRequiredAdded, Output, Safe, narrows, schemaTagsRequiredness,
 			"An output property becomes required: results always carry it, and every new result was valid before."),
-		schemaRule("input-required-removed", Safe, widens, schemaTagsRequiredness,
+		kindRule(kindRequiredRemoved, Input, Safe, widens, schemaTagsRequiredness,
 			"An input property is no longer required: every old argument stays valid."),
-		schemaRule("output-required-removed", Breaking, widens, schemaTagsRequiredness,
+		kindRule(kindRequiredRemoved, Output, Breaking, widens, schemaTagsRequiredness,
 			"An output property is no longer required (made optional): clients that read it may find it missing."),
-		schemaRule("input-dependent-required-added", Breaking, narrows, schemaTagsRequiredness,
+		kindRule(kindDependentRequiredAdded, Input, Breaking, narrows, schemaTagsRequiredness,
 			"An input object gains a dependentRequired entry: when the key is present, calls must also send the dependent properties."),
-		schemaRule("output-dependent-required-added", Safe, narrows, schemaTagsRequiredness,
+		kindRule(kindDependentRequiredAdded, Output, Safe, narrows, schemaTagsRequiredness,
 			"An output object gains a dependentRequired entry: every new result was valid before."),
-		schemaRule("input-dependent-required-removed", Safe, widens, schemaTagsRequiredness,
+		kindRule(kindDependentRequiredRemoved, Input, Safe, widens, schemaTagsRequiredness,
 			"An input object loses a dependentRequired entry: every old argument stays valid."),
-		schemaRule("output-dependent-required-removed", Breaking, widens, schemaTagsRequiredness,
+		kindRule(kindDependentRequiredRemoved, Output, Breaking, widens, schemaTagsRequiredness,
 			"An output object loses a dependentRequired entry: results may lack properties clients relied on."),
 	},
 	check: checkRequired,
@@ -55,12 +55,12 @@ func checkRequired(p *subPair) {
 		def := getKW(getKW(getKW(p.n, "properties"), k), "default")
 		arg, argOK := p.at.argKey(k)
 		if dir == Input && def != nil && argOK && !p.inv {
-			f := p.emit("required-added-with-default", path, ov, nv, fmt.Sprintf("%s is now required; its default %s can be filled in by a defaults facade", propWhere(p.path, k), quoteJSON(def)))
+			f := p.emit(kindRequiredAddedWithDefault, path, ov, nv, fmt.Sprintf("%s is now required; its default %s can be filled in by a defaults facade", propWhere(p.path, k), quoteJSON(def)))
 			p.c.suggest(f, facade.Block{Defaults: map[string]any{arg: schema.Instance(def)}})
 			f.cands = append(f.cands, delKey(k))
 			continue
 		}
-		f := p.emit("required-added", path, ov, nv, fmt.Sprintf("%s is now required", propWhere(p.path, k)))
+		f := p.emit(kindRequiredAdded, path, ov, nv, fmt.Sprintf("%s is now required", propWhere(p.path, k)))
 		f.cands = append(f.cands, delKey(k))
 	}
 	for _, k := range sortedNames(oreq) {
@@ -71,7 +71,7 @@ func checkRequired(p *subPair) {
 			continue
 		}
 		path := pathKW(p.path, "properties", k)
-		f := p.emit("required-removed", path, ov, nv, fmt.Sprintf("%s is no longer required", propWhere(p.path, k)))
+		f := p.emit(kindRequiredRemoved, path, ov, nv, fmt.Sprintf("%s is no longer required", propWhere(p.path, k)))
 		f.cands = append(f.cands, delKey(k))
 	}
 	checkDependentRequired(p)
@@ -134,7 +134,7 @@ func checkDependentRequired(p *subPair) {
 		}
 		path := pathKW(p.path, "dependentRequired", k)
 		if len(added) > 0 {
-			f := p.emit("dependent-required-added", path, ov, nv, fmt.Sprintf("%s: when %q is present, %s must now be sent too", whereIs(p.path), k, strings.Join(added, ", ")))
+			f := p.emit(kindDependentRequiredAdded, path, ov, nv, fmt.Sprintf("%s: when %q is present, %s must now be sent too", whereIs(p.path), k, strings.Join(added, ", ")))
 			g := &instanceGen{sd: p.c.old}
 			if p.c.p.Direction == Output {
 				g.sd = p.c.new
@@ -146,7 +146,7 @@ func checkDependentRequired(p *subPair) {
 			f.cands = append(f.cands, ed)
 		}
 		if len(removed) > 0 {
-			f := p.emit("dependent-required-removed", path, ov, nv, fmt.Sprintf("%s: when %q is present, %s need no longer be sent", whereIs(p.path), k, strings.Join(removed, ", ")))
+			f := p.emit(kindDependentRequiredRemoved, path, ov, nv, fmt.Sprintf("%s: when %q is present, %s need no longer be sent", whereIs(p.path), k, strings.Join(removed, ", ")))
 			g := &instanceGen{sd: p.c.new}
 			ed := setKey(k, g.value(effective(p.n, k)))
 			for _, d := range removed {

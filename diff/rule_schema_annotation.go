@@ -19,37 +19,39 @@ import (
 // annotationKinds are the annotation keywords compared, with the rule kind
 // and the notice of a change.
 var annotationKinds = []struct {
-	kw, kind, notice string
+	kw     string
+	kind   *schemaKind
+	notice string
 }{
-	{"default", "default-changed", ""},
-	{"description", "description-changed", "descriptions steer the model that writes calls; review the new wording"},
-	{"title", "title-changed", "titles are shown to users and models; review the new wording"},
-	{"examples", "examples-changed", "examples steer the model that writes calls; review the new ones"},
-	{"deprecated", "deprecated-changed", "a deprecated value should no longer be used; models and clients may avoid it"},
+	{"default", kindDefaultChanged, ""},
+	{"description", kindDescriptionChanged, "descriptions steer the model that writes calls; review the new wording"},
+	{"title", kindTitleChanged, "titles are shown to users and models; review the new wording"},
+	{"examples", kindExamplesChanged, "examples steer the model that writes calls; review the new ones"},
+	{"deprecated", kindDeprecatedChanged, "a deprecated value should no longer be used; models and clients may avoid it"},
 }
 
 // schemaAnnotationRules are found by compareAnnotations, beside the walk
 // of the rule families.
 var schemaAnnotationRules = []schemaRuleDef{
-	schemaRule("input-default-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindDefaultChanged, Input, Safe, annotates, schemaTagsDocumentation,
 		"An input default is added, removed or changed: calls that omit the argument may now behave differently (a notice; validation is unchanged)."),
-	schemaRule("output-default-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindDefaultChanged, Output, Safe, annotates, schemaTagsDocumentation,
 		"An output default is added, removed or changed: clients that fill in absent values may now assume another (a notice; validation is unchanged)."),
-	schemaRule("input-description-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindDescriptionChanged, Input, Safe, annotates, schemaTagsDocumentation,
 		"An input schema's description is added, removed or changed at any depth: descriptions steer the model that writes the calls (a notice)."),
-	schemaRule("output-description-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindDescriptionChanged, Output, Safe, annotates, schemaTagsDocumentation,
 		"An output schema's description is added, removed or changed at any depth: descriptions tell clients and models what results mean (a notice)."),
-	schemaRule("input-title-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindTitleChanged, Input, Safe, annotates, schemaTagsDocumentation,
 		"An input schema's title is added, removed or changed at any depth (a notice; validation is unchanged)."),
-	schemaRule("output-title-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindTitleChanged, Output, Safe, annotates, schemaTagsDocumentation,
 		"An output schema's title is added, removed or changed at any depth (a notice; validation is unchanged)."),
-	schemaRule("input-examples-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindExamplesChanged, Input, Safe, annotates, schemaTagsDocumentation,
 		"An input schema's examples are added, removed or changed at any depth: examples steer the model that writes the calls (a notice)."),
-	schemaRule("output-examples-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindExamplesChanged, Output, Safe, annotates, schemaTagsDocumentation,
 		"An output schema's examples are added, removed or changed at any depth (a notice; validation is unchanged)."),
-	schemaRule("input-deprecated-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindDeprecatedChanged, Input, Safe, annotates, schemaTagsDocumentation,
 		"An input value is marked deprecated, or no longer is, at any depth: models and clients may stop or start using it (a notice; validation is unchanged)."),
-	schemaRule("output-deprecated-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindDeprecatedChanged, Output, Safe, annotates, schemaTagsDocumentation,
 		"An output value is marked deprecated, or no longer is, at any depth: clients should stop relying on it (a notice; validation is unchanged)."),
 }
 

@@ -24,45 +24,45 @@ var trueSchema = canon.BoolValue(true)
 var structureFamily = ruleFamily{
 	name: "structure",
 	rules: []schemaRuleDef{
-		schemaRule("input-property-added", Safe, widens, schemaTagsExistence,
+		kindRule(kindPropertyAdded, Input, Safe, widens, schemaTagsExistence,
 			"An input object gains an optional property, which is safe by default even on an open object (no additionalProperties: false) where by pure set semantics it narrows what the property could hold, and breaking there under Options.StrictOpenContent (--strict-open-content)."),
-		schemaRule("output-property-added", Safe, narrows, schemaTagsExistence,
+		kindRule(kindPropertyAdded, Output, Safe, narrows, schemaTagsExistence,
 			"An open output object declares a new property: results could carry it before, and every new result was valid before."),
-		schemaRule("output-property-added-closed", Breaking, widens, schemaTagsExistence,
+		kindRule(kindPropertyAddedClosed, Output, Breaking, widens, schemaTagsExistence,
 			"A closed output object (additionalProperties: false) gains a property: clients validating against the old schema reject results that carry it."),
 		withoutWitness("on an open object such a finding has no witness (every old argument still validates), since the reason is that the server may ignore the argument.",
-			[]schemaRuleDef{schemaRule("input-property-removed", Breaking, reshapes, schemaTagsExistence,
+			[]schemaRuleDef{kindRule(kindPropertyRemoved, Input, Breaking, reshapes, schemaTagsExistence,
 				"An input property is no longer declared: arguments using it are rejected, or, on an open object, accepted but no longer documented or honoured by the server.")})[0],
-		schemaRule("output-property-removed", Breaking, widens, schemaTagsExistence,
+		kindRule(kindPropertyRemoved, Output, Breaking, widens, schemaTagsExistence,
 			"An open output object no longer declares a property: new results may carry it with any value, which clients validating against the old schema reject."),
-		schemaRule("output-property-removed-closed", Safe, narrows, schemaTagsExistence,
+		kindRule(kindPropertyRemovedClosed, Output, Safe, narrows, schemaTagsExistence,
 			"An output object no longer declares a property that its other keywords still hold to the old property's schema (additionalProperties: false, or no wider than it): every new result was valid before, so the level is safe; the notice tells clients that read it (it was optional, or output-required-removed reports it) that it is gone or no longer documented."),
 		withoutWitness("on an open object where the new name is optional such a finding has no witness (the old call still validates), since the reason is that the server no longer reads the old name.",
-			[]schemaRuleDef{schemaRule("input-property-renamed", Facade, narrows, schemaTagsExistence,
+			[]schemaRuleDef{kindRule(kindPropertyRenamed, Input, Facade, narrows, schemaTagsExistence,
 				"An input property is removed and another with an equal schema is added to the same object: old calls fail as sent, a rename facade carries them.")})[0],
-		schemaRule("input-additional-properties-closed", Breaking, narrows, schemaTagsStructure,
+		kindRule(kindAdditionalPropertiesClosed, Input, Breaking, narrows, schemaTagsStructure,
 			"An input object forbids undeclared properties (additionalProperties: false added): extra keys clients or models send are rejected."),
-		schemaRule("output-additional-properties-closed", Safe, narrows, schemaTagsStructure,
+		kindRule(kindAdditionalPropertiesClosed, Output, Safe, narrows, schemaTagsStructure,
 			"An output object forbids undeclared properties: every new result was valid before."),
-		schemaRule("input-additional-properties-opened", Safe, widens, schemaTagsStructure,
+		kindRule(kindAdditionalPropertiesOpened, Input, Safe, widens, schemaTagsStructure,
 			"An input object allows undeclared properties again (additionalProperties: false removed): every old argument stays valid."),
-		schemaRule("output-additional-properties-opened", Breaking, widens, schemaTagsStructure,
+		kindRule(kindAdditionalPropertiesOpened, Output, Breaking, widens, schemaTagsStructure,
 			"An output object allows undeclared properties: clients validating against the old schema reject results that carry extra keys."),
-		schemaRule("input-dependent-schema-added", Breaking, narrows, schemaTagsStructure,
+		kindRule(kindDependentSchemaAdded, Input, Breaking, narrows, schemaTagsStructure,
 			"An input object gains a dependentSchemas entry: when the key is present, arguments must also satisfy the new schema."),
-		schemaRule("output-dependent-schema-added", Safe, narrows, schemaTagsStructure,
+		kindRule(kindDependentSchemaAdded, Output, Safe, narrows, schemaTagsStructure,
 			"An output object gains a dependentSchemas entry: every new result was valid before."),
-		schemaRule("input-dependent-schema-removed", Safe, widens, schemaTagsStructure,
+		kindRule(kindDependentSchemaRemoved, Input, Safe, widens, schemaTagsStructure,
 			"An input object loses a dependentSchemas entry: every old argument stays valid."),
-		schemaRule("output-dependent-schema-removed", Breaking, widens, schemaTagsStructure,
+		kindRule(kindDependentSchemaRemoved, Output, Breaking, widens, schemaTagsStructure,
 			"An output object loses a dependentSchemas entry: results may violate what it required."),
-		schemaRule("input-contains-added", Breaking, narrows, schemaTagsStructure,
+		kindRule(kindContainsAdded, Input, Breaking, narrows, schemaTagsStructure,
 			"An input array gains a contains constraint: arrays without a matching item are rejected."),
-		schemaRule("output-contains-added", Safe, narrows, schemaTagsStructure,
+		kindRule(kindContainsAdded, Output, Safe, narrows, schemaTagsStructure,
 			"An output array gains a contains constraint: every new result was valid before."),
-		schemaRule("input-contains-removed", Safe, widens, schemaTagsStructure,
+		kindRule(kindContainsRemoved, Input, Safe, widens, schemaTagsStructure,
 			"An input array loses its contains constraint: every old argument stays valid."),
-		schemaRule("output-contains-removed", Breaking, widens, schemaTagsStructure,
+		kindRule(kindContainsRemoved, Output, Breaking, widens, schemaTagsStructure,
 			"An output array loses its contains constraint: results may lack the item clients relied on."),
 	},
 	check: checkStructure,
@@ -162,7 +162,20 @@ func isTrue(s *canon.Value) bool {
 
 func checkProperties(p *subPair) {
 	op, np := getKW(p.o, "properties"), getKW(p.n, "properties")
-	var removed, added []string
+	removed, added := p.walkCommonProperties(op, np)
+	removed, added = checkRenames(p, removed, added)
+	for _, k := range removed {
+		p.propertyRemoved(k, op.Get(k))
+	}
+	for _, k := range added {
+		p.propertyAdded(k, np.Get(k))
+	}
+}
+
+// walkCommonProperties compares the properties both sides declare
+// recursively and returns the names only old declares and only new
+// declares.
+func (p *subPair) walkCommonProperties(op, np *canon.Value) (removed, added []string) {
 	for _, k := range memberNames(op) {
 		if np == nil || np.Get(k) == nil {
 			removed = append(removed, k)
@@ -173,7 +186,6 @@ func checkProperties(p *subPair) {
 			added = append(added, k)
 		}
 	}
-	// Properties on both sides are compared recursively.
 	for _, k := range memberNames(op) {
 		if np != nil && np.Get(k) != nil {
 			ov, nv := op.Get(k), np.Get(k)
@@ -183,78 +195,95 @@ func checkProperties(p *subPair) {
 			p.c.walk(ov, nv, pathKW(p.path, "properties", k), p.at.child(k, ov, nv), p.inv)
 		}
 	}
-	removed, added = checkRenames(p, removed, added)
-	dir := p.c.p.Direction
-	for _, k := range removed {
-		ov := op.Get(k)
-		ne := effective(p.n, k)
-		path := pathKW(p.path, "properties", k)
-		at := p.at.child(k, ov, ne)
-		if isFalse(ov) {
-			// A property declared false was never present: what changed is
-			// the set of values the key may hold, which the type family
-			// compares (false to anything widens).
-			p.c.walk(ov, ne, path, at, p.inv)
-			continue
-		}
-		if dir == Output && !p.inv && (isFalse(ne) || (!isTrue(ne) && p.c.subset(ne, p.c.new, ov, p.c.old, tAll))) {
-			if isFalse(ne) {
-				f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
-				setNotice(f, fmt.Sprintf("new results never carry %q; clients that read it get nothing", k))
-				continue
-			}
-			f := p.c.emitAt("property-removed-closed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared; the object's other keywords still hold it to what the old property allowed", propWhere(p.path, k)))
-			setNotice(f, fmt.Sprintf("%q is no longer documented; clients that read it may no longer get it", k))
-			continue
-		}
-		f := p.c.emitAt("property-removed", path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
-		if dir == Input {
-			f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
-			if isTrue(ne) && !p.inv {
-				f.noWitness = fmt.Sprintf("the new schema still accepts %q (the object is open), but no longer documents it: the server may ignore it", k)
-			}
-		} else {
-			f.samples, f.sampleSide, f.reject = ne, p.c.new, ov
-		}
+	return removed, added
+}
+
+// propertyRemoved reports property k, declared ov in old, no longer
+// declared in new.
+func (p *subPair) propertyRemoved(k string, ov *canon.Value) {
+	ne := effective(p.n, k)
+	path := pathKW(p.path, "properties", k)
+	at := p.at.child(k, ov, ne)
+	if isFalse(ov) {
+		// A property declared false was never present: what changed is
+		// the set of values the key may hold, which the type family
+		// compares (false to anything widens).
+		p.c.walk(ov, ne, path, at, p.inv)
+		return
 	}
-	for _, k := range added {
-		nv := np.Get(k)
-		oe := effective(p.o, k)
-		path := pathKW(p.path, "properties", k)
-		at := p.at.child(k, oe, nv)
-		if isFalse(nv) {
-			// Declared false: the key is never present now, which the type
-			// family compares (anything to false narrows).
-			p.c.walk(oe, nv, path, at, p.inv)
-			continue
-		}
-		if !isTrue(oe) && !isFalse(oe) {
-			// The key was governed by additionalProperties or a pattern:
-			// compare that schema with the new property's.
-			p.c.walk(oe, nv, path, at, p.inv)
-		}
-		switch {
-		case dir == Output && isFalse(oe):
-			f := p.c.emitAt("property-added-closed", path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared, and the old closed schema rejects it", propWhere(p.path, k)))
-			f.samples, f.sampleSide = nv, p.c.new
-		case dir == Output:
-			p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared", propWhere(p.path, k)))
-		default:
-			eff := widens
-			if isTrue(oe) {
-				eff = narrows
-			}
-			f := p.c.emitAt("property-added", path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
-			if eff == narrows && p.inv {
-				f.Rule, f.def = "input-composition-widened", lookupSchemaRule("input-composition-widened")
-				f.Level = f.def.Level
-			}
-			if eff == narrows && !p.inv && p.c.p.Opts.StrictOpenContent && isTrue(oe) && f.def != nil {
-				f.Level = Breaking
-				f.Message += " (the object is open, and strict open content treats constraining a free property as breaking)"
-				f.samples, f.sampleSide, f.reject = &trueSchema, p.c.old, nv
-			}
-		}
+	if p.c.p.Direction == Output && !p.inv && (isFalse(ne) || (!isTrue(ne) && p.c.subset(ne, p.c.new, ov, p.c.old, tAll))) {
+		p.outputPropertyRemovedClosed(k, ov, ne, path, at)
+		return
+	}
+	f := p.c.emitAt(kindPropertyRemoved, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared", propWhere(p.path, k)))
+	if p.c.p.Direction == Output {
+		f.samples, f.sampleSide, f.reject = ne, p.c.new, ov
+		return
+	}
+	f.samples, f.sampleSide, f.reject = ov, p.c.old, ne
+	if isTrue(ne) && !p.inv {
+		f.noWitness = fmt.Sprintf("the new schema still accepts %q (the object is open), but no longer documents it: the server may ignore it", k)
+	}
+}
+
+// outputPropertyRemovedClosed reports an output property no longer
+// declared whose values the new object still bounds (or never carries).
+func (p *subPair) outputPropertyRemovedClosed(k string, ov, ne *canon.Value, path string, at *instLoc) {
+	if isFalse(ne) {
+		f := p.c.emitAt(kindPropertyRemovedClosed, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared, and the closed object never carries it now", propWhere(p.path, k)))
+		setNotice(f, fmt.Sprintf("new results never carry %q; clients that read it get nothing", k))
+		return
+	}
+	f := p.c.emitAt(kindPropertyRemovedClosed, path, at, p.inv, ov, nil, fmt.Sprintf("%s is no longer declared; the object's other keywords still hold it to what the old property allowed", propWhere(p.path, k)))
+	setNotice(f, fmt.Sprintf("%q is no longer documented; clients that read it may no longer get it", k))
+}
+
+// propertyAdded reports property k, declared nv in new, not declared in
+// old.
+func (p *subPair) propertyAdded(k string, nv *canon.Value) {
+	oe := effective(p.o, k)
+	path := pathKW(p.path, "properties", k)
+	at := p.at.child(k, oe, nv)
+	if isFalse(nv) {
+		// Declared false: the key is never present now, which the type
+		// family compares (anything to false narrows).
+		p.c.walk(oe, nv, path, at, p.inv)
+		return
+	}
+	if !isTrue(oe) && !isFalse(oe) {
+		// The key was governed by additionalProperties or a pattern:
+		// compare that schema with the new property's.
+		p.c.walk(oe, nv, path, at, p.inv)
+	}
+	switch {
+	case p.c.p.Direction == Output && isFalse(oe):
+		f := p.c.emitAt(kindPropertyAddedClosed, path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared, and the old closed schema rejects it", propWhere(p.path, k)))
+		f.samples, f.sampleSide = nv, p.c.new
+	case p.c.p.Direction == Output:
+		p.c.emitAt(kindPropertyAdded, path, at, p.inv, nil, nv, fmt.Sprintf("%s is newly declared", propWhere(p.path, k)))
+	default:
+		p.inputPropertyAdded(k, oe, nv, path, at)
+	}
+}
+
+// inputPropertyAdded reports an optional input property newly declared;
+// where old accepted any value for the key (an open object) the new
+// declaration narrows, which inside not widens and under strict open
+// content is breaking.
+func (p *subPair) inputPropertyAdded(k string, oe, nv *canon.Value, path string, at *instLoc) {
+	f := p.c.emitAt(kindPropertyAdded, path, at, p.inv, nil, nv, fmt.Sprintf("optional %s is newly declared", propWhere(p.path, k)))
+	if !isTrue(oe) {
+		return
+	}
+	if p.inv {
+		f.def = kindCompositionWidened.def(Input)
+		f.Rule = string(f.def.ID)
+		f.Level = levelOf(f.def.Rule)
+	}
+	if !p.inv && p.c.p.Opts.StrictOpenContent && f.def != nil {
+		f.Level = Breaking
+		f.Message += " (the object is open, and strict open content treats constraining a free property as breaking)"
+		f.samples, f.sampleSide, f.reject = &trueSchema, p.c.old, nv
 	}
 }
 
@@ -295,7 +324,7 @@ func checkRenames(p *subPair, removed, added []string) ([]string, []string) {
 		p.renamed[best] = r
 		ov, nv := op.Get(r), np.Get(best)
 		at := p.at.child(r, ov, effective(p.n, r))
-		f := p.c.emitAt("property-renamed", pathKW(p.path, "properties", r), at, false, ov, nv,
+		f := p.c.emitAt(kindPropertyRenamed, pathKW(p.path, "properties", r), at, false, ov, nv,
 			fmt.Sprintf("%s was renamed to %q; a rename facade carries old calls", propWhere(p.path, r), best))
 		p.c.suggest(f, facade.Block{Rename: map[string]string{arg: best}})
 		f.samples, f.sampleSide = ov, p.c.old
@@ -397,10 +426,10 @@ func checkAdditional(p *subPair) {
 	switch {
 	case oF && nF:
 	case nF:
-		f := p.c.emitAt("additional-properties-closed", path, at, p.inv, ov, nv, fmt.Sprintf("%s no longer allows undeclared properties", whereIs(p.path)))
+		f := p.c.emitAt(kindAdditionalPropertiesClosed, path, at, p.inv, ov, nv, fmt.Sprintf("%s no longer allows undeclared properties", whereIs(p.path)))
 		f.samples, f.sampleSide = oa, p.c.old
 	case oF:
-		f := p.c.emitAt("additional-properties-opened", path, at, p.inv, ov, nv, fmt.Sprintf("%s now allows undeclared properties", whereIs(p.path)))
+		f := p.c.emitAt(kindAdditionalPropertiesOpened, path, at, p.inv, ov, nv, fmt.Sprintf("%s now allows undeclared properties", whereIs(p.path)))
 		f.samples, f.sampleSide = na, p.c.new
 	default:
 		p.c.walk(oa, na, path, at, p.inv)
@@ -483,11 +512,11 @@ func checkDependentSchemas(p *subPair) {
 		case ov != nil && nv != nil:
 			p.c.walk(ov, nv, path, p.at.branch(ov, nv), p.inv)
 		case nv != nil:
-			f := p.emit("dependent-schema-added", path, nil, nv, fmt.Sprintf("%s: when %q is present the object must now also match a dependent schema", whereIs(p.path), k))
+			f := p.emit(kindDependentSchemaAdded, path, nil, nv, fmt.Sprintf("%s: when %q is present the object must now also match a dependent schema", whereIs(p.path), k))
 			keyed(f, p.o, p.c.old)
 			p.samplesFor(f)
 		default:
-			f := p.emit("dependent-schema-removed", path, ov, nil, fmt.Sprintf("%s: the dependent schema for %q is gone", whereIs(p.path), k))
+			f := p.emit(kindDependentSchemaRemoved, path, ov, nil, fmt.Sprintf("%s: the dependent schema for %q is gone", whereIs(p.path), k))
 			keyed(f, p.n, p.c.new)
 			p.samplesFor(f)
 		}
@@ -531,10 +560,10 @@ func checkContains(p *subPair) {
 	switch {
 	case ov == nil && nv == nil:
 	case ov == nil:
-		f := p.emit("contains-added", path, nil, nv, fmt.Sprintf("%s must now contain an item matching a schema", whereIs(p.path)))
+		f := p.emit(kindContainsAdded, path, nil, nv, fmt.Sprintf("%s must now contain an item matching a schema", whereIs(p.path)))
 		p.samplesFor(f)
 	case nv == nil:
-		f := p.emit("contains-removed", path, ov, nil, fmt.Sprintf("%s no longer needs an item matching a schema", whereIs(p.path)))
+		f := p.emit(kindContainsRemoved, path, ov, nil, fmt.Sprintf("%s no longer needs an item matching a schema", whereIs(p.path)))
 		p.samplesFor(f)
 	default:
 		p.c.walk(ov, nv, path, p.at.item(0, ov, nv), p.inv)

@@ -10,37 +10,42 @@ import (
 
 // toolRules are the rules about a tool as a whole and its documentation
 // members (docs/diff.md#direction direction "tool", docs/diff.md#levels-and-rules).
+var (
+	ruleToolAdded = diffRule("tool-added", Safe, ToolD, []string{"existence"},
+		"A new tool is offered; no existing call can break.")
+	ruleToolRemoved = diffRule("tool-removed", Breaking, ToolD, []string{"existence"},
+		"A tool disappeared with no rename or consolidation that a facade could route its calls to, so every call to it fails.")
+	ruleToolRenamed = diffRule("tool-renamed", Facade, ToolD, []string{"existence"},
+		"A removed tool reappears under a name of the same style key, or as the only tool with its identical input schema, with arguments that match one to one up to case style, accept the old types and require nothing new, so an alias carries its calls.")
+	ruleToolConsolidated = diffRule("tool-consolidated", Facade, ToolD, []string{"existence", "values"},
+		"A removed tool's calls fit another tool once a constant discriminator argument (method, action, operation, …) naming the old tool is injected, so an alias with inject carries them.")
+	ruleToolInvalid = diffRule("tool-invalid", Breaking, ToolD, []string{"structure"},
+		"A tool of the new side is invalid MCP (name, input or output schema, docs/lint.md#invalid-mcp), which clients and the gate must never accept.")
+	ruleInputSchemaRemoved = diffRule("input-schema-removed", Breaking, Input, []string{"existence", "structure"},
+		"An input schema became absent, null or not a JSON object, so the tool's arguments are no longer described at all.")
+	ruleInputSchemaAdded = diffRule("input-schema-added", Safe, Input, []string{"existence", "structure"},
+		"An input schema object appears where the old tool had none (absent, null or not a JSON object, which MCP does not allow): the arguments are described now, and the new schema is compared with {\"type\":\"object\"} (any arguments object), so constraints it adds are reported too.")
+	ruleTitleChanged = diffRule("title-changed", Safe, ToolD, []string{"documentation"},
+		"The tool's display title changed, which only affects what people see.")
+	ruleDescriptionChanged = diffRule("description-changed", Safe, ToolD, []string{"documentation"},
+		"The tool's description changed; calls still work, but descriptions steer the model, so it carries a notice.")
+	ruleDescriptionDeprecated = diffRule("description-deprecated", Safe, ToolD, []string{"documentation", "lifecycle"},
+		"The tool's description newly says the tool is deprecated, a notice that callers should migrate before it is removed.")
+	ruleIconsChanged = diffRule("icons-changed", Safe, ToolD, []string{"documentation"},
+		"The tool's icons changed, which only affects what people see.")
+	ruleExecutionChanged = diffRule("execution-changed", Safe, ToolD, []string{"structure"},
+		"The tool's execution properties (such as taskSupport) changed in a way that plain calls still work with.")
+	ruleTaskSupportRequired = diffRule("task-support-required", Breaking, ToolD, []string{"structure"},
+		"The tool's execution.taskSupport became \"required\", so clients that call it without task augmentation are refused.")
+	ruleMetaChanged = diffRule("meta-changed", Safe, ToolD, []string{"documentation"},
+		"A member of the tool's _meta changed; calls still work, but hosts and clients may read _meta, so it carries a notice.")
+	ruleToolMemberChanged = diffRule("tool-member-changed", Safe, ToolD, []string{"structure"},
+		"A tool member that no other rule covers (an extension field) was added, removed or changed.")
+)
+
+// toolRules lists them for the catalog.
 var toolRules = []Rule{
-	{ID: "tool-added", Level: Safe, Direction: ToolD, Tags: []string{"existence"},
-		Purpose: "A new tool is offered; no existing call can break."},
-	{ID: "tool-removed", Level: Breaking, Direction: ToolD, Tags: []string{"existence"},
-		Purpose: "A tool disappeared with no rename or consolidation that a facade could route its calls to, so every call to it fails."},
-	{ID: "tool-renamed", Level: Facade, Direction: ToolD, Tags: []string{"existence"},
-		Purpose: "A removed tool reappears under a name of the same style key, or as the only tool with its identical input schema, with arguments that match one to one up to case style, accept the old types and require nothing new, so an alias carries its calls."},
-	{ID: "tool-consolidated", Level: Facade, Direction: ToolD, Tags: []string{"existence", "values"},
-		Purpose: "A removed tool's calls fit another tool once a constant discriminator argument (method, action, operation, …) naming the old tool is injected, so an alias with inject carries them."},
-	{ID: "tool-invalid", Level: Breaking, Direction: ToolD, Tags: []string{"structure"},
-		Purpose: "A tool of the new side is invalid MCP (name, input or output schema, docs/lint.md#invalid-mcp), which clients and the gate must never accept."},
-	{ID: "input-schema-removed", Level: Breaking, Direction: Input, Tags: []string{"existence", "structure"},
-		Purpose: "An input schema became absent, null or not a JSON object, so the tool's arguments are no longer described at all."},
-	{ID: "input-schema-added", Level: Safe, Direction: Input, Tags: []string{"existence", "structure"},
-		Purpose: "An input schema object appears where the old tool had none (absent, null or not a JSON object, which MCP does not allow): the arguments are described now, and the new schema is compared with {\"type\":\"object\"} (any arguments object), so constraints it adds are reported too."},
-	{ID: "title-changed", Level: Safe, Direction: ToolD, Tags: []string{"documentation"},
-		Purpose: "The tool's display title changed, which only affects what people see."},
-	{ID: "description-changed", Level: Safe, Direction: ToolD, Tags: []string{"documentation"},
-		Purpose: "The tool's description changed; calls still work, but descriptions steer the model, so it carries a notice."},
-	{ID: "description-deprecated", Level: Safe, Direction: ToolD, Tags: []string{"documentation", "lifecycle"},
-		Purpose: "The tool's description newly says the tool is deprecated, a notice that callers should migrate before it is removed."},
-	{ID: "icons-changed", Level: Safe, Direction: ToolD, Tags: []string{"documentation"},
-		Purpose: "The tool's icons changed, which only affects what people see."},
-	{ID: "execution-changed", Level: Safe, Direction: ToolD, Tags: []string{"structure"},
-		Purpose: "The tool's execution properties (such as taskSupport) changed in a way that plain calls still work with."},
-	{ID: "task-support-required", Level: Breaking, Direction: ToolD, Tags: []string{"structure"},
-		Purpose: "The tool's execution.taskSupport became \"required\", so clients that call it without task augmentation are refused."},
-	{ID: "meta-changed", Level: Safe, Direction: ToolD, Tags: []string{"documentation"},
-		Purpose: "A member of the tool's _meta changed; calls still work, but hosts and clients may read _meta, so it carries a notice."},
-	{ID: "tool-member-changed", Level: Safe, Direction: ToolD, Tags: []string{"structure"},
-		Purpose: "A tool member that no other rule covers (an extension field) was added, removed or changed."},
+	ruleToolAdded, ruleToolRemoved, ruleToolRenamed, ruleToolConsolidated, ruleToolInvalid, ruleInputSchemaRemoved, ruleInputSchemaAdded, ruleTitleChanged, ruleDescriptionChanged, ruleDescriptionDeprecated, ruleIconsChanged, ruleExecutionChanged, ruleTaskSupportRequired, ruleMetaChanged, ruleToolMemberChanged,
 }
 
 // knownMembers are the tool members other rules compare.
@@ -61,7 +66,7 @@ var deprecatedMarker = regexp.MustCompile(`(?i)\bdeprecated\b`)
 func documentationChanges(name string, ov, nv *canon.Value) []Change {
 	var out []Change
 	if o, n := ov.Get("title"), nv.Get("title"); !sameValue(o, n) {
-		c := newChange("title-changed", name, "/title")
+		c := newChange(ruleTitleChanged, name, "/title")
 		c.Old, c.New = jcs(o), jcs(n)
 		c.Message = "title " + describeChange(o, n)
 		out = append(out, c)
@@ -69,13 +74,13 @@ func documentationChanges(name string, ov, nv *canon.Value) []Change {
 	od, nd := ov.Get("description"), nv.Get("description")
 	if !sameValue(od, nd) {
 		if hit := deprecationSentence(nd); hit != "" && deprecationSentence(od) == "" {
-			c := newChange("description-deprecated", name, "/description")
+			c := newChange(ruleDescriptionDeprecated, name, "/description")
 			c.Old, c.New = jcs(od), jcs(nd)
 			c.Message = "description now marks the tool deprecated"
 			addNotice(&c, fmt.Sprintf("deprecation: %s says %q; callers should move off it before it is removed", name, hit))
 			out = append(out, c)
 		} else {
-			c := newChange("description-changed", name, "/description")
+			c := newChange(ruleDescriptionChanged, name, "/description")
 			c.Old, c.New = jcs(od), jcs(nd)
 			c.Message = "description " + describeChange(od, nd)
 			addNotice(&c, "descriptions steer the model: review the new text, it changes when and how models call this tool")
@@ -83,7 +88,7 @@ func documentationChanges(name string, ov, nv *canon.Value) []Change {
 		}
 	}
 	if o, n := ov.Get("icons"), nv.Get("icons"); !sameValue(o, n) {
-		c := newChange("icons-changed", name, "/icons")
+		c := newChange(ruleIconsChanged, name, "/icons")
 		c.Old, c.New = jcs(o), jcs(n)
 		c.Message = "icons " + describeChange(o, n)
 		out = append(out, c)
@@ -125,20 +130,20 @@ func executionChanges(name string, ov, nv *canon.Value) []Change {
 	oe, ne := ov.Get("execution"), nv.Get("execution")
 	ot, nt := taskSupport(oe), taskSupport(ne)
 	if ot != nt {
-		id := "execution-changed"
+		r := ruleExecutionChanged
 		if nt == "required" {
-			id = "task-support-required"
+			r = ruleTaskSupportRequired
 		}
-		c := newChange(id, name, "/execution/taskSupport")
+		c := newChange(r, name, "/execution/taskSupport")
 		c.Old, c.New = jsonString(ot), jsonString(nt)
 		c.Message = fmt.Sprintf("execution.taskSupport %q -> %q", ot, nt)
-		if id == "task-support-required" {
+		if r.ID == ruleTaskSupportRequired.ID {
 			c.Message += ": calls without task augmentation are refused"
 		}
 		out = append(out, c)
 	}
 	if o, n := withoutMember(oe, "taskSupport"), withoutMember(ne, "taskSupport"); !sameValue(o, n) {
-		c := newChange("execution-changed", name, "/execution")
+		c := newChange(ruleExecutionChanged, name, "/execution")
 		c.Old, c.New = jcs(o), jcs(n)
 		c.Message = "execution " + describeChange(o, n)
 		out = append(out, c)
@@ -179,7 +184,7 @@ func metaChanges(name string, ov, nv *canon.Value) []Change {
 		if sameValue(om, nm) {
 			return nil
 		}
-		c := newChange("meta-changed", name, "/_meta")
+		c := newChange(ruleMetaChanged, name, "/_meta")
 		c.Old, c.New = jcs(om), jcs(nm)
 		c.Message = "_meta " + describeChange(om, nm)
 		addNotice(&c, metaNotice)
@@ -194,7 +199,7 @@ func metaChanges(name string, ov, nv *canon.Value) []Change {
 		if sameValue(o, n) {
 			continue
 		}
-		c := newChange("meta-changed", name, "/_meta/"+canon.EscapePointer(k))
+		c := newChange(ruleMetaChanged, name, "/_meta/"+canon.EscapePointer(k))
 		c.Old, c.New = jcs(o), jcs(n)
 		c.Message = fmt.Sprintf("_meta %q %s", k, describeChange(o, n))
 		addNotice(&c, metaNotice)
@@ -216,7 +221,7 @@ func otherMemberChanges(name string, ov, nv *canon.Value) []Change {
 		if sameValue(o, n) {
 			continue
 		}
-		c := newChange("tool-member-changed", name, "/"+canon.EscapePointer(k))
+		c := newChange(ruleToolMemberChanged, name, "/"+canon.EscapePointer(k))
 		c.Old, c.New = jcs(o), jcs(n)
 		c.Message = fmt.Sprintf("member %q %s", k, describeChange(o, n))
 		out = append(out, c)
@@ -275,7 +280,7 @@ var anyArguments = canon.ObjectValue(canon.Member{Key: "type", Value: canon.Stri
 
 // inputSchemaAdded is the finding for inputSchemaArrived.
 func inputSchemaAdded(name string, ov, nv *canon.Value) Change {
-	c := newChange("input-schema-added", name, "")
+	c := newChange(ruleInputSchemaAdded, name, "")
 	c.Old, c.New = jcs(ov.Get("inputSchema")), jcs(nv.Get("inputSchema"))
 	c.Message = "inputSchema is now a schema object: the arguments are described (the old tool was invalid MCP)"
 	return c
@@ -284,7 +289,7 @@ func inputSchemaAdded(name string, ov, nv *canon.Value) Change {
 // inputSchemaRemoved is the finding for inputSchemaGone.
 func inputSchemaRemoved(name string, ov, nv *canon.Value) Change {
 	n := nv.Get("inputSchema")
-	c := newChange("input-schema-removed", name, "")
+	c := newChange(ruleInputSchemaRemoved, name, "")
 	c.Old, c.New = jcs(ov.Get("inputSchema")), jcs(n)
 	what := "is missing"
 	if n != nil {

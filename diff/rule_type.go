@@ -12,15 +12,15 @@ import (
 var typeFamily = ruleFamily{
 	name: "type",
 	rules: []schemaRuleDef{
-		schemaRule("input-type-narrowed", Breaking, narrows, schemaTagsType,
+		kindRule(kindTypeNarrowed, Input, Breaking, narrows, schemaTagsType,
 			"An input value accepts fewer JSON types (a type removed from a type list, number narrowed to integer, a schema made false): arguments of the lost types are rejected."),
-		schemaRule("output-type-narrowed", Safe, narrows, schemaTagsType,
+		kindRule(kindTypeNarrowed, Output, Safe, narrows, schemaTagsType,
 			"An output value allows fewer JSON types: every new result was valid before."),
-		schemaRule("input-type-widened", Safe, widens, schemaTagsType,
+		kindRule(kindTypeWidened, Input, Safe, widens, schemaTagsType,
 			"An input value accepts more JSON types (integer widened to number, a type added): every old argument stays valid."),
-		schemaRule("output-type-widened", Breaking, widens, schemaTagsType,
+		kindRule(kindTypeWidened, Output, Breaking, widens, schemaTagsType,
 			"An output value allows more JSON types (or changed type): clients may receive values of a type they never handled."),
-		schemaRule("input-type-coercible", Facade, narrows, schemaTagsType,
+		kindRule(kindTypeCoercible, Input, Facade, narrows, schemaTagsType,
 			"An input value changed type in a way a coerce facade translates (number, integer or boolean to string; a scalar to an array of it): old calls fail as sent, the facade fixes them."),
 	},
 	check: checkType,
@@ -41,12 +41,12 @@ func checkType(p *subPair) {
 				return
 			}
 		}
-		f := p.emit("type-narrowed", path, ov, nv, msg)
+		f := p.emit(kindTypeNarrowed, path, ov, nv, msg)
 		p.samplesFor(f)
 		return
 	}
 	if gained != 0 {
-		f := p.emit("type-widened", path, ov, nv, msg)
+		f := p.emit(kindTypeWidened, path, ov, nv, msg)
 		p.samplesFor(f)
 	}
 }
@@ -93,7 +93,7 @@ func coercible(p *subPair, lost types, path string, ov, nv *canon.Value, msg str
 	if target == "" {
 		return nil
 	}
-	f := p.emit("type-coercible", path, ov, nv, msg+fmt.Sprintf("; a coerce facade (%s → %s) carries old calls", lost, target))
+	f := p.emit(kindTypeCoercible, path, ov, nv, msg+fmt.Sprintf("; a coerce facade (%s → %s) carries old calls", lost, target))
 	p.c.suggest(f, facade.Block{Coerce: map[string]string{arg: target}})
 	p.samplesFor(f)
 	return f

@@ -114,18 +114,11 @@ func runRuleFixture(t *testing.T, name, dir string) {
 	}
 	var fo fixtureOptions
 	readFixtureJSON(t, filepath.Join(dir, "options.json"), &fo)
-	if len(fo.DisableRules) > 0 {
-		disabledRulesForTest = map[string]bool{}
-		for _, r := range fo.DisableRules {
-			disabledRulesForTest[r] = true
-		}
-		defer func() { disabledRulesForTest = nil }()
-	}
 	opts := Options{Now: fixtureNow, Verify: fo.Verify, StrictOpenContent: fo.StrictOpenContent}
 	if !fo.Now.IsZero() {
 		opts.Now = fo.Now
 	}
-	r := Compare(old, new, opts)
+	r := compareDisabling(old, new, opts, fo.DisableRules...)
 	checkExactFixture(t, filepath.Join(dir, "want.json"), r)
 	got := make([]wantFinding, len(r.Changes))
 	for i, c := range r.Changes {
@@ -159,7 +152,7 @@ func runRuleFixture(t *testing.T, name, dir string) {
 // open-content rule documents its flag.
 func TestSchemaRuleCatalog(t *testing.T) {
 	for _, r := range schemaRules() {
-		if strings.HasPrefix(r.ID, "output-") != (r.Direction == Output) {
+		if strings.HasPrefix(string(r.ID), "output-") != (r.Direction == Output) {
 			t.Errorf("%s: direction %s does not match the id", r.ID, r.Direction)
 		}
 		if r.ID == "input-property-added" && !strings.Contains(r.Purpose, "StrictOpenContent") {
@@ -211,5 +204,5 @@ func checkExactFixture(t *testing.T, wantPath string, r *Report) {
 // isSchemaRule reports whether id is a schema rule: its breaking and facade
 // findings must carry a witness (tool-level findings have none to give).
 func isSchemaRule(id string) bool {
-	return slices.ContainsFunc(schemaRules(), func(r Rule) bool { return r.ID == id })
+	return slices.ContainsFunc(schemaRules(), func(r Rule) bool { return string(r.ID) == id })
 }

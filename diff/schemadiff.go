@@ -11,6 +11,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/internal/instance"
+	"github.com/mcpctl/mcpctl/rule"
 )
 
 // This file is the schema comparison engine (docs/diff.md#normalization–docs/diff.md#witnesses-and-verification): it walks an
@@ -36,23 +37,25 @@ type schemaPair struct {
 	Direction Direction
 	Old, New  *canon.Value
 	Opts      *Options
+	// disabled are the rules whose findings are dropped (compareWith).
+	disabled map[string]bool
 }
 
-// effect is how a change moves the set of instances a schema accepts.
-type effect uint8
-
+// The effects of schema rules (rule.Effect), by their short names here.
 const (
-	annotates effect = iota // no effect on validation (default, description)
-	narrows                 // some instances valid before are now rejected
-	widens                  // some instances rejected before are now valid
-	reshapes                // both, or not decided
+	annotates = rule.Annotates
+	narrows   = rule.Narrows
+	widens    = rule.Widens
+	reshapes  = rule.Reshapes
 )
 
-// schemaRuleDef is a catalog entry of a schema rule with the effect of the change
-// it names (used to orient witnesses and to decide subsumption).
+// schemaRuleDef is a catalog entry of a schema rule; its Effect orients
+// witnesses and decides subsumption.
 type schemaRuleDef struct {
 	Rule
-	effect effect
+	// kind is the change the rule names (nil for verify-counterexample,
+	// which no handler emits).
+	kind *schemaKind
 	// unvalidated is set for a rule whose breaking or facade findings may
 	// carry no witness for a reason outside validation (the server may
 	// ignore an argument, the validator does not assert format); the
@@ -61,14 +64,20 @@ type schemaRuleDef struct {
 	unvalidated bool
 }
 
-// withoutWitness marks the rule definitions named by ids (all of defs when
-// none is named) as documenting a non-validation reason for findings
+// kindDir names one schema rule by value: a kind in one direction.
+type kindDir struct {
+	kind *schemaKind
+	dir  Direction
+}
+
+// withoutWitness marks the rule definitions named by only (all of defs
+// when none is named) as documenting a non-validation reason for findings
 // without a witness; the reason (a clause) is appended to each purpose,
 // which stays one sentence.
-func withoutWitness(reason string, defs []schemaRuleDef, ids ...string) []schemaRuleDef {
+func withoutWitness(reason string, defs []schemaRuleDef, only ...kindDir) []schemaRuleDef {
 	out := slices.Clone(defs)
 	for i, d := range out {
-		if len(ids) > 0 && !slices.Contains(ids, d.ID) {
+		if len(only) > 0 && !slices.Contains(only, kindDir{d.kind, d.Direction}) {
 			continue
 		}
 		d.unvalidated = true
@@ -101,14 +110,25 @@ var (
 	schemaTagsDocumentation = []string{"documentation"}
 )
 
-// schemaRule declares one schema rule; the direction is read from the id's prefix
-// ("input-", "output-"; the verifier's rule is listed as input).
-func schemaRule(id string, lvl Level, eff effect, tags []string, purpose string) schemaRuleDef {
+// kindRule declares the schema rule of kind k in direction d: its id is
+// "input-" or "output-" and the kind's name.
+func kindRule(k *schemaKind, d Direction, lvl Level, eff rule.Effect, tags []string, purpose string) schemaRuleDef {
+	r := diffRule(rule.ID(string(d)+"-"+k.name), lvl, d, tags, purpose)
+	r.Effect = eff
+	return schemaRuleDef{Rule: r, kind: k}
+}
+
+// schemaRule declares a schema rule no handler emits by kind (the
+// verifier's); the direction is read from the id's prefix ("input-",
+// "output-"; the verifier's rule is listed as input).
+func schemaRule(id rule.ID, lvl Level, eff rule.Effect, tags []string, purpose string) schemaRuleDef {
 	d := Input
-	if strings.HasPrefix(id, "output-") {
+	if strings.HasPrefix(string(id), "output-") {
 		d = Output
 	}
-	return schemaRuleDef{Rule: Rule{ID: id, Level: lvl, Direction: d, Tags: tags, Purpose: purpose}, effect: eff}
+	r := diffRule(id, lvl, d, tags, purpose)
+	r.Effect = eff
+	return schemaRuleDef{Rule: r}
 }
 
 // families lists the rule families in the order their handlers run at each
@@ -128,6 +148,9 @@ var (
 	schemaCatalogOnce sync.Once
 	schemaCatalogList []Rule
 	schemaCatalogByID map[string]*schemaRuleDef
+	// schemaCatalogErr says which kinds and declarations do not match
+	// (linkSchemaKinds); TestRuleModelSchemaKinds requires it nil.
+	schemaCatalogErr error
 )
 
 func loadSchemaCatalog() {
@@ -136,10 +159,10 @@ func loadSchemaCatalog() {
 		add := func(defs []schemaRuleDef) {
 			for i := range defs {
 				d := &defs[i]
-				if _, dup := schemaCatalogByID[d.ID]; dup {
-					panic("diff: duplicate schema rule " + d.ID)
+				if _, dup := schemaCatalogByID[string(d.ID)]; dup {
+					panic("diff: duplicate schema rule " + string(d.ID))
 				}
-				schemaCatalogByID[d.ID] = d
+				schemaCatalogByID[string(d.ID)] = d
 				schemaCatalogList = append(schemaCatalogList, d.Rule)
 			}
 		}
@@ -149,6 +172,7 @@ func loadSchemaCatalog() {
 		add(schemaExtraRules)
 		add(schemaAnnotationRules)
 		add(verifyRules)
+		schemaCatalogErr = linkSchemaKinds(schemaCatalogByID)
 	})
 }
 
@@ -163,29 +187,20 @@ func schemaRules() []Rule {
 	return out
 }
 
-func lookupSchemaRule(id string) *schemaRuleDef {
-	loadSchemaCatalog()
-	d := schemaCatalogByID[id]
-	if d == nil {
-		panic("diff: undeclared schema rule " + id)
-	}
-	return d
-}
-
 // schemaExtraRules are the whole-schema rules found before or after the
 // walk.
 var schemaExtraRules = []schemaRuleDef{
-	schemaRule("input-schema-rewritten", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindSchemaRewritten, Input, Safe, annotates, schemaTagsDocumentation,
 		"The input schema is spelled differently, no rule finds a change in what it accepts, and no instance telling the two apart was found: an equivalent spelling as far as the engine can tell (a notice; a found instance makes it input-composition-changed instead)."),
-	schemaRule("output-schema-rewritten", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindSchemaRewritten, Output, Safe, annotates, schemaTagsDocumentation,
 		"The output schema is spelled differently, no rule finds a change in what it allows, and no instance telling the two apart was found: an equivalent spelling as far as the engine can tell (a notice; a found instance makes it output-composition-changed instead)."),
-	schemaRule("input-other-keyword-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindOtherKeywordChanged, Input, Safe, annotates, schemaTagsDocumentation,
 		"A keyword of the input schema that validation does not read and no other rule covers changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword): validation is unchanged (a notice)."),
-	schemaRule("output-other-keyword-changed", Safe, annotates, schemaTagsDocumentation,
+	kindRule(kindOtherKeywordChanged, Output, Safe, annotates, schemaTagsDocumentation,
 		"A keyword of the output schema that validation does not read and no other rule covers changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword): validation is unchanged (a notice)."),
-	schemaRule("output-schema-added", Safe, narrows, schemaTagsExistence,
+	kindRule(kindSchemaAdded, Output, Safe, narrows, schemaTagsExistence,
 		"An outputSchema appears where there was none: results were unconstrained before, so clients lose nothing."),
-	schemaRule("output-schema-removed", Breaking, widens, schemaTagsExistence,
+	kindRule(kindSchemaRemoved, Output, Breaking, widens, schemaTagsExistence,
 		"The outputSchema is removed: clients that validate structured results against it can no longer rely on any shape."),
 }
 
@@ -220,9 +235,9 @@ func compareSchemas(p schemaPair) []Change {
 		}
 		c := newComparison(p, o, n)
 		if o == nil {
-			c.emitWhole("output-schema-added", "the tool now declares an outputSchema; results were unconstrained before", n)
+			c.emitWhole(kindSchemaAdded, "the tool now declares an outputSchema; results were unconstrained before", n)
 		} else {
-			c.emitWhole("output-schema-removed", "the tool no longer declares an outputSchema; clients that validate results lose every guarantee", o)
+			c.emitWhole(kindSchemaRemoved, "the tool no longer declares an outputSchema; clients that validate results lose every guarantee", o)
 		}
 		c.finish()
 		return c.changes()
@@ -256,7 +271,7 @@ func (c *schemaComparison) noSilentChange(at *instLoc) {
 	}
 	ov, nv := validationOnly(c.old.root), validationOnly(c.new.root)
 	if bytes.Equal(canon.AppendSchema(nil, &ov), canon.AppendSchema(nil, &nv)) {
-		f := c.emitAt("other-keyword-changed", "", at, false, c.old.root, c.new.root,
+		f := c.emitAt(kindOtherKeywordChanged, "", at, false, c.old.root, c.new.root,
 			"a keyword validation does not read changed (readOnly, writeOnly, $comment, contentMediaType, an extension keyword, …)")
 		setNotice(f, "validation is unchanged; review what the changed keyword tells clients and the model")
 		return
@@ -267,8 +282,8 @@ func (c *schemaComparison) noSilentChange(at *instLoc) {
 	if hasWitness(f) {
 		return // a change no rule names, proven: a rule is missing
 	}
-	d := lookupSchemaRule(dirPrefix(c.p.Direction) + "schema-rewritten")
-	f.def, f.Rule, f.Level = d, d.ID, d.Level
+	d := kindSchemaRewritten.def(c.p.Direction)
+	f.def, f.Rule, f.Level = d, string(d.ID), levelOf(d.Rule)
 	f.Undecided, f.Reason, f.NoWitness, f.undecided = false, "", "", ""
 	f.Message = "the schema is spelled differently, no rule finds a change in what it accepts, and no instance telling the two apart was found"
 	setNotice(f, "an equivalent spelling, as far as the engine can tell; review the change")
@@ -556,7 +571,7 @@ func (c *schemaComparison) subset(a *canon.Value, as *schemaSide, b *canon.Value
 		return true
 	}
 	sc := &schemaComparison{
-		p:      schemaPair{Tool: c.p.Tool, Direction: Input, Opts: c.p.Opts},
+		p:      schemaPair{Tool: c.p.Tool, Direction: Input, Opts: c.p.Opts, disabled: c.p.disabled},
 		old:    as,
 		new:    bs,
 		seen:   map[refKey]bool{},
@@ -610,16 +625,22 @@ func refsOnlyToDefs(b []byte) bool {
 	}
 }
 
-// emit reports a finding of the rule named by the direction prefix and
-// kind (e.g. "enum-value-removed") at path. oldV and newV are the keyword
-// values (nil: absent).
-func (p *subPair) emit(kind, path string, oldV, newV *canon.Value, msg string) *finding {
-	return p.c.emitAt(kind, path, p.at, p.inv, oldV, newV, msg)
+// emit reports a finding of kind k (e.g. kindEnumValueRemoved) in the
+// direction compared at path. oldV and newV are the keyword values (nil:
+// absent).
+func (p *subPair) emit(k *schemaKind, path string, oldV, newV *canon.Value, msg string) *finding {
+	return p.c.emitAt(k, path, p.at, p.inv, oldV, newV, msg)
 }
 
-func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
-	id := dirPrefix(c.p.Direction) + kind
-	if disabledRulesForTest[id] {
+func (c *schemaComparison) emitAt(k *schemaKind, path string, at *instLoc, inv bool, oldV, newV *canon.Value, msg string) *finding {
+	d := k.def(c.p.Direction)
+	if d == nil {
+		// A kind declared for the other direction only: its handler
+		// checks the direction first, so this is a bug in a rule; report
+		// it undecided rather than drop it.
+		return c.emitAt(kindCompositionChanged, path, at, false, oldV, newV, "the schema changed in a way no "+string(c.p.Direction)+" rule covers: "+msg)
+	}
+	if c.p.disabled[string(d.ID)] {
 		c.found = append(c.found, &finding{disabled: true})
 		return &finding{}
 	}
@@ -627,25 +648,22 @@ func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV
 		// Inside "not" a narrowing of the subschema widens the whole schema
 		// and vice versa: report it as a composition change with the
 		// inverted effect.
-		d := lookupSchemaRule(id)
-		switch d.effect {
+		switch d.Effect {
 		case narrows:
-			kind = "composition-widened"
+			d = kindCompositionWidened.def(c.p.Direction)
 		case widens:
-			kind = "composition-narrowed"
+			d = kindCompositionNarrowed.def(c.p.Direction)
 		case reshapes:
-			kind = "composition-changed"
+			d = kindCompositionChanged.def(c.p.Direction)
 		default:
 			return &finding{} // annotations inside not say nothing
 		}
-		id = dirPrefix(c.p.Direction) + kind
 		msg = "inside not: " + msg
 	}
-	d := lookupSchemaRule(id)
 	f := &finding{def: d, at: at, inv: inv}
 	f.Change = Change{
-		Rule:      id,
-		Level:     d.Level,
+		Rule:      string(d.ID),
+		Level:     levelOf(d.Rule),
 		Direction: c.p.Direction,
 		Tool:      c.p.Tool,
 		Path:      path,
@@ -661,7 +679,7 @@ func (c *schemaComparison) emitAt(kind, path string, at *instLoc, inv bool, oldV
 // emitUndecided reports a change the engine cannot decide by reasoning; the
 // witness search may still decide it.
 func (c *schemaComparison) emitUndecided(path string, at *instLoc, inv bool, o, n *canon.Value, reason string) {
-	f := c.emitAt("composition-changed", path, at, false, o, n, "the schema changed in a way that is not analyzed keyword by keyword: "+reason)
+	f := c.emitAt(kindCompositionChanged, path, at, false, o, n, "the schema changed in a way that is not analyzed keyword by keyword: "+reason)
 	f.undecided = reason
 	f.samples, f.sampleSide = c.sampleSchemaAt(at, inv)
 }
@@ -681,8 +699,8 @@ func (c *schemaComparison) sampleSchemaAt(at *instLoc, inv bool) (*canon.Value, 
 }
 
 // emitWhole reports a whole-schema finding (schema added or removed).
-func (c *schemaComparison) emitWhole(id, msg string, v *canon.Value) {
-	d := lookupSchemaRule(id)
+func (c *schemaComparison) emitWhole(k *schemaKind, msg string, v *canon.Value) {
+	d := k.def(c.p.Direction)
 	f := &finding{def: d, at: rootLoc(c.old.root, c.new.root)}
 	var ov, nv *canon.Value
 	if c.old.orig != nil {
@@ -690,16 +708,9 @@ func (c *schemaComparison) emitWhole(id, msg string, v *canon.Value) {
 	} else {
 		nv = v
 	}
-	f.Change = Change{Rule: id, Level: d.Level, Direction: c.p.Direction, Tool: c.p.Tool, Path: "",
+	f.Change = Change{Rule: string(d.ID), Level: levelOf(d.Rule), Direction: c.p.Direction, Tool: c.p.Tool, Path: "",
 		Old: schemaJSON(ov), New: schemaJSON(nv), Message: msg, Witness: json.RawMessage("null")}
 	c.found = append(c.found, f)
-}
-
-func dirPrefix(d Direction) string {
-	if d == Output {
-		return "output-"
-	}
-	return "input-"
 }
 
 // schemaJSON is the canonical JSON of a schema or keyword value (null when

@@ -99,7 +99,7 @@ func TestEquivalentSpellings(t *testing.T) {
 				for _, pair := range [][2]string{{tc.a, tc.b}, {tc.b, tc.a}} {
 					var nonDoc []Change
 					for _, c := range compareJSON(t, d, pair[0], pair[1], Options{}) {
-						if d, ok := schemaRuleDefByID(c.Rule); !ok || d.effect != annotates {
+						if d, ok := schemaRuleDefByID(c.Rule); !ok || d.Effect != annotates {
 							nonDoc = append(nonDoc, c)
 						}
 					}

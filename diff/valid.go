@@ -70,7 +70,7 @@ func invalidFindings(old, new *toolset.Set, skipSchemaGone map[string]bool, same
 			if seen[p.Path+"\x00"+p.Msg] || (p.schemaGone && skipSchemaGone[nt.Name]) {
 				continue
 			}
-			c := newChange("tool-invalid", nt.Name, p.Path)
+			c := newChange(ruleToolInvalid, nt.Name, p.Path)
 			if v := pointerGet(&nt.Value, p.Path); v != nil {
 				c.New = jcs(v)
 			}

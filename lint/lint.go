@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/rule"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -119,44 +120,56 @@ const (
 	RuleObjectOpen             = "object-open"
 )
 
-// Rule describes one lint rule: its id, severity, the profile that enables
-// it ("" = every profile) and one sentence of purpose.
-type Rule struct {
-	ID       string   `json:"id"`
-	Severity Severity `json:"severity"`
-	Profile  string   `json:"profile,omitempty"`
-	Purpose  string   `json:"purpose"`
+// Rule is one lint rule in the one rule model diff and lint share: kind
+// rule.Lint, its id, default level ("error" or "warning"), the profile
+// that enables it ("" = every profile) and one sentence of purpose.
+type Rule = rule.Rule
+
+// lintRule declares one lint rule of the catalog.
+func lintRule(id string, sev Severity, profile, purpose string) Rule {
+	return Rule{ID: rule.ID(id), Kind: rule.Lint, Level: rule.Level(sev), Profile: profile, Purpose: purpose}
 }
 
+// The rules, declared once; findings are emitted by these values.
+var (
+	rNameInvalid = lintRule(RuleNameInvalid, SeverityError, "",
+		"A tool name must be 1 to 128 characters long and use only A-Z a-z 0-9, underscore, hyphen and dot (MCP 2025-11-25, Tool names).")
+	rNameDuplicate = lintRule(RuleNameDuplicate, SeverityError, "",
+		"Tool names must be unique within a server (MCP 2025-11-25, Tool names); both tools are reported.")
+	rInputSchemaMissing = lintRule(RuleInputSchemaMissing, SeverityError, "",
+		"Every tool must have an inputSchema that is present and not null.")
+	rInputSchemaNotObject = lintRule(RuleInputSchemaNotObject, SeverityError, "",
+		`The inputSchema must be a JSON object with "type": "object" at its root, since arguments are always an object.`)
+	rOutputSchemaNotObject = lintRule(RuleOutputSchemaNotObject, SeverityError, "",
+		`An outputSchema, when present, must be a JSON object with "type": "object" at its root, since structuredContent is always an object.`)
+	rSchemaInvalid = lintRule(RuleSchemaInvalid, SeverityError, "",
+		"inputSchema and outputSchema must compile as JSON Schema of the draft their $schema names (2020-12 when absent).")
+	rRefUnresolved = lintRule(RuleRefUnresolved, SeverityError, "",
+		"Every local $ref (#, #/json/pointer, #anchor) must resolve inside its schema.")
+	rRefNotLocal = lintRule(RuleRefNotLocal, SeverityError, "",
+		"A $ref must point inside its own schema: mcpctl, like most clients, never fetches other documents.")
+	rNameTooLong = lintRule(RuleNameTooLong, SeverityWarning, "",
+		"Names over 64 characters are rejected by model APIs that limit function names to 64.")
+	rNameDotOrSlash = lintRule(RuleNameDotOrSlash, SeverityWarning, "",
+		`Names containing "." or "/" are rejected by model APIs that allow only A-Z a-z 0-9 _ - in function names.`)
+	rNameCaseCollision = lintRule(RuleNameCaseCollision, SeverityWarning, "",
+		"Names equal ignoring case (get_user, Get_User) are distinct tools to MCP, whose names are case-sensitive (2025-11-25, Tool names), but clients and model APIs that fold case confuse them.")
+	rNameSanitizedCollision = lintRule(RuleNameSanitizedCollision, SeverityWarning, "",
+		"Names that become equal once characters outside A-Z a-z 0-9 _ - are replaced (get.user, get_user) collide in clients that sanitize names.")
+	rInputRootCombinator = lintRule(RuleInputRootCombinator, SeverityWarning, "",
+		"A root anyOf, oneOf or allOf in an inputSchema is rejected by model APIs that require a plain object schema at the root.")
+	rSchemaDraft = lintRule(RuleSchemaDraft, SeverityWarning, "",
+		"A $schema other than JSON Schema 2020-12 (MCP's default dialect) may be rejected or misread by clients.")
+	rObjectOpen = lintRule(RuleObjectOpen, SeverityWarning, ProfileStrict,
+		`Every object schema in an inputSchema should say "additionalProperties": false, as strict-mode model APIs require (strict profile only); advice for new tools, since closing a published object is breaking in diff.`)
+)
+
 var rules = []Rule{
-	{RuleNameInvalid, SeverityError, "", "A tool name must be 1 to 128 characters long and use only A-Z a-z 0-9, underscore, hyphen and dot (MCP 2025-11-25, Tool names)."},
-	{RuleNameDuplicate, SeverityError, "", "Tool names must be unique within a server (MCP 2025-11-25, Tool names); both tools are reported."},
-	{RuleInputSchemaMissing, SeverityError, "", "Every tool must have an inputSchema that is present and not null."},
-	{RuleInputSchemaNotObject, SeverityError, "", `The inputSchema must be a JSON object with "type": "object" at its root, since arguments are always an object.`},
-	{RuleOutputSchemaNotObject, SeverityError, "", `An outputSchema, when present, must be a JSON object with "type": "object" at its root, since structuredContent is always an object.`},
-	{RuleSchemaInvalid, SeverityError, "", "inputSchema and outputSchema must compile as JSON Schema of the draft their $schema names (2020-12 when absent)."},
-	{RuleRefUnresolved, SeverityError, "", "Every local $ref (#, #/json/pointer, #anchor) must resolve inside its schema."},
-	{RuleRefNotLocal, SeverityError, "", "A $ref must point inside its own schema: mcpctl, like most clients, never fetches other documents."},
-	{RuleNameTooLong, SeverityWarning, "", "Names over 64 characters are rejected by model APIs that limit function names to 64."},
-	{RuleNameDotOrSlash, SeverityWarning, "", `Names containing "." or "/" are rejected by model APIs that allow only A-Z a-z 0-9 _ - in function names.`},
-	{RuleNameCaseCollision, SeverityWarning, "", "Names equal ignoring case (get_user, Get_User) are distinct tools to MCP, whose names are case-sensitive (2025-11-25, Tool names), but clients and model APIs that fold case confuse them."},
-	{RuleNameSanitizedCollision, SeverityWarning, "", "Names that become equal once characters outside A-Z a-z 0-9 _ - are replaced (get.user, get_user) collide in clients that sanitize names."},
-	{RuleInputRootCombinator, SeverityWarning, "", "A root anyOf, oneOf or allOf in an inputSchema is rejected by model APIs that require a plain object schema at the root."},
-	{RuleSchemaDraft, SeverityWarning, "", "A $schema other than JSON Schema 2020-12 (MCP's default dialect) may be rejected or misread by clients."},
-	{RuleObjectOpen, SeverityWarning, ProfileStrict, `Every object schema in an inputSchema should say "additionalProperties": false, as strict-mode model APIs require (strict profile only); advice for new tools, since closing a published object is breaking in diff.`},
+	rNameInvalid, rNameDuplicate, rInputSchemaMissing, rInputSchemaNotObject, rOutputSchemaNotObject, rSchemaInvalid, rRefUnresolved, rRefNotLocal, rNameTooLong, rNameDotOrSlash, rNameCaseCollision, rNameSanitizedCollision, rInputRootCombinator, rSchemaDraft, rObjectOpen,
 }
 
 // Rules returns the lint rule catalog, errors first, in a fixed order.
 func Rules() []Rule { return slices.Clone(rules) }
-
-func ruleSeverity(id string) Severity {
-	for _, r := range rules {
-		if r.ID == id {
-			return r.Severity
-		}
-	}
-	panic("lint: unknown rule " + id)
-}
 
 // ValidateTool returns the errors (docs/lint.md#invalid-mcp) of one tool on its own: an
 // invalid name, a missing or non-object inputSchema, a non-object
@@ -220,19 +233,18 @@ type collector struct {
 	out  []Finding
 }
 
-func (c *collector) add(rule, ptr, format string, args ...any) {
-	c.out = append(c.out, Finding{
-		Severity: ruleSeverity(rule),
-		Rule:     rule,
-		Tool:     c.tool,
-		Pointer:  ptr,
-		Message:  fmt.Sprintf(format, args...),
-	})
+func (c *collector) add(r Rule, ptr, format string, args ...any) {
+	c.out = append(c.out, newFinding(r, c.tool, ptr, fmt.Sprintf(format, args...)))
+}
+
+// newFinding is a finding of rule r at its default level.
+func newFinding(r Rule, tool, ptr, msg string) Finding {
+	return Finding{Severity: Severity(r.Level), Rule: string(r.ID), Tool: tool, Pointer: ptr, Message: msg}
 }
 
 func (c *collector) validate(t *toolset.Tool) {
 	if msg := nameError(t.Name); msg != "" {
-		c.add(RuleNameInvalid, "/name", "%s", msg)
+		c.add(rNameInvalid, "/name", "%s", msg)
 	}
 	c.validateSchema(t.Value.Get("inputSchema"), "inputSchema", true)
 	c.validateSchema(t.Value.Get("outputSchema"), "outputSchema", false)
@@ -244,7 +256,7 @@ func (c *collector) warn(t *toolset.Tool, opts Options) {
 	if in != nil && in.Kind == canon.Object {
 		for _, k := range []string{"anyOf", "oneOf", "allOf"} {
 			if in.Has(k) {
-				c.add(RuleInputRootCombinator, "/inputSchema/"+k,
+				c.add(rInputRootCombinator, "/inputSchema/"+k,
 					`"inputSchema" has %q at its root; model APIs that require a plain object schema reject it: move the alternatives into properties (for example one optional property per variant, or an enum discriminator) and keep "type": "object" at the root`, k)
 			}
 		}

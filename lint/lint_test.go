@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/mcpctl/mcpctl/rule"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -414,10 +415,10 @@ func TestEveryRuleCovered(t *testing.T) {
 		}
 	}
 	for _, r := range Rules() {
-		if !fires[r.ID] {
+		if !fires[string(r.ID)] {
 			t.Errorf("rule %s has no case that triggers it", r.ID)
 		}
-		if !quiet[r.ID] {
+		if !quiet[string(r.ID)] {
 			t.Errorf("rule %s has no case that does not trigger it", r.ID)
 		}
 	}
@@ -427,15 +428,15 @@ func TestRulesCatalog(t *testing.T) {
 	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	seen := map[string]bool{}
 	for _, r := range Rules() {
-		if !kebab.MatchString(r.ID) {
+		if !kebab.MatchString(string(r.ID)) {
 			t.Errorf("rule id %q is not kebab-case", r.ID)
 		}
-		if seen[r.ID] {
+		if seen[string(r.ID)] {
 			t.Errorf("rule id %q declared twice", r.ID)
 		}
-		seen[r.ID] = true
-		if r.Severity != SeverityError && r.Severity != SeverityWarning {
-			t.Errorf("rule %s: severity %q", r.ID, r.Severity)
+		seen[string(r.ID)] = true
+		if r.Kind != rule.Lint || Severity(r.Level) != SeverityError && Severity(r.Level) != SeverityWarning {
+			t.Errorf("rule %s: kind %q, level %q", r.ID, r.Kind, r.Level)
 		}
 		if r.Profile != "" && r.Profile != ProfileStrict {
 			t.Errorf("rule %s: profile %q", r.ID, r.Profile)

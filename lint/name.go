@@ -99,12 +99,12 @@ func badChars(name string, ok func(rune) bool) string {
 
 func (c *collector) warnName(name string) {
 	if n := utf8.RuneCountInString(name); n > PortableNameLen {
-		c.add(RuleNameTooLong, "/name",
+		c.add(rNameTooLong, "/name",
 			"name %q is %d characters long; model APIs that limit function names to %d characters reject it: shorten it, e.g. to %q",
 			name, n, PortableNameLen, suggestName(name, PortableNameLen))
 	}
 	if bad := badChars(name, func(r rune) bool { return r != '.' && r != '/' }); bad != "" {
-		c.add(RuleNameDotOrSlash, "/name",
+		c.add(rNameDotOrSlash, "/name",
 			"name %q contains %s; model APIs that allow only A-Z a-z 0-9 _ - in function names reject it: rename it, e.g. to %q",
 			name, bad, suggestName(name, MaxNameLen))
 	}
@@ -120,8 +120,8 @@ func checkNames(tools []*toolset.Tool) []Finding {
 	folded := groupBy(tools, func(t *toolset.Tool) string { return strings.ToLower(t.Name) })
 	for _, t := range tools {
 		if len(exact[t.Name]) > 1 {
-			out = append(out, Finding{Severity: SeverityError, Rule: RuleNameDuplicate, Tool: t.Name, Pointer: "/name",
-				Message: fmt.Sprintf("name %q is used by %d tools; MCP requires tool names to be unique within a server: rename all but one", t.Name, len(exact[t.Name]))})
+			out = append(out, newFinding(rNameDuplicate, t.Name, "/name",
+				fmt.Sprintf("name %q is used by %d tools; MCP requires tool names to be unique within a server: rename all but one", t.Name, len(exact[t.Name]))))
 		}
 		var others []string
 		for _, o := range folded[strings.ToLower(t.Name)] {
@@ -132,9 +132,9 @@ func checkNames(tools []*toolset.Tool) []Finding {
 		if len(others) == 0 {
 			continue
 		}
-		out = append(out, Finding{Severity: SeverityWarning, Rule: RuleNameCaseCollision, Tool: t.Name, Pointer: "/name",
-			Message: fmt.Sprintf("name %q equals %s ignoring case; MCP tool names are case-sensitive, so these are distinct tools, but clients and model APIs that fold case confuse them (and mcpctl serve refuses them): rename one if such clients matter",
-				t.Name, quoteList(others))})
+		out = append(out, newFinding(rNameCaseCollision, t.Name, "/name",
+			fmt.Sprintf("name %q equals %s ignoring case; MCP tool names are case-sensitive, so these are distinct tools, but clients and model APIs that fold case confuse them (and mcpctl serve refuses them): rename one if such clients matter",
+				t.Name, quoteList(others))))
 	}
 	sanitized := groupBy(tools, func(t *toolset.Tool) string { return strings.ToLower(sanitize(t.Name)) })
 	for _, t := range tools {
@@ -148,9 +148,9 @@ func checkNames(tools []*toolset.Tool) []Finding {
 		if len(others) == 0 {
 			continue
 		}
-		out = append(out, Finding{Severity: SeverityWarning, Rule: RuleNameSanitizedCollision, Tool: t.Name, Pointer: "/name",
-			Message: fmt.Sprintf(`name %q becomes %q once characters outside A-Z a-z 0-9 _ - are replaced with "_" (as clients that sanitize names do), and so does %s: rename one so they stay distinct`,
-				t.Name, sanitize(t.Name), quoteList(others))})
+		out = append(out, newFinding(rNameSanitizedCollision, t.Name, "/name",
+			fmt.Sprintf(`name %q becomes %q once characters outside A-Z a-z 0-9 _ - are replaced with "_" (as clients that sanitize names do), and so does %s: rename one so they stay distinct`,
+				t.Name, sanitize(t.Name), quoteList(others))))
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -43,11 +42,6 @@ func ValidateLevel(level string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown lint level %q (want error, warning or off)", level)
-}
-
-// IsRule reports whether id is a lint rule id.
-func IsRule(id string) bool {
-	return slices.ContainsFunc(rules, func(r Rule) bool { return r.ID == id })
 }
 
 // applyPolicy sets each finding's severity from opts.Levels, drops the

@@ -36,7 +36,8 @@ type refIndex struct {
 
 // problem is a keyword that fails, at ptr (the pointer of its subschema).
 type problem struct {
-	rule, ptr, kw, msg string
+	rule         Rule
+	ptr, kw, msg string
 }
 
 // resourceAt returns the innermost resource containing the subschema at ptr.
@@ -65,7 +66,7 @@ func (ix *refIndex) addAnchor(r *resource, name, p, kw, prefix string) {
 	}
 	if first, ok := r.anchors[name]; ok {
 		if first != p {
-			ix.dups = append(ix.dups, problem{RuleSchemaInvalid, p, kw, fmt.Sprintf(
+			ix.dups = append(ix.dups, problem{rSchemaInvalid, p, kw, fmt.Sprintf(
 				`%s %q at %s%s repeats the anchor declared at %s: anchors must be unique within a schema resource, so rename one`,
 				kw, name, prefix, p, pointerOrRoot(prefix+first))})
 		}
@@ -125,7 +126,7 @@ func (ix *refIndex) addID(s *canon.Value, p, kw, id, prefix string) {
 		return
 	}
 	if first := ix.byURI(abs); first != nil {
-		ix.dups = append(ix.dups, problem{RuleSchemaInvalid, p, kw, fmt.Sprintf(
+		ix.dups = append(ix.dups, problem{rSchemaInvalid, p, kw, fmt.Sprintf(
 			`%s %q at %s%s identifies the same resource as the schema at %s: each $id must be unique, so change or remove one`,
 			kw, id, prefix, p, pointerOrRoot(prefix+first.ptr))})
 		return
@@ -143,7 +144,7 @@ var refKeywords = []string{"$ref", "$dynamicRef"}
 // the pointer of the keyword relative to the schema and a message, and
 // returns the failing keywords by the pointer of the subschema that holds
 // them, so the caller can compile the schema without them.
-func checkRefs(root *canon.Value, prefix string, report func(rule, ptr, msg string)) map[string][]string {
+func checkRefs(root *canon.Value, prefix string, report func(r Rule, ptr, msg string)) map[string][]string {
 	ix := buildIndex(root, prefix)
 	bad := map[string][]string{}
 	fail := func(pr problem) {
@@ -165,7 +166,7 @@ func checkRefs(root *canon.Value, prefix string, report func(rule, ptr, msg stri
 			if r == nil || r.Kind != canon.String {
 				continue // a non-string $ref is a metaschema (compile) error
 			}
-			if rule, msg := ix.resolve(r.Str, kw, ix.resourceAt(p), prefix); rule != "" {
+			if rule, msg := ix.resolve(r.Str, kw, ix.resourceAt(p), prefix); rule.ID != "" {
 				fail(problem{rule, p, kw, msg})
 			}
 		}
@@ -175,26 +176,26 @@ func checkRefs(root *canon.Value, prefix string, report func(rule, ptr, msg stri
 
 // resolve resolves ref, found in resource base, and returns "" when it
 // resolves or the failing rule and an actionable message.
-func (ix *refIndex) resolve(ref, kw string, base *resource, prefix string) (rule, msg string) {
+func (ix *refIndex) resolve(ref, kw string, base *resource, prefix string) (rule Rule, msg string) {
 	abs, frag, err := join(base.uri, ref)
 	if err != nil {
-		return RuleRefUnresolved, fmt.Sprintf(`%s %q is not a valid URI reference (%v): use "#/json/pointer" or "#anchor"`, kw, ref, err)
+		return rRefUnresolved, fmt.Sprintf(`%s %q is not a valid URI reference (%v): use "#/json/pointer" or "#anchor"`, kw, ref, err)
 	}
 	res := ix.byURI(abs)
 	if res == nil {
-		return RuleRefNotLocal, fmt.Sprintf(`%s %q points outside this schema; mcpctl resolves only references inside it (#, #/json/pointer, #anchor) and never fetches other documents: copy the referenced schema under "$defs" and refer to it as "#/$defs/NAME"`, kw, ref)
+		return rRefNotLocal, fmt.Sprintf(`%s %q points outside this schema; mcpctl resolves only references inside it (#, #/json/pointer, #anchor) and never fetches other documents: copy the referenced schema under "$defs" and refer to it as "#/$defs/NAME"`, kw, ref)
 	}
 	switch {
 	case frag == "":
-		return "", ""
+		return Rule{}, ""
 	case strings.HasPrefix(frag, "/"):
 		if m := resolvePointer(res.val, frag, prefix+res.ptr); m != "" {
-			return RuleRefUnresolved, fmt.Sprintf("%s %q does not resolve: %s", kw, ref, m)
+			return rRefUnresolved, fmt.Sprintf("%s %q does not resolve: %s", kw, ref, m)
 		}
-		return "", ""
+		return Rule{}, ""
 	}
 	if _, ok := res.anchors[frag]; ok {
-		return "", ""
+		return Rule{}, ""
 	}
 	known := "it has no anchors"
 	if len(res.names) > 0 {
@@ -204,7 +205,7 @@ func (ix *refIndex) resolve(ref, kw string, base *resource, prefix string) (rule
 	if res.ptr != "" {
 		where = fmt.Sprintf("the resource with its own $id at %s%s", prefix, res.ptr)
 	}
-	return RuleRefUnresolved, fmt.Sprintf(`%s %q does not resolve: no "$anchor": %q in %s (%s): add the anchor to the intended subschema or use "#/json/pointer"`, kw, ref, frag, where, known)
+	return rRefUnresolved, fmt.Sprintf(`%s %q does not resolve: no "$anchor": %q in %s (%s): add the anchor to the intended subschema or use "#/json/pointer"`, kw, ref, frag, where, known)
 }
 
 // join resolves ref against base (RFC 3986 §5.2) the way jsonschema v6 does,

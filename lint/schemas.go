@@ -64,18 +64,18 @@ func excerpt(v *canon.Value) string {
 // validateSchema checks the inputSchema (required) or outputSchema of a tool.
 func (c *collector) validateSchema(v *canon.Value, key string, required bool) {
 	ptr := "/" + key
-	notObject := RuleOutputSchemaNotObject
+	notObject := rOutputSchemaNotObject
 	if required {
-		notObject = RuleInputSchemaNotObject
+		notObject = rInputSchemaNotObject
 	}
 	switch {
 	case v == nil:
 		if required {
-			c.add(RuleInputSchemaMissing, ptr, `tool has no "inputSchema"; MCP requires one: use {"type":"object"} for a tool without arguments`)
+			c.add(rInputSchemaMissing, ptr, `tool has no "inputSchema"; MCP requires one: use {"type":"object"} for a tool without arguments`)
 		}
 		return
 	case v.Kind == canon.Null && required:
-		c.add(RuleInputSchemaMissing, ptr, `"inputSchema" is null; MCP requires an object schema: use {"type":"object"} for a tool without arguments`)
+		c.add(rInputSchemaMissing, ptr, `"inputSchema" is null; MCP requires an object schema: use {"type":"object"} for a tool without arguments`)
 		return
 	case v.Kind == canon.Null:
 		c.add(notObject, ptr, `"outputSchema" is null; omit it, or give an object schema such as {"type":"object","properties":{…}}`)
@@ -121,7 +121,7 @@ func article(k canon.Kind) string {
 // pointer, in document order, and any other compile error is still found.
 func (c *collector) compile(v *canon.Value, key string) {
 	ptr := "/" + key
-	bad := checkRefs(v, ptr, func(rule, refPtr, msg string) { c.add(rule, ptr+refPtr, "%s", msg) })
+	bad := checkRefs(v, ptr, func(r Rule, refPtr, msg string) { c.add(r, ptr+refPtr, "%s", msg) })
 	draft := "2020-12 (the default when $schema is absent)"
 	if v.Has("$schema") {
 		draft = "2020-12 (the default)"
@@ -129,7 +129,7 @@ func (c *collector) compile(v *canon.Value, key string) {
 	if uri, ok := dollarSchema(v); ok {
 		draft = draftOf(uri)
 		if draft == "" {
-			c.add(RuleSchemaInvalid, ptr+"/$schema",
+			c.add(rSchemaInvalid, ptr+"/$schema",
 				`%q has "$schema": %q, which names no JSON Schema draft mcpctl knows (draft-04, draft-06, draft-07, 2019-09, 2020-12) and mcpctl never fetches metaschemas: use %q or remove "$schema"`,
 				key, uri, Draft2020)
 			return
@@ -151,14 +151,14 @@ func (c *collector) compile(v *canon.Value, key string) {
 	}
 	var ce *schema.CompileError
 	if !errors.As(err, &ce) {
-		c.add(RuleSchemaInvalid, ptr, "%q does not compile as JSON Schema %s: %v", key, draft, err)
+		c.add(rSchemaInvalid, ptr, "%q does not compile as JSON Schema %s: %v", key, draft, err)
 		return
 	}
 	at := ""
 	if ce.Pointer != "" {
 		at = " at " + ce.Pointer
 	}
-	c.add(RuleSchemaInvalid, ptr+ce.Pointer, "%q does not compile as JSON Schema %s%s: %s", key, draft, at, ce.Reason)
+	c.add(rSchemaInvalid, ptr+ce.Pointer, "%q does not compile as JSON Schema %s%s: %s", key, draft, at, ce.Reason)
 }
 
 func (c *collector) warnDraft(v *canon.Value, key string) {
@@ -176,7 +176,7 @@ func (c *collector) warnDraft(v *canon.Value, key string) {
 	case "2020-12":
 		name = "2020-12 under a non-canonical URI"
 	}
-	c.add(RuleSchemaDraft, "/"+key+"/$schema",
+	c.add(rSchemaDraft, "/"+key+"/$schema",
 		`%q declares "$schema": %q (%s); MCP uses JSON Schema 2020-12 and some clients reject or misread other drafts: remove "$schema" or set it to %q, rewriting draft-specific keywords (definitions to $defs, array-form items to prefixItems)`,
 		key, uri, name, Draft2020)
 }
@@ -192,11 +192,11 @@ func (c *collector) warnOpen(in *canon.Value) {
 		ap := s.Get("additionalProperties")
 		switch {
 		case ap == nil:
-			c.add(RuleObjectOpen, "/inputSchema"+p,
+			c.add(rObjectOpen, "/inputSchema"+p,
 				`object schema at /inputSchema%s has no "additionalProperties"; strict-mode model APIs require every object to be closed: add "additionalProperties": false to a new tool (on a published tool it narrows what old calls may send, which diff reports as breaking)`, p)
 		case ap.Kind == canon.Bool && !ap.Bool:
 		default:
-			c.add(RuleObjectOpen, "/inputSchema"+p+"/additionalProperties",
+			c.add(rObjectOpen, "/inputSchema"+p+"/additionalProperties",
 				`object schema at /inputSchema%s has "additionalProperties": %s; strict-mode model APIs require every object to be closed: use "additionalProperties": false in a new tool (on a published tool it narrows what old calls may send, which diff reports as breaking)`, p, excerpt(ap))
 		}
 	})

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mcpctl/mcpctl/diff"
 )
 
 const (
@@ -18,7 +16,7 @@ const (
 )
 
 // TestREADMERules fails when the README's rule table (between the
-// rules:begin and rules:end markers) is not RulesMarkdown(diff.Rules()).
+// rules:begin and rules:end markers) is not RulesMarkdown(Catalog()): the diff and the lint rules.
 // Regenerate it with: go test ./report -run TestREADMERules -update
 func TestREADMERules(t *testing.T) {
 	path := filepath.Join("..", "README.md")
@@ -33,7 +31,7 @@ func TestREADMERules(t *testing.T) {
 		t.Fatalf("%s has no %q … %q markers", path, strings.TrimSpace(rulesBegin), rulesEnd)
 	}
 	var b bytes.Buffer
-	if err := RulesMarkdown(&b, diff.Rules()); err != nil {
+	if err := RulesMarkdown(&b, Catalog()); err != nil {
 		t.Fatal(err)
 	}
 	want := b.String()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/rule"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (and the README rule table)")
@@ -23,16 +24,25 @@ func ptr[T any](v T) *T { return &v }
 // testCatalog is a small catalog with the rules richReport uses.
 func testCatalog() []diff.Rule {
 	return []diff.Rule{
-		{ID: "input-enum-value-removed", Level: diff.Breaking, Direction: diff.Input, Tags: []string{"values"}, Purpose: "An input enum losing a value rejects calls that used it."},
-		{ID: "input-property-removed", Level: diff.Breaking, Direction: diff.Input, Tags: []string{"existence"}, Purpose: "An input property the server no longer documents or honours."},
-		{ID: "input-property-renamed", Level: diff.Facade, Direction: diff.Input, Tags: []string{"existence", "structure"}, Purpose: "A property removed and another added with the same schema: a rename facade carries old calls."},
-		{ID: "input-required-with-default", Level: diff.Facade, Direction: diff.Input, Tags: []string{"requiredness"}, Purpose: "An optional property made required where a default exists."},
-		{ID: "input-undecided", Level: diff.Breaking, Direction: diff.Input, Tags: []string{"structure"}, Purpose: "A change the engine could not decide | reported as breaking."},
-		{ID: "output-type-widened", Level: diff.Breaking, Direction: diff.Output, Tags: []string{"type"}, Purpose: "Output values of a new kind break clients that validate."},
-		{ID: "tool-added", Level: diff.Safe, Direction: diff.ToolD, Purpose: "A new tool."},
-		{ID: "tool-description-changed", Level: diff.Safe, Direction: diff.ToolD, Tags: []string{"documentation"}, Purpose: "Descriptions steer the model; a change carries a notice."},
-		{ID: "input-max-raised", Level: diff.Safe, Direction: diff.Input, Tags: []string{"constraint"}, Purpose: "An input maximum raised accepts more."},
+		{ID: "input-enum-value-removed", Kind: "diff", Level: "breaking", Direction: diff.Input, Tags: []string{"values"}, Purpose: "An input enum losing a value rejects calls that used it."},
+		{ID: "input-property-removed", Kind: "diff", Level: "breaking", Direction: diff.Input, Tags: []string{"existence"}, Purpose: "An input property the server no longer documents or honours."},
+		{ID: "input-property-renamed", Kind: "diff", Level: "facade", Direction: diff.Input, Tags: []string{"existence", "structure"}, Purpose: "A property removed and another added with the same schema: a rename facade carries old calls."},
+		{ID: "input-required-with-default", Kind: "diff", Level: "facade", Direction: diff.Input, Tags: []string{"requiredness"}, Purpose: "An optional property made required where a default exists."},
+		{ID: "input-undecided", Kind: "diff", Level: "breaking", Direction: diff.Input, Tags: []string{"structure"}, Purpose: "A change the engine could not decide | reported as breaking."},
+		{ID: "output-type-widened", Kind: "diff", Level: "breaking", Direction: diff.Output, Tags: []string{"type"}, Purpose: "Output values of a new kind break clients that validate."},
+		{ID: "tool-added", Kind: "diff", Level: "safe", Direction: diff.ToolD, Purpose: "A new tool."},
+		{ID: "tool-description-changed", Kind: "diff", Level: "safe", Direction: diff.ToolD, Tags: []string{"documentation"}, Purpose: "Descriptions steer the model; a change carries a notice."},
+		{ID: "input-max-raised", Kind: "diff", Level: "safe", Direction: diff.Input, Tags: []string{"constraint"}, Purpose: "An input maximum raised accepts more."},
 	}
+}
+
+// testRuleCatalog is testCatalog with two lint rules, one enabled by the
+// strict profile only, as mcpctl rules lists them after the diff rules.
+func testRuleCatalog() []rule.Rule {
+	return append(testCatalog(),
+		rule.Rule{ID: "name-invalid", Kind: rule.Lint, Level: "error", Purpose: "A tool name must use only A-Z a-z 0-9 _ - and dot."},
+		rule.Rule{ID: "object-open", Kind: rule.Lint, Level: "warning", Profile: "strict", Purpose: "Object schemas should be closed | strict profile only."},
+	)
 }
 
 // richReport has every kind of finding: breaking with witness, ignored,
@@ -159,7 +169,7 @@ func TestRulesGolden(t *testing.T) {
 	for _, f := range RulesFormats() {
 		t.Run(f, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := RenderRules(&b, f, testCatalog(), Options{}); err != nil {
+			if err := RenderRules(&b, f, testRuleCatalog(), Options{}); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, "rules."+f, b.Bytes())
@@ -178,7 +188,7 @@ func TestPlainTextHasNoEscapes(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := RulesText(&b, testCatalog(), Options{}); err != nil {
+	if err := RulesText(&b, testRuleCatalog(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.IndexByte(b.Bytes(), 0x1b) >= 0 {
@@ -512,9 +522,9 @@ func TestSARIFParses(t *testing.T) {
 	if len(run.Tool.Driver.Rules) != len(cat) {
 		t.Fatalf("%d rules, want %d", len(run.Tool.Driver.Rules), len(cat))
 	}
-	wantLevel := map[diff.Level]string{diff.Breaking: "error", diff.Facade: "warning", diff.Safe: "note"}
+	wantLevel := map[string]string{"breaking": "error", "facade": "warning", "safe": "note"}
 	for i, r := range run.Tool.Driver.Rules {
-		if r.ID != cat[i].ID || r.ShortDescription.Text != cat[i].Purpose || r.DefaultConfiguration.Level != wantLevel[cat[i].Level] {
+		if r.ID != string(cat[i].ID) || r.ShortDescription.Text != cat[i].Purpose || r.DefaultConfiguration.Level != wantLevel[string(cat[i].Level)] {
 			t.Errorf("rule %d = %+v, want %+v", i, r, cat[i])
 		}
 	}

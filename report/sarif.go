@@ -129,15 +129,15 @@ func SARIF(w io.Writer, r *diff.Report, opts Options) error {
 	driver := sarifDriver{Name: "mcpctl", Version: opts.Version, InformationURI: informationURI, Rules: []sarifRule{}}
 	index := map[string]int{}
 	for _, rule := range opts.rules() {
-		index[rule.ID] = len(driver.Rules)
+		index[string(rule.ID)] = len(driver.Rules)
 		tags := rule.Tags
 		if tags == nil {
 			tags = []string{}
 		}
 		driver.Rules = append(driver.Rules, sarifRule{
-			ID:                   rule.ID,
+			ID:                   string(rule.ID),
 			ShortDescription:     &sarifText{rule.Purpose},
-			DefaultConfiguration: sarifConfiguration{sarifLevel(rule.Level)},
+			DefaultConfiguration: sarifConfiguration{sarifLevel(catalogLevel(rule))},
 			Properties:           sarifRuleProps{Tags: tags, Direction: rule.Direction},
 		})
 	}
