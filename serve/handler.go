@@ -549,10 +549,7 @@ func (h *httpHandler) statusError(status string, body []byte) error {
 	if h.secret {
 		return fmt.Errorf("the endpoint answered %s (its body is not shown: the request carried secret headers, which an error page may echo)", status)
 	}
-	msg := strings.ToValidUTF8(strings.TrimSpace(string(body)), "")
-	if len(msg) > 512 {
-		msg = strings.ToValidUTF8(msg[:512], "") + "…"
-	}
+	msg := cutText(strings.ToValidUTF8(strings.TrimSpace(string(body)), ""), 512)
 	return fmt.Errorf("the endpoint answered %s: %s", status, msg)
 }
 
