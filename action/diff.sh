@@ -19,14 +19,16 @@ if ! git cat-file -e "origin/$BASE_REF:./$LOCKFILE" 2>/dev/null; then
   exit 0
 fi
 
-args=(diff "git:origin/$BASE_REF:$LOCKFILE" "$LOCKFILE")
+args=(diff --fail-on "$fail_on")
 [ -n "${MCPCTL_CONFIG:-}" ] && args+=(--config "$MCPCTL_CONFIG")
 [ -n "${MCPCTL_FACADES:-}" ] && args+=(--facades "$MCPCTL_FACADES")
+# The sources after "--": a lockfile named like a flag stays a source.
+sources=(-- "git:origin/$BASE_REF:$LOCKFILE" "$LOCKFILE")
 
 set +e
-mcpctl "${args[@]}" --format markdown --fail-on "$fail_on" >>"$summary"
+mcpctl "${args[@]}" --format markdown "${sources[@]}" >>"$summary"
 report=$?
-mcpctl "${args[@]}" --format github --fail-on "$fail_on"
+mcpctl "${args[@]}" --format github "${sources[@]}"
 gate=$?
 set -e
 if [ "$report" -gt 1 ]; then # 1 is findings, which the gate run reports

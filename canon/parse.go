@@ -1,9 +1,12 @@
 package canon
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -31,21 +34,50 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("byte offset %d: %s", 
 // Unwrap returns ErrSyntax.
 func (e *SyntaxError) Unwrap() error { return ErrSyntax }
 
-// LineCol returns the 1-based line and column (in bytes) of offset in data.
+// LineCol returns the 1-based line and column (in bytes) of offset in data
+// (clamped to data). It reads data up to offset; to locate many offsets of
+// one document, use Lines.
 func LineCol(data []byte, offset int) (line, col int) {
-	line, col = 1, 1
-	if offset > len(data) {
-		offset = len(data)
-	}
-	for _, b := range data[:offset] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
+	offset = max(0, min(offset, len(data)))
+	prefix := data[:offset]
+	return lineCol(bytes.Count(prefix, []byte{'\n'}), bytes.LastIndexByte(prefix, '\n'), offset)
+}
+
+// lineCol is the position of offset after newlines line feeds, the last of
+// them at lastNL (-1: none).
+func lineCol(newlines, lastNL, offset int) (line, col int) {
+	return newlines + 1, offset - lastNL
+}
+
+// Lines locates byte offsets of one document as LineCol does, in
+// O(log lines) each: the line feeds are indexed once, at the first call.
+// Safe for concurrent use.
+type Lines struct {
+	data []byte
+	once sync.Once
+	nl   []int // offsets of the line feeds
+}
+
+// NewLines returns the line index of data (built when first used).
+func NewLines(data []byte) *Lines { return &Lines{data: data} }
+
+// LineCol returns the 1-based line and column (in bytes) of offset, as
+// LineCol(data, offset).
+func (l *Lines) LineCol(offset int) (line, col int) {
+	l.once.Do(func() {
+		for i, b := range l.data {
+			if b == '\n' {
+				l.nl = append(l.nl, i)
+			}
 		}
+	})
+	offset = max(0, min(offset, len(l.data)))
+	n := sort.SearchInts(l.nl, offset) // line feeds before offset
+	last := -1
+	if n > 0 {
+		last = l.nl[n-1]
 	}
-	return line, col
+	return lineCol(n, last, offset)
 }
 
 // Parse decodes one JSON text (RFC 8259) strictly into an ordered tree.

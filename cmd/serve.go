@@ -85,15 +85,17 @@ The bearer token for HTTP comes from --token-file or MCPCTL_TOKEN, never
 from a flag value.
 
 --record DIR appends every tools/call, one file per server start
-(DIR/calls-<UTC start>-<pid>-<random>.jsonl, a new file; DIR must not be
-writable by its group or others), as mcpctl fixture JSON Lines
-{"tool","arguments","generation","expect"} that replay and diff --usage
-read. Values of members named by the config's record.redact (names, or
-JSON Pointers starting with /) and of members whose name looks like a
-secret (a word token, password, passphrase, secret, api key, private key,
-credential, cookie, bearer or authorization, plural or with digits too:
-refresh_tokens, apiKeys, token2) are written as "[redacted]". Recording never blocks or fails a call: when the writer
-falls behind, records are dropped and counted in /metrics.
+(DIR/calls-<UTC start>-<pid>-<random>.jsonl, a new file; DIR must be
+yours or root's and not writable by its group or others), as mcpctl
+fixture JSON Lines {"tool","arguments","generation","expect"} that replay
+and diff --usage read. Values of members named by the config's
+record.redact (names, or JSON Pointers starting with /) and of members
+whose name looks like a secret (a word token, password, passphrase,
+secret, api key, private key, credential, cookie, bearer or
+authorization, plural or with digits too: refresh_tokens, apiKeys,
+token2, github:token) are written as "[redacted]". Recording never blocks
+or fails a call: when the writer falls behind, records are dropped and
+counted in /metrics.
 
 Each exec handler call runs in a process group of its own, killed when the
 command exits (a background child cannot hold the call open) and when the

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -140,16 +141,17 @@ func runSnapshotClientConfig(ctx context.Context, s *Streams, opts snapshotOptio
 		return fmt.Errorf("create %s: %w", opts.Output, err)
 	}
 	var first error
-	files := map[string]string{} // lockfile name → server
+	// lockfile name in lower case (file systems that ignore case) → server
+	files := map[string]string{}
 	for _, cs := range servers {
 		name := lockfileName(cs.Name)
-		if other, ok := files[name]; ok {
+		if other, ok := files[strings.ToLower(name)]; ok {
 			err := usageErrorf("server %q: its lockfile %s would overwrite server %q's; rename one of them", cs.Name, name, other)
 			fmt.Fprintf(s.ErrOut, "mcpctl: %v\n", err)
 			first = cmp.Or(first, err)
 			continue
 		}
-		files[name] = cs.Name
+		files[strings.ToLower(name)] = cs.Name
 		path, n, err := snapshotClientServer(ctx, s, opts, cs)
 		if err != nil {
 			fmt.Fprintf(s.ErrOut, "mcpctl: server %q: %v\n", cs.Name, err)
@@ -197,7 +199,9 @@ func lockfileBytes(set *toolset.Set, ff facade.File, canonical bool) ([]byte, er
 }
 
 // lockfileName makes a server name a file name: NAME.lock.json with every
-// byte other than letters, digits, '.', '_' and '-' replaced by '_'.
+// byte other than letters, digits, '.', '_' and '-' replaced by '_', and
+// "_" before a name Windows keeps for a device (CON, NUL, COM1, …, in any
+// case and with any extension).
 func lockfileName(name string) string {
 	b := []byte(strings.TrimLeft(name, "."))
 	for i, c := range b {
@@ -208,12 +212,19 @@ func lockfileName(name string) string {
 	if len(b) == 0 {
 		b = []byte("server")
 	}
+	if stem, _, _ := strings.Cut(string(b), "."); windowsDevice.MatchString(stem) {
+		b = append([]byte("_"), b...)
+	}
 	return string(b) + ".lock.json"
 }
 
+// windowsDevice matches the file names Windows reserves for devices.
+var windowsDevice = regexp.MustCompile(`(?i)^(con|prn|aux|nul|com[0-9]|lpt[0-9])$`)
+
 // writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it into place (durable.WriteFile), so readers never see a partial lockfile. Errors are
-// *fs.PathError naming path (never the temporary file).
+// renames it into place (durable.WriteFile), so readers never see a
+// partial lockfile. Errors are *fs.PathError naming path (never the
+// temporary file).
 func writeFileAtomic(path string, data []byte) error {
 	if err := durable.WriteFile(path, data, 0o644); err != nil {
 		var pe *fs.PathError

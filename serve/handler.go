@@ -348,10 +348,11 @@ func (w *capWriter) Write(p []byte) (int, error) {
 // Redirects are followed on the request's origin (scheme, host and port)
 // only: a redirect elsewhere is an error, so the arguments and the headers
 // never reach another host. The body of an error response is passed to the
-// client (shortened) only when no header is secret (built from the
-// environment, or named like a secret: Authorization, X-API-Key, …; see
-// fixtures.LooksSecret): an error page may echo the request's headers, and
-// a secret must not reach the client that way.
+// client (shortened) only when the request carries no secret: no header
+// built from the environment or named like a secret (Authorization,
+// X-API-Key, …; see fixtures.LooksSecret), no credentials in the url (a
+// user, a query parameter named like a secret): an error page may echo the
+// request, and a secret must not reach the client that way.
 type httpHandler struct {
 	url       string
 	headers   http.Header
@@ -366,8 +367,12 @@ type httpHandler struct {
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 func newHTTPHandler(c *HTTPConfig, getenv func(string) (string, bool)) (*httpHandler, error) {
+	u, err := parseEndpoint(c.URL)
+	if err != nil {
+		return nil, err
+	}
 	hdr := http.Header{}
-	secret := false
+	secret := urlHasSecret(u)
 	for name, val := range c.Headers {
 		v, err := expandHeader(name, val, getenv)
 		if err != nil {
@@ -379,6 +384,41 @@ func newHTTPHandler(c *HTTPConfig, getenv func(string) (string, bool)) (*httpHan
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	client := &http.Client{Transport: tr, Timeout: c.Timeout, CheckRedirect: sameOriginRedirect}
 	return &httpHandler{url: c.URL, headers: hdr, transport: tr, client: client, max: c.MaxResponse, timeout: c.Timeout, secret: secret}, nil
+}
+
+// errEndpointURL is the error of an http handler's url that no request can
+// be made of.
+var errEndpointURL = errors.New("url is not an http(s) URL a request can be made of (RFC 3986: no control characters or spaces, a host)")
+
+// parseEndpoint parses an http handler's url. Its error never quotes the
+// url, which may hold credentials.
+func parseEndpoint(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("%w: %v", errEndpointURL, err)
+	}
+	if u.Host == "" || strings.ContainsRune(raw, ' ') {
+		return nil, errEndpointURL
+	}
+	return u, nil
+}
+
+// urlHasSecret reports whether u carries credentials: a user (and
+// password), or a query parameter named like a secret ("api_key").
+func urlHasSecret(u *url.URL) bool {
+	if u.User != nil {
+		return true
+	}
+	for name := range u.Query() {
+		if fixtures.LooksSecret(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // expandHeader replaces each ${NAME} in the value of header name by the
@@ -508,10 +548,7 @@ func (h *httpHandler) statusError(status string, body []byte) error {
 	if h.secret {
 		return fmt.Errorf("the endpoint answered %s (its body is not shown: the request carried secret headers, which an error page may echo)", status)
 	}
-	msg := strings.ToValidUTF8(strings.TrimSpace(string(body)), "")
-	if len(msg) > 512 {
-		msg = strings.ToValidUTF8(msg[:512], "") + "…"
-	}
+	msg := cutText(strings.ToValidUTF8(strings.TrimSpace(string(body)), ""), 512)
 	return fmt.Errorf("the endpoint answered %s: %s", status, msg)
 }
 

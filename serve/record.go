@@ -634,12 +634,14 @@ func (r *recorder) open() error {
 }
 
 // ErrRecordDirUnsafe is the error of a --record folder that its group or
-// others may write: anyone who can could plant a file or a link where the
+// others may write, or that belongs to another user (neither the server's
+// nor root): whoever can write it could plant a file or a link where the
 // server writes.
-var ErrRecordDirUnsafe = errors.New("the folder is writable by its group or by others")
+var ErrRecordDirUnsafe = errors.New("the folder is not private to the server's user")
 
-// checkRecordDir refuses a record folder that is not a folder, or that its
-// group or others may write (ErrRecordDirUnsafe).
+// checkRecordDir refuses a record folder that is not a folder, that its
+// group or others may write, or that another user owns
+// (ErrRecordDirUnsafe).
 func checkRecordDir(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -650,6 +652,9 @@ func checkRecordDir(dir string) error {
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return fmt.Errorf("%w (mode %04o): record to a private folder, or chmod go-w %s", ErrRecordDirUnsafe, perm, dir)
+	}
+	if foreignOwner(fi) {
+		return fmt.Errorf("%w: it belongs to another user, who may replace what the server writes; record to a folder of your own", ErrRecordDirUnsafe)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,6 +38,26 @@ const (
 	attrReloadChanged   = attribute.Key("mcpctl.reload.changed")
 	attrReloadCandidate = attribute.Key("mcpctl.reload.candidate_fingerprint")
 )
+
+// Bounds of the client's text in a span: the tool name (MCP 2025-11-25,
+// Tools, "Tool names": 1 to 128 characters) and the status description
+// (an error message may quote the call).
+const (
+	maxSpanToolName = 128
+	maxSpanStatus   = 1024
+)
+
+// cutText returns s when it has at most n bytes, else its first n bytes or
+// fewer (never half a UTF-8 sequence) and "…".
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
 
 // tracing makes serve's spans: one per tools/call (a child of the caller's
 // trace when params._meta carries W3C traceparent/tracestate) and one per
@@ -79,7 +100,7 @@ func (t tracing) call(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallT
 	}
 	name := ""
 	if req.Params != nil {
-		name = req.Params.Name
+		name = cutText(req.Params.Name, maxSpanToolName)
 	}
 	attrs := []attribute.KeyValue{attrMethod.String("tools/call"), attrToolName.String(name), attrOperation.String("execute_tool")}
 	attrs = append(attrs, sessionAttrs(ss, req.GetExtra())...)
@@ -87,7 +108,7 @@ func (t tracing) call(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallT
 	defer span.End()
 	res, err := do(ctx)
 	if err != nil {
-		span.SetStatus(codes.Error, err.Error())
+		span.SetStatus(codes.Error, cutText(err.Error(), maxSpanStatus))
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
 			code := strconv.FormatInt(je.Code, 10)

@@ -29,13 +29,14 @@ func Decode(source string, data []byte) (*Set, error) {
 		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 	}
 	tools := make([]*Tool, 0, len(list.Items))
+	lines := canon.NewLines(data)
 	for i := range list.Items {
 		item := &list.Items[i]
 		p := ptr + "/" + strconv.Itoa(i)
 		if item.Kind != canon.Object {
 			return nil, located(source, data, item.Start, "", p, fmt.Sprintf("a tool must be an object, got %s", item.Kind))
 		}
-		t, serr := toolFromValue(source, data, item, i, p)
+		t, serr := toolFromValue(source, data, lines, item, i, p)
 		if serr != nil {
 			return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 		}
@@ -66,7 +67,7 @@ func DecodeTool(source string, data []byte, index int) (*Tool, error) {
 	if !v.Has("name") && (v.Has("tools") || v.Has("result")) {
 		return nil, located(source, data, v.Start, "", "", "each file in a folder of tool snapshots holds one tool object; this one is a whole tool set (give it as a source of its own)")
 	}
-	t, serr := toolFromValue(source, data, &v, index, "")
+	t, serr := toolFromValue(source, data, canon.NewLines(data), &v, index, "")
 	if serr != nil {
 		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
 	}
@@ -80,7 +81,9 @@ type shapeError struct {
 	ptr, msg string
 }
 
-func toolFromValue(source string, data []byte, v *canon.Value, index int, ptr string) (*Tool, *shapeError) {
+// toolFromValue makes the tool of v, a tool object in data (lines is
+// data's line index, shared by the tools of one document).
+func toolFromValue(source string, data []byte, lines *canon.Lines, v *canon.Value, index int, ptr string) (*Tool, *shapeError) {
 	name := v.Get("name")
 	if name == nil {
 		return nil, &shapeError{v.Start, ptr, `tool has no "name"`}
@@ -91,7 +94,7 @@ func toolFromValue(source string, data []byte, v *canon.Value, index int, ptr st
 	raw := data[v.Start:v.End:v.End]
 	t := &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}
 	t.Locate = func(ptr string) Position {
-		line, col := canon.LineCol(data, t.Value.Nearest(ptr).Start)
+		line, col := lines.LineCol(t.Value.Nearest(ptr).Start)
 		return Position{File: source, Line: line, Col: col}
 	}
 	return t, nil

@@ -346,13 +346,14 @@ func (f *fetcher) decodePage(page int, data []byte, first int) ([]*Tool, string,
 		}
 	}
 	tools := make([]*Tool, 0, len(list.Items))
+	lines := canon.NewLines(data)
 	for i := range list.Items {
 		item := &list.Items[i]
 		ptr := fmt.Sprintf("/tools/%d", i)
 		if item.Kind != canon.Object {
 			return nil, "", bad(item.Start, ptr, fmt.Sprintf("a tool must be an object, got %s", item.Kind))
 		}
-		t, serr := toolFromValue(f.source, data, item, first+i, ptr)
+		t, serr := toolFromValue(f.source, data, lines, item, first+i, ptr)
 		if serr != nil {
 			return nil, "", bad(serr.off, serr.ptr, serr.msg)
 		}

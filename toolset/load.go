@@ -153,7 +153,8 @@ func filesNamed(tools []*Tool, name string) []string {
 
 // gitShow reads "git:REV:PATH" with `git show REV:PATH`. PATH is taken
 // relative to the current directory inside the repository ("./" is added
-// unless it is already relative-explicit), as a user types it.
+// unless it is already relative-explicit), as a user types it. A REV
+// starting with "-" is refused (git would read it as an option).
 func gitShow(ctx context.Context, dir, source string) ([]byte, error) {
 	rest := strings.TrimPrefix(source, "git:")
 	i := strings.LastIndex(rest, ":")
@@ -161,6 +162,10 @@ func gitShow(ctx context.Context, dir, source string) ([]byte, error) {
 		return nil, &InputError{Source: source, Offset: -1, Msg: "want git:REV:PATH, e.g. git:origin/main:tools.lock.json"}
 	}
 	rev, path := rest[:i], rest[i+1:]
+	if strings.HasPrefix(rev, "-") {
+		// git would take it for an option (--output=FILE writes a file).
+		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("the revision %q starts with \"-\"; want git:REV:PATH, e.g. git:origin/main:tools.lock.json", rev)}
+	}
 	if !strings.HasPrefix(path, "./") && !strings.HasPrefix(path, "../") && !strings.HasPrefix(path, "/") {
 		path = "./" + path
 	}
