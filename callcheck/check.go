@@ -54,13 +54,18 @@ func Check(c *schema.Compiled, s *canon.Value, args any) (ok bool, msg string) {
 // built).
 func Message(c *schema.Compiled, s *canon.Value, args any, err error) string {
 	var b strings.Builder
+	writeMessage(&b, c, s, args, Problems(s, args, err))
+	return b.String()
+}
+
+// writeMessage writes Message's lines for the problems ps of args.
+func writeMessage(b *strings.Builder, c *schema.Compiled, s *canon.Value, args any, ps []Problem) {
 	b.WriteString("invalid arguments:")
-	b.WriteString(Lines(Problems(s, args, err), "(arguments)"))
+	b.WriteString(Lines(ps, "(arguments)"))
 	if ex, ok := Example(c, s, args); ok {
 		b.WriteString("\nexample of valid arguments: ")
 		b.Write(encode(ex))
 	}
-	return b.String()
 }
 
 // MaxLines is how many problems Lines renders; the rest are counted.
