@@ -145,7 +145,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		rec.set(fixtures.Rejected)
 		return errorResult(msg), nil
 	}
-	v := callcheck.CheckCall(&callcheck.Tool{Name: t.name, Schema: t.inValue, Compiled: t.in, Facade: t.facade}, facade.Call{Tool: name, Arguments: schema.Instance(&args).(map[string]any)}, nil)
+	v := callcheck.CheckCall(t.check, facade.Call{Tool: name, Arguments: schema.Instance(&args).(map[string]any)}, nil)
 	if v.Outcome == callcheck.Rejected {
 		m.invalid()
 		rec.set(fixtures.Rejected)
