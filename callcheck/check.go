@@ -281,33 +281,7 @@ func schemaPointer(u string) string {
 }
 
 // resolve returns the value at the JSON Pointer ptr in root, or nil.
-func resolve(root *canon.Value, ptr string) *canon.Value {
-	v := root
-	if ptr == "" {
-		return v
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch {
-		case v == nil:
-			return nil
-		case v.Kind == canon.Object:
-			v = v.Get(tok)
-		case v.Kind == canon.Array:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v.Items) {
-				return nil
-			}
-			v = &v.Items[i]
-		default:
-			return nil
-		}
-	}
-	return v
-}
+func resolve(root *canon.Value, ptr string) *canon.Value { return root.At(ptr) }
 
 // deref follows a local $ref (one hop at a time, at most 32).
 func deref(root, s *canon.Value) *canon.Value {
