@@ -54,13 +54,18 @@ func Check(c *schema.Compiled, s *canon.Value, args any) (ok bool, msg string) {
 // built).
 func Message(c *schema.Compiled, s *canon.Value, args any, err error) string {
 	var b strings.Builder
+	writeMessage(&b, c, s, args, Problems(s, args, err))
+	return b.String()
+}
+
+// writeMessage writes Message's lines for the problems ps of args.
+func writeMessage(b *strings.Builder, c *schema.Compiled, s *canon.Value, args any, ps []Problem) {
 	b.WriteString("invalid arguments:")
-	b.WriteString(Lines(Problems(s, args, err), "(arguments)"))
+	b.WriteString(Lines(ps, "(arguments)"))
 	if ex, ok := Example(c, s, args); ok {
 		b.WriteString("\nexample of valid arguments: ")
 		b.Write(encode(ex))
 	}
-	return b.String()
 }
 
 // MaxLines is how many problems Lines renders; the rest are counted.
@@ -276,33 +281,7 @@ func schemaPointer(u string) string {
 }
 
 // resolve returns the value at the JSON Pointer ptr in root, or nil.
-func resolve(root *canon.Value, ptr string) *canon.Value {
-	v := root
-	if ptr == "" {
-		return v
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch {
-		case v == nil:
-			return nil
-		case v.Kind == canon.Object:
-			v = v.Get(tok)
-		case v.Kind == canon.Array:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v.Items) {
-				return nil
-			}
-			v = &v.Items[i]
-		default:
-			return nil
-		}
-	}
-	return v
-}
+func resolve(root *canon.Value, ptr string) *canon.Value { return root.At(ptr) }
 
 // deref follows a local $ref (one hop at a time, at most 32).
 func deref(root, s *canon.Value) *canon.Value {

@@ -173,13 +173,4 @@ func walkSchemas(s *Value, ptr string, fn func(*Value, string)) {
 	}
 }
 
-// EscapePointer escapes one reference token for a JSON Pointer (RFC 6901 §3):
-// "~" becomes "~0" and "/" becomes "~1".
-func EscapePointer(token string) string {
-	if !strings.ContainsAny(token, "~/") {
-		return token
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(token, "~", "~0"), "/", "~1")
-}
-
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,9 +1,6 @@
 package canon
 
-import (
-	"strconv"
-	"strings"
-)
+import ()
 
 // Kind is the JSON type of a Value.
 type Kind uint8
@@ -191,27 +188,4 @@ func ObjectValue(members ...Member) Value {
 	v := Value{Kind: Object, Members: members}
 	v.IndexMembers()
 	return v
-}
-
-// Nearest walks the RFC 6901 JSON Pointer ptr from v and returns the value
-// it names or, when it names nothing, the deepest value on its way (v itself
-// for "" or a first token that does not resolve). Array indexes are decimal
-// without leading zeros.
-func (v *Value) Nearest(ptr string) *Value {
-	cur := v
-	if !strings.HasPrefix(ptr, "/") {
-		return cur
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		next := cur.Get(tok)
-		if i, err := strconv.Atoi(tok); cur.Kind == Array && err == nil && i >= 0 && i < len(cur.Items) && (tok == "0" || tok[0] != '0') {
-			next = &cur.Items[i]
-		}
-		if next == nil {
-			return cur
-		}
-		cur = next
-	}
-	return cur
 }

@@ -160,46 +160,7 @@ func lookupRef(root *canon.Value, ref string) *canon.Value {
 	if err != nil {
 		return nil
 	}
-	if frag == "" {
-		return root
-	}
-	if !strings.HasPrefix(frag, "/") {
-		return nil // an anchor: not supported
-	}
-	cur := root
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch cur.Kind {
-		case canon.Object:
-			cur = cur.Get(tok)
-		case canon.Array:
-			i, ok := atoiToken(tok)
-			if !ok || i >= len(cur.Items) {
-				return nil
-			}
-			cur = &cur.Items[i]
-		default:
-			return nil
-		}
-		if cur == nil {
-			return nil
-		}
-	}
-	return cur
-}
-
-func atoiToken(s string) (int, bool) {
-	if s == "" || len(s) > 9 {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, true
+	return root.At(frag) // nil for an anchor: not supported
 }
 
 // rewriteNullable applies the OpenAPI "nullable" dialect in place:

@@ -88,7 +88,7 @@ func pointerGet(v *canon.Value, ptr string) *canon.Value {
 		return v
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = canon.UnescapePointer(tok)
 		v = v.Get(tok)
 		if v == nil {
 			return nil

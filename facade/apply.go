@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/schema"
 )
 
@@ -264,25 +265,9 @@ func parseKey(key string) ([]string, error) {
 	if !strings.HasPrefix(key, "/") {
 		return []string{key}, nil
 	}
-	toks := strings.Split(key[1:], "/")
-	for i, t := range toks {
-		if !strings.Contains(t, "~") {
-			continue
-		}
-		var b strings.Builder
-		for j := 0; j < len(t); j++ {
-			if t[j] != '~' {
-				b.WriteByte(t[j])
-				continue
-			}
-			if j+1 < len(t) && (t[j+1] == '0' || t[j+1] == '1') {
-				b.WriteByte("~/"[t[j+1]-'0'])
-				j++
-				continue
-			}
-			return nil, fmt.Errorf("%w: key %q: \"~\" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)", ErrFacade, key)
-		}
-		toks[i] = b.String()
+	toks, err := canon.PointerTokens(key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: key %q: \"~\" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)", ErrFacade, key)
 	}
 	return toks, nil
 }

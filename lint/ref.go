@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/canon"
@@ -248,10 +247,10 @@ func unwrapURLError(err error) error {
 func resolvePointer(v *canon.Value, ptr, at string) string {
 	cur := v
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		if !validEscapes(tok) {
+		if !canon.ValidToken(tok) {
 			return fmt.Sprintf(`%q is not a valid JSON Pointer token: "~" must be followed by 0 or 1 (RFC 6901 §3)`, tok)
 		}
-		name := strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		name := canon.UnescapePointer(tok)
 		var next *canon.Value
 		switch cur.Kind {
 		case canon.Object:
@@ -260,8 +259,8 @@ func resolvePointer(v *canon.Value, ptr, at string) string {
 				return fmt.Sprintf("no member %q in the object at %s (%s)", name, pointerOrRoot(at), memberList(cur))
 			}
 		case canon.Array:
-			i, err := strconv.Atoi(name)
-			if err != nil || i < 0 || i >= len(cur.Items) || (len(name) > 1 && name[0] == '0') {
+			i, ok := canon.ArrayIndex(name)
+			if !ok || i >= len(cur.Items) {
 				return fmt.Sprintf("no item %q in the array of %d at %s", name, len(cur.Items), pointerOrRoot(at))
 			}
 			next = &cur.Items[i]
@@ -275,15 +274,6 @@ func resolvePointer(v *canon.Value, ptr, at string) string {
 		return fmt.Sprintf("it points to %s at %s, not to a schema (an object or a boolean)", article(cur.Kind), at)
 	}
 	return ""
-}
-
-func validEscapes(tok string) bool {
-	for i := 0; i < len(tok); i++ {
-		if tok[i] == '~' && (i+1 == len(tok) || tok[i+1] != '0' && tok[i+1] != '1') {
-			return false
-		}
-	}
-	return true
 }
 
 // memberList names an object's members for a message, at most eight.

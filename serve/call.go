@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
@@ -102,8 +101,8 @@ var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "
 
 // callTool validates and runs one call against the one generation it loads
 // (docs/serve.md#generations-and-the-reload-pipeline, docs/serve.md#active-conversations-pinning): arguments are checked against the input schema (after
-// the tool's facade when they do not validate as sent) before any handler
-// runs; the handler's output becomes content, and structuredContent when the
+// the tool's facade when they do not validate as sent) by
+// callcheck.CheckCall, as replay checks them, before any handler runs; the handler's output becomes content, and structuredContent when the
 // tool has an outputSchema (validated against it).
 func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToolRequest) (mcp.Result, error) {
 	s.inflight.add()
@@ -131,7 +130,8 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	if t == nil {
 		s.metrics.unknownCalls.Inc()
 		rec.set(fixtures.UnknownTool)
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: callcheck.UnknownTool(name, g.names)}
+		v := callcheck.CheckCall(nil, facade.Call{Tool: name}, g.names)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: v.Message}
 	}
 	rec.route(t.facade)
 	m := t.meters
@@ -145,13 +145,19 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		rec.set(fixtures.Rejected)
 		return errorResult(msg), nil
 	}
-	argsJSON, bad, verr := s.facadeArguments(t, alias, name, &args, req.Params.Arguments)
-	if verr != nil {
+	v := callcheck.CheckCall(t.check, facade.Call{Tool: name, Arguments: schema.Instance(&args).(map[string]any)}, nil)
+	if v.Outcome == callcheck.Rejected {
 		m.invalid()
 		rec.set(fixtures.Rejected)
-		return errorResult(invalidArguments(t, name, bad, verr)), nil
+		return errorResult(v.Message), nil
 	}
-	rec.passed(bad != nil, argsJSON) // facadeArguments returns bad on success only for arguments valid as sent
+	argsJSON, err := s.handlerArguments(t, &v, req.Params.Arguments)
+	if err != nil {
+		m.invalid()
+		rec.set(fixtures.Rejected)
+		return errorResult(err.Error()), nil
+	}
+	rec.passed(v.Outcome == callcheck.Accepted, argsJSON)
 	s.rec.put(rec)
 
 	start := time.Now()
@@ -226,18 +232,6 @@ func (t *liveTool) parseArguments(raw json.RawMessage) (canon.Value, string) {
 	return stripOffsets(v), ""
 }
 
-// invalidArguments is the isError text for arguments err rejected (docs/serve.md#active-conversations-pinning): callcheck.Message of args, the arguments err was found in — each
-// offending field by JSON Pointer, what was expected, a valid example.
-// It is the message replay reports for the same call (docs/replay.md#replay-recorded-calls-against-a-new-contract), prefixed
-// like replay's with the tool a facade alias routed the call to.
-func invalidArguments(t *liveTool, called string, args any, err error) string {
-	msg := callcheck.Message(t.in, t.inValue, args, err)
-	if called != t.name {
-		msg = fmt.Sprintf("routed to %s: %s", t.name, msg)
-	}
-	return msg
-}
-
 // problemPointers lists the distinct JSON Pointers of ps, the whole
 // instance shown as root: where a value failed, never the value (for logs).
 func problemPointers(ps []callcheck.Problem, root string) []string {
@@ -254,72 +248,23 @@ func problemPointers(ps []callcheck.Problem, root string) []string {
 	return out
 }
 
-// facadeArguments validates the arguments against the tool's input schema
-// and, for a call through an alias or arguments that do not validate as
-// sent, applies the tool's facade with facade.Apply (docs/serve.md#config, docs/serve.md#active-conversations-pinning):
-// the translation is used only when it validates. It returns the arguments
-// to hand the handler as JSON, or the error to report with the arguments it
-// was found in (the original error and arguments when no translation
-// helps; for an alias, the first failed validation of the routed call);
-// untranslated arguments are handed over as the client sent them. Each
-// translation step is counted per tool and step kind.
-func (s *Server) facadeArguments(t *liveTool, alias *aliasRoute, name string, args *canon.Value, raw []byte) ([]byte, any, error) {
-	sent := func() []byte {
-		if len(raw) == 0 || string(raw) == "null" {
-			return []byte("{}")
-		}
-		return raw // strictly valid JSON: parseArguments read it
-	}
-	inst := schema.Instance(args).(map[string]any)
-	verr := t.in.Validate(inst)
-	if alias == nil && (verr == nil || t.facade == nil) {
-		if verr == nil {
-			s.countUse(t.name)
-		}
-		return sent(), inst, verr
-	}
-	// facade.Apply reports the first failed validation; for an alias it
-	// goes on translating the routed arguments in place: keep a copy of
-	// them (a direct call's first validation is of inst, left untouched).
-	var routed []byte
-	validate := func(a map[string]any) error {
-		err := t.in.Validate(a)
-		if err != nil && alias != nil && routed == nil {
-			routed, _ = json.Marshal(a)
-		}
-		return err
-	}
-	out, steps, err := facade.Apply(facade.File{t.name: *t.facade}, t.name, validate, facade.Call{Tool: name, Arguments: inst})
-	if err != nil {
-		// A validation error (of the call as routed), or an alias that
-		// cannot apply (an inject conflicting with an argument) is
-		// reported; a facade the engine cannot apply reports the original
-		// error.
-		var ve *jsonschema.ValidationError
-		switch {
-		case errors.As(err, &ve):
-			if a, derr := schema.Decode(routed); alias != nil && derr == nil {
-				return nil, a, err
-			}
-			return nil, inst, err
-		case verr == nil:
-			return nil, inst, err
-		}
-		return nil, inst, verr
-	}
-	rules := make([]string, 0, len(steps))
-	for _, st := range steps {
+// handlerArguments returns the arguments of an accepted or translated
+// call v to hand the handler as JSON: as the client sent them (raw) when
+// no facade step changed them. Each translation step is counted per tool
+// and step kind.
+func (s *Server) handlerArguments(t *liveTool, v *callcheck.Verdict, raw []byte) ([]byte, error) {
+	rules := make([]string, 0, len(v.Steps))
+	for _, st := range v.Steps {
 		s.calls.facade(t.name, st.Kind)
 		s.metrics.facades.WithLabelValues(t.name, st.Kind).Inc()
 		rules = append(rules, st.Kind)
 	}
 	s.countUse(t.name, rules...)
-	if len(steps) == 0 {
-		return sent(), nil, nil
+	if len(v.Steps) > 0 {
+		return json.Marshal(v.Call.Arguments)
 	}
-	b, err := json.Marshal(out.Arguments)
-	if err != nil {
-		return nil, nil, err
+	if len(raw) == 0 || string(raw) == "null" {
+		return []byte("{}"), nil
 	}
-	return b, nil, nil
+	return raw, nil // strictly valid JSON: parseArguments read it
 }

@@ -59,7 +59,10 @@ type liveTool struct {
 	outValue *canon.Value // the outputSchema, or nil
 	handler  Handler
 	facade   *facade.Block
-	meters   *toolMeters
+	// check is what callcheck.CheckCall checks calls against: in,
+	// inValue and facade.
+	check  *callcheck.Tool
+	meters *toolMeters
 	// raw is the tool's served bytes (to reuse its compiled schemas in the
 	// next build when they are unchanged).
 	raw []byte
@@ -181,6 +184,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 			continue
 		}
 		lt := &liveTool{name: t.Name, key: key, env: env, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, outValue: t.Value.Get("outputSchema"), handler: h, facade: t.Facade}
+		lt.check = &callcheck.Tool{Name: lt.name, Schema: lt.inValue, Compiled: lt.in, Facade: lt.facade}
 		if sh, ok := h.(staticHandler); ok && ct.out != nil {
 			// Fixed output: check it against the outputSchema now, so a
 			// violation refuses the candidate instead of failing each call.

@@ -20,6 +20,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -143,7 +144,7 @@ func (rc *RecordConfig) renamedSecrets(f *facade.Block) map[string]bool {
 			if out == nil {
 				out = map[string]bool{}
 			}
-			out[segPointer(fromSegs)] = true
+			out[schema.Pointer(fromSegs)] = true
 		}
 	}
 	check(f.Rename)
@@ -157,21 +158,11 @@ func (rc *RecordConfig) renamedSecrets(f *facade.Block) map[string]bool {
 // fixtures.LooksSecret (itself or a parent of it).
 func (rc *RecordConfig) redacts(segs []string) bool {
 	for i, seg := range segs {
-		if fixtures.LooksSecret(seg) || (rc != nil && (rc.names[seg] || rc.pointers[segPointer(segs[:i+1])])) {
+		if fixtures.LooksSecret(seg) || (rc != nil && (rc.names[seg] || rc.pointers[schema.Pointer(segs[:i+1])])) {
 			return true
 		}
 	}
 	return false
-}
-
-// segPointer joins reference tokens into a JSON Pointer (RFC 6901).
-func segPointer(segs []string) string {
-	var b strings.Builder
-	for _, s := range segs {
-		b.WriteByte('/')
-		b.WriteString(canon.EscapePointer(s))
-	}
-	return b.String()
 }
 
 // redactCall redacts a call's arguments as sent (v). When a facade

@@ -1,0 +1,71 @@
+package callcheck
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpctl/mcpctl/facade"
+)
+
+// TestCheckCallVerdict pins the typed result serve and replay map from:
+// the outcome, the translated call and its steps, and for a rejection the
+// problems by JSON Pointer in the arguments they were found in (as routed
+// for an alias), and the pointers Ignore dropped errors at.
+func TestCheckCallVerdict(t *testing.T) {
+	c, s := compile(t, `{"type":"object","properties":{"query":{"type":"string"},"key":{"type":"integer"},"mode":{"enum":["fast"]}},"required":["query"],"additionalProperties":false}`)
+	ignoreKey := func(args any, err error) ([]string, error) {
+		if m, _ := args.(map[string]any); m["key"] == "[redacted]" && err != nil {
+			delete(m, "key") // the test's stand-in for fixtures.IgnoreRedacted
+			defer func() { m["key"] = "[redacted]" }()
+			return []string{"/key"}, c.Validate(args)
+		}
+		return nil, err
+	}
+	tool := &Tool{Name: "search", Schema: s, Compiled: c, Ignore: ignoreKey, Facade: &facade.Block{
+		Rename:  map[string]string{"q": "query"},
+		Aliases: []facade.Alias{{Name: "find", Inject: map[string]any{"mode": "fast"}}},
+	}}
+	args := func(src string) map[string]any { return decode(t, src).(map[string]any) }
+	type got struct {
+		Outcome   Outcome
+		Tool      string
+		Steps     []facade.Step
+		Problems  []Problem
+		Arguments map[string]any
+		Unchecked []string
+	}
+	for _, tc := range []struct {
+		call facade.Call
+		want got
+	}{
+		{facade.Call{Tool: "search", Arguments: args(`{"query":"a","key":"[redacted]"}`)},
+			got{Outcome: Accepted, Tool: "search", Unchecked: []string{"/key"}}},
+		{facade.Call{Tool: "search", Arguments: args(`{"q":"a"}`)},
+			got{Outcome: Translated, Tool: "search", Steps: []facade.Step{{Kind: facade.StepRename, Detail: "q -> query"}}}},
+		{facade.Call{Tool: "find", Arguments: args(`{"p":1}`)},
+			got{Outcome: Rejected, Problems: []Problem{
+				{Pointer: "/p", Message: "unexpected property (allowed: query, key, mode)"},
+				{Pointer: "/query", Message: "missing required property; expected a string"},
+			}, Arguments: args(`{"p":1,"mode":"fast"}`)}},
+		{facade.Call{Tool: "nope"}, got{Outcome: Unknown}},
+	} {
+		target := tool
+		if tc.call.Tool == "nope" {
+			target = nil
+		}
+		v := CheckCall(target, tc.call, []string{"find", "search"})
+		g := got{Outcome: v.Outcome, Tool: v.Call.Tool, Steps: v.Steps, Problems: v.Problems, Arguments: v.Arguments, Unchecked: v.Unchecked}
+		if d := cmp.Diff(tc.want, g); d != "" {
+			t.Errorf("%s %v: mismatch (-want +got):\n%s", tc.call.Tool, tc.call.Arguments, d)
+		}
+		if (v.Message == "") != (v.Outcome == Accepted || v.Outcome == Translated) {
+			t.Errorf("%s: outcome %d with message %q", tc.call.Tool, v.Outcome, v.Message)
+		}
+	}
+	broken := &Tool{Name: "broken", Err: errors.New("the tool has no inputSchema")}
+	if v := CheckCall(broken, facade.Call{Tool: "broken"}, nil); v.Outcome != Rejected || v.Message != "the tool has no inputSchema" {
+		t.Errorf("a tool without a schema: %+v", v)
+	}
+}
