@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -215,11 +214,9 @@ func TestExecCancelledByClient(t *testing.T) {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
 		callErr <- err
 	}()
-	for s.inflight.count() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the call to start", func() bool { return s.inflight.count() > 0 })
 	cancel() // sends notifications/cancelled
-	<-callErr
+	recvWithin(t, "the cancelled call to return", callErr)
 	wctx, wcancel := context.WithTimeout(context.Background(), waitLong)
 	defer wcancel()
 	if err := s.inflight.wait(wctx); err != nil {
