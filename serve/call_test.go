@@ -146,6 +146,7 @@ func TestOutputSchema(t *testing.T) {
 }
 
 func TestExecHandler(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PATH": "/usr/bin:/bin", "ALLOWED": "yes", "SECRET": "hunter2"}
 	s, _ := startServer(t, `tools:
   - name: env
@@ -225,6 +226,7 @@ func TestExecCancelledByClient(t *testing.T) {
 }
 
 func TestHTTPHandler(t *testing.T) {
+	t.Parallel()
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if r.URL.Path == "/fail" {

@@ -72,6 +72,7 @@ func TestHardening5UnauthenticatedBodyNotAwaited(t *testing.T) {
 // forever). Run's listeners, HTTP and admin, close a connection whose
 // headers, body or next request do not come in time.
 func TestHardening5ListenerTimeouts(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	addrs := map[string]string{}
 	var mu sync.Mutex
@@ -617,6 +618,7 @@ func TestHardening22NoNewSessionsDuringShutdown(t *testing.T) {
 // for a stuck call). Closing RunOptions.Force (the CLI does on a second
 // SIGINT or SIGTERM) ends the drain at once, long before its timeout.
 func TestHardening22ForcedShutdown(t *testing.T) {
+	t.Parallel()
 	s, entered, unblock := slowToolServer(t)
 	defer close(unblock)
 	force := make(chan struct{})
