@@ -21,7 +21,11 @@ func TestHardening22SecondSignalForces(t *testing.T) {
 	sigs <- os.Interrupt
 	// The first signal is read before the second is sent (the buffer is
 	// empty again), and it did not force.
+	deadline := time.Now().Add(10 * time.Second)
 	for len(sigs) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first signal was never read")
+		}
 		time.Sleep(time.Millisecond)
 	}
 	select {

@@ -56,6 +56,7 @@ type dfFailure struct {
 }
 
 func TestDifferential(t *testing.T) {
+	t.Parallel()
 	corpus := loadCorpus(t)
 	var pairs, findings, distinct int
 	seen := map[string]bool{}

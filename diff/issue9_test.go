@@ -173,6 +173,7 @@ func TestIssue9Item7EquivalentAndEmpty(t *testing.T) {
 // successive real versions, a finding at facade level or above has a
 // witness, is undecided, or carries a reason its rule documents.
 func TestIssue9Item7WitnessOrReason(t *testing.T) {
+	t.Parallel()
 	for _, p := range realPairs(t) {
 		old, new := loadReal(t, p[0]), loadReal(t, p[1])
 		r := Compare(old, new, Options{})
@@ -410,6 +411,7 @@ func TestIssue9Item9MissingFindings(t *testing.T) {
 // tool. It runs over every pair of successive real versions and over
 // mutated real tools (seeded).
 func TestIssue9NoSilentChange(t *testing.T) {
+	t.Parallel()
 	check := func(name string, old, new *toolset.Set) {
 		t.Helper()
 		r := Compare(old, new, Options{})

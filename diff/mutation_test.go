@@ -12,6 +12,7 @@ import (
 // breaking or facade finding has a witness or says why not, and --verify
 // finds no counterexample to a verdict (a rule bug).
 func TestMutationsOfRealTools(t *testing.T) {
+	t.Parallel()
 	n := 1500
 	if testing.Short() {
 		n = 200

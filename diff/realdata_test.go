@@ -48,6 +48,7 @@ func hasWitnessJSON(c Change) bool {
 }
 
 func TestRealFilesystemMinItems(t *testing.T) {
+	t.Parallel()
 	old, new, r := compareReal(t, "server-filesystem/2025.8.18", "server-filesystem/2025.11.25")
 	var breaking []Change
 	for _, c := range r.Changes {
@@ -84,6 +85,7 @@ func TestRealFilesystemMinItems(t *testing.T) {
 }
 
 func TestRealFilesystemSafeAdditions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		old, new, tool string
 		props          []string
@@ -107,6 +109,7 @@ func TestRealFilesystemSafeAdditions(t *testing.T) {
 }
 
 func TestRealFilesystemOutputWidened(t *testing.T) {
+	t.Parallel()
 	old, new, r := compareReal(t, "server-filesystem/2026.7.4", "server-filesystem/2026.7.10")
 	found := false
 	for _, c := range r.Changes {
@@ -123,6 +126,7 @@ func TestRealFilesystemOutputWidened(t *testing.T) {
 }
 
 func TestRealFilesystemSchemaLost(t *testing.T) {
+	t.Parallel()
 	old, _, r := compareReal(t, "server-filesystem/0.5.1", "server-filesystem/0.5.1-unpinned-deps")
 	if r.Level != Breaking {
 		t.Fatalf("level = %s, want breaking", r.Level)
@@ -141,6 +145,7 @@ func TestRealFilesystemSchemaLost(t *testing.T) {
 }
 
 func TestRealGithubListIssues(t *testing.T) {
+	t.Parallel()
 	old, new, r := compareReal(t, "github-mcp-server/v0.10.0", "github-mcp-server/v0.11.0")
 	if r.Level != Breaking {
 		t.Errorf("level = %s, want breaking", r.Level)
@@ -181,6 +186,7 @@ func mapsEqual(a, b map[string]any) bool {
 }
 
 func TestRealGithubSearchCodeRename(t *testing.T) {
+	t.Parallel()
 	old, new, r := compareReal(t, "github-mcp-server/v0.8.0", "github-mcp-server/v0.10.0")
 	if r.Level < Facade {
 		t.Errorf("level = %s, want facade or breaking", r.Level)
@@ -198,6 +204,7 @@ func TestRealGithubSearchCodeRename(t *testing.T) {
 }
 
 func TestRealGithubKeyOrder(t *testing.T) {
+	t.Parallel()
 	old, new, r := compareReal(t, "github-mcp-server/v0.23.0", "github-mcp-server/v0.24.0")
 	// A tool whose normalized schemas are equal (key order aside) has no
 	// schema finding.
@@ -234,6 +241,7 @@ func TestRealGithubKeyOrder(t *testing.T) {
 // TestRealAllPairs compares every consecutive pair of snapshots: no panic,
 // every witness holds, and the report is deterministic.
 func TestRealAllPairs(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{"server-filesystem", "github-mcp-server"} {
 		files, err := filepath.Glob(filepath.Join("..", "testdata", "realdata", dir, "*.json"))
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 // proved by a witness. (BenchmarkScale/depth-1000 runs 990 levels; it is
 // too slow for a unit test, mostly in the validator's own compile.)
 func TestDeepSchemaDecided(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		depth int
@@ -45,6 +46,7 @@ func TestDeepSchemaDecided(t *testing.T) {
 // proving all of them would validate millions of nodes. The first findings
 // get witnesses; once the budget is spent the rest say why they have none.
 func TestWitnessBudget(t *testing.T) {
+	t.Parallel()
 	const n = 1500
 	side := func(maxLen int) []byte {
 		var props, req strings.Builder

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -147,6 +146,7 @@ func TestOutputSchema(t *testing.T) {
 }
 
 func TestExecHandler(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PATH": "/usr/bin:/bin", "ALLOWED": "yes", "SECRET": "hunter2"}
 	s, _ := startServer(t, `tools:
   - name: env
@@ -215,11 +215,9 @@ func TestExecCancelledByClient(t *testing.T) {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
 		callErr <- err
 	}()
-	for s.inflight.count() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the call to start", func() bool { return s.inflight.count() > 0 })
 	cancel() // sends notifications/cancelled
-	<-callErr
+	recvWithin(t, "the cancelled call to return", callErr)
 	wctx, wcancel := context.WithTimeout(context.Background(), waitLong)
 	defer wcancel()
 	if err := s.inflight.wait(wctx); err != nil {
@@ -228,6 +226,7 @@ func TestExecCancelledByClient(t *testing.T) {
 }
 
 func TestHTTPHandler(t *testing.T) {
+	t.Parallel()
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if r.URL.Path == "/fail" {

@@ -104,6 +104,7 @@ func exercise(t *testing.T, s *Server, path string, r *reloads, clients ...*sdkC
 }
 
 func TestGoSDKClientInMemory(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"", "2025-11-25", "2025-06-18", "2025-03-26"} {
 		name := version
 		if name == "" {
@@ -146,6 +147,7 @@ func httpServer(t *testing.T, s *Server, o HTTPOptions) *httptest.Server {
 }
 
 func TestGoSDKClientHTTP(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		stateless bool
@@ -169,6 +171,7 @@ func TestGoSDKClientHTTP(t *testing.T) {
 }
 
 func TestTwoHTTPSessionsOneNotificationEach(t *testing.T) {
+	t.Parallel()
 	s, path := startServer(t, baseConfig)
 	hs := httpServer(t, s, HTTPOptions{})
 	a := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, "")
@@ -195,6 +198,7 @@ func TestTwoHTTPSessionsOneNotificationEach(t *testing.T) {
 }
 
 func TestHTTPSecurity(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	hs := httpServer(t, s, HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}, Token: "s3cret", MaxBodyBytes: 1024})
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`

@@ -13,6 +13,7 @@ import (
 // TestWalkthrough runs examples/hot-reload/walkthrough.sh (bash and curl)
 // against a server on a copy of the example, as its README describes.
 func TestWalkthrough(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs a shell script")
 	}

@@ -552,11 +552,12 @@ func (h *httpHandler) statusError(status string, body []byte) error {
 	return fmt.Errorf("the endpoint answered %s: %s", status, msg)
 }
 
-// redactURL drops the URL from a *url.Error (it may carry credentials).
+// redactURL drops the URL of the *url.Error in err's chain (it may carry
+// credentials), keeping the cause; an error without one is returned as is.
 func redactURL(err error) error {
-	type unwrapper interface{ Unwrap() error }
-	if u, ok := err.(unwrapper); ok && u.Unwrap() != nil {
-		return u.Unwrap()
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err
 	}
 	return err
 }

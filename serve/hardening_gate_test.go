@@ -192,6 +192,7 @@ func aliasBomb(indent, leaf string) string {
 // generation stays, and a config sharing a schema through an anchor still
 // loads.
 func TestHardening02AliasBomb(t *testing.T) {
+	t.Parallel()
 	s, path := startServer(t, baseConfig)
 	dir := filepath.Dir(path)
 	writeFile(t, dir, "bomb.yaml", "type: object\n"+aliasBomb("", "x"))

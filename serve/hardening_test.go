@@ -72,6 +72,7 @@ func TestHardening5UnauthenticatedBodyNotAwaited(t *testing.T) {
 // forever). Run's listeners, HTTP and admin, close a connection whose
 // headers, body or next request do not come in time.
 func TestHardening5ListenerTimeouts(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	addrs := map[string]string{}
 	var mu sync.Mutex
@@ -89,8 +90,8 @@ func TestHardening5ListenerTimeouts(t *testing.T) {
 				listening <- struct{}{}
 			}})
 	}()
-	<-listening
-	<-listening
+	recvWithin(t, "the first listener", listening)
+	recvWithin(t, "the second listener", listening)
 	defer func() { cancel(); <-done }()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for _, kind := range []string{"http", "admin"} {
@@ -496,21 +497,16 @@ func TestHardening7ReloadsCoalesced(t *testing.T) {
 	})
 	results := make(chan ReloadResult, 6)
 	go func() { results <- s.Reload(context.Background(), "first") }()
-	for builds.Load() < 2 {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the first reload to build", func() bool { return builds.Load() >= 2 })
 	for range 5 {
 		go func() { results <- s.Reload(context.Background(), "more") }()
 	}
-	for {
+	waitUntil(t, "five reloads to queue", func() bool {
 		s.reloads.mu.Lock()
 		n := s.reloads.waiting
 		s.reloads.mu.Unlock()
-		if n == 5 || builds.Load() > 2 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return n == 5 || builds.Load() > 2
+	})
 	close(release)
 	for range 6 {
 		select {
@@ -605,16 +601,14 @@ func TestHardening22NoNewSessionsDuringShutdown(t *testing.T) {
 		_, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
 		callErr <- err
 	}()
-	<-entered
+	recvWithin(t, "the call to start", entered)
 	cancel() // SIGTERM
-	for !s.draining.Load() {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the drain to start", s.draining.Load)
 	if code, _ := postJSON(t, "http://"+addr+MCPPath, initializeBody, nil); code != http.StatusServiceUnavailable {
 		t.Errorf("initialize during shutdown: %d, want 503", code)
 	}
 	close(unblock)
-	if err := <-callErr; err != nil {
+	if err := recvWithin(t, "the in-flight call", callErr); err != nil {
 		t.Errorf("the in-flight call: %v", err)
 	}
 	waitRun(t, done, "after the drain")
@@ -624,6 +618,7 @@ func TestHardening22NoNewSessionsDuringShutdown(t *testing.T) {
 // for a stuck call). Closing RunOptions.Force (the CLI does on a second
 // SIGINT or SIGTERM) ends the drain at once, long before its timeout.
 func TestHardening22ForcedShutdown(t *testing.T) {
+	t.Parallel()
 	s, entered, unblock := slowToolServer(t)
 	defer close(unblock)
 	force := make(chan struct{})
@@ -633,11 +628,9 @@ func TestHardening22ForcedShutdown(t *testing.T) {
 	go func() {
 		_, _ = c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
 	}()
-	<-entered
+	recvWithin(t, "the call to start", entered)
 	cancel()
-	for !s.draining.Load() {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the drain to start", s.draining.Load)
 	close(force)
 	waitRun(t, done, "after the shutdown was forced")
 }

@@ -26,6 +26,33 @@ func TestMain(m *testing.M) {
 // machines, -race), and never a measurement.
 const waitLong = 20 * time.Second
 
+// waitUntil polls cond until it holds, failing the test if it does not
+// within waitLong.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLong)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", waitLong, what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// recvWithin receives from ch, failing the test if nothing comes within
+// waitLong.
+func recvWithin[T any](t testing.TB, what string, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(waitLong):
+		t.Fatalf("timed out after %v waiting for %s", waitLong, what)
+	}
+	var zero T
+	return zero
+}
+
 // writeFile writes content to dir/name (creating folders).
 func writeFile(t testing.TB, dir, name, content string) string {
 	t.Helper()

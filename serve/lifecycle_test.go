@@ -113,7 +113,7 @@ func TestInFlightCallKeepsItsGeneration(t *testing.T) {
 	}
 	mu.Unlock()
 	close(unblock)
-	res := <-callDone
+	res := recvWithin(t, "the in-flight call", callDone)
 	var r struct {
 		Content []struct{ Text string }
 	}
@@ -177,18 +177,16 @@ func TestShutdownDrainsInFlightCalls(t *testing.T) {
 	}()
 	defer func() { inW.Close(); outR.Close() }()
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`+"\n")
-	<-lines
+	recvWithin(t, "the initialize answer", lines)
 	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`+"\n")
-	<-entered
+	recvWithin(t, "the call to start", entered)
 	cancel() // SIGTERM
-	for !s.draining.Load() {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the drain to start", s.draining.Load)
 	// Draining: a new call is refused, the in-flight one continues, and Run
 	// has not returned.
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}`+"\n")
-	if refused := <-lines; !strings.Contains(refused, `"id":3`) || !strings.Contains(refused, "shutting down") {
+	if refused := recvWithin(t, "the answer to a call while draining", lines); !strings.Contains(refused, `"id":3`) || !strings.Contains(refused, "shutting down") {
 		t.Errorf("a call while draining answered %s", refused)
 	}
 	select {
@@ -237,11 +235,9 @@ func TestShutdownDrainsInFlightHTTPCall(t *testing.T) {
 		callErr <- err
 		callDone <- res
 	}()
-	<-entered
+	recvWithin(t, "the call to start", entered)
 	cancel() // SIGTERM
-	for !s.draining.Load() {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the drain to start", s.draining.Load)
 	close(unblock)
 	select {
 	case err := <-callErr:

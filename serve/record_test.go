@@ -339,10 +339,10 @@ func TestRecordBeforeHandler(t *testing.T) {
 		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"n": 1}})
 		done <- err
 	}()
-	<-entered
+	recvWithin(t, "the call to start", entered)
 	waitCounter(t, "written", func() float64 { return counterValue(t, rs.rec.written) }, 1)
 	release()
-	if err := <-done; err != nil {
+	if err := recvWithin(t, "the call", done); err != nil {
 		t.Fatal(err)
 	}
 	rs.Close()

@@ -372,7 +372,7 @@ func TestScenarioIncludeChange(t *testing.T) {
 	s.watchReady = func() { close(ready) }
 	go func() { defer close(done); _ = s.Watch(ctx) }()
 	defer func() { cancel(); <-done }()
-	<-ready
+	recvWithin(t, "the watcher", ready)
 	c := connected(t, s)
 	// Widening the included schema (a new optional property) is additive.
 	writeFile(t, dir, "schemas/fetch.json", `{"type":"object","properties":{"id":{"type":"string"},"rev":{"type":"integer"}},"required":["id"]}`)
@@ -413,7 +413,7 @@ func TestScenarioConfigMapSymlinkSwap(t *testing.T) {
 	s.watchReady = func() { close(ready) }
 	go func() { defer close(done); _ = s.Watch(ctx) }()
 	defer func() { cancel(); <-done }()
-	<-ready
+	recvWithin(t, "the watcher", ready)
 	c := connected(t, s)
 
 	// The update: a new timestamped folder, a ..data_tmp link renamed over
@@ -464,20 +464,16 @@ func TestStaleCandidateDiscarded(t *testing.T) {
 	slow := make(chan ReloadResult)
 	go func() { slow <- s.Reload(context.Background(), "slow") }()
 	// Wait until build 2 has read its config (it is then blocked).
-	for s.seq.Load() < 2 {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "build 2 to read its config", func() bool { return s.seq.Load() >= 2 })
 	writeFile(t, filepath.Dir(path), filepath.Base(path), cc)
 	// Reloads are serialized: the newer one queues behind the slow one
 	// (which marks it stale) and builds once it is done.
 	fastDone := make(chan ReloadResult)
 	go func() { fastDone <- s.Reload(context.Background(), "fast") }()
-	for s.seq.Load() < 3 {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "build 3 to start", func() bool { return s.seq.Load() >= 3 })
 	once.Do(func() { close(release) })
-	fast := <-fastDone
-	old := <-slow
+	fast := recvWithin(t, "the newer reload", fastDone)
+	old := recvWithin(t, "the slow reload", slow)
 	if fast.Result != ResultPublished {
 		t.Fatalf("newer build = %s, want published", fast.Result)
 	}

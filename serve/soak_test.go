@@ -79,6 +79,7 @@ func (c *memClient) call(ctx context.Context, method, params string) (json.RawMe
 // the published generation of that version), versions never go backwards
 // for a client, and no call fails.
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	publishes, clients := 1000, 8
 	if testing.Short() {
 		publishes = 100

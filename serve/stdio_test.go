@@ -101,6 +101,7 @@ var cmpSorted = cmpopts.SortSlices(func(a, b string) bool { return a < b })
 // The wait for answers after the end of input is bounded: by the shutdown
 // timeout, and by the context (SIGTERM), also when stdout is blocked.
 func TestStdioEOFWaitBounded(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// timeout is RunOptions.ShutdownTimeout.

@@ -69,6 +69,7 @@ func loadCanonCases(t *testing.T) []canonCase {
 // with a located *InputError. The table names each case by id, with what it
 // pins, so a new case in the file fails here until it is looked at.
 func TestCanonCases(t *testing.T) {
+	t.Parallel()
 	// For the error cases: the JSON Pointer of the value the error must point
 	// at (its byte offset is checked against the document).
 	known := map[string]string{

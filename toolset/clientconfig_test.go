@@ -15,6 +15,7 @@ import (
 // TestIssue10Item8ClientConfigSource: the shapes desktop and IDE clients
 // write are read into servers, in file order.
 func TestIssue10Item8ClientConfigSource(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, doc string
 		want      []ClientServer
@@ -47,6 +48,7 @@ func TestIssue10Item8ClientConfigSource(t *testing.T) {
 // runs with the file's env (here the variable that makes this test binary
 // the fake server) and the set is named client-config:FILE#NAME.
 func TestIssue10Item8ClientConfigEnv(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
 		"command": os.Args[0], "env": map[string]string{fakeEnv: "raw", "GORACE": "atexit_sleep_ms=0"}}}})
@@ -66,6 +68,7 @@ func TestIssue10Item8ClientConfigEnv(t *testing.T) {
 // configurations use ${…} variables, expanded as those clients do; a
 // prompt (${input:…}) or an unset variable is a clear error.
 func TestIssue10Item8ClientConfigVariables(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"TOKEN": "t0k", "HOME": "/home/u"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	cs := ClientServer{Name: "x", Workspace: "/w", Command: []string{"${workspaceFolder}/bin/srv", "--home=${userHome}", "${MODE:-dev}"},

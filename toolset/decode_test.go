@@ -12,6 +12,7 @@ import (
 )
 
 func TestDecodeShapes(t *testing.T) {
+	t.Parallel()
 	const tool = `{"name":"b","inputSchema":{"type":"object"}}`
 	const tool2 = `{"inputSchema":{"type":"object"},"name":"a"}`
 	tests := []struct {
@@ -63,6 +64,7 @@ func TestDecodeShapes(t *testing.T) {
 // TestDecodeRawIsCapped: appending to one tool's Raw must not overwrite the
 // next tool in the shared source buffer.
 func TestDecodeRawIsCapped(t *testing.T) {
+	t.Parallel()
 	data := []byte(`[{"name":"a"},{"name":"b"}]`)
 	set, err := toolset.Decode("x", data)
 	if err != nil {
@@ -77,6 +79,7 @@ func TestDecodeRawIsCapped(t *testing.T) {
 // TestDecodeErrors checks that every refusal is a located *InputError
 // wrapping ErrInput: byte offset, line and column, JSON Pointer.
 func TestDecodeErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		doc       string
@@ -137,6 +140,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestDecodeSyntaxErrorWrapsCause(t *testing.T) {
+	t.Parallel()
 	_, err := toolset.Decode("in.json", []byte(`{"a":1,"a":2}`))
 	if !errors.Is(err, canon.ErrSyntax) {
 		t.Errorf("error %v does not wrap canon.ErrSyntax", err)
@@ -147,6 +151,7 @@ func TestDecodeSyntaxErrorWrapsCause(t *testing.T) {
 }
 
 func TestInputErrorString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  toolset.InputError
 		want string
@@ -165,6 +170,7 @@ func TestInputErrorString(t *testing.T) {
 }
 
 func TestDecodeTool(t *testing.T) {
+	t.Parallel()
 	tl, err := toolset.DecodeTool("snaps/a.snap", []byte(" {\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}}\n"), 3)
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +196,7 @@ func TestDecodeTool(t *testing.T) {
 
 // TestNewSet checks sorting by UTF-16 code units and the duplicate refusal.
 func TestNewSet(t *testing.T) {
+	t.Parallel()
 	mk := func(name string, i int) *toolset.Tool { return &toolset.Tool{Name: name, Index: i, Offset: 10 * i} }
 	set, err := toolset.NewSet("s", []*toolset.Tool{mk("\ufb33", 0), mk("😀", 1), mk("b", 2), mk("B", 3), mk("a", 4)})
 	if err != nil {

@@ -50,6 +50,7 @@ func decodeFile(t *testing.T, path string) *toolset.Set {
 // testdata/golden/canon/<server>/<file>, and checks that the canonical form
 // is a fixed point: decoded again and re-canonicalized it is byte-identical.
 func TestGoldenCanon(t *testing.T) {
+	t.Parallel()
 	for _, rel := range realdataFiles(t) {
 		t.Run(rel, func(t *testing.T) {
 			set := decodeFile(t, filepath.Join("../testdata/realdata", rel))
@@ -108,6 +109,7 @@ func TestGoldenCanon(t *testing.T) {
 // "inputSchema": null (an upstream bug). Reading and canonicalizing it must
 // work; refusing it is lint's job (docs/lint.md#lint-validity-and-client-compatibility).
 func TestNullInputSchema(t *testing.T) {
+	t.Parallel()
 	set := decodeFile(t, "../testdata/realdata/github-mcp-server/v0.24.0.json")
 	getMe := set.Lookup("get_me")
 	if getMe == nil {

@@ -220,6 +220,7 @@ func summarize(set *Set) []toolSummary {
 }
 
 func TestLoadLiveStdioRawBytes(t *testing.T) {
+	t.Parallel()
 	var stderr, logs syncBuffer
 	source, opts := fakeSource("raw", &stderr)
 	opts.Logger = debugLogger(&logs)
@@ -265,6 +266,7 @@ func TestLoadLiveStdioRawBytes(t *testing.T) {
 // TestLoadLiveReapsStubbornServer: a server that outlives the end of its
 // stdin and ignores SIGTERM is killed, and reaped, when the fetch ends.
 func TestLoadLiveReapsStubbornServer(t *testing.T) {
+	t.Parallel()
 	var stderr syncBuffer
 	source, opts := fakeSource("stubborn", &stderr)
 	set, err := LoadLive(t.Context(), source, opts)
@@ -293,6 +295,7 @@ func TestLoadLiveReapsStubbornServer(t *testing.T) {
 }
 
 func TestFetchCommand(t *testing.T) {
+	t.Parallel()
 	var stderr syncBuffer
 	_, opts := fakeSource("raw", &stderr)
 	argv := []string{os.Args[0], "extra arg", "it's"}
@@ -319,6 +322,7 @@ func TestFetchCommand(t *testing.T) {
 // 2025-11-25 (listing only 2026-07-28 as supported) is started again and
 // reached with the SDK's newest revision through server/discover.
 func TestLoadLiveStdioNewerOnly(t *testing.T) {
+	t.Parallel()
 	var stderr, logs syncBuffer
 	source, opts := fakeSource("newer", &stderr)
 	opts.Logger = debugLogger(&logs)
@@ -348,6 +352,7 @@ func TestLoadLiveStdioNewerOnly(t *testing.T) {
 }
 
 func TestLoadLiveErrors(t *testing.T) {
+	t.Parallel()
 	closedURL := closedLoopbackURL(t)
 	tests := []struct {
 		name   string
@@ -401,6 +406,7 @@ func TestLoadLiveErrors(t *testing.T) {
 }
 
 func TestLoadLiveTimeout(t *testing.T) {
+	t.Parallel()
 	var stderr syncBuffer
 	source, opts := fakeSource("hang", &stderr)
 	opts.Timeout = 300 * time.Millisecond
@@ -424,6 +430,7 @@ func TestLoadLiveTimeout(t *testing.T) {
 }
 
 func TestLoadLiveCancelled(t *testing.T) {
+	t.Parallel()
 	source, opts := fakeSource("hang", nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	// Cancel once the server has received initialize.
@@ -442,6 +449,7 @@ func TestLoadLiveCancelled(t *testing.T) {
 // TestLoadLiveCallerDeadline: the caller's own deadline is not a
 // LiveOptions.Timeout, so not bad input.
 func TestLoadLiveCallerDeadline(t *testing.T) {
+	t.Parallel()
 	source, opts := fakeSource("hang", nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
@@ -526,6 +534,7 @@ func newToolServer(n, pageSize int, versions []string) *mcp.Server {
 }
 
 func TestLoadLiveHTTPPaginated(t *testing.T) {
+	t.Parallel()
 	const n, pageSize = 10, 3
 	srv := newToolServer(n, pageSize, nil)
 	rec := &recordingHandler{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)}
@@ -582,6 +591,7 @@ func TestLoadLiveHTTPPaginated(t *testing.T) {
 // 2026-07-28 answers the pinned initialize with 2025-11-25 and then refuses
 // that version with 400; the client retries with the newest revision.
 func TestLoadLiveHTTPNewerOnly(t *testing.T) {
+	t.Parallel()
 	srv := newToolServer(4, 3, []string{"2026-07-28"})
 	rec := &recordingHandler{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true})}
@@ -615,6 +625,7 @@ func TestLoadLiveHTTPNewerOnly(t *testing.T) {
 
 // TestLoadLiveFilesystemServer reads a real server from npm over stdio.
 func TestLoadLiveFilesystemServer(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("npx"); err != nil {
 		t.Skip("npx not found: ", err)
 	}

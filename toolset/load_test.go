@@ -29,6 +29,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 func TestLoadFileStdinAndDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"tools.json":       `{"tools":[{"name":"b"},{"name":"a"}]}`,
@@ -73,6 +74,7 @@ func TestLoadFileStdinAndDir(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"bad.json":      `{"tools":[{"name":"a"},{"name":"a"}]}`,
@@ -121,6 +123,7 @@ func TestLoadErrors(t *testing.T) {
 // TestLoadGit reads "git:REV:PATH" from a throwaway repository with two
 // commits, the CI case of docs/diff.md#inputs.
 func TestLoadGit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

@@ -9,6 +9,7 @@ import "testing"
 // "echo (1:116)": line and column in the server's tools/list response,
 // shown as if they were in client.json.
 func TestNewcomerLiveToolsHaveNoFilePosition(t *testing.T) {
+	t.Parallel()
 	var stderr syncBuffer
 	source, opts := fakeSource("raw", &stderr)
 	set, err := LoadLive(t.Context(), source, opts)

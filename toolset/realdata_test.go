@@ -35,6 +35,7 @@ func changedTools(old, new *toolset.Set, normalize bool) (changed, onlyOld, only
 // every tool and dropped the default hint readOnlyHint: false; after
 // normalization (Tool.Canonical(true)) only real changes remain.
 func TestGitHubV023ToV024Normalized(t *testing.T) {
+	t.Parallel()
 	old := decodeFile(t, "../testdata/realdata/github-mcp-server/v0.23.0.json")
 	new := decodeFile(t, "../testdata/realdata/github-mcp-server/v0.24.0.json")
 

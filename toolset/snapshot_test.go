@@ -13,6 +13,7 @@ import (
 )
 
 func TestWriteSnapshotGolden(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join("testdata", "snapshot", "input.json")
 	data, err := os.ReadFile(in)
 	if err != nil {
@@ -46,6 +47,7 @@ func TestWriteSnapshotGolden(t *testing.T) {
 // bytes changed only in whitespace (same compact form, so member order,
 // escapes and number spellings are kept).
 func TestWriteSnapshotRoundTrip(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "realdata", "*", "*.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +103,7 @@ func compact(t *testing.T, raw []byte) string {
 }
 
 func TestWriteSnapshotEmptyAndInvalid(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteSnapshot(&buf, &Set{Source: "empty"}); err != nil {
 		t.Fatal(err)

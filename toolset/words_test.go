@@ -50,6 +50,7 @@ var splitWordsTests = []struct {
 }
 
 func TestSplitWords(t *testing.T) {
+	t.Parallel()
 	for _, tt := range splitWordsTests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := SplitWords(tt.line)
@@ -75,6 +76,7 @@ func TestSplitWords(t *testing.T) {
 // TestSplitWordsMatchesShell checks the valid cases against a real POSIX
 // shell, for lines the shell would not expand.
 func TestSplitWordsMatchesShell(t *testing.T) {
+	t.Parallel()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("sh not found:", err)
@@ -105,6 +107,7 @@ func TestSplitWordsMatchesShell(t *testing.T) {
 }
 
 func TestJoinWordsRoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		words []string
 		want  string
