@@ -82,7 +82,9 @@ func compareCompat(old, new *toolset.Set, opts Options) *Report {
 
 // forward compares NEW → OLD and reports it with the sides OLD and NEW.
 func forward(old, new *toolset.Set, opts Options) *Report {
-	opts.Facades = opts.OldFacades
+	// Facade rules carry old calls forward in time only: their removal
+	// (rule_facade.go) is a backward finding.
+	opts.Facades, opts.OldFacades = opts.OldFacades, nil
 	r := Compare(new, old, opts)
 	r.Old, r.New = r.New, r.Old
 	mark(r.Changes, Forward)
