@@ -109,7 +109,9 @@ func (c *comparison) reportRemoved(r *Report, removed, added []*toolset.Tool) ma
 		after, note := removalVerdict(&rt.Value, c.now)
 		switch {
 		case after:
-			r.Changes = append(r.Changes, removedAfterSunset(rt.Name, note, rte, routed))
+			ch := removedAfterSunset(rt.Name, note, rte, routed)
+			c.quiet(&ch, rt.Name, "")
+			r.Changes = append(r.Changes, ch)
 		case routed:
 			ch := routeChange(rt.Name, rte)
 			if note != "" {

@@ -170,4 +170,10 @@ type Options struct {
 	// NEW to OLD in the forward direction, as Facades do the other way, and
 	// those Facades drop are findings.
 	OldFacades facade.File
+	// Usage, when set, judges facade-rule removals and tools removed after
+	// their sunset by usage within QuietPeriod (default
+	// DefaultQuietPeriod): safe with a notice only when unused
+	// (sunset_usage.go).
+	Usage       UsageFunc
+	QuietPeriod time.Duration
 }

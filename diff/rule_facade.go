@@ -148,10 +148,12 @@ func (c *comparison) facadeChange(rf removedFacade) (Change, bool) {
 			return ch, false
 		}
 		ch.Witness = canonicalJSON(args)
+		c.quiet(&ch, rf.target, stepKinds[ch.Rule])
 		return ch, true
 	}
 	ch.Undecided = true
 	ch.Reason = "no sample call was found that the removed rule carries (other required arguments, or a nested key)"
+	c.quiet(&ch, rf.target, stepKinds[ch.Rule])
 	return ch, true
 }
 
