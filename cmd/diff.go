@@ -180,12 +180,15 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	if err := sideFacades(&dopts, opts); err != nil {
 		return err
 	}
-	rep := diff.Compare(old, new, dopts)
+	var calls []fixtures.Call
 	if opts.Usage != "" {
-		calls, err := fixtures.Read(ctx, opts.Usage, s.In)
-		if err != nil {
+		if calls, err = fixtures.Read(ctx, opts.Usage, s.In); err != nil {
 			return err
 		}
+		dopts.Usage = fixtures.SunsetUsage(calls, old, dopts.OldFacades)
+	}
+	rep := diff.Compare(old, new, dopts)
+	if opts.Usage != "" {
 		fixtures.AnnotateUsage(rep, old, new, calls)
 	}
 

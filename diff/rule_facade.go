@@ -76,7 +76,7 @@ func (c *comparison) removedRules(tool string, ob, nb facade.Block) []removedFac
 		out = append(out, removedFacade{rule: r, call: call, target: tool, path: path, what: what, args: args})
 	}
 	for i, a := range ob.Aliases {
-		if c.new.Lookup(a.Name) == nil && aliasTarget(c.opts.Facades, a.Name) == "" {
+		if c.new.Lookup(a.Name) == nil && c.opts.Facades.AliasTarget(a.Name) == "" {
 			add(ruleFacadeAliasRemoved, a.Name, pathKW("/facade/aliases", strconv.Itoa(i)), fmt.Sprintf("alias %s of %s", a.Name, tool), map[string]any{})
 		}
 	}
