@@ -180,12 +180,15 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	if err := sideFacades(&dopts, opts); err != nil {
 		return err
 	}
-	rep := diff.Compare(old, new, dopts)
+	var calls []fixtures.Call
 	if opts.Usage != "" {
-		calls, err := fixtures.Read(ctx, opts.Usage, s.In)
-		if err != nil {
+		if calls, err = fixtures.Read(ctx, opts.Usage, s.In); err != nil {
 			return err
 		}
+		dopts.Usage = fixtures.SunsetUsage(calls, old, dopts.OldFacades)
+	}
+	rep := diff.Compare(old, new, dopts)
+	if opts.Usage != "" {
 		fixtures.AnnotateUsage(rep, old, new, calls)
 	}
 
@@ -239,7 +242,12 @@ func sideFacades(dopts *diff.Options, opts diffOptions) error {
 	if err != nil {
 		return err
 	}
+	// OLD's facades against a NEW that can declare facades (a serve config
+	// or a lockfile with facades): the ones NEW dropped are findings.
 	newFF, err := declaredFacades(opts.New)
+	if oldFF != nil && newFF == nil && err == nil {
+		newFF, err = sourceFacades(opts.New)
+	}
 	if err != nil {
 		return err
 	}
@@ -280,9 +288,19 @@ func loadConfig(opts diffOptions) (*config.Config, error) {
 
 // declaredFacades returns the facades a source declares: a serve config's
 // tools' facade blocks, or a contract lockfile's "facades" member
-// (docs/diff.md#facade-coverage-and-usage); nil for any other source. Only
-// local files are looked into.
+// (docs/diff.md#facade-coverage-and-usage); nil for any other source, and
+// when it declares none. Only local files are looked into.
 func declaredFacades(src string) (facade.File, error) {
+	ff, err := sourceFacades(src)
+	if len(ff) == 0 {
+		return nil, err
+	}
+	return ff, nil
+}
+
+// sourceFacades is declaredFacades, with an empty (non-nil) File for a
+// source that can declare facades but declares none.
+func sourceFacades(src string) (facade.File, error) {
 	for _, p := range []string{"git:", "stdio:", "http://", "https://"} {
 		if strings.HasPrefix(src, p) {
 			return nil, nil
@@ -296,11 +314,7 @@ func declaredFacades(src string) (facade.File, error) {
 	if err != nil {
 		return nil, nil
 	}
-	ff, err := fileFacades(src, data)
-	if err != nil || len(ff) == 0 {
-		return nil, err
-	}
-	return ff, nil
+	return fileFacades(src, data)
 }
 
 // fileFacades reads the facades of a serve config or a lockfile's bytes.

@@ -19,16 +19,6 @@ import (
 	"github.com/mcpctl/mcpctl/serve"
 )
 
-// planned names what deploy/ already uses and issue 12 is adding to serve
-// in parallel (the gate's durable baseline and approvals): a check that
-// needs one of them skips, naming it, until `mcpctl serve --help` (or the
-// serve config) has it; then the check runs and must pass.
-var planned = map[string]string{
-	"--state":             "serve --state DIR (the gate's durable state)",
-	"/gate/baseline":      "the serve config key gate.baseline",
-	"/gate/compatibility": "the serve config key gate.compatibility",
-}
-
 // serveFlags are the long flags `mcpctl serve --help` lists, each with its
 // value type ("" for a boolean), and the help text itself.
 var serveFlags = sync.OnceValues(func() (map[string]string, string) {
@@ -44,16 +34,12 @@ var serveFlags = sync.OnceValues(func() (map[string]string, string) {
 	return flags, out.String()
 })
 
-// requireServeFlag fails the test when `mcpctl serve --help` lacks flag,
-// or skips it when flag is one of the planned ones.
+// requireServeFlag fails the test when `mcpctl serve --help` lacks flag.
 func requireServeFlag(t *testing.T, flag string) {
 	t.Helper()
 	flags, _ := serveFlags()
 	if _, ok := flags[flag]; ok {
 		return
-	}
-	if what, ok := planned[flag]; ok {
-		t.Skipf("mcpctl serve --help has no %s yet: %s is planned by issue 12 (branch h12a); this check runs once it lands", flag, what)
 	}
 	t.Errorf("mcpctl serve --help has no flag %s", flag)
 }

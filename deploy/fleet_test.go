@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/cmd"
+	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -120,20 +121,10 @@ func TestFleet(t *testing.T) {
 	t.Logf("%d calls and %d lists, zero failed; fingerprints listed: %d", load.calls.Load(), load.lists.Load(), len(load.listed))
 
 	t.Run("forward-incompatible under compatibility full, then approval", func(t *testing.T) {
-		requireServeFlag(t, "--state")
-		requireCommand(t, f.bin, "approve")
 		f.forwardIncompatible(ctx, t, published, fp)
 	})
 
 	ratio(ctx, t, f)
-}
-
-// requireCommand skips until `mcpctl NAME --help` exists.
-func requireCommand(t *testing.T, bin, name string) {
-	t.Helper()
-	if err := exec.Command(bin, name, "--help").Run(); err != nil {
-		t.Skipf("mcpctl has no %s command yet: approvals (mcpctl approve/reject) are planned by issue 12 (branch h12a); this check runs once it lands", name)
-	}
 }
 
 func startFleet(ctx context.Context, t *testing.T, haproxy string) *fleet {
@@ -183,7 +174,7 @@ func freePort(t *testing.T) int {
 }
 
 // startReplica starts the replica behind one server line of haproxy.cfg,
-// with --state when serve has it (as the file's header documents).
+// with its own --state (as the file's header documents).
 func (f *fleet) startReplica(s haproxyServer, ports map[int]int) {
 	r := &replica{
 		name:      s.Name,
@@ -195,9 +186,7 @@ func (f *fleet) startReplica(s haproxyServer, ports map[int]int) {
 	if r.stateless {
 		args = append(args, "--stateless")
 	}
-	if flags, _ := serveFlags(); flags["--state"] != "" {
-		args = append(args, "--state", filepath.Join(f.dir, "state-"+s.Name))
-	}
+	args = append(args, "--state", filepath.Join(f.dir, "state-"+s.Name))
 	f.start(r.name, &r.log, f.bin, append(args, f.cfg)...)
 	f.replicas = append(f.replicas, r)
 }
@@ -533,6 +522,7 @@ func (f *fleet) forwardIncompatible(ctx context.Context, t *testing.T, published
 	if st, code := f.status(ctx); code != 0 || st.Fingerprint != live {
 		t.Errorf("after the refusal: status exit %d, fingerprint %s, want 0 and %s still live", code, st.Fingerprint, live)
 	}
+	f.checkPending(ctx, t, cand)
 	for _, r := range f.replicas {
 		out, err := exec.CommandContext(ctx, f.bin, "approve", "--admin", r.admin, cand, "--reason", "fleet test: announced").CombinedOutput()
 		if err != nil {
@@ -542,6 +532,7 @@ func (f *fleet) forwardIncompatible(ctx context.Context, t *testing.T, published
 	if got := f.convergedOn(ctx, live); got != cand {
 		t.Errorf("after approval the fleet serves %s, want the approved %s", got, cand)
 	}
+	f.checkPending(ctx, t, "")
 	published[cand] = true
 	load.waitCalls(t, load.calls.Load()+50)
 	load.stop()
@@ -553,6 +544,33 @@ func (f *fleet) forwardIncompatible(ctx context.Context, t *testing.T, published
 			t.Errorf("a client listed fingerprint %s, which no replica published", fp)
 		}
 	}
+}
+
+// checkPending: every replica's /status lists exactly cand as pending
+// (none when cand is ""), with a finding that fails forward.
+func (f *fleet) checkPending(ctx context.Context, t *testing.T, cand string) {
+	t.Helper()
+	for _, r := range f.replicas {
+		p := f.replicaStatus(ctx, r).Pending
+		switch {
+		case cand == "" && len(p) > 0:
+			t.Errorf("replica %s: still pending after approval: %s", r.name, p[0].Fingerprint)
+		case cand == "":
+		case len(p) != 1 || p[0].Fingerprint != cand:
+			t.Errorf("replica %s: pending %+v, want only %s", r.name, p, cand)
+		case !failsForward(p[0].Findings):
+			t.Errorf("replica %s: the pending candidate's findings name no forward failure: %+v", r.name, p[0].Findings)
+		}
+	}
+}
+
+func failsForward(findings []diff.Change) bool {
+	for _, c := range findings {
+		if c.Compatibility == diff.Forward {
+			return true
+		}
+	}
+	return false
 }
 
 // waitReloaded waits until every replica's last reload is after since and

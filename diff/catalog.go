@@ -18,7 +18,8 @@ var Tags = []string{
 
 // Rules returns the rule catalog (docs/diff.md#levels-and-rules): every rule diff can report,
 // each declared once in the rule file of its family (rule_tool.go,
-// rule_annotation.go, rule_lifecycle.go, and the schema rule files), sorted
+// rule_annotation.go, rule_lifecycle.go, rule_facade.go, and the schema rule
+// files), sorted
 // by ID. The slice and its Tags are copies; callers may modify them.
 func Rules() []Rule {
 	all := slices.Clone(catalog().list)
@@ -47,6 +48,7 @@ var catalog = sync.OnceValue(func() ruleCatalog {
 	all = append(all, toolRules...)
 	all = append(all, annotationRules...)
 	all = append(all, lifecycleRules...)
+	all = append(all, facadeRules...)
 	all = append(all, schemaRules()...)
 	slices.SortStableFunc(all, func(a, b Rule) int { return canon.CompareKeys(string(a.ID), string(b.ID)) })
 	byID := make(map[string]Rule, len(all))

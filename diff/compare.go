@@ -22,7 +22,8 @@ import (
 // (tool-invalid); added tools are reported, except those that a removed
 // tool was renamed to; each removed tool is judged by its lifecycle
 // (tool-removed-after-sunset) or routed (tool-renamed, tool-consolidated,
-// each with a verified facade suggestion) or reported tool-removed. Then
+// each with a verified facade suggestion) or reported tool-removed; facade
+// rules OLD declared and NEW dropped are reported (rule_facade.go). Then
 // Options apply: level overrides, facade coverage, ignores (config.go,
 // coverage.go). Report.Level is the highest level of all findings; see
 // Report.GateLevel for the level a gate should use. Options.Compatibility
@@ -55,6 +56,7 @@ func compareWith(old, new *toolset.Set, opts Options, disabled map[string]bool) 
 	}
 	r.Changes = append(r.Changes, invalidFindings(old, new, schemaGone, c.sameTool)...)
 	renamedTo := c.reportRemoved(r, removed, added)
+	r.Changes = append(r.Changes, c.facadeRemovals()...)
 	for _, nt := range added {
 		if !renamedTo[nt.Name] {
 			ch := newChange(ruleToolAdded, nt.Name, "")
@@ -107,7 +109,9 @@ func (c *comparison) reportRemoved(r *Report, removed, added []*toolset.Tool) ma
 		after, note := removalVerdict(&rt.Value, c.now)
 		switch {
 		case after:
-			r.Changes = append(r.Changes, removedAfterSunset(rt.Name, note, rte, routed))
+			ch := removedAfterSunset(rt.Name, note, rte, routed)
+			c.quiet(&ch, rt.Name, "")
+			r.Changes = append(r.Changes, ch)
 		case routed:
 			ch := routeChange(rt.Name, rte)
 			if note != "" {

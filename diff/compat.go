@@ -82,7 +82,11 @@ func compareCompat(old, new *toolset.Set, opts Options) *Report {
 
 // forward compares NEW → OLD and reports it with the sides OLD and NEW.
 func forward(old, new *toolset.Set, opts Options) *Report {
-	opts.Facades = opts.OldFacades
+	// Facade rules carry old calls forward in time only: their removal
+	// (rule_facade.go) is a backward finding, judged by usage
+	// (sunset_usage.go) only backward.
+	// Usage counts calls made against OLD: it says nothing of NEW → OLD.
+	opts.Facades, opts.OldFacades, opts.Usage = opts.OldFacades, nil, nil
 	r := Compare(new, old, opts)
 	r.Old, r.New = r.New, r.Old
 	mark(r.Changes, Forward)

@@ -45,7 +45,7 @@ func (c *comparison) covers(f facade.File, ch *Change) (bool, string) {
 	}
 	target := ch.Tool
 	if c.new.Lookup(target) == nil {
-		target = aliasTarget(f, ch.Tool)
+		target = f.AliasTarget(ch.Tool)
 		if target == "" {
 			return false, fmt.Sprintf("no declared facade has an alias %q", ch.Tool)
 		}
@@ -63,17 +63,6 @@ func (c *comparison) covers(f facade.File, ch *Change) (bool, string) {
 		return false, errorText(err)
 	}
 	return true, ""
-}
-
-// aliasTarget returns the tool whose facade block declares alias name, the
-// first in name order; "" when none does.
-func aliasTarget(f facade.File, name string) string {
-	for _, tool := range sortedKeys(f) {
-		if slices.ContainsFunc(f[tool].Aliases, func(a facade.Alias) bool { return a.Name == name }) {
-			return tool
-		}
-	}
-	return ""
 }
 
 // SuggestedFacades merges the facade suggestions of all findings into one

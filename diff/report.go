@@ -152,6 +152,8 @@ type Options struct {
 	// Ignores suppress matching findings (they stay in the report, marked).
 	Ignores []Ignore
 	// Facades, when set, mark facade findings covered (docs/diff.md#facade-coverage-and-usage).
+	// Set (even empty), they are NEW's facades: the rules of OldFacades
+	// they drop are findings (facade-…-removed); nil, they are unknown.
 	Facades facade.File
 	// Verify samples this many instances per changed schema to test safe
 	// verdicts (docs/diff.md#witnesses-and-verification; a counterexample is
@@ -165,6 +167,13 @@ type Options struct {
 	// default, ""), forward, full or none (docs/diff.md#compatibility-modes).
 	Compatibility Compatibility
 	// OldFacades are the facades OLD declares; they carry calls built from
-	// NEW to OLD in the forward direction, as Facades do the other way.
+	// NEW to OLD in the forward direction, as Facades do the other way, and
+	// those Facades drop are findings.
 	OldFacades facade.File
+	// Usage, when set, judges facade-rule removals and tools removed after
+	// their sunset by usage within QuietPeriod (default
+	// DefaultQuietPeriod): safe with a notice only when unused
+	// (sunset_usage.go).
+	Usage       UsageFunc
+	QuietPeriod time.Duration
 }

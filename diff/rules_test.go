@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpctl/mcpctl/facade"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +32,9 @@ type fixtureOptions struct {
 	Verify            int       `json:"verify"`
 	StrictOpenContent bool      `json:"strictOpenContent"`
 	DisableRules      []string  `json:"disableRules"`
+	// OldFacades and Facades are the two sides' facades (tool → block).
+	OldFacades facade.File `json:"oldFacades"`
+	Facades    facade.File `json:"facades"`
 }
 
 func readFixtureJSON(t *testing.T, path string, v any) bool {
@@ -114,7 +119,7 @@ func runRuleFixture(t *testing.T, name, dir string) {
 	}
 	var fo fixtureOptions
 	readFixtureJSON(t, filepath.Join(dir, "options.json"), &fo)
-	opts := Options{Now: fixtureNow, Verify: fo.Verify, StrictOpenContent: fo.StrictOpenContent}
+	opts := Options{Now: fixtureNow, Verify: fo.Verify, StrictOpenContent: fo.StrictOpenContent, OldFacades: fo.OldFacades, Facades: fo.Facades}
 	if !fo.Now.IsZero() {
 		opts.Now = fo.Now
 	}

@@ -18,6 +18,8 @@ package facade
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -110,3 +112,15 @@ func (a *Alias) UnmarshalYAML(n *yaml.Node) error {
 
 // File is a facade file: tool name → Block.
 type File map[string]Block
+
+// AliasTarget returns the tool whose block declares the alias name, the
+// first in name order; "" when none does.
+func (f File) AliasTarget(name string) string {
+	tools := slices.Sorted(maps.Keys(f))
+	for _, tool := range tools {
+		if slices.ContainsFunc(f[tool].Aliases, func(a Alias) bool { return a.Name == name }) {
+			return tool
+		}
+	}
+	return ""
+}

@@ -186,7 +186,7 @@ type GateConfig struct {
 // DefaultQuietPeriod is the default gate.quietPeriod: how long a facade
 // rule or deprecated tool must have gone unused before its removal counts
 // as safe.
-const DefaultQuietPeriod = 7 * 24 * time.Hour
+const DefaultQuietPeriod = diff.DefaultQuietPeriod
 
 // quietPeriod is gate.quietPeriod or its default.
 func (g GateConfig) quietPeriod() time.Duration {

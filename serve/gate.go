@@ -44,13 +44,18 @@ type gateDecision struct {
 // lifecycle findings that would let a removal through without the
 // candidate's gate.minNotice of notice are breaking.
 //
+// usage (nil without --state) judges facade-rule removals and tools
+// removed after their sunset by the calls counted within
+// gate.quietPeriod (docs/serve.md#state).
+//
 // The contract gated against is prev (the live generation's, the state's
 // or the baseline's); the candidate's gate.compatibility says in which
 // directions (diff.Compatibility).
-func gate(prev *lockfile.Lock, cand *Generation, mem *gateMemory, allowBreaking bool, now time.Time) gateDecision {
+func gate(prev *lockfile.Lock, cand *Generation, mem *gateMemory, usage diff.UsageFunc, allowBreaking bool, now time.Time) gateDecision {
 	old := mem.baseline(prev.Set, cand.Set)
 	rep := diff.Compare(old, cand.Set, diff.Options{Facades: cand.Config.Facades(), OldFacades: prev.Facades,
-		Compatibility: cand.Config.Gate.Compatibility, Verify: diff.DefaultVerify, Now: now})
+		Compatibility: cand.Config.Gate.Compatibility, Verify: diff.DefaultVerify, Now: now,
+		Usage: usage, QuietPeriod: cand.Config.Gate.quietPeriod()})
 	mem.escalate(rep, old, cand.Set, cand.Config.Gate.minNotice(), now)
 	return decide(rep, cand.Config.Gate.Allow, allowBreaking, now)
 }

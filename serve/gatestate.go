@@ -40,6 +40,19 @@ func (s *Server) countUse(tool string, rules ...string) {
 	}
 }
 
+// usage answers the gate's usage questions from the state's counters
+// within period; nil without a state.
+func (s *Server) usage(period time.Duration) diff.UsageFunc {
+	st := s.opts.State
+	if st == nil {
+		return nil
+	}
+	return func(tool, kind string) diff.Usage {
+		w := st.Usage(tool, kind, period)
+		return diff.Usage{Calls: w.Calls, Last: w.Last, Covered: w.Covered}
+	}
+}
+
 // startContract is what the first candidate is gated against: the newer
 // of the state's last published contract and cand's gate.baseline.
 func (s *Server) startContract(cand *Generation) (state.Choice, error) {

@@ -466,7 +466,9 @@ func TestIssue12RestartKnowsDeprecations(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "cfg.yaml", "tools:\n"+i12Search)
+	// quietPeriod 0s: the fresh state's usage counters cover it (no call),
+	// as usage-aware sunsets require (TestIssue12FacadeRemovalByUsage).
+	writeFile(t, dir, "cfg.yaml", "tools:\n"+i12Search+"gate: {quietPeriod: 0s}\n")
 	st = i12State(t, st.Dir())
 	s, err = i12New(t, cfg, st)
 	if err != nil {

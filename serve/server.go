@@ -439,7 +439,7 @@ func (s *Server) gate(prev *lockfile.Lock, cand *Generation, now time.Time) (d g
 			err = s.bug(panicReload, v)
 		}
 	}()
-	return gate(prev, cand, &s.mem, s.opts.AllowBreaking, now), nil
+	return gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.quietPeriod()), s.opts.AllowBreaking, now), nil
 }
 
 // first decides the first candidate (the caller holds pubMu): gated
