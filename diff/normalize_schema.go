@@ -335,12 +335,12 @@ func (n *normalizer) inline(v *canon.Value, stack []string) canon.Value {
 }
 
 // refSiblingKW lists, per draft, the keywords beside a $ref that the
-// validator mcpctl uses (jsonschema/v6, also in serve and replay) applies
-// although draft-06 and draft-07 say to ignore them: it skips only the
-// draft-04 keywords (ajv 8 applies every sibling).
+// validator mcpctl uses (jsonschema/v6, also in serve and replay) still
+// applies although draft-06 and draft-07 say to ignore them: it checks
+// const before following the reference and stops there.
 var refSiblingKW = map[int][]string{
-	6: {"const", "contains", "propertyNames"},
-	7: {"const", "contains", "propertyNames", "if", "then", "else"},
+	6: {"const"},
+	7: {"const"},
 }
 
 // validatedRefSiblings returns the siblings of a draft-06/07 $ref that a
