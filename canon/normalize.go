@@ -28,7 +28,8 @@ func AnnotationDefault(name string) (def, ok bool) {
 //
 //   - annotation hints equal to their spec defaults are dropped, and an
 //     annotations object left empty is dropped;
-//   - in every schema: const: x becomes enum: [x] (when there is no enum);
+//   - in every schema: const: x becomes enum: [x] (when there is no enum
+//     and no $ref beside it);
 //     a one-element type array becomes the string; draft-07 definitions
 //     become $defs, with local "#/definitions/…" $refs rewritten; an empty
 //     properties object and an empty required array are dropped.
@@ -72,7 +73,9 @@ func normalizeOne(s *Value, _ string) {
 	if s.Kind != Object {
 		return
 	}
-	if c := s.Get("const"); c != nil && !s.Has("enum") {
+	// Beside a $ref the two differ: validators of draft-06/07 apply a
+	// const there but ignore an enum, so the const is left as written.
+	if c := s.Get("const"); c != nil && !s.Has("enum") && !s.Has("$ref") {
 		cv := c.Clone()
 		s.Delete("const")
 		s.Set("enum", ArrayValue(cv))

@@ -280,11 +280,40 @@ func (n *normalizer) inline(v *canon.Value, stack []string) canon.Value {
 	}
 	t := n.inline(target, append(slices.Clone(stack), ref.Str))
 	out.Delete("$ref")
-	if n.draft < 2019 || onlyAnnotations(&out) {
-		// Draft-07 and earlier ignore the siblings of $ref.
+	if onlyAnnotations(&out) {
 		return keepAnnotations(t, &out)
 	}
+	if n.draft < 2019 {
+		// Draft-07 and earlier ignore the siblings of $ref, but validators
+		// still apply some of them (see validatedRefSiblings).
+		kept, ok := validatedRefSiblings(&out, n.draft)
+		if !ok {
+			return keepAnnotations(t, &out)
+		}
+		return canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(keepAnnotations(t, &out), kept)})
+	}
 	return canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(t, out)})
+}
+
+// refSiblingKW lists, per draft, the keywords beside a $ref that the
+// validator mcpctl uses (jsonschema/v6, also in serve and replay) still
+// applies although draft-06 and draft-07 say to ignore them: it checks
+// const before following the reference and stops there.
+var refSiblingKW = map[int][]string{
+	6: {"const"},
+	7: {"const"},
+}
+
+// validatedRefSiblings returns the siblings of a draft-06/07 $ref that a
+// validator applies, as one schema; false when there are none.
+func validatedRefSiblings(site *canon.Value, draft int) (canon.Value, bool) {
+	kept := canon.ObjectValue()
+	for _, k := range refSiblingKW[draft] {
+		if v := site.Get(k); v != nil {
+			kept.Set(k, v.Clone())
+		}
+	}
+	return kept, len(kept.Members) > 0
 }
 
 func (n *normalizer) inlineChild(v *canon.Value, stack []string) canon.Value {
@@ -336,7 +365,14 @@ func (n *normalizer) node(v *canon.Value) {
 		rv := r.Clone()
 		v.Delete("$ref")
 		if n.draft < 2019 {
-			*v = canon.ObjectValue(canon.Member{Key: "$ref", Value: rv})
+			ref := canon.ObjectValue(canon.Member{Key: "$ref", Value: rv})
+			kept, ok := validatedRefSiblings(v, n.draft)
+			if !ok {
+				*v = ref
+				return
+			}
+			*v = canon.ObjectValue(canon.Member{Key: "allOf", Value: canon.ArrayValue(ref, kept)})
+			n.node(v)
 			return
 		}
 		rest := *v
@@ -619,9 +655,15 @@ func dropNoOps(v *canon.Value) {
 // equal the const and be a member of the enum (JSON Schema 2020-12
 // Validation §6.1.2, §6.1.3), so the enum becomes [const] when the const is
 // a member and [] (nothing is accepted) when it is not. A lone const is
-// already an enum (canon.NormalizeTool).
+// already an enum (canon.NormalizeTool) unless it stood beside a $ref; it
+// becomes one here.
 func constIntoEnum(v *canon.Value) {
 	c, e := v.Get("const"), v.Get("enum")
+	if c != nil && e == nil {
+		v.Set("enum", canon.ArrayValue(c.Clone()))
+		v.Delete("const")
+		return
+	}
 	if c == nil || e == nil || e.Kind != canon.Array {
 		return
 	}
