@@ -308,7 +308,12 @@ func (p *parser) config(doc *yaml.Node, c *Config) {
 }
 
 func (p *parser) ignore(n *yaml.Node, i int) diff.Ignore {
-	what := fmt.Sprintf("ignore[%d]", i)
+	return p.ignoreEntry(n, fmt.Sprintf("ignore[%d]", i), p.ruleID)
+}
+
+// ignoreEntry reads the keys of one ignore, diff's or lint's: rule (read
+// by ruleID), tool, path, reason and expires (until deprecated).
+func (p *parser) ignoreEntry(n *yaml.Node, what string, ruleID func(*yaml.Node, string) string) diff.Ignore {
 	var ig diff.Ignore
 	has := map[string]bool{}
 	for _, kv := range p.pairs(n, what) {
@@ -316,7 +321,7 @@ func (p *parser) ignore(n *yaml.Node, i int) diff.Ignore {
 		has[k.Value] = true
 		switch k.Value {
 		case "rule":
-			ig.Rule = p.ruleID(v, what+": rule")
+			ig.Rule = ruleID(v, what+": rule")
 		case "tool":
 			ig.Tool = p.scalar(v, what+": tool")
 		case "path":

@@ -76,34 +76,11 @@ func (p *parser) lintRuleID(n *yaml.Node, what string) string {
 	return id
 }
 
-// lintIgnore reads one lint ignore; the keys are those of a diff ignore.
+// lintIgnore reads one lint ignore; the keys are those of a diff ignore
+// (ignoreEntry), the rule a lint rule.
 func (p *parser) lintIgnore(n *yaml.Node, what string) lint.Ignore {
-	var ig lint.Ignore
-	has := map[string]bool{}
-	for _, kv := range p.pairs(n, what) {
-		k, v := kv[0], kv[1]
-		has[k.Value] = true
-		switch k.Value {
-		case "rule":
-			ig.Rule = p.lintRuleID(v, what+": rule")
-		case "tool":
-			ig.Tool = p.scalar(v, what+": tool")
-		case "path":
-			ig.Path = p.pointer(v, what)
-		case "reason":
-			ig.Reason = p.reason(v, what)
-		case "expires", "until":
-			ig.Expires = p.expiry(k, v, what, has)
-		default:
-			p.fail(k, "%s: unknown key %q (want %s)", what, k.Value, strings.Join(ignoreKeys, ", "))
-		}
-	}
-	for _, req := range []string{"rule", "tool", "reason"} {
-		if !has[req] && p.err == nil {
-			p.fail(n, "%s: %s is required", what, req)
-		}
-	}
-	return ig
+	ig := p.ignoreEntry(n, what, p.lintRuleID)
+	return lint.Ignore{Rule: ig.Rule, Tool: ig.Tool, Path: ig.Path, Reason: ig.Reason, Expires: ig.Expires}
 }
 
 // pointer reads an ignore's path: a JSON Pointer (RFC 6901).

@@ -2,10 +2,7 @@
 
 package serve
 
-import (
-	"os"
-	"os/exec"
-)
+import "os/exec"
 
 // setProcessGroup is a no-op where process groups do not exist; the default
 // cancellation kills the command itself.
@@ -21,6 +18,3 @@ func killGroup(cmd *exec.Cmd) {
 // oNoFollow is 0 where the flag does not exist (O_EXCL still refuses an
 // existing link).
 const oNoFollow = 0
-
-// foreignOwner is false where files have no owning user id.
-func foreignOwner(os.FileInfo) bool { return false }

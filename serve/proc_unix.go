@@ -3,7 +3,6 @@
 package serve
 
 import (
-	"os"
 	"os/exec"
 	"syscall"
 )
@@ -29,10 +28,3 @@ func killGroup(cmd *exec.Cmd) {
 
 // oNoFollow makes os.OpenFile refuse a symbolic link as the last element.
 const oNoFollow = syscall.O_NOFOLLOW
-
-// foreignOwner reports whether fi belongs to a user other than the one
-// the process runs as and root.
-func foreignOwner(fi os.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Uid != 0 && int(st.Uid) != os.Geteuid()
-}

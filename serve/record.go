@@ -20,6 +20,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/internal/durable"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -627,28 +628,14 @@ func (r *recorder) open() error {
 // ErrRecordDirUnsafe is the error of a --record folder that its group or
 // others may write, or that belongs to another user (neither the server's
 // nor root): whoever can write it could plant a file or a link where the
-// server writes.
-var ErrRecordDirUnsafe = errors.New("the folder is not private to the server's user")
+// server writes. It is durable.ErrDirUnsafe, the one check of private
+// folders (the --state folder gets the same).
+var ErrRecordDirUnsafe = durable.ErrDirUnsafe
 
 // checkRecordDir refuses a record folder that is not a folder, that its
 // group or others may write, or that another user owns
 // (ErrRecordDirUnsafe).
-func checkRecordDir(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
-	}
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("%w (mode %04o): record to a private folder, or chmod go-w %s", ErrRecordDirUnsafe, perm, dir)
-	}
-	if foreignOwner(fi) {
-		return fmt.Errorf("%w: it belongs to another user, who may replace what the server writes; record to a folder of your own", ErrRecordDirUnsafe)
-	}
-	return nil
-}
+func checkRecordDir(dir string) error { return durable.CheckPrivateDir(dir) }
 
 // recordName names a record file: the server's start (UTC), its pid and
 // a random part, so that nobody can plant a file or a link under the name

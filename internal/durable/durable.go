@@ -14,12 +14,15 @@ import (
 	"path/filepath"
 )
 
-// ErrDirUnsafe is the error of a folder its group or others may write:
-// anyone who can could plant a file or a link where mcpctl writes.
-var ErrDirUnsafe = errors.New("the folder is writable by its group or by others")
+// ErrDirUnsafe is the error of a folder that its group or others may
+// write, or that belongs to another user (neither this process's nor
+// root): whoever can write it could plant a file or a link where mcpctl
+// writes.
+var ErrDirUnsafe = errors.New("the folder is not private to this process's user")
 
-// CheckPrivateDir refuses dir when it is not a folder, or when its group or
-// others may write it (an error wrapping ErrDirUnsafe, with the mode).
+// CheckPrivateDir refuses dir when it is not a folder, when its group or
+// others may write it, or when another user owns it (an error wrapping
+// ErrDirUnsafe that says which).
 func CheckPrivateDir(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -30,6 +33,9 @@ func CheckPrivateDir(dir string) error {
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return fmt.Errorf("%s: %w (mode %04o): use a private folder, or chmod go-w %s", dir, ErrDirUnsafe, perm, dir)
+	}
+	if foreignOwner(fi) {
+		return fmt.Errorf("%s: %w: it belongs to another user, who may replace what is written there; use a folder of your own", dir, ErrDirUnsafe)
 	}
 	return nil
 }
