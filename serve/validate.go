@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/lint"
@@ -37,8 +40,7 @@ type compiledTool struct {
 func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 	var errs []error
 	add := func(t *ToolConfig, ptr, format string, args ...any) {
-		p := t.PosOf(ptr)
-		errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: ptr, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, toolError(t, ptr, format, args...))
 	}
 	// Names, tools and aliases together, case-insensitively.
 	type owner struct {
@@ -96,19 +98,27 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 	// its schemas compiled for serving right away, while the compile cache
 	// still holds what lint compiled (a config with more schemas than the
 	// cache holds would otherwise compile each one twice).
-	out := make([]*compiledTool, 0, len(cfg.Tools))
-	for _, t := range cfg.Tools {
+	// Tools are independent here, so they are checked on every core; the
+	// errors keep the tools' order.
+	out := make([]*compiledTool, len(cfg.Tools))
+	toolErrs := make([][]error, len(cfg.Tools))
+	eachParallel(len(cfg.Tools), func(i int) {
+		t := cfg.Tools[i]
 		ct := &compiledTool{cfg: t}
-		out = append(out, ct)
+		out[i] = ct
 		if pt := unchanged(t); pt != nil {
 			ct.in, ct.out = pt.in, pt.out
-			continue
+			return
 		}
-		n := len(errs)
-		if lintTool(t, add); len(errs) > n {
-			continue
+		addTool := func(t *ToolConfig, ptr, format string, args ...any) {
+			toolErrs[i] = append(toolErrs[i], toolError(t, ptr, format, args...))
 		}
-		compileTool(ct, add)
+		if lintTool(t, addTool); len(toolErrs[i]) == 0 {
+			compileTool(ct, addTool)
+		}
+	})
+	for _, e := range toolErrs {
+		errs = append(errs, e...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -171,3 +181,41 @@ func schemaErrorPointer(err error) string {
 }
 
 var atPointer = regexp.MustCompile(`at '([^']*)'`)
+
+// toolError is a validation error of tool t at ptr, located in its file.
+func toolError(t *ToolConfig, ptr, format string, args ...any) error {
+	p := t.PosOf(ptr)
+	return &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+}
+
+// eachParallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and
+// returns when all have returned. A panic in fn is raised again in the
+// caller, where the reload's recovery handles it.
+func eachParallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var panicked atomic.Pointer[any]
+	for range workers {
+		wg.Go(func() {
+			defer func() {
+				if v := recover(); v != nil {
+					panicked.CompareAndSwap(nil, &v)
+				}
+			}()
+			for i := int(next.Add(1) - 1); i < n && panicked.Load() == nil; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+	if v := panicked.Load(); v != nil {
+		panic(*v)
+	}
+}
