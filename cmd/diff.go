@@ -198,7 +198,7 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 		}
 	}
 	var buf bytes.Buffer
-	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly}
+	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly, Compatibility: compat}
 	if opts.Format == "github" { // the only format that points into files
 		ropts.NewFile, ropts.Locations = locations(opts.New, new)
 	}

@@ -21,6 +21,9 @@ func Markdown(w io.Writer, r *diff.Report, opts Options) error {
 	}
 	fmt.Fprintf(&b, "### %s mcpctl diff: %s\n\n", mark, r.Level)
 	fmt.Fprintf(&b, "%s → %s\n\n", mdCode(r.Old.Source), mdCode(r.New.Source))
+	if m := opts.modeShown(); m != "" {
+		fmt.Fprintf(&b, "Compatibility: **%s** (each finding says the direction it fails in).\n\n", m)
+	}
 	b.WriteString("| level | findings |\n|---|---:|\n")
 	counts := countsOf(r)
 	for _, l := range []diff.Level{diff.Breaking, diff.Facade, diff.Safe} {

@@ -47,6 +47,19 @@ type Options struct {
 	// request. Empty when NEW is not a file.
 	Locations map[string]Location
 	NewFile   string
+	// Compatibility is the mode the report was judged in (diff
+	// --compatibility): the text and markdown formats name it in their
+	// header unless it is backward, the default (docs/diff.md#compatibility-modes).
+	Compatibility diff.Compatibility
+}
+
+// modeShown is the compatibility mode a human format names in its header,
+// "" for the default, backward.
+func (o Options) modeShown() string {
+	if o.Compatibility == "" || o.Compatibility == diff.Backward {
+		return ""
+	}
+	return string(o.Compatibility)
 }
 
 // Location is where a tool is written: a file (as given, with forward
@@ -346,9 +359,13 @@ func toolPointer(c *diff.Change) string {
 	return c.Path
 }
 
-// flags lists a finding's markers: ignored, covered, undecided, rule bug.
+// flags lists a finding's markers: the compatibility direction it fails
+// in (forward or full mode), ignored, covered, undecided, rule bug.
 func flags(c *diff.Change) []string {
 	var f []string
+	if c.Compatibility != "" {
+		f = append(f, "fails "+string(c.Compatibility))
+	}
 	if c.Ignored {
 		s := "ignored"
 		if c.IgnoreReason != "" {

@@ -85,6 +85,9 @@ func Text(w io.Writer, r *diff.Report, opts Options) error {
 	fmt.Fprintf(&b, "%s\n", s.render(s.title, "mcpctl diff"))
 	fmt.Fprintf(&b, "  %s  %s  %s\n", s.render(s.label, "old"), r.Old.Source, s.render(s.faint, shortFP(r.Old.Fingerprint)))
 	fmt.Fprintf(&b, "  %s  %s  %s\n", s.render(s.label, "new"), r.New.Source, s.render(s.faint, shortFP(r.New.Fingerprint)))
+	if m := opts.modeShown(); m != "" {
+		fmt.Fprintf(&b, "  %s %s\n", s.render(s.label, "compatibility:"), m)
+	}
 	fb := newFacadeBlocks(r)
 	for _, g := range groups(r) {
 		fmt.Fprintf(&b, "\n%s  %s\n", s.render(s.tool, g.Tool), s.render(s.faint, "("+countLine(groupCounts(g))+")"))
