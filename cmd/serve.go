@@ -137,7 +137,7 @@ carry compatibility there).`,
 	f.StringVar(&opts.Config, "config", "", "the serve config (YAML or JSON); the same as the CONFIG argument")
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on ADDR (HOST:PORT; a missing host binds 127.0.0.1) instead of stdio")
 	f.BoolVar(&opts.Stateless, "stateless", false, "with --http: serve without sessions (the 2026-07-28 revision's mode)")
-	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics, POST /reload, /approve and /reject on ADDR (loopback only)")
+	f.StringVar(&opts.Admin, "admin", "", "serve /healthz, /readyz, /status, /metrics, POST /reload, /approve and /reject on ADDR (beyond loopback: with --admin-token-file)")
 	f.BoolVar(&opts.AllowBreaking, "allow-breaking", false, "publish candidates the gate would refuse (logged as a warning at every such publish)")
 	f.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a config change before reloading; each change restarts it")
 	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM/SIGINT, how long in-flight calls may finish (a second signal stops at once)")
@@ -243,8 +243,8 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		if adminAddr, err = serve.ListenAddr(opts.Admin); err != nil {
 			return usageErrorf("--admin: %v", err)
 		}
-		if !serve.IsLoopback(adminAddr) {
-			return usageErrorf("--admin must be a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT), got %q", opts.Admin)
+		if !serve.IsLoopback(adminAddr) && opts.AdminTokenFile == "" {
+			return usageErrorf("--admin %s is beyond loopback: set --admin-token-file too (or bind 127.0.0.1:PORT, [::1]:PORT or localhost:PORT)", opts.Admin)
 		}
 		if opts.AdminTokenFile != "" {
 			if adminOpts.Token, err = readTokenFile("--admin-token-file", opts.AdminTokenFile); err != nil {

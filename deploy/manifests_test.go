@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,7 +151,7 @@ func TestKubernetesManifests(t *testing.T) {
 		}
 	})
 	t.Run("probes", func(t *testing.T) { checkProbes(t, c) })
-	t.Run("admin beyond loopback", func(t *testing.T) { checkAdminBind(t, flags["--admin"]) })
+	t.Run("admin beyond loopback", func(t *testing.T) { checkAdminBind(t, c, flags) })
 	t.Run("kubelet probes", func(t *testing.T) { checkKubeletProbes(t, c, flags["--admin"]) })
 	t.Run("grace period", func(t *testing.T) {
 		requireServeFlag(t, "--shutdown-timeout")
@@ -211,7 +210,6 @@ func checkProbes(t *testing.T, c k8sContainer) {
 // header set to it (Kubernetes httpGet probes, host defaulting to the pod
 // IP), so a ready replica must answer 200 to that Host too.
 func checkKubeletProbes(t *testing.T, c k8sContainer, admin string) {
-	checkAdminBind(t, admin)
 	for _, p := range []k8sProbe{c.ReadinessProbe, c.LivenessProbe} {
 		host := "10.1.2.3:" + strconv.Itoa(portOf(t, admin))
 		if code := adminAnswers(t, p.HTTPGet.Path, host); code != http.StatusOK {
@@ -221,8 +219,10 @@ func checkKubeletProbes(t *testing.T, c k8sContainer, admin string) {
 }
 
 // checkAdminBind: an --admin beyond loopback (what probes from the kubelet
-// need) must be accepted by serve.
-func checkAdminBind(t *testing.T, admin string) {
+// need) comes with --admin-token-file, read from a mounted Secret, or
+// serve refuses to start.
+func checkAdminBind(t *testing.T, c k8sContainer, flags map[string]string) {
+	admin := flags["--admin"]
 	host, _, err := net.SplitHostPort(admin)
 	if err != nil {
 		t.Fatalf("--admin=%q: %v", admin, err)
@@ -230,11 +230,17 @@ func checkAdminBind(t *testing.T, admin string) {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return
 	}
-	_, help := serveFlags()
-	if regexp.MustCompile(`(?m)^\s+--admin string .*\(loopback only\)$`).MatchString(help) {
-		t.Skipf("--admin=%s binds beyond loopback, and mcpctl serve --help says --admin is loopback only: "+
-			"an admin listener beyond loopback (behind --admin-token-file) is planned by issue 12; this check runs once the help drops \"(loopback only)\"", admin)
+	requireServeFlag(t, "--admin-token-file")
+	file := flags["--admin-token-file"]
+	if file == "" {
+		t.Fatalf("--admin=%s binds beyond loopback without --admin-token-file: serve refuses it", admin)
 	}
+	for _, m := range c.VolumeMounts {
+		if strings.HasPrefix(file, path.Clean(m.MountPath)+"/") {
+			return
+		}
+	}
+	t.Errorf("--admin-token-file=%s is in no volume mount", file)
 }
 
 // checkConfigMap: the config argument is a key of the ConfigMap mounted

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"slices"
@@ -150,15 +151,26 @@ func (s *Server) Status() Status {
 // superseded), POST /approve and POST /reject (a Decision: see Approve
 // and Reject; docs/serve.md#state).
 //
-// Every request must name a loopback host (Host: 127.0.0.1, [::1] or
-// localhost, any port) and, when it carries an Origin, come from that same
-// origin, else 403: a page whose name rebinds to 127.0.0.1 (DNS
+// /healthz and /readyz answer any request: they tell nothing, and a
+// kubelet probes them with the pod's address as Host. Every other request
+// must name an admissible host (adminHost: localhost or an IP literal, any
+// port) and, when it carries an Origin, come from that same origin, else
+// 403: a page whose name rebinds to the listener's address (DNS
 // rebinding) or any other page a browser shows cannot read or reload.
 // With o.Token set, /status, /metrics and the POSTs need it as a bearer
 // token (401 otherwise): they tell the config's path, its tools and call
-// counts to any local user. /healthz and /readyz stay open for probes;
-// they tell nothing.
+// counts to anyone who reaches the port.
 func (s *Server) AdminHandler(o AdminOptions) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /healthz", s.probes())
+	mux.Handle("GET /readyz", s.probes())
+	mux.Handle("/", s.adminOriginCheck(s.privateAdmin(o)))
+	return mux
+}
+
+// probes serves GET /healthz and GET /readyz (200 once the first
+// generation is published and the transports are up, else 503).
+func (s *Server) probes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -173,6 +185,13 @@ func (s *Server) AdminHandler(o AdminOptions) http.Handler {
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
+	return mux
+}
+
+// privateAdmin serves the endpoints behind the token: /status, /metrics,
+// POST /reload, /approve and /reject.
+func (s *Server) privateAdmin(o AdminOptions) http.Handler {
+	mux := http.NewServeMux()
 	token := []byte(o.Token)
 	private := func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -197,25 +216,32 @@ func (s *Server) AdminHandler(o AdminOptions) http.Handler {
 	})))
 	mux.Handle("POST /approve", private(s.decisionHandler(true)))
 	mux.Handle("POST /reject", private(s.decisionHandler(false)))
-	return s.adminOriginCheck(mux)
+	return mux
 }
 
 // AdminOptions configures AdminHandler.
 type AdminOptions struct {
 	// Token, when set, is the bearer token /status, /metrics and POST
-	// /reload need (compared in constant time; --admin-token-file).
+	// /reload need (compared in constant time; --admin-token-file). An
+	// admin listener beyond loopback needs one (ErrAdminToken).
 	Token string
 }
 
+// ErrAdminToken is Run's error for an admin listener beyond loopback
+// without AdminOptions.Token: /status and POST /reload would be open to
+// the network.
+var ErrAdminToken = errors.New("an admin listener beyond loopback needs a bearer token (--admin-token-file)")
+
 // adminOriginCheck refuses (403) a request to the admin listener whose
-// Host is not a loopback name, or whose Origin (or Sec-Fetch-Site, by
-// net/http's CrossOriginProtection, for POST) says another origin sent it.
+// Host is not admissible (adminHost), or whose Origin (or Sec-Fetch-Site,
+// by net/http's CrossOriginProtection, for POST) says another origin sent
+// it.
 func (s *Server) adminOriginCheck(h http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !loopbackHost(r.Host) {
-			s.log.Warn("admin request for a host that is not loopback refused (DNS rebinding?)", "host", sanitizeHost(r.Host), "remote", r.RemoteAddr)
-			refuse(w, "Forbidden: the admin listener answers only for 127.0.0.1, [::1] or localhost", http.StatusForbidden)
+		if !adminHost(r.Host) {
+			s.log.Warn("admin request for a host name other than localhost refused (DNS rebinding?)", "host", sanitizeHost(r.Host), "remote", r.RemoteAddr)
+			refuse(w, "Forbidden: the admin listener answers only for localhost or an IP address", http.StatusForbidden)
 			return
 		}
 		origin := r.Header.Get("Origin")
@@ -232,18 +258,16 @@ func (s *Server) adminOriginCheck(h http.Handler) http.Handler {
 	})
 }
 
-// loopbackHost reports whether a Host header names the loopback interface
-// (any port).
-func loopbackHost(host string) bool {
+// adminHost reports whether a Host header (any port) may reach the admin
+// endpoints beyond the probes: localhost or an IP literal (127.0.0.1, a
+// pod's address). Any other name is refused: a DNS-rebinding page sends
+// its own name, and an IP literal involves no DNS answer to rebind.
+func adminHost(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return strings.EqualFold(host, "localhost") || net.ParseIP(host) != nil
 }
 
 // sanitizeHost cuts a Host header for logs.

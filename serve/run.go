@@ -25,8 +25,8 @@ type RunOptions struct {
 	HTTP     HTTPOptions
 	Stdin    io.Reader
 	Stdout   io.Writer
-	// AdminAddr serves AdminHandler(Admin) there; it must be a loopback
-	// address.
+	// AdminAddr serves AdminHandler(Admin) there; beyond loopback it needs
+	// Admin.Token (ErrAdminToken otherwise).
 	AdminAddr string
 	Admin     AdminOptions
 	// Watch reloads on config changes (default in the CLI).
@@ -90,8 +90,8 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 		}
 	}
 	if o.AdminAddr != "" {
-		if !IsLoopback(o.AdminAddr) {
-			return fmt.Errorf("admin listener %s: must be a loopback address (127.0.0.1, ::1 or localhost)", o.AdminAddr)
+		if !IsLoopback(o.AdminAddr) && o.Admin.Token == "" {
+			return fmt.Errorf("admin listener %s: %w", o.AdminAddr, ErrAdminToken)
 		}
 		if err := listen("admin", o.AdminAddr, s.AdminHandler(o.Admin)); err != nil {
 			return err
