@@ -34,16 +34,54 @@ func Write(w io.Writer, set *toolset.Set, facades facade.File) error {
 	if len(facades) == 0 {
 		return toolset.WriteSnapshot(w, set)
 	}
+	data, err := facadesJSON(set, facades)
+	if err != nil {
+		return err
+	}
+	return toolset.WriteSnapshotWith(w, set, toolset.Member{Name: FacadesMember, Value: data})
+}
+
+// facadesJSON is the facades member's value; a facade for a tool the set
+// does not have is an error.
+func facadesJSON(set *toolset.Set, facades facade.File) ([]byte, error) {
 	for name := range facades {
 		if set.Lookup(name) == nil {
-			return fmt.Errorf("lockfile of %s: a facade for %q, which is not one of its tools", set.Source, name)
+			return nil, fmt.Errorf("lockfile of %s: a facade for %q, which is not one of its tools", set.Source, name)
 		}
 	}
 	data, err := json.Marshal(facades)
 	if err != nil {
-		return fmt.Errorf("lockfile of %s: facades: %w", set.Source, err)
+		return nil, fmt.Errorf("lockfile of %s: facades: %w", set.Source, err)
 	}
-	return toolset.WriteSnapshotWith(w, set, toolset.Member{Name: FacadesMember, Value: data})
+	return data, nil
+}
+
+// AppendCompact appends the lockfile Write writes, on one line (no
+// whitespace between tokens; the same members, tools in the set's order,
+// each tool's bytes compacted): what a journal line embeds. Decode reads
+// it back as it reads Write's output.
+func AppendCompact(dst []byte, set *toolset.Set, facades facade.File) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	buf.WriteString(`{"tools":[`)
+	for i, t := range set.Tools {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := json.Compact(buf, t.Raw); err != nil {
+			return nil, fmt.Errorf("lockfile of %s: tool %q: %w", set.Source, t.Name, err)
+		}
+	}
+	buf.WriteByte(']')
+	if len(facades) > 0 {
+		data, err := facadesJSON(set, facades)
+		if err != nil {
+			return nil, err
+		}
+		buf.WriteString(`,"` + FacadesMember + `":`)
+		buf.Write(data)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }
 
 // ReadFile reads the lockfile at path; see Decode.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -140,5 +141,35 @@ func TestLockfileWriteUnknownTool(t *testing.T) {
 	err := Write(&buf, mustSet(t, twoTools), facade.File{"gone": {}})
 	if err == nil || buf.Len() != 0 {
 		t.Fatalf("Write with a facade for a missing tool: err %v, wrote %d bytes", err, buf.Len())
+	}
+}
+
+// TestLockfileAppendCompact: the one-line lockfile a state journal line
+// embeds has no newline, and reads back to the same tools and facades as
+// Write's output does.
+func TestLockfileAppendCompact(t *testing.T) {
+	set := mustSet(t, twoTools)
+	ff := facade.File{"tally": {Rename: map[string]string{"span": "horizon"}, Aliases: []facade.Alias{{Name: "count_alerts"}}}}
+	for _, f := range []facade.File{nil, ff} {
+		line, err := AppendCompact([]byte("x"), set, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.ContainsAny(line, "\n\r") || line[0] != 'x' {
+			t.Fatalf("not one line after the prefix: %q", line)
+		}
+		lock, err := Decode("journal", line[1:])
+		if err != nil {
+			t.Fatalf("%v\n%s", err, line)
+		}
+		if got, want := lock.Set.Fingerprint(), set.Fingerprint(); got != want {
+			t.Errorf("fingerprint %s, want %s", got, want)
+		}
+		if d := cmp.Diff(f, lock.Facades, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("facades mismatch (-want +got):\n%s", d)
+		}
+	}
+	if _, err := AppendCompact(nil, set, facade.File{"nope": {}}); err == nil {
+		t.Error("a facade for a tool the set lacks: no error")
 	}
 }

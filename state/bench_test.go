@@ -28,9 +28,9 @@ func bigContract(b *testing.B, n int, rev string) *lockfile.Lock {
 	return lock
 }
 
-// BenchmarkStatePublish measures Publish of a 1,000-tool contract (the
-// contract, the tool memory, published.json and a journal line, each
-// fsynced) and, in the same run, two baselines on the contract's lockfile
+// BenchmarkStatePublish measures Publish of a 1,000-tool contract (one
+// journal line carrying the contract, fsynced; a checkpoint every 32) and,
+// in the same run, two baselines on the contract's lockfile
 // bytes: a plain os.WriteFile (no fsync; x-writefile is Publish's time per
 // op over it) and one atomic fsynced write, durable.WriteFile
 // (x-durable-write) (docs/architecture.md#quality-bar).

@@ -45,16 +45,22 @@ var ErrClosed = errors.New("the state is closed")
 // pending.
 var ErrNotPending = errors.New("no pending candidate has this fingerprint")
 
-// appendEntry stamps e with the clock and appends it as one line, with one
-// write(2) (O_APPEND) and an fsync. The caller holds s.mu.
+// appendEntry stamps e with the clock and appends it as one line
+// (appendLine). The caller holds s.mu.
 func (s *State) appendEntry(e Entry) error {
-	if s.journal == nil {
-		return ErrClosed
-	}
 	e.Time = s.now()
 	line, err := json.Marshal(e)
 	if err != nil {
 		return err
+	}
+	return s.appendLine(line)
+}
+
+// appendLine appends line (JSON without its newline) to the journal with
+// one write(2) (O_APPEND) and an fsync. The caller holds s.mu.
+func (s *State) appendLine(line []byte) error {
+	if s.journal == nil {
+		return ErrClosed
 	}
 	if _, err := s.journal.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("journal: %w", err)

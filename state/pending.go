@@ -50,6 +50,11 @@ func (s *State) loadPending() error {
 		}
 		s.pending[fp] = &p
 	}
+	// A crash after a publish's journal line, before its removal reached
+	// the disk, leaves the published candidate's file behind.
+	if n := len(s.history); n > 0 {
+		return s.dropPending(s.history[n-1].Fingerprint)
+	}
 	return nil
 }
 

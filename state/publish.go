@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -76,6 +77,12 @@ type Published struct {
 	Allowed     Allowance      `json:"allowed"`
 	Config      string         `json:"config,omitempty"`
 	Contract    *lockfile.Lock `json:"-"`
+
+	// bundle is the publish's bundle while only the journal holds it
+	// durably (nil once a checkpoint wrote it, or without one); durable
+	// says a checkpoint wrote the contract and bundle files.
+	bundle  *Bundle
+	durable bool
 }
 
 // maxFingerprints bounds the fingerprints published.json remembers.
@@ -104,18 +111,21 @@ func (s *State) loadPublished() error {
 		if err != nil {
 			return &CorruptError{File: s.path(contractPath(p.Seq)), Offset: -1, Msg: err.Error(), Err: err}
 		}
-		p.Contract = lock
+		p.Contract, p.durable = lock, true
 	}
 	s.history = s.pub.History
 	return nil
 }
 
-// Publish records rec as the accepted contract: its lockfile, its bundle,
-// the memory of its tools, then published.json (the commit point: a crash
-// before it leaves the previous contract current), each written atomically
-// and durably; contracts and bundles beyond Options.History are removed and
-// a "published" entry is appended to the journal. A pending candidate with
-// the same fingerprint is dropped. It returns what was recorded.
+// Publish records rec as the accepted contract with one journal line and
+// one fsync (the commit point): the "published" entry carries the
+// contract's lockfile and the bundle, so a crash after it loses nothing
+// and a crash before it (a line cut short, dropped by Open) leaves the
+// previous contract current. The bundle is then copied under bundles/
+// without fsync (a cache Open rewrites from the journal), and a pending
+// candidate with the same fingerprint is dropped. published.json, the
+// contract files and the tool memory are written at checkpoints: every
+// compactAfter publishes and at Close. It returns what was recorded.
 func (s *State) Publish(rec Record) (*Published, error) {
 	if rec.Contract == nil || rec.Contract.Set == nil {
 		return nil, errors.New("publish: no contract")
@@ -127,53 +137,125 @@ func (s *State) Publish(rec Record) (*Published, error) {
 		fp = rec.Contract.Set.Fingerprint()
 	}
 	p := &Published{Seq: s.pub.Seq + 1, Generation: rec.Generation, Fingerprint: fp,
-		Time: s.now(), Allowed: rec.Allowed, Contract: rec.Contract}
-	if err := s.writeContract(p, rec); err != nil {
+		Time: s.now(), Allowed: rec.Allowed, Contract: rec.Contract, bundle: rec.Bundle}
+	line, err := s.publishLine(p)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.remember(rec.Contract); err != nil {
+	if err := s.appendLine(line); err != nil {
 		return nil, err
 	}
-	next := s.pub
-	next.Seq = p.Seq
-	next.History = append(slices.Clone(s.pub.History), p)
-	if n := len(next.History) - s.opts.History; n > 0 {
-		next.History = next.History[n:]
+	s.apply(p)
+	s.cacheBundle(p)
+	err = s.dropPending(p.Fingerprint)
+	if s.sinceCheckpoint >= compactAfter {
+		err = errors.Join(err, s.checkpoint())
 	}
-	next.Fingerprints = appendFingerprint(s.pub.Fingerprints, p.Fingerprint)
-	if err := s.writeJSON(fPublished, next); err != nil {
-		return nil, err
-	}
-	s.pub, s.history = next, next.History
-	s.prune()
-	if err := s.dropPending(p.Fingerprint); err != nil {
-		return p, err
-	}
-	return p, s.appendEntry(Entry{Kind: KindPublished, Fingerprint: p.Fingerprint, Seq: p.Seq, Generation: p.Generation, Allowed: &p.Allowed})
+	return p, err
 }
 
-// writeContract writes the contract's lockfile and bundle of p.
-func (s *State) writeContract(p *Published, rec Record) error {
-	var buf bytes.Buffer
-	if err := lockfile.Write(&buf, rec.Contract.Set, rec.Contract.Facades); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(s.path(dContracts), 0o700); err != nil {
-		return err
-	}
-	if err := durable.WriteFile(s.path(contractPath(p.Seq)), buf.Bytes(), 0o600); err != nil {
-		return err
-	}
-	if rec.Bundle == nil {
-		return nil
-	}
-	p.Config = rec.Bundle.Config
-	return s.writeBundle(bundlePath(p.Seq), rec.Bundle)
+// compactAfter is how many publishes the journal carries whole (contract
+// and bundle) before a checkpoint writes them to their files.
+const compactAfter = 32
+
+// publishLine is a "published" journal line as read back: the Entry, and
+// what recovers the publish until a checkpoint: the bundle's config path
+// and files, and the contract lockfile. Written by encodePublish, the
+// bundle and the contract are its last members, so stripPayload can cut
+// them off without decoding them.
+type publishLine struct {
+	Entry
+	Config   string            `json:"config,omitempty"`
+	Bundle   map[string][]byte `json:"bundle,omitempty"`
+	Contract json.RawMessage   `json:"contract,omitempty"`
 }
 
-// writeBundle copies b under the folder rel, refusing a path that would
-// leave it (ErrBundlePath).
-func (s *State) writeBundle(rel string, b *Bundle) error {
+// payloadKeys start the members stripPayload cuts off: encoding/json
+// escapes every quote inside a string, so `,"bundle":` only occurs in a
+// line as a member of its top-level object.
+var payloadKeys = [][]byte{[]byte(`,"bundle":`), []byte(`,"contract":`)}
+
+// publishLine encodes the journal line of p: the entry, then the bundle,
+// then the contract (a compact lockfile), refusing a bundle path that
+// would leave the bundle folder (ErrBundlePath).
+func (s *State) publishLine(p *Published) ([]byte, error) {
+	l := publishLine{Entry: Entry{Time: p.Time, Kind: KindPublished, Fingerprint: p.Fingerprint, Seq: p.Seq, Generation: p.Generation, Allowed: &p.Allowed}}
+	if b := p.bundle; b != nil {
+		if err := checkBundle(b); err != nil {
+			return nil, err
+		}
+		p.Config, l.Config = b.Config, b.Config
+	}
+	head, err := json.Marshal(l)
+	if err != nil {
+		return nil, err
+	}
+	line := bytes.NewBuffer(head[:len(head)-1])
+	if p.bundle != nil {
+		files, err := json.Marshal(p.bundle.Files)
+		if err != nil {
+			return nil, err
+		}
+		line.Write(payloadKeys[0])
+		line.Write(files)
+	}
+	line.Write(payloadKeys[1])
+	out, err := lockfile.AppendCompact(line.Bytes(), p.Contract.Set, p.Contract.Facades)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '}'), nil
+}
+
+// stripPayload returns line (a journal line, newline included) without
+// its bundle and contract members, and its entry; ok is false when line
+// has none (or does not decode).
+func stripPayload(line []byte) (out []byte, e Entry, ok bool) {
+	cut := -1
+	for _, k := range payloadKeys {
+		if i := bytes.Index(line, k); i >= 0 && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		return nil, e, false
+	}
+	out = append(slices.Clip(line[:cut]), "}\n"...)
+	if json.Unmarshal(out, &e) != nil {
+		return nil, e, false
+	}
+	return out, e, true
+}
+
+// apply makes p the last published contract in memory: the tool memory,
+// the history (at most Options.History), the fingerprints. The caller
+// holds s.mu.
+func (s *State) apply(p *Published) {
+	s.remember(p.Contract)
+	s.history = append(slices.Clone(s.history), p)
+	if n := len(s.history) - s.opts.History; n > 0 {
+		s.history = s.history[n:]
+	}
+	s.pub.Seq, s.pub.History = p.Seq, s.history
+	s.pub.Fingerprints = appendFingerprint(s.pub.Fingerprints, p.Fingerprint)
+	s.sinceCheckpoint++
+}
+
+// cacheBundle copies p's bundle under bundles/SEQ without fsync (the
+// journal holds it durably); a failure is logged: Open and LastBundle
+// write it again.
+func (s *State) cacheBundle(p *Published) {
+	if p.bundle == nil {
+		return
+	}
+	if err := s.writeBundle(bundlePath(p.Seq), p.bundle, durable.WriteFileNoSync); err != nil {
+		s.log.Warn("state: cannot copy the config bundle", "seq", p.Seq, "err", err)
+	}
+}
+
+// checkBundle refuses a bundle whose config is not one of its files or
+// with a path that would leave the bundle folder (ErrBundlePath).
+func checkBundle(b *Bundle) error {
 	if _, ok := b.Files[b.Config]; !ok {
 		return fmt.Errorf("%w: the config %q is not one of the bundle's files", ErrBundlePath, b.Config)
 	}
@@ -182,31 +264,44 @@ func (s *State) writeBundle(rel string, b *Bundle) error {
 			return fmt.Errorf("%w: %q is not a clean relative path inside the bundle folder", ErrBundlePath, name)
 		}
 	}
-	_ = os.RemoveAll(s.path(rel)) // a leftover of a crash before the commit point
+	return nil
+}
+
+// writeBundle copies b under the folder rel with write (durable.WriteFile
+// or WriteFileNoSync), refusing a path that would leave it
+// (ErrBundlePath).
+func (s *State) writeBundle(rel string, b *Bundle, write func(string, []byte, os.FileMode) error) error {
+	if err := checkBundle(b); err != nil {
+		return err
+	}
+	_ = os.RemoveAll(s.path(rel)) // a leftover of a crash, or a torn cache
 	for name, data := range b.Files {
 		dst := s.path(path.Join(rel, name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 			return err
 		}
-		if err := durable.WriteFile(dst, data, 0o600); err != nil {
+		if err := write(dst, data, 0o600); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// prune removes contracts and bundles no longer in the history; a failure
+// prune removes the contracts no longer in the history and every bundle
+// but the last publish's (the only one served: LastBundle); a failure
 // only leaves a file behind, logged.
 func (s *State) prune() {
 	keep := map[string]bool{}
 	for _, p := range s.history {
 		keep[strconv.FormatInt(p.Seq, 10)] = true
 	}
+	last := strconv.FormatInt(s.pub.Seq, 10)
 	for _, d := range []struct{ dir, suffix string }{{dContracts, ".lock.json"}, {dBundles, ""}} {
 		entries, _ := os.ReadDir(s.path(d.dir))
 		for _, e := range entries {
 			name := e.Name()
-			if len(name) > len(d.suffix) && keep[name[:len(name)-len(d.suffix)]] {
+			seq := name[:max(0, len(name)-len(d.suffix))]
+			if keep[seq] && (d.dir == dContracts || seq == last) {
 				continue
 			}
 			if err := os.RemoveAll(s.path(path.Join(d.dir, name))); err != nil {
@@ -245,13 +340,31 @@ func (s *State) History() []*Published {
 
 // LastBundle returns the path of the config file of the last published
 // contract's bundle, to serve from when a new config is refused; ok is
-// false when the last publish had no bundle.
+// false when the last publish had no bundle. A bundle only the journal
+// holds yet is copied out first when its copy differs.
 func (s *State) LastBundle() (config string, ok bool) {
-	p := s.Last()
-	if p == nil || p.Config == "" {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.history) == 0 || s.history[len(s.history)-1].Config == "" {
 		return "", false
 	}
+	p := s.history[len(s.history)-1]
+	if p.bundle != nil && !s.bundleCached(p) {
+		s.cacheBundle(p)
+	}
 	return s.path(path.Join(bundlePath(p.Seq), p.Config)), true
+}
+
+// bundleCached reports whether bundles/SEQ holds p's bundle, byte for
+// byte.
+func (s *State) bundleCached(p *Published) bool {
+	for name, data := range p.bundle.Files {
+		got, err := os.ReadFile(s.path(path.Join(bundlePath(p.Seq), name)))
+		if err != nil || !bytes.Equal(got, data) {
+			return false
+		}
+	}
+	return true
 }
 
 // HasPublished reports whether a contract with this fingerprint was ever
@@ -282,47 +395,50 @@ func (s *State) loadMemory() error {
 }
 
 // remember keeps the tools the previous contract had and lock does not
-// (with their facades) in memory.lock.json, beside those removed earlier;
-// the tools of the last contract are looked up there (LastPublished). The
-// caller holds s.mu.
-func (s *State) remember(lock *lockfile.Lock) error {
-	mem, ff := maps.Clone(s.memory), maps.Clone(s.memoryFF)
-	changed := false
+// (with their facades) in the memory, beside those removed earlier; the
+// tools of the last contract are looked up there (LastPublished). A
+// checkpoint writes it to memory.lock.json. The caller holds s.mu.
+func (s *State) remember(lock *lockfile.Lock) {
 	if len(s.history) > 0 {
 		prev := s.history[len(s.history)-1].Contract
 		for _, t := range prev.Set.Tools {
 			if lock.Set.Lookup(t.Name) != nil {
 				continue
 			}
-			mem[t.Name], changed = t, true
-			delete(ff, t.Name)
+			s.memory[t.Name], s.memoryDirty = t, true
+			delete(s.memoryFF, t.Name)
 			if b, ok := prev.Facades[t.Name]; ok {
-				ff[t.Name] = b
+				s.memoryFF[t.Name] = b
 			}
 		}
 	}
 	for _, t := range lock.Set.Tools {
-		if _, ok := mem[t.Name]; ok {
-			delete(mem, t.Name)
-			delete(ff, t.Name)
-			changed = true
+		if _, ok := s.memory[t.Name]; ok {
+			delete(s.memory, t.Name)
+			delete(s.memoryFF, t.Name)
+			s.memoryDirty = true
 		}
 	}
-	if !changed {
+}
+
+// writeMemory writes the memory to memory.lock.json, durably, when it
+// changed since. The caller holds s.mu.
+func (s *State) writeMemory() error {
+	if !s.memoryDirty {
 		return nil
 	}
-	set, err := toolset.NewSet(s.path(fMemory), slices.Collect(maps.Values(mem)))
+	set, err := toolset.NewSet(s.path(fMemory), slices.Collect(maps.Values(s.memory)))
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := lockfile.Write(&buf, set, facade.File(ff)); err != nil {
+	if err := lockfile.Write(&buf, set, facade.File(s.memoryFF)); err != nil {
 		return err
 	}
 	if err := durable.WriteFile(s.path(fMemory), buf.Bytes(), 0o600); err != nil {
 		return err
 	}
-	s.memory, s.memoryFF = mem, ff
+	s.memoryDirty = false
 	return nil
 }
 

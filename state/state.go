@@ -76,9 +76,13 @@ type State struct {
 	history  []*Published // oldest first, contracts loaded
 	memory   map[string]*toolset.Tool
 	memoryFF map[string]facade.Block
-	pending  map[string]*Pending
-	journal  *os.File
-	warnings []error
+	// memoryDirty: the memory changed since memory.lock.json was written;
+	// sinceCheckpoint counts the publishes only the journal holds.
+	memoryDirty     bool
+	sinceCheckpoint int
+	pending         map[string]*Pending
+	journal         *os.File
+	warnings        []error
 
 	umu   sync.Mutex
 	usage usageFile
@@ -125,7 +129,7 @@ func Open(dir string, opts Options) (*State, error) {
 
 // load reads every file of the folder.
 func (s *State) load() error {
-	for _, step := range []func() error{s.loadPublished, s.loadMemory, s.loadPending, s.loadUsage, s.checkJournal} {
+	for _, step := range []func() error{s.loadPublished, s.loadMemory, s.checkJournal, s.replay, s.loadPending, s.loadUsage} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -143,11 +147,16 @@ func (s *State) Warnings() []error {
 	return append([]error(nil), s.warnings...)
 }
 
-// Close flushes the usage counters and closes the journal.
+// Close flushes the usage counters, writes a checkpoint when a publish
+// is only in the journal (so the next Open reads files, not the journal's
+// contracts) and closes the journal.
 func (s *State) Close() error {
 	err := s.Flush()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.journal != nil && s.sinceCheckpoint > 0 {
+		err = errors.Join(err, s.checkpoint())
+	}
 	if s.journal != nil {
 		err = errors.Join(err, s.journal.Close())
 		s.journal = nil
