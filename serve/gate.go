@@ -44,9 +44,9 @@ type gateDecision struct {
 // lifecycle findings that would let a removal through without the
 // candidate's gate.minNotice of notice are breaking.
 //
-// usage (nil without --state) judges facade-rule removals and tools
-// removed after their sunset by the calls counted within
-// gate.quietPeriod (docs/serve.md#state).
+// usage judges facade-rule removals and tools removed after their sunset
+// by the calls counted within gate.quietPeriod (docs/serve.md#state): the
+// state's counters, or without --state those of this process.
 //
 // The contract gated against is prev (the live generation's, the state's
 // or the baseline's); the candidate's gate.compatibility says in which

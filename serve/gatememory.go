@@ -30,6 +30,9 @@ type gateMemory struct {
 	noticed map[string]time.Time
 	removed map[string]*toolset.Tool
 	state   *state.State
+	// usage counts calls per tool and facade rule: the state's counters,
+	// else counters in memory since the process started (initGateState).
+	usage usageCounter
 }
 
 // lastPublished is the last published definition of tool, which live no

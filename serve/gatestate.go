@@ -32,23 +32,39 @@ func (g *Generation) lock() *lockfile.Lock {
 	return &lockfile.Lock{Set: g.Set, Facades: g.Config.Facades()}
 }
 
-// countUse counts a call of tool (and the facade rules it used) in the
-// state's usage counters.
-func (s *Server) countUse(tool string, rules ...string) {
-	if s.opts.State != nil {
-		s.opts.State.Count(tool, rules...)
-	}
+// usageCounter counts calls per tool and facade rule and answers how many
+// fell within a period: *state.State (persisted) or *state.Counters (in
+// memory).
+type usageCounter interface {
+	Count(tool string, rules ...string)
+	Usage(tool, rule string, period time.Duration) state.Window
 }
 
-// usage answers the gate's usage questions from the state's counters
-// within period; nil without a state.
-func (s *Server) usage(period time.Duration) diff.UsageFunc {
-	st := s.opts.State
-	if st == nil {
-		return nil
+// initGateState gives the gate the state (serve --state) and its usage
+// counters; without a state, counters in memory that count from now, so
+// a removal judged by usage (gate.quietPeriod) passes only once the
+// process has been up for the quiet period, as the log says.
+func (s *Server) initGateState() {
+	s.mem.state = s.opts.State
+	if s.opts.State != nil {
+		s.mem.usage = s.opts.State
+		return
 	}
+	s.mem.usage = state.NewCounters(s.opts.Now)
+	s.log.Info("no --state: calls are counted in memory from now on; a facade-rule removal or a removal after a sunset passes the gate only when this process has been up gate.quietPeriod without such a call, and a restart starts counting again (docs/serve.md#state)")
+}
+
+// countUse counts a call of tool (and the facade rules it used).
+func (s *Server) countUse(tool string, rules ...string) {
+	s.mem.usage.Count(tool, rules...)
+}
+
+// usage answers the gate's usage questions from the counters within
+// period.
+func (s *Server) usage(period time.Duration) diff.UsageFunc {
+	u := s.mem.usage
 	return func(tool, kind string) diff.Usage {
-		w := st.Usage(tool, kind, period)
+		w := u.Usage(tool, kind, period)
 		return diff.Usage{Calls: w.Calls, Last: w.Last, Covered: w.Covered}
 	}
 }

@@ -3,7 +3,9 @@ package serve
 import (
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestIssue12FacadeRemovalByUsage: dropping the facade rename query → q
@@ -49,4 +51,54 @@ func TestIssue12FacadeRemovalByUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIssue12UsageWithoutState (reproduction: without --state, serve had
+// no usage counters, so a deprecated tool removed after its sunset was
+// published while a client still called it the day before, and a facade
+// rule unused for the whole quiet period could never be dropped). Without
+// --state the calls are counted in memory since the process started: the
+// same rule as with a state, covered once the server has been up for
+// gate.quietPeriod.
+func TestIssue12UsageWithoutState(t *testing.T) {
+	const keep = "  - name: keep\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n"
+	const echo = "  - name: echo\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n    deprecated: {since: 2026-01-15, sunset: 2026-03-01}\n"
+	for _, tc := range []struct {
+		name       string
+		callBefore bool // a call the day before the removal
+		want       string
+	}{
+		{"called in the quiet period", true, ResultRefused},
+		{"quiet for the period, up longer", false, ResultPublished},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var clock atomic.Value
+			clock.Store(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
+			s, path := startServer(t, "tools:\n"+keep+echo, func(o *Options) { o.Now = func() time.Time { return clock.Load().(time.Time) } })
+			c := dialRaw(t, s)
+			c.initialize(true)
+			c.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{}})
+			clock.Store(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+			if tc.callBefore {
+				c.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{}})
+			}
+			clock.Store(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC))
+			writeFile(t, filepath.Dir(path), filepath.Base(path), "tools:\n"+keep)
+			res := s.Reload(t.Context(), "test")
+			if res.Result != tc.want {
+				t.Fatalf("echo removed after its sunset: %s, want %s (%+v)", res.Result, tc.want, res.Findings)
+			}
+			if tc.callBefore && !strings.Contains(res.Findings[0].Message, "1 calls") {
+				t.Errorf("the refusal does not say how many calls used it: %q", res.Findings[0].Message)
+			}
+		})
+	}
+	t.Run("facade rule unused", func(t *testing.T) {
+		search := "tools:\n" + strings.Replace(i12Search, "}}}", "}}, required: [q]}", 1)
+		s, path := startServer(t, search+"    facade: {rename: {query: q}}\ngate: {quietPeriod: 0s}\n")
+		writeFile(t, filepath.Dir(path), filepath.Base(path), search+"gate: {quietPeriod: 0s}\n")
+		if res := s.Reload(t.Context(), "test"); res.Result != ResultPublished {
+			t.Errorf("an unused facade rename dropped under quietPeriod 0s: %s (%+v)", res.Result, res.Findings)
+		}
+	})
 }

@@ -88,7 +88,7 @@ var gateKeyDocs = []keydoc.Key{
 		Doc: "The direction a change must be compatible in: backward (old calls keep working), forward (calls built from the new contract work on the old one: rolling updates), full (both) or none (findings reported, never gated)."},
 	{Name: "transitive", Type: keydoc.Integer, Default: "1", Doc: "How many of the last contracts published in `serve --state` a candidate is checked against (1: the live one only)."},
 	{Name: "quietPeriod", Type: keydoc.Duration, Schema: map[string]any{"type": "string"}, Default: "7d",
-		Doc: "How long a facade rule or deprecated tool must have gone without calls (counted in `serve --state`) before its removal may count as safe: a Go duration or N days."},
+		Doc: "How long a facade rule or deprecated tool must have gone without calls (counted in `serve --state`, else since the process started) before its removal may count as safe: a Go duration or N days."},
 }
 
 var allowKeyDocs = []keydoc.Key{

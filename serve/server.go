@@ -195,7 +195,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
-	s.mem.state = opts.State
+	s.initGateState()
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
 	if res.Result != ResultPublished {

@@ -84,9 +84,7 @@ type State struct {
 	journal         *os.File
 	warnings        []error
 
-	umu   sync.Mutex
-	usage usageFile
-	dirty bool
+	usage *Counters
 }
 
 // Open opens the state folder dir, creating it (0700) when missing, and

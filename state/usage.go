@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"maps"
+	"sync"
 	"time"
 )
 
@@ -24,21 +25,52 @@ type usageFile struct {
 	Rules map[string]map[string]*Counter `json:"rules"`
 }
 
+// Counters count calls per tool and per facade rule, per UTC day, since
+// a time: a State keeps its own, persisted in usage.json; NewCounters
+// makes one in memory only (serve without --state), counting from the
+// moment it is made. Safe for concurrent use.
+type Counters struct {
+	now  func() time.Time
+	days int
+
+	mu    sync.Mutex
+	file  usageFile
+	dirty bool
+}
+
+// NewCounters returns counters in memory that begin counting at now()
+// (nil: time.Now) and keep 90 days of buckets.
+func NewCounters(now func() time.Time) *Counters {
+	if now == nil {
+		now = time.Now
+	}
+	c := &Counters{now: now, days: 90}
+	c.init(false)
+	return c
+}
+
+// init completes a loaded (or empty) file: Since is set to now when it
+// was not counting yet.
+func (c *Counters) init(loaded bool) {
+	if !loaded || c.file.Since.IsZero() {
+		c.file.Since = c.now().UTC()
+		c.dirty = true
+	}
+	if c.file.Tools == nil {
+		c.file.Tools = map[string]*Counter{}
+	}
+	if c.file.Rules == nil {
+		c.file.Rules = map[string]map[string]*Counter{}
+	}
+}
+
 func (s *State) loadUsage() error {
-	ok, err := s.readJSON(fUsage, &s.usage)
+	s.usage = &Counters{now: s.now, days: s.opts.UsageDays}
+	ok, err := s.readJSON(fUsage, &s.usage.file)
 	if err != nil {
 		return err
 	}
-	if !ok || s.usage.Since.IsZero() {
-		s.usage.Since = s.now()
-		s.dirty = true
-	}
-	if s.usage.Tools == nil {
-		s.usage.Tools = map[string]*Counter{}
-	}
-	if s.usage.Rules == nil {
-		s.usage.Rules = map[string]map[string]*Counter{}
-	}
+	s.usage.init(ok)
 	return nil
 }
 
@@ -46,23 +78,26 @@ func (s *State) loadUsage() error {
 // rule of the tool's facade block, named as the caller names them
 // consistently, e.g. "rename/q" or "alias/search_docs"). It only touches
 // memory; Flush (periodic, and at Close) persists the counters.
-func (s *State) Count(tool string, rules ...string) {
-	now := s.now()
+func (s *State) Count(tool string, rules ...string) { s.usage.Count(tool, rules...) }
+
+// Count records one call of tool that used the facade rules named.
+func (c *Counters) Count(tool string, rules ...string) {
+	now := c.now().UTC()
 	day := now.Format(dayLayout)
-	s.umu.Lock()
-	defer s.umu.Unlock()
-	bump(s.usage.Tools, tool, day, now)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	bump(c.file.Tools, tool, day, now)
 	if len(rules) > 0 {
-		rm := s.usage.Rules[tool]
+		rm := c.file.Rules[tool]
 		if rm == nil {
 			rm = map[string]*Counter{}
-			s.usage.Rules[tool] = rm
+			c.file.Rules[tool] = rm
 		}
 		for _, r := range rules {
 			bump(rm, r, day, now)
 		}
 	}
-	s.dirty = true
+	c.dirty = true
 }
 
 func bump(m map[string]*Counter, key, day string, now time.Time) {
@@ -93,24 +128,30 @@ type Window struct {
 // Usage returns the usage of tool (rule "") or of one of its facade rules
 // within period (the gate's quietPeriod, 7 days by default).
 func (s *State) Usage(tool, rule string, period time.Duration) Window {
-	now := s.now()
+	return s.usage.Usage(tool, rule, period)
+}
+
+// Usage returns the usage of tool (rule "") or of one of its facade rules
+// within period ending now.
+func (c *Counters) Usage(tool, rule string, period time.Duration) Window {
+	now := c.now().UTC()
 	first := now.Add(-period).Format(dayLayout)
-	s.umu.Lock()
-	defer s.umu.Unlock()
-	w := Window{Since: s.usage.Since, Covered: !now.Add(-period).Before(s.usage.Since)}
-	c := s.usage.Tools[tool]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := Window{Since: c.file.Since, Covered: !now.Add(-period).Before(c.file.Since)}
+	k := c.file.Tools[tool]
 	if rule != "" {
-		c = s.usage.Rules[tool][rule]
+		k = c.file.Rules[tool][rule]
 	}
-	if c == nil {
+	if k == nil {
 		return w
 	}
-	for day, n := range c.Days {
+	for day, n := range k.Days {
 		if day >= first {
 			w.Calls += n
 		}
 	}
-	w.Last = c.Last
+	w.Last = k.Last
 	return w
 }
 
@@ -118,37 +159,46 @@ func (s *State) Usage(tool, rule string, period time.Duration) Window {
 // changed since the last flush, dropping day buckets older than
 // Options.UsageDays.
 func (s *State) Flush() error {
-	s.umu.Lock()
-	if !s.dirty {
-		s.umu.Unlock()
+	snap, ok := s.usage.snapshot()
+	if !ok {
 		return nil
 	}
-	s.expire()
-	snap := usageFile{Since: s.usage.Since, Tools: cloneCounters(s.usage.Tools), Rules: map[string]map[string]*Counter{}}
-	for t, rm := range s.usage.Rules {
-		snap.Rules[t] = cloneCounters(rm)
-	}
-	s.dirty = false
-	s.umu.Unlock()
 	if err := s.writeJSON(fUsage, snap); err != nil {
-		s.umu.Lock()
-		s.dirty = true
-		s.umu.Unlock()
+		s.usage.mu.Lock()
+		s.usage.dirty = true
+		s.usage.mu.Unlock()
 		return err
 	}
 	return nil
 }
 
-// expire drops buckets older than the retention. The caller holds s.umu.
-func (s *State) expire() {
-	oldest := s.now().AddDate(0, 0, -s.opts.UsageDays).Format(dayLayout)
+// snapshot returns a copy of the counters, expired buckets dropped, and
+// marks them clean; ok is false when nothing changed since the last one.
+func (c *Counters) snapshot() (usageFile, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dirty {
+		return usageFile{}, false
+	}
+	c.expire()
+	snap := usageFile{Since: c.file.Since, Tools: cloneCounters(c.file.Tools), Rules: map[string]map[string]*Counter{}}
+	for t, rm := range c.file.Rules {
+		snap.Rules[t] = cloneCounters(rm)
+	}
+	c.dirty = false
+	return snap, true
+}
+
+// expire drops buckets older than the retention. The caller holds c.mu.
+func (c *Counters) expire() {
+	oldest := c.now().UTC().AddDate(0, 0, -c.days).Format(dayLayout)
 	drop := func(m map[string]*Counter) {
-		for _, c := range m {
-			maps.DeleteFunc(c.Days, func(day string, _ int64) bool { return day < oldest })
+		for _, k := range m {
+			maps.DeleteFunc(k.Days, func(day string, _ int64) bool { return day < oldest })
 		}
 	}
-	drop(s.usage.Tools)
-	for _, rm := range s.usage.Rules {
+	drop(c.file.Tools)
+	for _, rm := range c.file.Rules {
 		drop(rm)
 	}
 }
