@@ -191,7 +191,10 @@ func (s *Server) pend(cand *Generation, d gateDecision, against string) {
 }
 
 // fallback builds the state's last accepted bundle; nil when the state
-// has none.
+// has none. The bundle's folder in the state holds the config and its
+// $file includes only: its exec handlers resolve relative programs and
+// working folders against the served config's folder, as they did when
+// it was accepted.
 func (s *Server) fallback() (*Generation, error) {
 	if s.opts.State == nil {
 		return nil, nil
@@ -204,5 +207,6 @@ func (s *Server) fallback() (*Generation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the state's last accepted bundle: %w", err)
 	}
-	return buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, exec: s.exec})
+	return buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, exec: s.exec,
+		handlerDir: filepath.Dir(s.opts.ConfigPath)})
 }

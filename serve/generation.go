@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -133,6 +134,10 @@ type buildOptions struct {
 	meters func(name string) *toolMeters
 	// exec is the server's account of exec calls (nil: no limits).
 	exec *execPool
+	// handlerDir is the folder exec handlers resolve relative programs
+	// and working folders against; "" is the config's folder. A fallback
+	// bundle (a copy in the state) uses the served config's folder.
+	handlerDir string
 }
 
 // buildGeneration builds a candidate generation off to the side (docs/serve.md#generations-and-the-reload-pipeline step 2): validate (names, schemas), compile schemas, build handlers,
@@ -153,7 +158,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 		getenv = os.LookupEnv
 	}
 	// Absolute, so a relative program runs the same whatever its Dir.
-	dir, err := filepath.Abs(filepath.Dir(cfg.Source))
+	dir, err := filepath.Abs(cmp.Or(opts.handlerDir, filepath.Dir(cfg.Source)))
 	if err != nil {
 		return nil, err
 	}
