@@ -32,9 +32,15 @@ type decisionOptions struct {
 	Decision  serve.Decision
 }
 
-// ErrDecision is a decision the server refused (exit 1): not pending, or
-// the config on disk no longer builds the fingerprint.
+// ErrDecision is a decision the server refused (exit 1): not pending,
+// stale (ErrStale), or the config on disk no longer builds the
+// fingerprint.
 var ErrDecision = errors.New("the server refused the decision")
+
+// ErrStale is a decision about a stale candidate (the server's 410 Gone:
+// the config went on to a newer candidate, or stopped building, since it
+// was pending); it comes wrapped with ErrDecision (exit 1).
+var ErrStale = errors.New("the candidate is stale")
 
 func newDecisionCmd(s *Streams, approve bool) *cobra.Command {
 	opts := decisionOptions{Approve: approve}
@@ -107,6 +113,9 @@ func runDecision(ctx context.Context, s *Streams, opts decisionOptions) error {
 	if err := json.Unmarshal(resp.body, &out); err != nil {
 		return usageErrorf("%s answered %s, not JSON", path, resp.status)
 	}
+	if resp.code == http.StatusGone {
+		return fmt.Errorf("%w: %w: %s", ErrDecision, ErrStale, out.Error)
+	}
 	if out.Error != "" {
 		return fmt.Errorf("%w: %s", ErrDecision, out.Error)
 	}
@@ -120,6 +129,7 @@ func runDecision(ctx context.Context, s *Streams, opts decisionOptions) error {
 
 type adminResponse struct {
 	status string
+	code   int
 	body   []byte
 }
 
@@ -156,5 +166,5 @@ func adminRequest(ctx context.Context, admin, tokenFile string, timeout time.Dur
 	if resp.StatusCode == http.StatusUnauthorized {
 		return nil, usageErrorf("%s%s answered %s: give the server's admin token with --admin-token-file", addr, path, resp.Status)
 	}
-	return &adminResponse{status: resp.Status, body: data}, nil
+	return &adminResponse{status: resp.Status, code: resp.StatusCode, body: data}, nil
 }

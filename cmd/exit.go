@@ -70,8 +70,10 @@ const exitCodesHelp = `mcpctl exits with one of these codes:
      no error; canon --check found the input canonical
   1  findings: diff found changes at or above --fail-on, replay found
      rejected or unknown calls, lint found errors, canon --check found a
-     difference; approve or reject was refused by the server (not pending,
-     or the config on disk no longer builds that fingerprint)
+     difference; approve or reject was refused by the server (not pending;
+     stale: the config went on to a newer candidate, or stopped building,
+     since it was pending; or the config on disk no longer builds that
+     fingerprint)
   2  bad input or usage: an unknown flag or command, a source that cannot
      be read, is not JSON, has a duplicate key, an unknown shape or two tools
      with one name (the message names the file, the byte offset, the tool

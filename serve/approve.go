@@ -37,11 +37,11 @@ func (s *Server) Approve(ctx context.Context, d Decision) (ReloadResult, error) 
 	}
 	cfg, err := loadConfig(s.opts.ConfigPath, safefile.Limits{MaxSize: s.opts.MaxFileSize})
 	if err != nil {
-		return ReloadResult{}, err
+		return ReloadResult{}, fmt.Errorf("approve %s: %w: %w", d.Fingerprint, ErrNotBuilt, err)
 	}
 	cand, err := buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: s.live.Load(), exec: s.exec})
 	if err != nil {
-		return ReloadResult{}, err
+		return ReloadResult{}, fmt.Errorf("approve %s: %w: %w", d.Fingerprint, ErrNotBuilt, err)
 	}
 	if cand.Fingerprint != d.Fingerprint {
 		cand.discard()
@@ -84,10 +84,7 @@ func (s *Server) checkDecision(d Decision) error {
 	case d.Reason == "":
 		return ErrNoReason
 	}
-	if _, ok := s.opts.State.GetPending(d.Fingerprint); !ok {
-		return fmt.Errorf("%s: %w", d.Fingerprint, state.ErrNotPending)
-	}
-	return nil
+	return s.opts.State.CheckPending(d.Fingerprint)
 }
 
 // Pending lists the candidates waiting for a decision (none without a
@@ -126,6 +123,8 @@ func (s *Server) decisionHandler(approve bool) http.HandlerFunc {
 // decisionStatus is the HTTP status of a failed decision.
 func decisionStatus(err error) int {
 	switch {
+	case errors.Is(err, state.ErrSuperseded):
+		return http.StatusGone
 	case errors.Is(err, state.ErrNotPending):
 		return http.StatusNotFound
 	case errors.Is(err, ErrNoReason):

@@ -143,6 +143,19 @@ func (s *Server) persist(g *Generation, allowed state.Allowance) {
 	if _, err := s.opts.State.Publish(rec); err != nil {
 		s.log.Error("state: cannot record the publish", "version", g.Version, "error", err)
 	}
+	s.supersede(g.Fingerprint) // the config builds g now
+}
+
+// supersede drops the pending candidates other than fp, the one the
+// config builds now ("": none, its inputs are gone or invalid): stale, they
+// are no longer offered for a decision (state.ErrSuperseded).
+func (s *Server) supersede(fp string) {
+	if s.opts.State == nil {
+		return
+	}
+	if err := s.opts.State.Supersede(fp); err != nil {
+		s.log.Error("state: cannot drop the superseded pending candidates", "error", err)
+	}
 }
 
 // bundleOf reads cfg's files (the config and its includes, all under the
@@ -169,9 +182,10 @@ func bundleOf(cfg *Config) (*state.Bundle, error) {
 	return b, nil
 }
 
-// pend journals the refusal of cand and lists it as pending. A
-// candidate already pending (the watcher or a restart met the same config
-// again) is the same decision: not journalled twice.
+// pend journals the refusal of cand and lists it as pending, in place of
+// any candidate pending before (the config went on to cand: they are
+// stale). A candidate already pending (the watcher or a restart met the
+// same config again) is the same decision: not journalled twice.
 func (s *Server) pend(cand *Generation, d gateDecision, against string) {
 	if s.opts.State == nil {
 		return
@@ -188,6 +202,7 @@ func (s *Server) pend(cand *Generation, d gateDecision, against string) {
 	if err != nil {
 		s.log.Error("state: cannot record the refusal", "candidate", cand.Fingerprint, "error", err)
 	}
+	s.supersede(cand.Fingerprint)
 }
 
 // fallback builds the state's last accepted bundle; nil when the state

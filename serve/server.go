@@ -348,9 +348,11 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 			s.log.Debug("config refused: invalid; nothing is served", "trigger", trigger)
 		} else {
 			s.log.Error("reload refused: invalid candidate; the live generation stays", "trigger", trigger, "errors", res.Errors)
+			s.supersede("")
 		}
 	case res.Result == ResultUnchanged:
 		s.log.Info("reload: config unchanged", "trigger", trigger, "version", res.Version)
+		s.supersede(live.Fingerprint)
 	case live == nil:
 		s.first(cand, now, &res, trigger)
 	default:

@@ -20,6 +20,9 @@ const (
 	KindPending   = "pending"   // a refused candidate waits for a decision
 	KindApproved  = "approved"  // an operator approved a pending candidate
 	KindRejected  = "rejected"  // an operator rejected (dropped) one
+	// KindSuperseded: a pending candidate dropped because the config
+	// went on to another candidate (By), refused or published.
+	KindSuperseded = "superseded"
 )
 
 // Entry is one line of journal.jsonl: when, what (Kind), which candidate
@@ -36,6 +39,8 @@ type Entry struct {
 	Reason      string        `json:"reason,omitempty"`
 	Actor       string        `json:"actor,omitempty"`
 	Until       *time.Time    `json:"until,omitempty"`
+	// By is the candidate that superseded this one (KindSuperseded).
+	By string `json:"by,omitempty"`
 }
 
 // ErrClosed is returned by a write to a closed State.
@@ -44,6 +49,27 @@ var ErrClosed = errors.New("the state is closed")
 // ErrNotPending is the error of a decision about a fingerprint that is not
 // pending.
 var ErrNotPending = errors.New("no pending candidate has this fingerprint")
+
+// ErrSuperseded is wrapped by *SupersededError.
+var ErrSuperseded = errors.New("the candidate is stale: superseded by a newer one")
+
+// SupersededError is the error of a decision about a candidate that was
+// pending until the config went on to another candidate, By (refused, so
+// pending in its place, or published; "" when the config stopped building
+// at all). It wraps ErrSuperseded and ErrNotPending.
+type SupersededError struct {
+	Fingerprint, By string
+}
+
+func (e *SupersededError) Error() string {
+	if e.By == "" {
+		return fmt.Sprintf("%s is stale: the config no longer builds it (its inputs are gone or invalid)", e.Fingerprint)
+	}
+	return fmt.Sprintf("%s is stale: the config went on to candidate %s since (decide that one, if it is pending)", e.Fingerprint, e.By)
+}
+
+// Unwrap returns ErrSuperseded and ErrNotPending.
+func (e *SupersededError) Unwrap() []error { return []error{ErrSuperseded, ErrNotPending} }
 
 // appendEntry stamps e with the clock and appends it as one line
 // (appendLine). The caller holds s.mu.
@@ -97,10 +123,11 @@ func (s *State) checkJournal() error {
 	if err != nil {
 		return err
 	}
-	_, whole, err := parseJournal(file, data)
+	entries, whole, err := parseJournal(file, data)
 	if err != nil {
 		return err
 	}
+	s.noteSuperseded(entries)
 	if whole == len(data) {
 		return nil
 	}
@@ -159,23 +186,25 @@ func (s *State) Refused(fingerprint string, findings []diff.Change) error {
 
 // Approved journals an operator's approval of a pending candidate (the
 // publish that follows journals itself, with an Approval allowance, and
-// drops it); ErrNotPending when it is not pending.
+// drops it); *SupersededError when it is stale, else ErrNotPending when it
+// is not pending.
 func (s *State) Approved(fingerprint, reason, actor string, until *time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.pending[fingerprint]; !ok {
-		return fmt.Errorf("approve %s: %w", fingerprint, ErrNotPending)
+	if err := s.checkPending(fingerprint); err != nil {
+		return fmt.Errorf("approve: %w", err)
 	}
 	return s.appendEntry(Entry{Kind: KindApproved, Fingerprint: fingerprint, Reason: reason, Actor: actor, Until: until})
 }
 
 // Rejected drops the pending candidate and journals the rejection;
-// ErrNotPending when it is not pending.
+// *SupersededError when it is stale, else ErrNotPending when it is not
+// pending.
 func (s *State) Rejected(fingerprint, reason, actor string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.pending[fingerprint]; !ok {
-		return fmt.Errorf("reject %s: %w", fingerprint, ErrNotPending)
+	if err := s.checkPending(fingerprint); err != nil {
+		return fmt.Errorf("reject: %w", err)
 	}
 	if err := s.dropPending(fingerprint); err != nil {
 		return err

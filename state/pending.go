@@ -2,7 +2,9 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"regexp"
@@ -74,7 +76,65 @@ func (s *State) AddPending(p Pending) error {
 		return err
 	}
 	s.pending[p.Fingerprint] = &p
+	delete(s.superseded, p.Fingerprint)
 	return s.appendEntry(Entry{Kind: KindPending, Fingerprint: p.Fingerprint, Findings: p.Findings})
+}
+
+// Supersede drops every pending candidate but keep, the candidate the
+// state's config went on to (refused and pending, or published; "" when
+// it no longer builds), and
+// journals each as superseded by it: the config no longer builds them, so
+// they are no longer offered for a decision, and a decision about one is
+// refused with *SupersededError.
+func (s *State) Supersede(keep string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, fp := range slices.Sorted(maps.Keys(s.pending)) {
+		if fp == keep {
+			continue
+		}
+		if err := s.dropPending(fp); err != nil {
+			return err
+		}
+		s.superseded[fp] = keep
+		if err := s.appendEntry(Entry{Kind: KindSuperseded, Fingerprint: fp, By: keep}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPending returns nil when fp is pending, else *SupersededError or
+// ErrNotPending (wrapped, with fp). The caller holds s.mu.
+func (s *State) checkPending(fp string) error {
+	if _, ok := s.pending[fp]; ok {
+		return nil
+	}
+	if by, ok := s.superseded[fp]; ok {
+		return &SupersededError{Fingerprint: fp, By: by}
+	}
+	return fmt.Errorf("%s: %w", fp, ErrNotPending)
+}
+
+// CheckPending returns nil when fingerprint is pending, else
+// *SupersededError (a stale candidate) or an error wrapping ErrNotPending.
+func (s *State) CheckPending(fingerprint string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.checkPending(fingerprint)
+}
+
+// noteSuperseded rebuilds the map of stale candidates from the journal:
+// superseded, until pending again.
+func (s *State) noteSuperseded(entries []Entry) {
+	for _, e := range entries {
+		switch e.Kind {
+		case KindSuperseded:
+			s.superseded[e.Fingerprint] = e.By
+		case KindPending, KindPublished:
+			delete(s.superseded, e.Fingerprint)
+		}
+	}
 }
 
 // PendingList returns the pending candidates, oldest first.

@@ -81,8 +81,11 @@ type State struct {
 	memoryDirty     bool
 	sinceCheckpoint int
 	pending         map[string]*Pending
-	journal         *os.File
-	warnings        []error
+	// superseded maps each stale candidate to the one that superseded it
+	// (from the journal).
+	superseded map[string]string
+	journal    *os.File
+	warnings   []error
 
 	usage *Counters
 }
@@ -113,7 +116,7 @@ func Open(dir string, opts Options) (*State, error) {
 	if err := durable.CheckPrivateDir(dir); err != nil {
 		return nil, err
 	}
-	s := &State{dir: dir, opts: opts, log: log}
+	s := &State{dir: dir, opts: opts, log: log, superseded: map[string]string{}}
 	if err := s.load(); err != nil {
 		return nil, err
 	}
