@@ -43,7 +43,7 @@ func TestCheckCallVerdict(t *testing.T) {
 		{facade.Call{Tool: "search", Arguments: args(`{"query":"a","key":"[redacted]"}`)},
 			got{Outcome: Accepted, Tool: "search", Unchecked: []string{"/key"}}},
 		{facade.Call{Tool: "search", Arguments: args(`{"q":"a"}`)},
-			got{Outcome: Translated, Tool: "search", Steps: []facade.Step{{Kind: facade.StepRename, Detail: "q -> query"}}}},
+			got{Outcome: Translated, Tool: "search", Steps: []facade.Step{{Kind: facade.StepRename, Detail: "q -> query", Rules: []string{"/rename/q"}}}}},
 		{facade.Call{Tool: "find", Arguments: args(`{"p":1}`)},
 			got{Outcome: Rejected, Problems: []Problem{
 				{Pointer: "/p", Message: "unexpected property (allowed: query, key, mode)"},

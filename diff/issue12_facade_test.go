@@ -2,6 +2,7 @@ package diff
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,26 @@ func facadeDropped() Options {
 	return Options{
 		OldFacades: facade.File{"search": {Defaults: map[string]any{"q": "*"}, Rename: map[string]string{"perPage": "per_page"}}},
 		Facades:    facade.File{"search": {Defaults: map[string]any{"q": "*"}}},
+	}
+}
+
+// TestIssue12SunsetUsagePerRule (reproduction: usage was asked per facade
+// step kind, so dropping the rename page → p was judged by the calls of
+// every rename of the tool: perPage's traffic kept an unused rule alive).
+// Each removed facade rule is asked by its own key (facade.RuleKey): the
+// rename of perPage, the alias search_v1, the value map entry mode: low.
+func TestIssue12SunsetUsagePerRule(t *testing.T) {
+	dir := filepath.Join("testdata", "rules", "facade-rename-removed")
+	old, new := loadSet(t, filepath.Join(dir, "old.json")), loadSet(t, filepath.Join(dir, "new.json"))
+	opts := facadeDropped()
+	opts.Now = fixtureNow
+	var asked []string
+	opts.Usage = func(tool, rule string) Usage { asked = append(asked, tool+" "+rule); return Usage{Covered: true} }
+	Compare(old, new, opts)
+	if want := []string{"search " + facade.RuleKey(facade.MemberRename, "perPage")}; !slices.Equal(asked, want) {
+		t.Errorf("usage asked for %q, want %q", asked, want)
+	}
+	if got := facade.RuleKey(facade.MemberValues, "/filter/mode", "low"); got != "/values/~1filter~1mode/low" {
+		t.Errorf("RuleKey of a value map entry: %q", got)
 	}
 }

@@ -36,12 +36,14 @@ var facadeRules = []Rule{
 
 // removedFacade is one facade rule OLD declares and NEW lacks: the tool
 // the call is made under, the rule's pointer in the tool's facade block,
-// and the candidate arguments of an old call that used it.
+// its usage key (facade.RuleKey) and the candidate arguments of an old
+// call that used it.
 type removedFacade struct {
 	rule   Rule
 	call   string
 	target string
 	path   string
+	key    string
 	what   string
 	args   []map[string]any
 }
@@ -72,33 +74,37 @@ func (c *comparison) facadeRemovals() []Change {
 // removedRules lists what block ob declares for tool and nb does not.
 func (c *comparison) removedRules(tool string, ob, nb facade.Block) []removedFacade {
 	var out []removedFacade
-	add := func(r Rule, call, path, what string, args ...map[string]any) {
-		out = append(out, removedFacade{rule: r, call: call, target: tool, path: path, what: what, args: args})
+	add := func(r Rule, call, path, key, what string, args ...map[string]any) {
+		out = append(out, removedFacade{rule: r, call: call, target: tool, path: path, key: key, what: what, args: args})
 	}
 	for i, a := range ob.Aliases {
 		if c.new.Lookup(a.Name) == nil && c.opts.Facades.AliasTarget(a.Name) == "" {
-			add(ruleFacadeAliasRemoved, a.Name, pathKW("/facade/aliases", strconv.Itoa(i)), fmt.Sprintf("alias %s of %s", a.Name, tool), map[string]any{})
+			add(ruleFacadeAliasRemoved, a.Name, pathKW("/facade/aliases", strconv.Itoa(i)), facade.RuleKey(facade.MemberAliases, a.Name),
+				fmt.Sprintf("alias %s of %s", a.Name, tool), map[string]any{})
 		}
 	}
 	for _, k := range sortedKeys(ob.Rename) {
 		if _, ok := nb.Rename[k]; !ok {
-			add(ruleFacadeRenameRemoved, tool, pathKW("/facade/rename", k), fmt.Sprintf("rename of %s to %s", k, ob.Rename[k]), sampleArgs(k, witnessSamples)...)
+			add(ruleFacadeRenameRemoved, tool, pathKW("/facade/rename", k), facade.RuleKey(facade.MemberRename, k),
+				fmt.Sprintf("rename of %s to %s", k, ob.Rename[k]), sampleArgs(k, witnessSamples)...)
 		}
 	}
 	for _, k := range sortedKeys(ob.Defaults) {
 		if _, ok := nb.Defaults[k]; !ok {
-			add(ruleFacadeDefaultRemoved, tool, pathKW("/facade/defaults", k), "default "+k, map[string]any{})
+			add(ruleFacadeDefaultRemoved, tool, pathKW("/facade/defaults", k), facade.RuleKey(facade.MemberDefaults, k), "default "+k, map[string]any{})
 		}
 	}
 	for _, k := range sortedKeys(ob.Coerce) {
 		if _, ok := nb.Coerce[k]; !ok {
-			add(ruleFacadeCoercionRemoved, tool, pathKW("/facade/coerce", k), fmt.Sprintf("coercion of %s to %s", k, ob.Coerce[k]), sampleArgs(k, coercionSamples[ob.Coerce[k]])...)
+			add(ruleFacadeCoercionRemoved, tool, pathKW("/facade/coerce", k), facade.RuleKey(facade.MemberCoerce, k),
+				fmt.Sprintf("coercion of %s to %s", k, ob.Coerce[k]), sampleArgs(k, coercionSamples[ob.Coerce[k]])...)
 		}
 	}
 	for _, k := range sortedKeys(ob.Values) {
 		for _, v := range sortedKeys(ob.Values[k]) {
 			if _, ok := nb.Values[k][v]; !ok {
-				add(ruleFacadeValueMapRemoved, tool, pathKW("/facade/values", k, v), fmt.Sprintf("value map of %s: %s", k, v), sampleArgs(k, []any{v})...)
+				add(ruleFacadeValueMapRemoved, tool, pathKW("/facade/values", k, v), facade.RuleKey(facade.MemberValues, k, v),
+					fmt.Sprintf("value map of %s: %s", k, v), sampleArgs(k, []any{v})...)
 			}
 		}
 	}
@@ -148,12 +154,12 @@ func (c *comparison) facadeChange(rf removedFacade) (Change, bool) {
 			return ch, false
 		}
 		ch.Witness = canonicalJSON(args)
-		c.quiet(&ch, rf.target, stepKinds[ch.Rule])
+		c.quiet(&ch, rf.target, rf.key)
 		return ch, true
 	}
 	ch.Undecided = true
 	ch.Reason = "no sample call was found that the removed rule carries (other required arguments, or a nested key)"
-	c.quiet(&ch, rf.target, stepKinds[ch.Rule])
+	c.quiet(&ch, rf.target, rf.key)
 	return ch, true
 }
 

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Usage is how much a tool, or one kind of facade step of a tool, was
-// used within the quiet period: Calls in it, the Last call ever (zero:
+// Usage is how much a tool, or one rule of a tool's facade, was used
+// within the quiet period: Calls in it, the Last call ever (zero:
 // never or unknown), and Covered: whether the count covers the whole
 // period (a server up that long, a state counting that long, recorded
 // calls taken as the whole traffic). Without Covered, zero calls do not
@@ -17,30 +17,22 @@ type Usage struct {
 	Covered bool
 }
 
-// UsageFunc answers the usage of tool (kind "") or of the facade steps of
-// one kind (facade.StepAlias, StepRename, …) that tool's facade made.
-type UsageFunc func(tool, kind string) Usage
-
-// stepKinds are the facade step kinds (package facade) whose rules each
-// facade-…-removed rule reports.
-var stepKinds = map[string]string{
-	string(ruleFacadeAliasRemoved.ID):    "alias",
-	string(ruleFacadeRenameRemoved.ID):   "rename",
-	string(ruleFacadeDefaultRemoved.ID):  "default",
-	string(ruleFacadeCoercionRemoved.ID): "coerce",
-	string(ruleFacadeValueMapRemoved.ID): "value",
-}
+// UsageFunc answers the usage of tool (rule "") or of one rule of that
+// tool's facade block, named by facade.RuleKey ("/rename/perPage",
+// "/aliases/search_v1", "/values/mode/low", …): each rule is judged by
+// its own calls, never by those of its kind's other rules.
+type UsageFunc func(tool, rule string) Usage
 
 // quiet judges a sunset by usage (docs/diff.md#usage-aware-sunsets): a
 // removal that Options.Usage shows unused within the quiet period is safe
 // with a notice; otherwise it is breaking, and the message says how many
 // calls used it in the period and when the last one was. Without
 // Options.Usage, ch is left as it is.
-func (c *comparison) quiet(ch *Change, tool, kind string) {
+func (c *comparison) quiet(ch *Change, tool, rule string) {
 	if c.opts.Usage == nil {
 		return
 	}
-	u, period := c.opts.Usage(tool, kind), c.opts.quietPeriod()
+	u, period := c.opts.Usage(tool, rule), c.opts.quietPeriod()
 	if u.Covered && u.Calls == 0 {
 		ch.Level, ch.Undecided = Safe, false
 		addNotice(ch, fmt.Sprintf("no call used it in the quiet period (%s)%s", period, lastCall(u)))

@@ -40,6 +40,35 @@ type Call struct {
 type Step struct {
 	Kind   string `json:"kind"`
 	Detail string `json:"detail"`
+	// Rules are the facade rules that made the step, by RuleKey: one,
+	// except a value step over an array that mapped several entries; a
+	// step of an alias's block names the alias (its inject, rename,
+	// values and defaults are that one rule).
+	Rules []string `json:"-"`
+}
+
+// The members of a facade block, as RuleKey names them.
+const (
+	MemberAliases  = "aliases"
+	MemberRename   = "rename"
+	MemberDefaults = "defaults"
+	MemberCoerce   = "coerce"
+	MemberValues   = "values"
+)
+
+// RuleKey names one rule of a tool's facade block, stably, for usage
+// counting (serve's counters, mcpctl diff --usage, the gate's quiet
+// period): a JSON Pointer (RFC 6901) into the block, the member then its
+// tokens — "/rename/perPage", "/defaults/limit", "/coerce/limit",
+// "/values/mode/low" (the key, then the old value), "/aliases/search_v1"
+// (an alias by its name, which does not move as its index does).
+func RuleKey(member string, tokens ...string) string {
+	var b strings.Builder
+	b.WriteString("/" + member)
+	for _, t := range tokens {
+		b.WriteString("/" + canon.EscapePointer(t))
+	}
+	return b.String()
 }
 
 func (s Step) String() string { return s.Kind + " " + s.Detail }
@@ -138,7 +167,8 @@ func Apply(f File, target string, validate func(args map[string]any) error, call
 	}
 	alias := block.Aliases[i]
 	args = schema.CloneInstance(args).(map[string]any)
-	steps := []Step{{Kind: StepAlias, Detail: call.Tool + " -> " + target}}
+	rule := []string{RuleKey(MemberAliases, alias.Name)}
+	steps := []Step{{Kind: StepAlias, Detail: call.Tool + " -> " + target, Rules: rule}}
 	for _, k := range slices.Sorted(maps.Keys(alias.Inject)) {
 		toks, err := parseKey(k)
 		if err != nil {
@@ -151,11 +181,14 @@ func Apply(f File, target string, validate func(args map[string]any) error, call
 		if !set(args, toks, want) {
 			return call, nil, fmt.Errorf("alias %s of %s: inject %q: a parent of that location is not an object", alias.Name, target, k)
 		}
-		steps = append(steps, Step{Kind: StepInject, Detail: k})
+		steps = append(steps, Step{Kind: StepInject, Detail: k, Rules: rule})
 	}
 	more, err := applyBlock(args, alias.Rename, alias.Values, nil, alias.Defaults)
 	if err != nil {
 		return call, nil, fmt.Errorf("alias %s of %s: %w", alias.Name, target, err)
+	}
+	for i := range more {
+		more[i].Rules = rule
 	}
 	steps = append(steps, more...)
 	first := validate(args)
@@ -202,7 +235,7 @@ func applyBlock(args map[string]any, rename map[string]string, values map[string
 			set(args, ft, v)
 			continue
 		}
-		steps = append(steps, Step{Kind: StepRename, Detail: from + " -> " + to})
+		steps = append(steps, Step{Kind: StepRename, Detail: from + " -> " + to, Rules: []string{RuleKey(MemberRename, from)}})
 	}
 	for _, k := range slices.Sorted(maps.Keys(values)) {
 		toks, err := parseKey(k)
@@ -213,9 +246,13 @@ func applyBlock(args map[string]any, rename map[string]string, values map[string
 		if !ok {
 			continue
 		}
-		if nv, changed := mapValue(v, values[k]); changed {
+		if nv, used := mapValue(v, values[k]); len(used) > 0 {
 			set(args, toks, nv)
-			steps = append(steps, Step{Kind: StepValue, Detail: k})
+			rules := make([]string, len(used))
+			for i, u := range used {
+				rules[i] = RuleKey(MemberValues, k, u)
+			}
+			steps = append(steps, Step{Kind: StepValue, Detail: k, Rules: rules})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(coerce)) {
@@ -233,7 +270,7 @@ func applyBlock(args map[string]any, rename map[string]string, values map[string
 		}
 		if changed {
 			set(args, toks, nv)
-			steps = append(steps, Step{Kind: StepCoerce, Detail: k})
+			steps = append(steps, Step{Kind: StepCoerce, Detail: k, Rules: []string{RuleKey(MemberCoerce, k)}})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(defaults)) {
@@ -245,7 +282,7 @@ func applyBlock(args map[string]any, rename map[string]string, values map[string
 			continue
 		}
 		if set(args, toks, jsonForm(defaults[k])) {
-			steps = append(steps, Step{Kind: StepDefault, Detail: k})
+			steps = append(steps, Step{Kind: StepDefault, Detail: k, Rules: []string{RuleKey(MemberDefaults, k)}})
 		}
 	}
 	return steps, nil
@@ -413,28 +450,30 @@ func remove(root map[string]any, toks []string) {
 }
 
 // mapValue maps a string value, or each string of an array, through table;
-// numbers and booleans match by their JSON text.
-func mapValue(v any, table map[string]any) (any, bool) {
+// numbers and booleans match by their JSON text. used lists the table's
+// keys that matched, once each, in order (none: v is unchanged).
+func mapValue(v any, table map[string]any) (out any, used []string) {
 	switch x := v.(type) {
 	case []any:
-		out := slices.Clone(x)
-		changed := false
+		arr := slices.Clone(x)
 		for i, e := range x {
-			if nv, ok := lookupValue(e, table); ok {
-				out[i] = nv
-				changed = true
+			if nv, key, ok := lookupValue(e, table); ok {
+				arr[i] = nv
+				if !slices.Contains(used, key) {
+					used = append(used, key)
+				}
 			}
 		}
-		return out, changed
+		return arr, used
 	default:
-		if nv, ok := lookupValue(v, table); ok {
-			return nv, true
+		if nv, key, ok := lookupValue(v, table); ok {
+			return nv, []string{key}
 		}
 	}
-	return v, false
+	return v, nil
 }
 
-func lookupValue(v any, table map[string]any) (any, bool) {
+func lookupValue(v any, table map[string]any) (any, string, bool) {
 	var key string
 	switch x := v.(type) {
 	case string:
@@ -446,13 +485,13 @@ func lookupValue(v any, table map[string]any) (any, bool) {
 	case bool:
 		key = strconv.FormatBool(x)
 	default:
-		return nil, false
+		return nil, "", false
 	}
 	nv, ok := table[key]
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
-	return jsonForm(nv), true
+	return jsonForm(nv), key, true
 }
 
 // Coerce converts v, a decoded JSON value, to the JSON type named by to,

@@ -251,13 +251,18 @@ func problemPointers(ps []callcheck.Problem, root string) []string {
 // handlerArguments returns the arguments of an accepted or translated
 // call v to hand the handler as JSON: as the client sent them (raw) when
 // no facade step changed them. Each translation step is counted per tool
-// and step kind.
+// and step kind (/status, /metrics), and the call once per facade rule it
+// used (facade.RuleKey: the usage the gate's quiet period reads).
 func (s *Server) handlerArguments(t *liveTool, v *callcheck.Verdict, raw []byte) ([]byte, error) {
 	rules := make([]string, 0, len(v.Steps))
 	for _, st := range v.Steps {
 		s.calls.facade(t.name, st.Kind)
 		s.metrics.facades.WithLabelValues(t.name, st.Kind).Inc()
-		rules = append(rules, st.Kind)
+		for _, r := range st.Rules {
+			if !slices.Contains(rules, r) {
+				rules = append(rules, r)
+			}
+		}
 	}
 	s.countUse(t.name, rules...)
 	if len(v.Steps) > 0 {

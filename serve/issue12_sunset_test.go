@@ -102,3 +102,30 @@ func TestIssue12UsageWithoutState(t *testing.T) {
 		}
 	})
 }
+
+// TestIssue12UsagePerFacadeRule (reproduction: serve counted facade use
+// per step kind, so calls that used the rename query → q kept the unused
+// rename body → text from ever being dropped: both were "rename"). Each
+// facade rule is counted by its own key: dropping the unused rename
+// passes (gate.quietPeriod 0s, with a state covering it), dropping the
+// used one is refused with its count.
+func TestIssue12UsagePerFacadeRule(t *testing.T) {
+	tools := "tools:\n  - name: search\n    inputSchema: {type: object, properties: {q: {type: string}, text: {type: string}}, additionalProperties: false}\n    handler: {static: {text: ok}}\n"
+	both := tools + "    facade: {rename: {query: q, body: text}}\ngate: {quietPeriod: 0s}\n"
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "cfg.yaml", both)
+	s, err := i12New(t, cfg, i12State(t, filepath.Join(t.TempDir(), "st")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dialRaw(t, s)
+	c.initialize(true)
+	c.call("tools/call", map[string]any{"name": "search", "arguments": map[string]any{"query": "x"}})
+	if res := i12Reload(t, s, dir, tools+"    facade: {rename: {query: q}}\ngate: {quietPeriod: 0s}\n"); res.Result != ResultPublished {
+		t.Fatalf("dropping the unused rename body: %s (%+v)", res.Result, res.Findings)
+	}
+	res := i12Reload(t, s, dir, tools+"gate: {quietPeriod: 0s}\n")
+	if res.Result != ResultRefused || len(res.Findings) == 0 || !strings.Contains(res.Findings[0].Message, "1 calls") {
+		t.Errorf("dropping the used rename query: %s (%+v), want refused with 1 call", res.Result, res.Findings)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/state"
 )
@@ -444,7 +445,7 @@ func TestIssue12UsageCounters(t *testing.T) {
 	if w := st.Usage("search", "", DefaultQuietPeriod); w.Calls != 2 {
 		t.Errorf("search calls = %d, want 2", w.Calls)
 	}
-	if w := st.Usage("search", "rename", DefaultQuietPeriod); w.Calls != 1 {
+	if w := st.Usage("search", facade.RuleKey(facade.MemberRename, "query"), DefaultQuietPeriod); w.Calls != 1 {
 		t.Errorf("rename calls = %d, want 1", w.Calls)
 	}
 }

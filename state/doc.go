@@ -25,7 +25,7 @@
 //	st, err := state.Open(dir, state.Options{History: 3})
 //	choice := st.Newest(baseline)          // what the first candidate is gated against
 //	err = st.Publish(state.Record{Contract: lock, Allowed: state.Allowance{Kind: state.AutoSafe}})
-//	st.Count("search", "rename/q")         // per call
-//	w := st.Usage("search", "rename/q", 7*24*time.Hour)
+//	st.Count("search", "/rename/q")        // per call: facade.RuleKey of each rule it used
+//	w := st.Usage("search", "/rename/q", 7*24*time.Hour)
 //	err = st.Close()                       // flushes the counters
 package state

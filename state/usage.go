@@ -75,8 +75,8 @@ func (s *State) loadUsage() error {
 }
 
 // Count records one call of tool that used the facade rules named (each a
-// rule of the tool's facade block, named as the caller names them
-// consistently, e.g. "rename/q" or "alias/search_docs"). It only touches
+// rule of the tool's facade block, named by facade.RuleKey, e.g.
+// "/rename/q" or "/aliases/search_docs"). It only touches
 // memory; Flush (periodic, and at Close) persists the counters.
 func (s *State) Count(tool string, rules ...string) { s.usage.Count(tool, rules...) }
 
