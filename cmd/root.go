@@ -34,16 +34,11 @@ func run(ctx context.Context, args []string, s *Streams) (code int) {
 			code = ExitInternal
 		}
 	}()
-	root := newRootCmd(s)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := execute(ctx, newRootCmd(s), args)
 	if err == nil {
 		return ExitOK
 	}
 	code = exitCode(err)
-	if code == ExitInternal && isCobraUsage(err) {
-		code = ExitInput
-	}
 	if !errors.Is(err, ErrFindings) {
 		fmt.Fprintf(s.ErrOut, "mcpctl: %v\n", err)
 	}
@@ -53,19 +48,28 @@ func run(ctx context.Context, args []string, s *Streams) (code int) {
 	return code
 }
 
-// isCobraUsage recognizes cobra's own flag and argument errors, which it
-// returns as plain errors.
-func isCobraUsage(err error) bool {
-	var fe flagError
-	if errors.As(err, &fe) {
-		return true
-	}
-	msg := err.Error()
-	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
-		strings.HasPrefix(msg, "unknown shorthand flag") || strings.HasPrefix(msg, "invalid argument")
+// execute runs root with args. Cobra's own errors come typed as ErrUsage:
+// flag errors through the root's flag error function, argument counts
+// through wrapArgs, an unknown command through the root's Args (unknownCommand).
+func execute(ctx context.Context, root *cobra.Command, args []string) error {
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
 }
 
-type flagError struct{ error }
+// unknownCommand is the root's argument check: any argument left once cobra
+// has looked for a subcommand is an unknown command. Without it cobra
+// reports that case with an untyped error of its own from Find, before
+// any Args check that wrapArgs could type.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return errors.New(msg) // typed ErrUsage by wrapArgs, like every Args check
+}
 
 func newRootCmd(s *Streams) *cobra.Command {
 	root := &cobra.Command{
@@ -75,9 +79,13 @@ func newRootCmd(s *Streams) *cobra.Command {
 canonical forms and fingerprints (canon), change classification with proof
 (diff), replay of recorded calls (replay) and a hot-reloading gated server
 (serve).`,
-		Version:       versionString(),
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Version:                    versionString(),
+		SilenceUsage:               true,
+		SilenceErrors:              true,
+		Args:                       unknownCommand,
+		SuggestionsMinimumDistance: 2,
+		// Runnable, so that cobra checks Args: alone, mcpctl prints its help.
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
@@ -86,7 +94,7 @@ canonical forms and fingerprints (canon), change classification with proof
 	s.Color = "auto"
 	root.PersistentFlags().Var(enumValue{&s.Color, colorValues}, "color", "style the text output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR or CLICOLOR_FORCE force it), always or never")
 	completeValues(root, "color", colorValues...)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{fmt.Errorf("%w: %v", ErrUsage, err)} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fmt.Errorf("%w: %v", ErrUsage, err) })
 	root.AddCommand(
 		newVersionCmd(s),
 		newCanonCmd(s),
