@@ -255,22 +255,34 @@ func applyBlock(args map[string]any, rename map[string]string, values map[string
 // with "/" is one token (the top-level argument of that name, "/" and "~"
 // included as is); a key starting with "/" is a JSON Pointer (RFC 6901 §3,
 // "~1" for "/" and "~0" for "~"). "/" alone is the member named "". An
-// error wraps ErrFacade.
+// error is a *KeyError, which wraps ErrFacade.
 func ParseKey(key string) ([]string, error) { return parseKey(key) }
 
 func parseKey(key string) ([]string, error) {
 	if key == "" {
-		return nil, fmt.Errorf("%w: empty key", ErrFacade)
+		return nil, &KeyError{Key: key, Reason: "empty key"}
 	}
 	if !strings.HasPrefix(key, "/") {
 		return []string{key}, nil
 	}
 	toks, err := canon.PointerTokens(key)
 	if err != nil {
-		return nil, fmt.Errorf("%w: key %q: \"~\" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)", ErrFacade, key)
+		return nil, &KeyError{Key: key, Reason: fmt.Sprintf("key %q: \"~\" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)", key)}
 	}
 	return toks, nil
 }
+
+// KeyError is an invalid facade key (an argument name or JSON Pointer).
+// It wraps ErrFacade.
+type KeyError struct {
+	Key    string
+	Reason string // what is wrong, without the "invalid facade" prefix
+}
+
+func (e *KeyError) Error() string { return ErrFacade.Error() + ": " + e.Reason }
+
+// Unwrap returns ErrFacade.
+func (e *KeyError) Unwrap() error { return ErrFacade }
 
 func isPrefix(a, b []string) bool { return len(a) < len(b) && slices.Equal(a, b[:len(a)]) }
 
