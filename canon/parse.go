@@ -115,6 +115,12 @@ type parser struct {
 	// strs interns short strings (member names, type names, small numbers),
 	// which repeat throughout a discovery document.
 	strs map[string]string
+	// noIntern turns interning off (Decode: nothing is kept to share).
+	noIntern bool
+	// spanKey names a member of the top-level object whose value's byte
+	// range DecodeSpan records in span.
+	spanKey string
+	span    [2]int
 }
 
 // maxInterned is the longest string Parse interns.
@@ -122,7 +128,7 @@ const maxInterned = 32
 
 // intern returns b as a string, shared with earlier equal strings when short.
 func (p *parser) intern(b []byte) string {
-	if len(b) > maxInterned {
+	if len(b) > maxInterned || p.noIntern {
 		return string(b)
 	}
 	if s, ok := p.strs[string(b)]; ok {
