@@ -335,45 +335,64 @@ func (p *parser) array(depth int) (Value, error) {
 
 func (p *parser) number() (Value, error) {
 	start := p.pos
-	d := p.data
-	i := p.pos
+	end, want := numberEnd(p.data, start)
+	if want != "" {
+		return Value{}, p.errorf(end, "invalid number: want %s, got %s", want, p.describe(end))
+	}
+	p.pos = end
+	return Value{Kind: Number, Str: p.intern(p.data[start:end]), Start: start, End: end}, nil
+}
+
+// IsNumber reports whether s is exactly one JSON number (RFC 8259 §6), no
+// whitespace around it.
+func IsNumber(s string) bool {
+	end, want := numberEnd(s, 0)
+	return want == "" && end == len(s)
+}
+
+// numberEnd is the one JSON number grammar (RFC 8259 §6): it scans the
+// number starting at d[i] and returns its end, or, when the text there is
+// not a number, the offset of the offending byte and what was wanted there.
+func numberEnd[T string | []byte](d T, i int) (end int, want string) {
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
 	switch {
 	case i < len(d) && d[i] == '0':
 		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+	case i < len(d) && isDigit(d[i]):
+		i = digitsEnd(d, i)
 	default:
-		return Value{}, p.errorf(i, "invalid number: want a digit, got %s", p.describe(i))
+		return i, "a digit"
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return Value{}, p.errorf(i, "invalid number: want a digit after '.', got %s", p.describe(i))
+		if i >= len(d) || !isDigit(d[i]) {
+			return i, "a digit after '.'"
 		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = digitsEnd(d, i)
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		i++
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return Value{}, p.errorf(i, "invalid number: want a digit in the exponent, got %s", p.describe(i))
+		if i >= len(d) || !isDigit(d[i]) {
+			return i, "a digit in the exponent"
 		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = digitsEnd(d, i)
 	}
-	p.pos = i
-	return Value{Kind: Number, Str: p.intern(d[start:i]), Start: start, End: i}, nil
+	return i, ""
 }
+
+func digitsEnd[T string | []byte](d T, i int) int {
+	for i < len(d) && isDigit(d[i]) {
+		i++
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // str reads a string starting at the opening quote and returns it decoded.
 func (p *parser) str() (string, error) {

@@ -501,7 +501,7 @@ func Coerce(v any, to string) (any, bool, error) {
 		}
 	case "number", "integer":
 		s, ok := v.(string)
-		if !ok || !IsJSONNumber(s) {
+		if !ok || !canon.IsNumber(s) {
 			return v, false, nil
 		}
 		if to == "integer" {
@@ -523,46 +523,6 @@ func Coerce(v any, to string) (any, bool, error) {
 		return v, false, fmt.Errorf("%w: unknown coercion %q (want string, number, integer, boolean or array)", ErrFacade, to)
 	}
 	return v, false, nil
-}
-
-// IsJSONNumber reports whether s is exactly a JSON number (RFC 8259 §6).
-func IsJSONNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return false
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return false
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	}
-	return i == len(s)
 }
 
 // jsonForm converts a value from a facade file (YAML or JSON decoded) into
