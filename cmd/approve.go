@@ -17,11 +17,6 @@ import (
 	"github.com/mcpctl/mcpctl/serve"
 )
 
-func init() {
-	extraCommands = append(extraCommands, func(s *Streams) *cobra.Command { return newDecisionCmd(s, true) },
-		func(s *Streams) *cobra.Command { return newDecisionCmd(s, false) })
-}
-
 type decisionOptions struct {
 	Approve   bool
 	Admin     string
@@ -36,7 +31,18 @@ type decisionOptions struct {
 // the config on disk no longer builds the fingerprint.
 var ErrDecision = errors.New("the server refused the decision")
 
-func newDecisionCmd(s *Streams, approve bool) *cobra.Command {
+// NewCmdApprove builds `mcpctl approve`; runF, when set, receives the
+// parsed options instead of runDecision (tests).
+func NewCmdApprove(s *Streams, runF func(*decisionOptions) error) *cobra.Command {
+	return newDecisionCmd(s, true, runF)
+}
+
+// NewCmdReject builds `mcpctl reject`, as NewCmdApprove.
+func NewCmdReject(s *Streams, runF func(*decisionOptions) error) *cobra.Command {
+	return newDecisionCmd(s, false, runF)
+}
+
+func newDecisionCmd(s *Streams, approve bool, runF func(*decisionOptions) error) *cobra.Command {
 	opts := decisionOptions{Approve: approve}
 	verb, short := "reject", "Drop a candidate the gate of a running `mcpctl serve --state` refused"
 	long := `Reject a pending candidate (named by its fingerprint, as mcpctl status lists
@@ -66,6 +72,9 @@ since), and the approval is journalled with its reason, time and --until.`
 					return usageErrorf("--until: %v", err)
 				}
 				opts.Decision.Until = &u
+			}
+			if runF != nil {
+				return runF(&opts)
 			}
 			return runDecision(c.Context(), s, opts)
 		},

@@ -24,7 +24,9 @@ type canonOptions struct {
 	Live        liveFlags
 }
 
-func newCanonCmd(s *Streams) *cobra.Command {
+// NewCmdCanon builds `mcpctl canon`; runF, when set, receives the parsed
+// options instead of runCanon (tests).
+func NewCmdCanon(s *Streams, runF func(*canonOptions) error) *cobra.Command {
 	opts := canonOptions{}
 	c := &cobra.Command{
 		Use:   "canon [SOURCE]",
@@ -54,6 +56,9 @@ an http(s) URL, or - for standard input (the default).`,
 			}
 			if opts.Source == "-" && s.InIsTerminal() {
 				fmt.Fprintln(s.ErrOut, "mcpctl: reading the tool set from standard input (end with Ctrl-D; mcpctl canon --help for sources)")
+			}
+			if runF != nil {
+				return runF(&opts)
 			}
 			return runCanon(c.Context(), s, opts)
 		},

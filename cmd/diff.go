@@ -24,8 +24,6 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-func init() { extraCommands = append(extraCommands, newDiffCmd) }
-
 type diffOptions struct {
 	Old, New          string
 	FailOn            string
@@ -50,7 +48,9 @@ type diffOptions struct {
 	Live liveFlags
 }
 
-func newDiffCmd(s *Streams) *cobra.Command {
+// NewCmdDiff builds `mcpctl diff`; runF, when set, receives the parsed
+// options instead of runDiff (tests).
+func NewCmdDiff(s *Streams, runF func(*diffOptions) error) *cobra.Command {
 	opts := diffOptions{}
 	c := &cobra.Command{
 		Use:   "diff OLD NEW",
@@ -91,6 +91,9 @@ usage, 3 for a bug, 4 when the environment refuses (see help exit-codes).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Old, opts.New = args[0], args[1]
+			if runF != nil {
+				return runF(&opts)
+			}
 			return runDiff(c.Context(), s, opts)
 		},
 	}

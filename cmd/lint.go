@@ -12,8 +12,6 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-func init() { extraCommands = append(extraCommands, newLintCmd) }
-
 type lintOptions struct {
 	Source  string
 	Profile string
@@ -22,7 +20,9 @@ type lintOptions struct {
 	Live    liveFlags
 }
 
-func newLintCmd(s *Streams) *cobra.Command {
+// NewCmdLint builds `mcpctl lint`; runF, when set, receives the parsed
+// options instead of runLint (tests).
+func NewCmdLint(s *Streams, runF func(*lintOptions) error) *cobra.Command {
 	opts := lintOptions{}
 	c := &cobra.Command{
 		Use:   "lint SOURCE",
@@ -66,6 +66,9 @@ exit 0.`,
 			}
 			if err := (lint.Options{Profile: opts.Profile}).Validate(); err != nil {
 				return usageErrorf("%v", err)
+			}
+			if runF != nil {
+				return runF(&opts)
 			}
 			return runLint(c.Context(), s, opts)
 		},

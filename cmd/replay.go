@@ -16,8 +16,6 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-func init() { extraCommands = append(extraCommands, newReplayCmd) }
-
 type replayOptions struct {
 	Fixtures string
 	Against  string
@@ -29,7 +27,9 @@ type replayOptions struct {
 	Conn     liveFlags
 }
 
-func newReplayCmd(s *Streams) *cobra.Command {
+// NewCmdReplay builds `mcpctl replay`; runF, when set, receives the parsed
+// options instead of runReplay (tests).
+func NewCmdReplay(s *Streams, runF func(*replayOptions) error) *cobra.Command {
 	opts := replayOptions{}
 	c := &cobra.Command{
 		Use:   "replay FIXTURES --against SOURCE",
@@ -68,6 +68,9 @@ bad input or usage, 3 for a bug, 4 when the environment refuses.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Fixtures = args[0]
+			if runF != nil {
+				return runF(&opts)
+			}
 			return runReplay(c.Context(), s, opts)
 		},
 	}

@@ -94,26 +94,37 @@ canonical forms and fingerprints (canon), change classification with proof
 	s.Color = "auto"
 	root.PersistentFlags().Var(enumValue{&s.Color, colorValues}, "color", "style the text output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR or CLICOLOR_FORCE force it), always or never")
 	completeValues(root, "color", colorValues...)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fmt.Errorf("%w: %v", ErrUsage, err) })
+	// Every command, by name (help lists them sorted).
 	root.AddCommand(
-		newVersionCmd(s),
-		newCanonCmd(s),
+		NewCmdApprove(s, nil),
+		NewCmdCanon(s, nil),
+		NewCmdDiff(s, nil),
+		NewCmdFixtures(s),
+		NewCmdLint(s, nil),
+		NewCmdReject(s, nil),
+		NewCmdReplay(s, nil),
+		NewCmdRules(s, nil),
+		NewCmdServe(s, nil),
+		NewCmdSnapshot(s, nil),
+		NewCmdStatus(s, nil),
+		NewCmdVersion(s, nil),
 	)
-	for _, c := range extraCommands {
-		root.AddCommand(c(s))
-	}
 	root.AddCommand(&cobra.Command{
 		Use:   "exit-codes",
 		Short: "What mcpctl's exit codes mean",
 		Long:  exitCodesHelp,
 	})
-	// Wrap positional-argument errors as usage errors.
-	wrapArgs(root)
+	typeUsageErrors(root)
 	return root
 }
 
-// extraCommands lets command files register themselves.
-var extraCommands []func(*Streams) *cobra.Command
+// typeUsageErrors makes cobra's own errors for c and every command below
+// it ErrUsage: flag errors (unknown, malformed; the function is inherited
+// by subcommands) and positional-argument errors (wrapArgs).
+func typeUsageErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fmt.Errorf("%w: %v", ErrUsage, err) })
+	wrapArgs(c)
+}
 
 func wrapArgs(c *cobra.Command) {
 	if c.Args != nil {

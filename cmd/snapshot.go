@@ -20,8 +20,6 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-func init() { extraCommands = append(extraCommands, newSnapshotCmd) }
-
 type snapshotOptions struct {
 	Source       string
 	Command      []string
@@ -33,7 +31,9 @@ type snapshotOptions struct {
 	Live      liveFlags
 }
 
-func newSnapshotCmd(s *Streams) *cobra.Command {
+// NewCmdSnapshot builds `mcpctl snapshot`; runF, when set, receives the
+// parsed options instead of runSnapshot or runSnapshotClientConfig (tests).
+func NewCmdSnapshot(s *Streams, runF func(*snapshotOptions) error) *cobra.Command {
 	opts := snapshotOptions{}
 	c := &cobra.Command{
 		Use:   "snapshot (SOURCE | -- COMMAND ARGS… | --client-config FILE -o DIR) [-o FILE]",
@@ -66,6 +66,9 @@ client-config:FILE#NAME for snapshot, lint, diff and canon.`,
 				if len(args) > 0 || opts.Output == "" {
 					return usageErrorf("--client-config FILE takes no SOURCE and needs -o DIR (one lockfile per server)")
 				}
+				if runF != nil {
+					return runF(&opts)
+				}
 				return runSnapshotClientConfig(c.Context(), s, opts)
 			}
 			if dash := c.ArgsLenAtDash(); dash >= 0 {
@@ -78,6 +81,9 @@ client-config:FILE#NAME for snapshot, lint, diff and canon.`,
 					return usageErrorf("snapshot takes one SOURCE (or -- COMMAND ARGS…), got %d arguments", len(args))
 				}
 				opts.Source = args[0]
+			}
+			if runF != nil {
+				return runF(&opts)
 			}
 			return runSnapshot(c.Context(), s, opts)
 		},

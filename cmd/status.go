@@ -17,8 +17,6 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-func init() { extraCommands = append(extraCommands, newStatusCmd) }
-
 type statusOptions struct {
 	Admin string
 	// Admins are the --admin values, comma-separated or repeated; more
@@ -31,7 +29,9 @@ type statusOptions struct {
 	TokenFile string
 }
 
-func newStatusCmd(s *Streams) *cobra.Command {
+// NewCmdStatus builds `mcpctl status`; runF, when set, receives the parsed
+// options instead of runStatus or runStatusFleet (tests).
+func NewCmdStatus(s *Streams, runF func(*statusOptions) error) *cobra.Command {
 	opts := statusOptions{}
 	c := &cobra.Command{
 		Use:   "status --admin ADDR",
@@ -54,10 +54,15 @@ not, since when they have diverged (exit 1).`,
 			if opts.Format != "text" && opts.Format != "json" {
 				return usageErrorf("--format must be text or json, got %q", opts.Format)
 			}
+			if len(opts.Admins) == 1 {
+				opts.Admin = opts.Admins[0]
+			}
+			if runF != nil {
+				return runF(&opts)
+			}
 			if len(opts.Admins) > 1 {
 				return runStatusFleet(c.Context(), s, opts)
 			}
-			opts.Admin = opts.Admins[0]
 			return runStatus(c.Context(), s, opts)
 		},
 	}
