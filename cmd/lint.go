@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -105,7 +104,7 @@ func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
 	}
 	findings := lint.Check(set, lo)
 	if opts.Format == "json" {
-		err = writeLintJSON(s, set, opts.Profile, findings)
+		err = report.LintJSON(s.Out, report.NewLintReport(set.Source, opts.Profile, len(set.Tools), findings))
 	} else {
 		err = report.LintText(s.Out, set.Source, len(set.Tools), findings, report.Options{Color: s.ColorOut()})
 	}
@@ -116,29 +115,4 @@ func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
 		return ErrFindings
 	}
 	return nil
-}
-
-func writeLintJSON(s *Streams, set *toolset.Set, profile string, findings []lint.Finding) error {
-	counts := map[string]int{"error": 0, "warning": 0, "ignored": 0}
-	for _, f := range findings {
-		switch {
-		case f.Ignored:
-			counts["ignored"]++
-		default:
-			counts[string(f.Severity)]++
-		}
-	}
-	out := struct {
-		Source   string         `json:"source"`
-		Profile  string         `json:"profile"`
-		Tools    int            `json:"tools"`
-		Counts   map[string]int `json:"counts"`
-		Findings []lint.Finding `json:"findings"`
-	}{set.Source, profile, len(set.Tools), counts, findings}
-	if out.Findings == nil {
-		out.Findings = []lint.Finding{}
-	}
-	enc := json.NewEncoder(s.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -241,7 +242,7 @@ func writePending(b *strings.Builder, ps []state.Pending) {
 func writeReload(b *strings.Builder, r *serve.ReloadResult) {
 	switch r.Result {
 	case serve.ResultPublished:
-		fmt.Fprintf(b, "    published generation %d (%s)", r.Version, shortHash(r.Fingerprint))
+		fmt.Fprintf(b, "    published generation %d (%s)", r.Version, report.ShortHash(r.Fingerprint))
 		if !r.Changed {
 			b.WriteString(", tool contract unchanged: no notification")
 		}
@@ -280,13 +281,6 @@ func writeReload(b *strings.Builder, r *serve.ReloadResult) {
 			fmt.Fprintf(b, "      %s\n", f.Expired)
 		}
 	}
-}
-
-func shortHash(fp string) string {
-	if len(fp) > 12 {
-		return fp[:12]
-	}
-	return fp
 }
 
 func sortedKeys[V any](m map[string]V) []string {
