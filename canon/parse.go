@@ -407,7 +407,7 @@ func (p *parser) str() (string, error) {
 			return p.intern(d[open+1 : i]), nil
 		}
 		if c == '\\' {
-			break
+			return p.strEscaped(open, i)
 		}
 		if c < 0x20 {
 			return "", p.errorf(i, "control character 0x%02x in string (must be escaped)", c)
@@ -422,10 +422,13 @@ func (p *parser) str() (string, error) {
 		}
 		i += size
 	}
-	if i >= len(d) {
-		return "", p.errorf(open, "unterminated string")
-	}
-	// Slow path with escapes.
+	return "", p.errorf(open, "unterminated string")
+}
+
+// strEscaped is str's slow path, from the first backslash at i of the
+// string opened at open.
+func (p *parser) strEscaped(open, i int) (string, error) {
+	d := p.data
 	buf := append(p.buf[:0], d[open+1:i]...)
 	for i < len(d) {
 		c := d[i]
@@ -435,53 +438,9 @@ func (p *parser) str() (string, error) {
 			p.buf = buf
 			return p.intern(buf), nil
 		case c == '\\':
-			if i+1 >= len(d) {
-				return "", p.errorf(open, "unterminated string")
-			}
-			esc := d[i+1]
-			switch esc {
-			case '"', '\\', '/':
-				buf = append(buf, esc)
-				i += 2
-			case 'b':
-				buf = append(buf, '\b')
-				i += 2
-			case 'f':
-				buf = append(buf, '\f')
-				i += 2
-			case 'n':
-				buf = append(buf, '\n')
-				i += 2
-			case 'r':
-				buf = append(buf, '\r')
-				i += 2
-			case 't':
-				buf = append(buf, '\t')
-				i += 2
-			case 'u':
-				r, err := p.hex4(i)
-				if err != nil {
-					return "", err
-				}
-				escStart := i
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if r >= 0xDC00 || i+1 >= len(d) || d[i] != '\\' || d[i+1] != 'u' {
-						return "", p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
-					}
-					r2, err := p.hex4(i)
-					if err != nil {
-						return "", err
-					}
-					if r2 < 0xDC00 || r2 > 0xDFFF {
-						return "", p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
-					}
-					r = utf16.DecodeRune(r, r2)
-					i += 6
-				}
-				buf = utf8.AppendRune(buf, r)
-			default:
-				return "", p.errorf(i, "invalid escape \\%s in string", p.describe(i+1))
+			var err error
+			if buf, i, err = p.escape(buf, open, i); err != nil {
+				return "", err
 			}
 		case c < 0x20:
 			return "", p.errorf(i, "control character 0x%02x in string (must be escaped)", c)
@@ -498,6 +457,45 @@ func (p *parser) str() (string, error) {
 		}
 	}
 	return "", p.errorf(open, "unterminated string")
+}
+
+// escapes maps the one-character escapes (RFC 8259 §7) to their byte.
+var escapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// escape decodes the escape at d[i] (a backslash) of the string opened at
+// open onto buf, and returns the offset after it.
+func (p *parser) escape(buf []byte, open, i int) ([]byte, int, error) {
+	d := p.data
+	if i+1 >= len(d) {
+		return nil, 0, p.errorf(open, "unterminated string")
+	}
+	if b := escapes[d[i+1]]; b != 0 {
+		return append(buf, b), i + 2, nil
+	}
+	if d[i+1] != 'u' {
+		return nil, 0, p.errorf(i, "invalid escape \\%s in string", p.describe(i+1))
+	}
+	r, err := p.hex4(i)
+	if err != nil {
+		return nil, 0, err
+	}
+	escStart := i
+	i += 6
+	if utf16.IsSurrogate(r) {
+		if r >= 0xDC00 || i+1 >= len(d) || d[i] != '\\' || d[i+1] != 'u' {
+			return nil, 0, p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
+		}
+		r2, err := p.hex4(i)
+		if err != nil {
+			return nil, 0, err
+		}
+		if r2 < 0xDC00 || r2 > 0xDFFF {
+			return nil, 0, p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
+		}
+		r = utf16.DecodeRune(r, r2)
+		i += 6
+	}
+	return utf8.AppendRune(buf, r), i, nil
 }
 
 func (p *parser) hex4(i int) (rune, error) {
