@@ -53,75 +53,114 @@ func (g *Gen) Value(s *canon.Value) canon.Value {
 		return canon.NullValue() // an infinitely deep required structure
 	}
 	s = g.resolve(s)
-	if s == nil {
+	switch {
+	case s == nil:
 		return canon.StringValue("x")
-	}
-	if s.Kind == canon.Bool {
+	case s.Kind == canon.Bool:
 		return anyPool()[0]
-	}
-	if s.Kind != canon.Object {
+	case s.Kind != canon.Object:
 		return canon.NullValue()
 	}
-	if g.Rng == nil || g.coin() {
-		if d := s.Get("default"); d != nil && g.admitsAll(s, d) && g.Rng == nil {
-			return d.Clone()
-		}
-		if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array && len(ex.Items) > 0 && g.admitsAll(s, &ex.Items[0]) && g.Rng == nil {
-			return ex.Items[0].Clone()
-		}
+	if v, ok := g.given(s); ok {
+		return v
 	}
+	if v, ok := g.enumerated(s); ok {
+		return v
+	}
+	if v, ok := g.branch(s); ok {
+		return v
+	}
+	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array && g.depth < maxGenDepth {
+		return g.allOf(s, a)
+	}
+	return g.typed(s)
+}
+
+// given returns the schema's default or first example when valid
+// (deterministic generation only; a random one still draws its coin).
+func (g *Gen) given(s *canon.Value) (canon.Value, bool) {
+	if g.Rng != nil && !g.coin() {
+		return canon.Value{}, false
+	}
+	if d := s.Get("default"); d != nil && g.admitsAll(s, d) && g.Rng == nil {
+		return d.Clone(), true
+	}
+	if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array && len(ex.Items) > 0 && g.admitsAll(s, &ex.Items[0]) && g.Rng == nil {
+		return ex.Items[0].Clone(), true
+	}
+	return canon.Value{}, false
+}
+
+// enumerated returns the const, or an enum member the local keywords
+// admit (any member when none does).
+func (g *Gen) enumerated(s *canon.Value) (canon.Value, bool) {
 	if c := s.Get("const"); c != nil {
-		return c.Clone() // a schema not normalized (diff folds const into enum)
+		return c.Clone(), true // a schema not normalized (diff folds const into enum)
 	}
-	if e := s.Get("enum"); e != nil && e.Kind == canon.Array && len(e.Items) > 0 {
-		var ok []canon.Value
-		for i := range e.Items {
-			if Admits(s, &e.Items[i]) {
-				ok = append(ok, e.Items[i])
-			}
-		}
-		if len(ok) == 0 {
-			ok = e.Items
-		}
-		if g.Rng != nil {
-			return ok[g.Rng.IntN(len(ok))].Clone()
-		}
-		return ok[0].Clone()
+	e := s.Get("enum")
+	if e == nil || e.Kind != canon.Array || len(e.Items) == 0 {
+		return canon.Value{}, false
 	}
+	var ok []canon.Value
+	for i := range e.Items {
+		if Admits(s, &e.Items[i]) {
+			ok = append(ok, e.Items[i])
+		}
+	}
+	if len(ok) == 0 {
+		ok = e.Items
+	}
+	if g.Rng != nil {
+		return ok[g.Rng.IntN(len(ok))].Clone(), true
+	}
+	return ok[0].Clone(), true
+}
+
+// branch returns an instance of one oneOf (else anyOf) branch, joined with
+// the rest of s.
+func (g *Gen) branch(s *canon.Value) (canon.Value, bool) {
 	for _, kw := range []string{"oneOf", "anyOf"} {
 		if a := s.Get(kw); a != nil && a.Kind == canon.Array && len(a.Items) > 0 && g.depth < maxGenDepth {
 			i := 0
 			if g.Rng != nil {
 				i = g.Rng.IntN(len(a.Items))
 			}
-			return g.Value(g.conj(s, kw, &a.Items[i]))
+			return g.Value(g.conj(s, kw, &a.Items[i])), true
 		}
 	}
-	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array && g.depth < maxGenDepth {
-		m := s.Clone()
-		m.Delete("allOf")
-		var rest []*canon.Value // branches that do not merge exactly
-		for i := range a.Items {
-			b := g.resolve(&a.Items[i])
-			if b == nil {
-				continue
-			}
-			if mv, ok := Merge(&m, b); ok {
-				m = mv
-			} else {
-				rest = append(rest, b)
-			}
+	return canon.Value{}, false
+}
+
+// allOf returns an instance of s with its allOf branches a merged in where
+// the merge is exact; the others are satisfied by joining patterns when
+// the instance misses them.
+func (g *Gen) allOf(s, a *canon.Value) canon.Value {
+	m := s.Clone()
+	m.Delete("allOf")
+	var rest []*canon.Value // branches that do not merge exactly
+	for i := range a.Items {
+		b := g.resolve(&a.Items[i])
+		if b == nil {
+			continue
 		}
-		v := g.Value(&m)
-		if !admitsEach(rest, &v) {
-			if w, ok := joinPatterns(&m, rest); ok {
-				return w
-			}
+		if mv, ok := Merge(&m, b); ok {
+			m = mv
+		} else {
+			rest = append(rest, b)
 		}
-		return v
 	}
-	t := g.chooseType(s)
-	switch t {
+	v := g.Value(&m)
+	if !admitsEach(rest, &v) {
+		if w, ok := joinPatterns(&m, rest); ok {
+			return w
+		}
+	}
+	return v
+}
+
+// typed returns an instance of the type chooseType picks.
+func (g *Gen) typed(s *canon.Value) canon.Value {
+	switch t := g.chooseType(s); t {
 	case Object:
 		return g.object(s)
 	case Array:
