@@ -121,38 +121,70 @@ type badInput struct{ error }
 func (e badInput) Unwrap() []error { return []error{ErrUsage, e.error} }
 
 func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
-	failOn, err := report.ParseFailOn(opts.FailOn)
+	failOn, compat, err := checkDiffUsage(opts)
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	if !contains(report.Formats(), opts.Format) {
-		return usageErrorf("--format must be one of %s, got %q", strings.Join(report.Formats(), ", "), opts.Format)
-	}
-	compat, err := diff.ParseCompatibility(opts.Compatibility)
-	if err != nil {
-		return usageErrorf("--compatibility: %v", err)
-	}
-	if opts.Verify < 0 {
-		return usageErrorf("--verify must be 0 or more, got %d", opts.Verify)
-	}
-	if opts.UsedOnly && opts.Usage == "" {
-		return usageErrorf("--fail-on-used-only needs --usage FIXTURES")
-	}
-	if opts.Usage == "-" && (opts.Old == "-" || opts.New == "-") {
-		return usageErrorf("only one of OLD, NEW and --usage can be - (standard input)")
-	}
-	if opts.Old == "-" && opts.New == "-" {
-		return usageErrorf("only one of OLD and NEW can be - (standard input)")
+		return err
 	}
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
+	dopts, err := diffPolicy(s, opts, now, compat)
+	if err != nil {
+		return err
+	}
+	old, new, err := loadPair(ctx, s, &opts.Live, opts.Old, opts.New)
+	if err != nil {
+		return err
+	}
+	if err := sideFacades(&dopts, opts); err != nil {
+		return err
+	}
+	rep, err := compareWithUsage(ctx, s, opts, old, new, dopts)
+	if err != nil {
+		return err
+	}
+	if opts.SuggestFacades != "" {
+		if err := writeSuggestedFacades(opts.SuggestFacades, rep); err != nil {
+			return err
+		}
+	}
+	return renderDiff(s, opts, failOn, new, rep)
+}
 
+// checkDiffUsage checks the flags that go together and reads --fail-on
+// and --compatibility.
+func checkDiffUsage(opts diffOptions) (diff.Level, diff.Compatibility, error) {
+	failOn, err := report.ParseFailOn(opts.FailOn)
+	if err != nil {
+		return failOn, "", usageErrorf("%v", err)
+	}
+	if !contains(report.Formats(), opts.Format) {
+		return failOn, "", usageErrorf("--format must be one of %s, got %q", strings.Join(report.Formats(), ", "), opts.Format)
+	}
+	compat, err := diff.ParseCompatibility(opts.Compatibility)
+	switch {
+	case err != nil:
+		return failOn, compat, usageErrorf("--compatibility: %v", err)
+	case opts.Verify < 0:
+		return failOn, compat, usageErrorf("--verify must be 0 or more, got %d", opts.Verify)
+	case opts.UsedOnly && opts.Usage == "":
+		return failOn, compat, usageErrorf("--fail-on-used-only needs --usage FIXTURES")
+	case opts.Usage == "-" && (opts.Old == "-" || opts.New == "-"):
+		return failOn, compat, usageErrorf("only one of OLD, NEW and --usage can be - (standard input)")
+	case opts.Old == "-" && opts.New == "-":
+		return failOn, compat, usageErrorf("only one of OLD and NEW can be - (standard input)")
+	}
+	return failOn, compat, nil
+}
+
+// diffPolicy builds the comparison's options: flags, then .mcpctl.yaml
+// (its warnings and expired ignores printed), then --facades.
+func diffPolicy(s *Streams, opts diffOptions, now time.Time, compat diff.Compatibility) (diff.Options, error) {
 	dopts := diff.Options{StrictOpenContent: opts.StrictOpenContent, Verify: opts.Verify, Now: now, Compatibility: compat}
 	cfg, err := loadConfig(opts)
 	if err != nil {
-		return err
+		return dopts, err
 	}
 	if cfg != nil {
 		cfg.Apply(&dopts)
@@ -171,35 +203,32 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	if opts.Facades != "" {
 		ff, err := facade.LoadFile(opts.Facades)
 		if err != nil {
-			return badInput{err}
+			return dopts, badInput{err}
 		}
 		dopts.Facades = ff
 	}
+	return dopts, nil
+}
 
-	old, new, err := loadPair(ctx, s, &opts.Live, opts.Old, opts.New)
+// compareWithUsage compares old and new, weighted by the calls of --usage
+// when given.
+func compareWithUsage(ctx context.Context, s *Streams, opts diffOptions, old, new *toolset.Set, dopts diff.Options) (*diff.Report, error) {
+	if opts.Usage == "" {
+		return diff.Compare(old, new, dopts), nil
+	}
+	calls, err := fixtures.Read(ctx, opts.Usage, s.In)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := sideFacades(&dopts, opts); err != nil {
-		return err
-	}
-	var calls []fixtures.Call
-	if opts.Usage != "" {
-		if calls, err = fixtures.Read(ctx, opts.Usage, s.In); err != nil {
-			return err
-		}
-		dopts.Usage = fixtures.SunsetUsage(calls, old, dopts.OldFacades)
-	}
+	dopts.Usage = fixtures.SunsetUsage(calls, old, dopts.OldFacades)
 	rep := diff.Compare(old, new, dopts)
-	if opts.Usage != "" {
-		fixtures.AnnotateUsage(rep, old, new, calls)
-	}
+	fixtures.AnnotateUsage(rep, old, new, calls)
+	return rep, nil
+}
 
-	if opts.SuggestFacades != "" {
-		if err := writeSuggestedFacades(opts.SuggestFacades, rep); err != nil {
-			return err
-		}
-	}
+// renderDiff writes the report in --format and returns ErrFindings when it
+// fails the gate.
+func renderDiff(s *Streams, opts diffOptions, failOn diff.Level, new *toolset.Set, rep *diff.Report) error {
 	var buf bytes.Buffer
 	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly}
 	if opts.Format == "github" { // the only format that points into files
