@@ -158,36 +158,44 @@ func renderStatus(st *serve.Status, now time.Time) string {
 		}
 	}
 	writePending(&b, st.Pending)
-	fmt.Fprintf(&b, "\nsessions: %d (%d initialized)", st.Sessions.Total, st.Sessions.Initialized)
-	if len(st.Sessions.ByGeneration) > 0 {
-		keys := make([]string, 0, len(st.Sessions.ByGeneration))
-		for k := range st.Sessions.ByGeneration {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+	writeSessions(&b, st.Sessions)
+	writeCalls(&b, st)
+	return b.String()
+}
+
+// writeSessions writes the session counts: by generation, pinned, and the
+// HTTP cap.
+func writeSessions(b *strings.Builder, ss serve.SessionStatus) {
+	fmt.Fprintf(b, "\nsessions: %d (%d initialized)", ss.Total, ss.Initialized)
+	if len(ss.ByGeneration) > 0 {
 		var parts []string
-		for _, k := range keys {
+		for _, k := range sortedKeys(ss.ByGeneration) {
 			label := "generation " + k
 			if k == "0" {
 				label = "not listed yet"
 			}
-			parts = append(parts, fmt.Sprintf("%s: %d", label, st.Sessions.ByGeneration[k]))
+			parts = append(parts, fmt.Sprintf("%s: %d", label, ss.ByGeneration[k]))
 		}
-		fmt.Fprintf(&b, "; %s", strings.Join(parts, ", "))
+		fmt.Fprintf(b, "; %s", strings.Join(parts, ", "))
 	}
 	b.WriteString("\n")
-	if len(st.Sessions.Pinned) > 0 {
+	if len(ss.Pinned) > 0 {
 		total := 0
 		var parts []string
-		for _, k := range sortedKeys(st.Sessions.Pinned) {
-			total += st.Sessions.Pinned[k]
-			parts = append(parts, fmt.Sprintf("generation %s: %d", k, st.Sessions.Pinned[k]))
+		for _, k := range sortedKeys(ss.Pinned) {
+			total += ss.Pinned[k]
+			parts = append(parts, fmt.Sprintf("generation %s: %d", k, ss.Pinned[k]))
 		}
-		fmt.Fprintf(&b, "  pinned: %d (%s)\n", total, strings.Join(parts, ", "))
+		fmt.Fprintf(b, "  pinned: %d (%s)\n", total, strings.Join(parts, ", "))
 	}
-	if ss := st.Sessions; ss.Max > 0 {
-		fmt.Fprintf(&b, "  http: %d of at most %d open, closed after %s idle; %d refused at the cap\n", ss.HTTPOpen, ss.Max, ss.IdleTimeout, ss.Refused)
+	if ss.Max > 0 {
+		fmt.Fprintf(b, "  http: %d of at most %d open, closed after %s idle; %d refused at the cap\n", ss.HTTPOpen, ss.Max, ss.IdleTimeout, ss.Refused)
 	}
+}
+
+// writeCalls writes the call counts per tool, the calls in flight and the
+// facade translations per tool and rule.
+func writeCalls(b *strings.Builder, st *serve.Status) {
 	if len(st.Calls) > 0 {
 		b.WriteString("\ncalls:\n")
 		names := sortedKeys(st.Calls)
@@ -197,11 +205,11 @@ func renderStatus(st *serve.Status, now time.Time) string {
 		}
 		for _, n := range names {
 			c := st.Calls[n]
-			fmt.Fprintf(&b, "  %-*s  ok %d  error %d  invalid %d\n", w, n, c.OK, c.Error, c.Invalid)
+			fmt.Fprintf(b, "  %-*s  ok %d  error %d  invalid %d\n", w, n, c.OK, c.Error, c.Invalid)
 		}
 	}
 	if st.InFlight > 0 {
-		fmt.Fprintf(&b, "  in flight: %d\n", st.InFlight)
+		fmt.Fprintf(b, "  in flight: %d\n", st.InFlight)
 	}
 	if len(st.Facades) > 0 {
 		b.WriteString("\nfacade translations:\n")
@@ -211,10 +219,9 @@ func renderStatus(st *serve.Status, now time.Time) string {
 			for _, r := range sortedKeys(rules) {
 				parts = append(parts, fmt.Sprintf("%s %d", r, rules[r]))
 			}
-			fmt.Fprintf(&b, "  %s: %s\n", tool, strings.Join(parts, ", "))
+			fmt.Fprintf(b, "  %s: %s\n", tool, strings.Join(parts, ", "))
 		}
 	}
-	return b.String()
 }
 
 // writePending lists the candidates waiting for mcpctl approve or reject,
