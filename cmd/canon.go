@@ -11,6 +11,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/report"
+	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -88,7 +89,7 @@ func runCanon(ctx context.Context, s *Streams, opts canonOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: stdin, Live: live})
+	set, err := source.Load(ctx, opts.Source, source.LoadOptions{Stdin: stdin, Live: live})
 	err = opts.Live.finish(err)
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -351,7 +352,7 @@ func sourceFacades(src string) (facade.File, error) {
 
 // fileFacades reads the facades of a serve config or a lockfile's bytes.
 func fileFacades(src string, data []byte) (facade.File, error) {
-	if toolset.IsServeConfig(src, data) {
+	if source.IsServeConfig(src, data) {
 		cfg, err := serve.LoadConfig(src)
 		if err != nil {
 			return nil, err
@@ -384,11 +385,11 @@ func loadPair(ctx context.Context, s *Streams, lf *liveFlags, oldSrc, newSrc str
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		old, oldErr = toolset.Load(ctx, oldSrc, toolset.LoadOptions{Stdin: s.In, Live: oldLive})
+		old, oldErr = source.Load(ctx, oldSrc, source.LoadOptions{Stdin: s.In, Live: oldLive})
 	}()
 	go func() {
 		defer wg.Done()
-		new, newErr = toolset.Load(ctx, newSrc, toolset.LoadOptions{Stdin: s.In, Live: newLive})
+		new, newErr = source.Load(ctx, newSrc, source.LoadOptions{Stdin: s.In, Live: newLive})
 	}()
 	wg.Wait()
 	if err := lf.finish(errors.Join(oldErr, newErr)); err != nil {

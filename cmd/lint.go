@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/report"
-	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/source"
 )
 
 type lintOptions struct {
@@ -97,7 +97,7 @@ func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
+	set, err := source.Load(ctx, opts.Source, source.LoadOptions{Stdin: s.In, Live: live})
 	err = opts.Live.finish(err)
 	if err != nil {
 		return err

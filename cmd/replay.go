@@ -13,7 +13,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/report"
-	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/source"
 )
 
 type replayOptions struct {
@@ -111,7 +111,7 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: live})
+	set, err := source.Load(ctx, opts.Against, source.LoadOptions{Stdin: s.In, Live: live})
 	err = opts.Conn.finish(err)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/internal/durable"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -104,7 +105,7 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 	if opts.Command != nil {
 		set, err = toolset.FetchCommand(ctx, opts.Command, live)
 	} else {
-		set, err = toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
+		set, err = source.Load(ctx, opts.Source, source.LoadOptions{Stdin: s.In, Live: live})
 	}
 	err = opts.Live.finish(err)
 	if err != nil {
@@ -139,7 +140,7 @@ func runSnapshotClientConfig(ctx context.Context, s *Streams, opts snapshotOptio
 	if _, err := opts.Live.options(s, ""); err != nil { // bad flags: said once, not per server
 		return err
 	}
-	servers, err := toolset.ReadClientConfig(opts.ClientConfig, "")
+	servers, err := source.ReadClientConfig(opts.ClientConfig, "")
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -205,57 +204,6 @@ func IsHeaderName(s string) bool {
 		}
 	}
 	return true
-}
-
-// loadClientConfig implements Load for "client-config:FILE#NAME"; NAME may
-// be left out when the file has exactly one server.
-func loadClientConfig(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
-	file, name, _ := strings.Cut(strings.TrimPrefix(source, ClientConfigPrefix), "#")
-	if file == "" {
-		return nil, &InputError{Source: source, Offset: -1, Msg: "want client-config:FILE#NAME, e.g. client-config:claude_desktop_config.json#filesystem"}
-	}
-	servers, err := ReadClientConfig(file, opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(servers))
-	for i, cs := range servers {
-		if cs.Name == name || (name == "" && len(servers) == 1) {
-			return FetchClientServer(ctx, file, cs, opts.Live)
-		}
-		names[i] = cs.Name
-	}
-	msg := fmt.Sprintf("no server %q; the file has: %s", name, strings.Join(names, ", "))
-	if name == "" {
-		msg = "name one server with client-config:FILE#NAME; the file has: " + strings.Join(names, ", ")
-	}
-	return nil, &InputError{Source: source, Offset: -1, Msg: msg}
-}
-
-// ReadClientConfig reads and decodes a client configuration file (a
-// relative path is taken from dir, "" being the working directory) and
-// expands its variables (see expandClientVars).
-func ReadClientConfig(file, dir string) ([]ClientServer, error) {
-	path := file
-	if dir != "" && !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
-	}
-	servers, err := DecodeClientConfig(file, data)
-	if err != nil {
-		return nil, err
-	}
-	ws, _ := filepath.Abs(filepath.Dir(path))
-	if b := filepath.Base(ws); b == ".vscode" || b == ".cursor" {
-		ws = filepath.Dir(ws)
-	}
-	for i := range servers {
-		servers[i].Workspace = ws
-	}
-	return servers, nil
 }
 
 // clientVar matches the variables clients expand in their configurations:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,13 +48,13 @@ func TestIssue10Item8ClientConfigSource(t *testing.T) {
 // the fake server) and the set is named client-config:FILE#NAME.
 func TestIssue10Item8ClientConfigEnv(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
 		"command": os.Args[0], "env": map[string]string{fakeEnv: "raw", "GORACE": "atexit_sleep_ms=0"}}}})
-	if err := os.WriteFile(filepath.Join(dir, "claude.json"), doc, 0o644); err != nil {
+	servers, err := DecodeClientConfig("claude.json", doc)
+	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := Load(context.Background(), "client-config:claude.json#fake", LoadOptions{Dir: dir})
+	set, err := FetchClientServer(context.Background(), "claude.json", servers[0], LiveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ const (
 // (argv[0] is looked up in PATH, argv[1:] are its arguments; no shell is
 // involved) and spoken to over stdio, as `mcpctl snapshot -- COMMAND ARGS…`
 // does. The set's Source is "stdio:" followed by argv quoted with JoinWords,
-// so it reads back as the same command through Load. Errors are as for
+// so it reads back as the same command through source.Load. Errors are as for
 // LoadLive.
 func FetchCommand(ctx context.Context, argv []string, opts LiveOptions) (*Set, error) {
 	source := "stdio:" + JoinWords(argv)
