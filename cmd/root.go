@@ -14,9 +14,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 	"github.com/spf13/cobra"
-
-	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Main runs mcpctl with args (without the program name) and returns the exit
@@ -42,7 +41,7 @@ func run(ctx context.Context, args []string, s *Streams) (code int) {
 	if !errors.Is(err, ErrFindings) {
 		fmt.Fprintf(s.ErrOut, "mcpctl: %v\n", err)
 	}
-	if errors.Is(err, toolset.ErrCredentials) {
+	if errors.Is(err, mcpclient.ErrCredentials) {
 		fmt.Fprintf(s.ErrOut, "mcpctl: send credentials with --header 'Authorization: Bearer …', --token-file FILE or $%s\n", SourceTokenEnv)
 	}
 	return code

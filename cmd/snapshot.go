@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/internal/durable"
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -103,7 +104,7 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 	}
 	var set *toolset.Set
 	if opts.Command != nil {
-		set, err = toolset.FetchCommand(ctx, opts.Command, live)
+		set, err = mcpclient.FetchCommand(ctx, opts.Command, live)
 	} else {
 		set, err = source.Load(ctx, opts.Source, source.LoadOptions{Stdin: s.In, Live: live})
 	}
@@ -175,7 +176,7 @@ func snapshotClientServer(ctx context.Context, s *Streams, opts snapshotOptions,
 	if err != nil {
 		return "", 0, err
 	}
-	set, err := toolset.FetchClientServer(ctx, opts.ClientConfig, cs, live)
+	set, err := mcpclient.FetchClientServer(ctx, opts.ClientConfig, cs, live)
 	if err = opts.Live.finish(err); err != nil {
 		return "", 0, err
 	}

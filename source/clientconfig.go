@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -24,7 +25,7 @@ func loadClientConfig(ctx context.Context, source string, opts LoadOptions) (*to
 	names := make([]string, len(servers))
 	for i, cs := range servers {
 		if cs.Name == name || (name == "" && len(servers) == 1) {
-			return toolset.FetchClientServer(ctx, file, cs, opts.Live)
+			return mcpclient.FetchClientServer(ctx, file, cs, opts.Live)
 		}
 		names[i] = cs.Name
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -25,7 +26,7 @@ type LoadOptions struct {
 	// working directory.
 	Dir string
 	// Live configures sources that are running servers.
-	Live toolset.LiveOptions
+	Live mcpclient.LiveOptions
 }
 
 // Load reads a tool set from any source of docs/diff.md#inputs:
@@ -69,7 +70,7 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*toolset.Set, e
 	case strings.HasPrefix(source, toolset.ClientConfigPrefix):
 		return loadClientConfig(ctx, source, opts)
 	case strings.HasPrefix(source, "stdio:"), strings.HasPrefix(source, "http://"), strings.HasPrefix(source, "https://"):
-		return toolset.LoadLive(ctx, source, opts.Live)
+		return mcpclient.LoadLive(ctx, source, opts.Live)
 	}
 	path := source
 	if opts.Dir != "" && !filepath.IsAbs(path) {
