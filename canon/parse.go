@@ -27,6 +27,10 @@ var ErrSyntax = errors.New("invalid JSON")
 type SyntaxError struct {
 	Offset int
 	Msg    string
+	// Truncated: the input ends inside the value the error is about (an
+	// unclosed string, array or object, a literal or number cut short),
+	// so more bytes could make it valid: a line cut short by a crash.
+	Truncated bool
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("byte offset %d: %s", e.Offset, e.Msg) }
@@ -145,7 +149,7 @@ func (p *parser) intern(b []byte) string {
 }
 
 func (p *parser) errorf(off int, format string, args ...any) error {
-	return &SyntaxError{Offset: off, Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Offset: off, Msg: fmt.Sprintf(format, args...), Truncated: off >= len(p.data)}
 }
 
 func (p *parser) describe(off int) string {
@@ -204,7 +208,9 @@ func (p *parser) value(depth int) (Value, error) {
 func (p *parser) literal(word string, v Value) (Value, error) {
 	start := p.pos
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return Value{}, p.errorf(p.pos, "invalid literal (%s), want %s", p.describe(p.pos), word)
+		err := &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf("invalid literal (%s), want %s", p.describe(p.pos), word)}
+		err.Truncated = bytes.HasPrefix([]byte(word), p.data[p.pos:])
+		return Value{}, err
 	}
 	p.pos += len(word)
 	v.Start, v.End = start, p.pos
@@ -395,7 +401,33 @@ func digitsEnd[T string | []byte](d T, i int) int {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // str reads a string starting at the opening quote and returns it decoded.
+// An error inside a string that the input never closes is Truncated.
 func (p *parser) str() (string, error) {
+	s, err := p.strBody()
+	if se, ok := err.(*SyntaxError); ok && !closes(p.data[se.Offset:]) {
+		se.Truncated = true
+	}
+	return s, err
+}
+
+// closes reports whether d, from inside a string (or at its opening
+// quote), holds the string's closing quote.
+func closes(d []byte) bool {
+	if len(d) > 0 && d[0] == '"' {
+		d = d[1:]
+	}
+	for i := 0; i < len(d); i++ {
+		switch d[i] {
+		case '\\':
+			i++
+		case '"':
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) strBody() (string, error) {
 	d := p.data
 	open := p.pos
 	i := p.pos + 1
