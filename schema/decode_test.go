@@ -18,11 +18,11 @@ var decodeSeeds = []string{
 	strings.Repeat("[", canon.MaxDepth+1) + strings.Repeat("]", canon.MaxDepth+1),
 }
 
-// FuzzDecode: canon.Decode accepts exactly what canon.Parse accepts, gives
+// FuzzCanonDecode: canon.Decode accepts exactly what canon.Parse accepts, gives
 // the value Instance gives Parse's tree, and refuses with Parse's error.
 // It replaced fixtures' own JSON decoder (fastjson.go), which accepted a
 // subset and fell back to canon.Parse for the rest.
-func FuzzDecode(f *testing.F) {
+func FuzzCanonDecode(f *testing.F) {
 	for _, s := range decodeSeeds {
 		f.Add([]byte(s))
 	}
