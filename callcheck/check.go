@@ -123,87 +123,118 @@ type collector struct {
 }
 
 func (c *collector) collect(e *jsonschema.ValidationError) {
-	root, out := c.root, c.out
 	at := schema.Pointer(e.InstanceLocation)
 	switch k := e.ErrorKind.(type) {
 	case *kind.Group, *kind.Schema, *kind.Reference, *kind.AllOf:
-		for _, cause := range e.Causes {
-			c.collect(cause)
-		}
+		c.causes(e)
 		return
 	case *kind.AnyOf, *kind.OneOf:
-		*out = append(*out, Problem{Pointer: at, Message: alternatives(root, e, k)})
+		c.add(at, alternatives(c.root, e, k))
 		return
 	case *kind.Required:
-		sub := resolve(root, schemaPointer(e.SchemaURL))
-		for _, name := range k.Missing {
-			msg := "missing required property"
-			if ps := sub.Get("properties").Get(name); ps != nil {
-				if d := Describe(root, ps); d != "" {
-					msg += "; expected " + d
-				}
-			}
-			*out = append(*out, Problem{Pointer: at + "/" + canon.EscapePointer(name), Message: msg})
-		}
+		c.missing(e, at, k.Missing)
 		return
 	case *kind.AdditionalProperties:
-		sub := resolve(root, schemaPointer(e.SchemaURL))
-		var allowed []string
-		for _, m := range members(sub.Get("properties")) {
-			allowed = append(allowed, m.Key)
-		}
-		msg := "unexpected property"
-		if len(allowed) > 0 {
-			msg += " (allowed: " + strings.Join(allowed, ", ") + ")"
-		} else {
-			msg += " (no properties are allowed here)"
-		}
-		for _, name := range k.Properties {
-			*out = append(*out, Problem{Pointer: at + "/" + canon.EscapePointer(name), Message: msg})
-		}
+		c.unexpected(e, at, k.Properties)
 		return
 	case *kind.Type:
-		sub := resolve(root, schemaPointer(e.SchemaURL))
-		d := Describe(root, sub)
-		if d == "" {
-			var ws []string
-			for _, w := range k.Want {
-				ws = append(ws, article(w))
-			}
-			d = strings.Join(ws, " or ")
-		}
-		*out = append(*out, Problem{Pointer: at, Message: "got " + k.Got + ", expected " + d})
+		c.add(at, "got "+k.Got+", expected "+c.wantedType(e, k.Want))
 		return
-	case *kind.Enum, *kind.Const:
-		sub := resolve(root, schemaPointer(e.SchemaURL))
-		var got any
-		if en, ok := k.(*kind.Enum); ok {
-			got = en.Got
-		} else {
-			got = k.(*kind.Const).Got
-		}
-		*out = append(*out, Problem{Pointer: at, Message: "got " + string(encode(got)) + ", expected " + Describe(root, sub)})
+	case *kind.Enum:
+		c.add(at, "got "+string(encode(k.Got))+", expected "+Describe(c.root, c.sub(e)))
+		return
+	case *kind.Const:
+		c.add(at, "got "+string(encode(k.Got))+", expected "+Describe(c.root, c.sub(e)))
 		return
 	case *kind.FalseSchema:
-		*out = append(*out, Problem{Pointer: at, Message: "not allowed here"})
+		c.add(at, "not allowed here")
 		return
 	case *kind.Minimum, *kind.Maximum, *kind.ExclusiveMinimum, *kind.ExclusiveMaximum, *kind.MultipleOf,
 		*kind.MinLength, *kind.MaxLength, *kind.Pattern, *kind.Format, *kind.MinItems, *kind.MaxItems:
-		sub := resolve(root, schemaPointer(e.SchemaURL))
-		if v, ok := instanceAt(c.args, e.InstanceLocation); ok {
-			if d := Describe(root, sub); d != "" {
-				*out = append(*out, Problem{Pointer: at, Message: "got " + brief(v) + ", expected " + d})
-				return
-			}
+		if c.outOfBounds(e, at) {
+			return
 		}
 	}
 	if len(e.Causes) > 0 {
-		for _, cause := range e.Causes {
-			c.collect(cause)
-		}
+		c.causes(e)
 		return
 	}
-	*out = append(*out, Problem{Pointer: at, Message: e.ErrorKind.LocalizedString(printer)})
+	c.add(at, e.ErrorKind.LocalizedString(printer))
+}
+
+func (c *collector) add(at, msg string) {
+	*c.out = append(*c.out, Problem{Pointer: at, Message: msg})
+}
+
+func (c *collector) causes(e *jsonschema.ValidationError) {
+	for _, cause := range e.Causes {
+		c.collect(cause)
+	}
+}
+
+// sub is the subschema e was produced by.
+func (c *collector) sub(e *jsonschema.ValidationError) *canon.Value {
+	return resolve(c.root, schemaPointer(e.SchemaURL))
+}
+
+// missing reports each missing required property, with what it expects.
+func (c *collector) missing(e *jsonschema.ValidationError, at string, names []string) {
+	props := c.sub(e).Get("properties")
+	for _, name := range names {
+		msg := "missing required property"
+		if ps := props.Get(name); ps != nil {
+			if d := Describe(c.root, ps); d != "" {
+				msg += "; expected " + d
+			}
+		}
+		c.add(at+"/"+canon.EscapePointer(name), msg)
+	}
+}
+
+// unexpected reports each property additionalProperties refuses, with the
+// allowed ones.
+func (c *collector) unexpected(e *jsonschema.ValidationError, at string, names []string) {
+	var allowed []string
+	for _, m := range members(c.sub(e).Get("properties")) {
+		allowed = append(allowed, m.Key)
+	}
+	msg := "unexpected property"
+	if len(allowed) > 0 {
+		msg += " (allowed: " + strings.Join(allowed, ", ") + ")"
+	} else {
+		msg += " (no properties are allowed here)"
+	}
+	for _, name := range names {
+		c.add(at+"/"+canon.EscapePointer(name), msg)
+	}
+}
+
+// wantedType describes what a type error's schema expects: the subschema
+// described, else the wanted types.
+func (c *collector) wantedType(e *jsonschema.ValidationError, want []string) string {
+	if d := Describe(c.root, c.sub(e)); d != "" {
+		return d
+	}
+	var ws []string
+	for _, w := range want {
+		ws = append(ws, article(w))
+	}
+	return strings.Join(ws, " or ")
+}
+
+// outOfBounds reports a value outside its subschema's bounds, format or
+// pattern as the value and what is expected, when both can be said.
+func (c *collector) outOfBounds(e *jsonschema.ValidationError, at string) bool {
+	v, ok := instanceAt(c.args, e.InstanceLocation)
+	if !ok {
+		return false
+	}
+	d := Describe(c.root, c.sub(e))
+	if d == "" {
+		return false
+	}
+	c.add(at, "got "+brief(v)+", expected "+d)
+	return true
 }
 
 // alternatives describes a failed anyOf/oneOf.

@@ -27,6 +27,10 @@ var ErrSyntax = errors.New("invalid JSON")
 type SyntaxError struct {
 	Offset int
 	Msg    string
+	// Truncated: the input ends inside the value the error is about (an
+	// unclosed string, array or object, a literal or number cut short),
+	// so more bytes could make it valid: a line cut short by a crash.
+	Truncated bool
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("byte offset %d: %s", e.Offset, e.Msg) }
@@ -115,6 +119,12 @@ type parser struct {
 	// strs interns short strings (member names, type names, small numbers),
 	// which repeat throughout a discovery document.
 	strs map[string]string
+	// noIntern turns interning off (Decode: nothing is kept to share).
+	noIntern bool
+	// spanKey names a member of the top-level object whose value's byte
+	// range DecodeSpan records in span.
+	spanKey string
+	span    [2]int
 }
 
 // maxInterned is the longest string Parse interns.
@@ -122,7 +132,7 @@ const maxInterned = 32
 
 // intern returns b as a string, shared with earlier equal strings when short.
 func (p *parser) intern(b []byte) string {
-	if len(b) > maxInterned {
+	if len(b) > maxInterned || p.noIntern {
 		return string(b)
 	}
 	if s, ok := p.strs[string(b)]; ok {
@@ -139,7 +149,7 @@ func (p *parser) intern(b []byte) string {
 }
 
 func (p *parser) errorf(off int, format string, args ...any) error {
-	return &SyntaxError{Offset: off, Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Offset: off, Msg: fmt.Sprintf(format, args...), Truncated: off >= len(p.data)}
 }
 
 func (p *parser) describe(off int) string {
@@ -198,7 +208,9 @@ func (p *parser) value(depth int) (Value, error) {
 func (p *parser) literal(word string, v Value) (Value, error) {
 	start := p.pos
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return Value{}, p.errorf(p.pos, "invalid literal (%s), want %s", p.describe(p.pos), word)
+		err := &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf("invalid literal (%s), want %s", p.describe(p.pos), word)}
+		err.Truncated = bytes.HasPrefix([]byte(word), p.data[p.pos:])
+		return Value{}, err
 	}
 	p.pos += len(word)
 	v.Start, v.End = start, p.pos
@@ -329,48 +341,93 @@ func (p *parser) array(depth int) (Value, error) {
 
 func (p *parser) number() (Value, error) {
 	start := p.pos
-	d := p.data
-	i := p.pos
+	end, want := numberEnd(p.data, start)
+	if want != "" {
+		return Value{}, p.errorf(end, "invalid number: want %s, got %s", want, p.describe(end))
+	}
+	p.pos = end
+	return Value{Kind: Number, Str: p.intern(p.data[start:end]), Start: start, End: end}, nil
+}
+
+// IsNumber reports whether s is exactly one JSON number (RFC 8259 §6), no
+// whitespace around it.
+func IsNumber(s string) bool {
+	end, want := numberEnd(s, 0)
+	return want == "" && end == len(s)
+}
+
+// numberEnd is the one JSON number grammar (RFC 8259 §6): it scans the
+// number starting at d[i] and returns its end, or, when the text there is
+// not a number, the offset of the offending byte and what was wanted there.
+func numberEnd[T string | []byte](d T, i int) (end int, want string) {
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
 	switch {
 	case i < len(d) && d[i] == '0':
 		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+	case i < len(d) && isDigit(d[i]):
+		i = digitsEnd(d, i)
 	default:
-		return Value{}, p.errorf(i, "invalid number: want a digit, got %s", p.describe(i))
+		return i, "a digit"
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return Value{}, p.errorf(i, "invalid number: want a digit after '.', got %s", p.describe(i))
+		if i >= len(d) || !isDigit(d[i]) {
+			return i, "a digit after '.'"
 		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = digitsEnd(d, i)
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		i++
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return Value{}, p.errorf(i, "invalid number: want a digit in the exponent, got %s", p.describe(i))
+		if i >= len(d) || !isDigit(d[i]) {
+			return i, "a digit in the exponent"
 		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = digitsEnd(d, i)
 	}
-	p.pos = i
-	return Value{Kind: Number, Str: p.intern(d[start:i]), Start: start, End: i}, nil
+	return i, ""
 }
 
+func digitsEnd[T string | []byte](d T, i int) int {
+	for i < len(d) && isDigit(d[i]) {
+		i++
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 // str reads a string starting at the opening quote and returns it decoded.
+// An error inside a string that the input never closes is Truncated.
 func (p *parser) str() (string, error) {
+	s, err := p.strBody()
+	if se, ok := err.(*SyntaxError); ok && !closes(p.data[se.Offset:]) {
+		se.Truncated = true
+	}
+	return s, err
+}
+
+// closes reports whether d, from inside a string (or at its opening
+// quote), holds the string's closing quote.
+func closes(d []byte) bool {
+	if len(d) > 0 && d[0] == '"' {
+		d = d[1:]
+	}
+	for i := 0; i < len(d); i++ {
+		switch d[i] {
+		case '\\':
+			i++
+		case '"':
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) strBody() (string, error) {
 	d := p.data
 	open := p.pos
 	i := p.pos + 1
@@ -382,7 +439,7 @@ func (p *parser) str() (string, error) {
 			return p.intern(d[open+1 : i]), nil
 		}
 		if c == '\\' {
-			break
+			return p.strEscaped(open, i)
 		}
 		if c < 0x20 {
 			return "", p.errorf(i, "control character 0x%02x in string (must be escaped)", c)
@@ -397,10 +454,13 @@ func (p *parser) str() (string, error) {
 		}
 		i += size
 	}
-	if i >= len(d) {
-		return "", p.errorf(open, "unterminated string")
-	}
-	// Slow path with escapes.
+	return "", p.errorf(open, "unterminated string")
+}
+
+// strEscaped is str's slow path, from the first backslash at i of the
+// string opened at open.
+func (p *parser) strEscaped(open, i int) (string, error) {
+	d := p.data
 	buf := append(p.buf[:0], d[open+1:i]...)
 	for i < len(d) {
 		c := d[i]
@@ -410,53 +470,9 @@ func (p *parser) str() (string, error) {
 			p.buf = buf
 			return p.intern(buf), nil
 		case c == '\\':
-			if i+1 >= len(d) {
-				return "", p.errorf(open, "unterminated string")
-			}
-			esc := d[i+1]
-			switch esc {
-			case '"', '\\', '/':
-				buf = append(buf, esc)
-				i += 2
-			case 'b':
-				buf = append(buf, '\b')
-				i += 2
-			case 'f':
-				buf = append(buf, '\f')
-				i += 2
-			case 'n':
-				buf = append(buf, '\n')
-				i += 2
-			case 'r':
-				buf = append(buf, '\r')
-				i += 2
-			case 't':
-				buf = append(buf, '\t')
-				i += 2
-			case 'u':
-				r, err := p.hex4(i)
-				if err != nil {
-					return "", err
-				}
-				escStart := i
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if r >= 0xDC00 || i+1 >= len(d) || d[i] != '\\' || d[i+1] != 'u' {
-						return "", p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
-					}
-					r2, err := p.hex4(i)
-					if err != nil {
-						return "", err
-					}
-					if r2 < 0xDC00 || r2 > 0xDFFF {
-						return "", p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
-					}
-					r = utf16.DecodeRune(r, r2)
-					i += 6
-				}
-				buf = utf8.AppendRune(buf, r)
-			default:
-				return "", p.errorf(i, "invalid escape \\%s in string", p.describe(i+1))
+			var err error
+			if buf, i, err = p.escape(buf, open, i); err != nil {
+				return "", err
 			}
 		case c < 0x20:
 			return "", p.errorf(i, "control character 0x%02x in string (must be escaped)", c)
@@ -473,6 +489,45 @@ func (p *parser) str() (string, error) {
 		}
 	}
 	return "", p.errorf(open, "unterminated string")
+}
+
+// escapes maps the one-character escapes (RFC 8259 §7) to their byte.
+var escapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// escape decodes the escape at d[i] (a backslash) of the string opened at
+// open onto buf, and returns the offset after it.
+func (p *parser) escape(buf []byte, open, i int) ([]byte, int, error) {
+	d := p.data
+	if i+1 >= len(d) {
+		return nil, 0, p.errorf(open, "unterminated string")
+	}
+	if b := escapes[d[i+1]]; b != 0 {
+		return append(buf, b), i + 2, nil
+	}
+	if d[i+1] != 'u' {
+		return nil, 0, p.errorf(i, "invalid escape \\%s in string", p.describe(i+1))
+	}
+	r, err := p.hex4(i)
+	if err != nil {
+		return nil, 0, err
+	}
+	escStart := i
+	i += 6
+	if utf16.IsSurrogate(r) {
+		if r >= 0xDC00 || i+1 >= len(d) || d[i] != '\\' || d[i+1] != 'u' {
+			return nil, 0, p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
+		}
+		r2, err := p.hex4(i)
+		if err != nil {
+			return nil, 0, err
+		}
+		if r2 < 0xDC00 || r2 > 0xDFFF {
+			return nil, 0, p.errorf(escStart, "lone UTF-16 surrogate escape \\u%04x", r)
+		}
+		r = utf16.DecodeRune(r, r2)
+		i += 6
+	}
+	return utf8.AppendRune(buf, r), i, nil
 }
 
 func (p *parser) hex4(i int) (rune, error) {

@@ -17,11 +17,6 @@ import (
 	"github.com/mcpctl/mcpctl/serve"
 )
 
-func init() {
-	extraCommands = append(extraCommands, func(s *Streams) *cobra.Command { return newDecisionCmd(s, true) },
-		func(s *Streams) *cobra.Command { return newDecisionCmd(s, false) })
-}
-
 type decisionOptions struct {
 	Approve   bool
 	Admin     string
@@ -42,7 +37,18 @@ var ErrDecision = errors.New("the server refused the decision")
 // was pending); it comes wrapped with ErrDecision (exit 1).
 var ErrStale = errors.New("the candidate is stale")
 
-func newDecisionCmd(s *Streams, approve bool) *cobra.Command {
+// NewCmdApprove builds `mcpctl approve`; runF, when set, receives the
+// parsed options instead of runDecision (tests).
+func NewCmdApprove(s *Streams, runF func(*decisionOptions) error) *cobra.Command {
+	return newDecisionCmd(s, true, runF)
+}
+
+// NewCmdReject builds `mcpctl reject`, as NewCmdApprove.
+func NewCmdReject(s *Streams, runF func(*decisionOptions) error) *cobra.Command {
+	return newDecisionCmd(s, false, runF)
+}
+
+func newDecisionCmd(s *Streams, approve bool, runF func(*decisionOptions) error) *cobra.Command {
 	opts := decisionOptions{Approve: approve}
 	verb, short := "reject", "Drop a candidate the gate of a running `mcpctl serve --state` refused"
 	long := `Reject a pending candidate (named by its fingerprint, as mcpctl status lists
@@ -72,6 +78,9 @@ since), and the approval is journalled with its reason, time and --until.`
 					return usageErrorf("--until: %v", err)
 				}
 				opts.Decision.Until = &u
+			}
+			if runF != nil {
+				return runF(&opts)
 			}
 			return runDecision(c.Context(), s, opts)
 		},

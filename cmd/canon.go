@@ -3,15 +3,15 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/internal/safefile"
+	"github.com/mcpctl/mcpctl/report"
+	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -24,7 +24,9 @@ type canonOptions struct {
 	Live        liveFlags
 }
 
-func newCanonCmd(s *Streams) *cobra.Command {
+// NewCmdCanon builds `mcpctl canon`; runF, when set, receives the parsed
+// options instead of runCanon (tests).
+func NewCmdCanon(s *Streams, runF func(*canonOptions) error) *cobra.Command {
 	opts := canonOptions{}
 	c := &cobra.Command{
 		Use:   "canon [SOURCE]",
@@ -55,6 +57,9 @@ an http(s) URL, or - for standard input (the default).`,
 			if opts.Source == "-" && s.InIsTerminal() {
 				fmt.Fprintln(s.ErrOut, "mcpctl: reading the tool set from standard input (end with Ctrl-D; mcpctl canon --help for sources)")
 			}
+			if runF != nil {
+				return runF(&opts)
+			}
 			return runCanon(c.Context(), s, opts)
 		},
 	}
@@ -84,7 +89,7 @@ func runCanon(ctx context.Context, s *Streams, opts canonOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: stdin, Live: live})
+	set, err := source.Load(ctx, opts.Source, source.LoadOptions{Stdin: stdin, Live: live})
 	err = opts.Live.finish(err)
 	if err != nil {
 		return err
@@ -98,7 +103,11 @@ func runCanon(ctx context.Context, s *Streams, opts canonOptions) error {
 	canonical := set.Canonical(opts.Normalize)
 	switch {
 	case opts.Fingerprint:
-		return writeFingerprints(s.Out, set, opts)
+		fp := report.NewFingerprints(set, opts.Normalize)
+		if opts.Format == "json" {
+			return report.FingerprintsJSON(s.Out, fp)
+		}
+		return report.FingerprintsText(s.Out, fp)
 	case opts.Check:
 		got := bytes.TrimSuffix(raw, []byte("\n"))
 		if bytes.Equal(got, canonical) {
@@ -175,36 +184,4 @@ func excerpt(b []byte, off int) string {
 	start := max(0, off-20)
 	end := min(len(b), off+20)
 	return fmt.Sprintf("%q", b[start:end])
-}
-
-func writeFingerprints(w io.Writer, set *toolset.Set, opts canonOptions) error {
-	setFP := canon.Fingerprint(set.Canonical(opts.Normalize))
-	if opts.Format == "json" {
-		type toolFP struct {
-			Name        string `json:"name"`
-			Fingerprint string `json:"fingerprint"`
-		}
-		out := struct {
-			Source      string   `json:"source"`
-			Fingerprint string   `json:"fingerprint"`
-			Tools       []toolFP `json:"tools"`
-		}{Source: set.Source, Fingerprint: setFP, Tools: []toolFP{}}
-		for _, t := range set.Tools {
-			out.Tools = append(out.Tools, toolFP{t.Name, canon.Fingerprint(t.Canonical(opts.Normalize))})
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	width := 0
-	for _, t := range set.Tools {
-		width = max(width, len(t.Name))
-	}
-	for _, t := range set.Tools {
-		if _, err := fmt.Fprintf(w, "%-*s  %s\n", width, t.Name, canon.Fingerprint(t.Canonical(opts.Normalize))); err != nil {
-			return err
-		}
-	}
-	_, err := fmt.Fprintf(w, "%-*s  %s\n", width, "(set)", setFP)
-	return err
 }

@@ -21,10 +21,9 @@ import (
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
 )
-
-func init() { extraCommands = append(extraCommands, newDiffCmd) }
 
 type diffOptions struct {
 	Old, New          string
@@ -50,7 +49,9 @@ type diffOptions struct {
 	Live liveFlags
 }
 
-func newDiffCmd(s *Streams) *cobra.Command {
+// NewCmdDiff builds `mcpctl diff`; runF, when set, receives the parsed
+// options instead of runDiff (tests).
+func NewCmdDiff(s *Streams, runF func(*diffOptions) error) *cobra.Command {
 	opts := diffOptions{}
 	c := &cobra.Command{
 		Use:   "diff OLD NEW",
@@ -91,6 +92,9 @@ usage, 3 for a bug, 4 when the environment refuses (see help exit-codes).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Old, opts.New = args[0], args[1]
+			if runF != nil {
+				return runF(&opts)
+			}
 			return runDiff(c.Context(), s, opts)
 		},
 	}
@@ -118,38 +122,70 @@ type badInput struct{ error }
 func (e badInput) Unwrap() []error { return []error{ErrUsage, e.error} }
 
 func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
-	failOn, err := report.ParseFailOn(opts.FailOn)
+	failOn, compat, err := checkDiffUsage(opts)
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	if !contains(report.Formats(), opts.Format) {
-		return usageErrorf("--format must be one of %s, got %q", strings.Join(report.Formats(), ", "), opts.Format)
-	}
-	compat, err := diff.ParseCompatibility(opts.Compatibility)
-	if err != nil {
-		return usageErrorf("--compatibility: %v", err)
-	}
-	if opts.Verify < 0 {
-		return usageErrorf("--verify must be 0 or more, got %d", opts.Verify)
-	}
-	if opts.UsedOnly && opts.Usage == "" {
-		return usageErrorf("--fail-on-used-only needs --usage FIXTURES")
-	}
-	if opts.Usage == "-" && (opts.Old == "-" || opts.New == "-") {
-		return usageErrorf("only one of OLD, NEW and --usage can be - (standard input)")
-	}
-	if opts.Old == "-" && opts.New == "-" {
-		return usageErrorf("only one of OLD and NEW can be - (standard input)")
+		return err
 	}
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
+	dopts, err := diffPolicy(s, opts, now, compat)
+	if err != nil {
+		return err
+	}
+	old, new, err := loadPair(ctx, s, &opts.Live, opts.Old, opts.New)
+	if err != nil {
+		return err
+	}
+	if err := sideFacades(&dopts, opts); err != nil {
+		return err
+	}
+	rep, err := compareWithUsage(ctx, s, opts, old, new, dopts)
+	if err != nil {
+		return err
+	}
+	if opts.SuggestFacades != "" {
+		if err := writeSuggestedFacades(opts.SuggestFacades, rep); err != nil {
+			return err
+		}
+	}
+	return renderDiff(s, opts, failOn, compat, new, rep)
+}
 
+// checkDiffUsage checks the flags that go together and reads --fail-on
+// and --compatibility.
+func checkDiffUsage(opts diffOptions) (diff.Level, diff.Compatibility, error) {
+	failOn, err := report.ParseFailOn(opts.FailOn)
+	if err != nil {
+		return failOn, "", usageErrorf("%v", err)
+	}
+	if !contains(report.Formats(), opts.Format) {
+		return failOn, "", usageErrorf("--format must be one of %s, got %q", strings.Join(report.Formats(), ", "), opts.Format)
+	}
+	compat, err := diff.ParseCompatibility(opts.Compatibility)
+	switch {
+	case err != nil:
+		return failOn, compat, usageErrorf("--compatibility: %v", err)
+	case opts.Verify < 0:
+		return failOn, compat, usageErrorf("--verify must be 0 or more, got %d", opts.Verify)
+	case opts.UsedOnly && opts.Usage == "":
+		return failOn, compat, usageErrorf("--fail-on-used-only needs --usage FIXTURES")
+	case opts.Usage == "-" && (opts.Old == "-" || opts.New == "-"):
+		return failOn, compat, usageErrorf("only one of OLD, NEW and --usage can be - (standard input)")
+	case opts.Old == "-" && opts.New == "-":
+		return failOn, compat, usageErrorf("only one of OLD and NEW can be - (standard input)")
+	}
+	return failOn, compat, nil
+}
+
+// diffPolicy builds the comparison's options: flags, then .mcpctl.yaml
+// (its warnings and expired ignores printed), then --facades.
+func diffPolicy(s *Streams, opts diffOptions, now time.Time, compat diff.Compatibility) (diff.Options, error) {
 	dopts := diff.Options{StrictOpenContent: opts.StrictOpenContent, Verify: opts.Verify, Now: now, Compatibility: compat}
 	cfg, err := loadConfig(opts)
 	if err != nil {
-		return err
+		return dopts, err
 	}
 	if cfg != nil {
 		cfg.Apply(&dopts)
@@ -168,35 +204,32 @@ func runDiff(ctx context.Context, s *Streams, opts diffOptions) error {
 	if opts.Facades != "" {
 		ff, err := facade.LoadFile(opts.Facades)
 		if err != nil {
-			return badInput{err}
+			return dopts, badInput{err}
 		}
 		dopts.Facades = ff
 	}
+	return dopts, nil
+}
 
-	old, new, err := loadPair(ctx, s, &opts.Live, opts.Old, opts.New)
+// compareWithUsage compares old and new, weighted by the calls of --usage
+// when given.
+func compareWithUsage(ctx context.Context, s *Streams, opts diffOptions, old, new *toolset.Set, dopts diff.Options) (*diff.Report, error) {
+	if opts.Usage == "" {
+		return diff.Compare(old, new, dopts), nil
+	}
+	calls, err := fixtures.Read(ctx, opts.Usage, s.In)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := sideFacades(&dopts, opts); err != nil {
-		return err
-	}
-	var calls []fixtures.Call
-	if opts.Usage != "" {
-		if calls, err = fixtures.Read(ctx, opts.Usage, s.In); err != nil {
-			return err
-		}
-		dopts.Usage = fixtures.SunsetUsage(calls, old, dopts.OldFacades)
-	}
+	dopts.Usage = fixtures.SunsetUsage(calls, old, dopts.OldFacades)
 	rep := diff.Compare(old, new, dopts)
-	if opts.Usage != "" {
-		fixtures.AnnotateUsage(rep, old, new, calls)
-	}
+	fixtures.AnnotateUsage(rep, old, new, calls)
+	return rep, nil
+}
 
-	if opts.SuggestFacades != "" {
-		if err := writeSuggestedFacades(opts.SuggestFacades, rep); err != nil {
-			return err
-		}
-	}
+// renderDiff writes the report in --format and returns ErrFindings when it
+// fails the gate.
+func renderDiff(s *Streams, opts diffOptions, failOn diff.Level, compat diff.Compatibility, new *toolset.Set, rep *diff.Report) error {
 	var buf bytes.Buffer
 	ropts := report.Options{FailOn: failOn, Version: Version, UsedOnly: opts.UsedOnly, Compatibility: compat}
 	if opts.Format == "github" { // the only format that points into files
@@ -319,7 +352,7 @@ func sourceFacades(src string) (facade.File, error) {
 
 // fileFacades reads the facades of a serve config or a lockfile's bytes.
 func fileFacades(src string, data []byte) (facade.File, error) {
-	if toolset.IsServeConfig(src, data) {
+	if source.IsServeConfig(src, data) {
 		cfg, err := serve.LoadConfig(src)
 		if err != nil {
 			return nil, err
@@ -352,11 +385,11 @@ func loadPair(ctx context.Context, s *Streams, lf *liveFlags, oldSrc, newSrc str
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		old, oldErr = toolset.Load(ctx, oldSrc, toolset.LoadOptions{Stdin: s.In, Live: oldLive})
+		old, oldErr = source.Load(ctx, oldSrc, source.LoadOptions{Stdin: s.In, Live: oldLive})
 	}()
 	go func() {
 		defer wg.Done()
-		new, newErr = toolset.Load(ctx, newSrc, toolset.LoadOptions{Stdin: s.In, Live: newLive})
+		new, newErr = source.Load(ctx, newSrc, source.LoadOptions{Stdin: s.In, Live: newLive})
 	}()
 	wg.Wait()
 	if err := lf.finish(errors.Join(oldErr, newErr)); err != nil {

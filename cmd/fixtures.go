@@ -9,15 +9,14 @@ import (
 	"github.com/mcpctl/mcpctl/fixtures"
 )
 
-func init() { extraCommands = append(extraCommands, newFixturesCmd) }
-
 type convertOptions struct {
 	Input  string
 	To     string
 	Redact []string
 }
 
-func newFixturesCmd(s *Streams) *cobra.Command {
+// NewCmdFixtures builds `mcpctl fixtures` and its subcommands.
+func NewCmdFixtures(s *Streams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fixtures",
 		Short: "Work with recorded tool calls (fixtures)",
@@ -26,11 +25,13 @@ Anthropic Messages tool_use blocks, OpenAI Chat Completions tool_calls and
 OpenAI Responses function_call items (the format of each file is detected
 from its content).`,
 	}
-	c.AddCommand(newFixturesConvertCmd(s))
+	c.AddCommand(NewCmdFixturesConvert(s, nil))
 	return c
 }
 
-func newFixturesConvertCmd(s *Streams) *cobra.Command {
+// NewCmdFixturesConvert builds `mcpctl fixtures convert`; runF, when set,
+// receives the parsed options instead of runConvert (tests).
+func NewCmdFixturesConvert(s *Streams, runF func(*convertOptions) error) *cobra.Command {
 	opts := convertOptions{}
 	c := &cobra.Command{
 		Use:   "convert IN",
@@ -58,6 +59,9 @@ digits: passwords, refresh_tokens, apiKeys, token2).`,
 				if strings.TrimSpace(k) == "" {
 					return usageErrorf("--redact: empty key")
 				}
+			}
+			if runF != nil {
+				return runF(&opts)
 			}
 			return runConvert(c.Context(), s, opts)
 		},

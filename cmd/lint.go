@@ -2,17 +2,14 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/report"
-	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/source"
 )
-
-func init() { extraCommands = append(extraCommands, newLintCmd) }
 
 type lintOptions struct {
 	Source  string
@@ -22,7 +19,9 @@ type lintOptions struct {
 	Live    liveFlags
 }
 
-func newLintCmd(s *Streams) *cobra.Command {
+// NewCmdLint builds `mcpctl lint`; runF, when set, receives the parsed
+// options instead of runLint (tests).
+func NewCmdLint(s *Streams, runF func(*lintOptions) error) *cobra.Command {
 	opts := lintOptions{}
 	c := &cobra.Command{
 		Use:   "lint SOURCE",
@@ -67,6 +66,9 @@ exit 0.`,
 			if err := (lint.Options{Profile: opts.Profile}).Validate(); err != nil {
 				return usageErrorf("%v", err)
 			}
+			if runF != nil {
+				return runF(&opts)
+			}
 			return runLint(c.Context(), s, opts)
 		},
 	}
@@ -95,14 +97,14 @@ func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
+	set, err := source.Load(ctx, opts.Source, source.LoadOptions{Stdin: s.In, Live: live})
 	err = opts.Live.finish(err)
 	if err != nil {
 		return err
 	}
 	findings := lint.Check(set, lo)
 	if opts.Format == "json" {
-		err = writeLintJSON(s, set, opts.Profile, findings)
+		err = report.LintJSON(s.Out, report.NewLintReport(set.Source, opts.Profile, len(set.Tools), findings))
 	} else {
 		err = report.LintText(s.Out, set.Source, len(set.Tools), findings, report.Options{Color: s.ColorOut()})
 	}
@@ -113,29 +115,4 @@ func runLint(ctx context.Context, s *Streams, opts lintOptions) error {
 		return ErrFindings
 	}
 	return nil
-}
-
-func writeLintJSON(s *Streams, set *toolset.Set, profile string, findings []lint.Finding) error {
-	counts := map[string]int{"error": 0, "warning": 0, "ignored": 0}
-	for _, f := range findings {
-		switch {
-		case f.Ignored:
-			counts["ignored"]++
-		default:
-			counts[string(f.Severity)]++
-		}
-	}
-	out := struct {
-		Source   string         `json:"source"`
-		Profile  string         `json:"profile"`
-		Tools    int            `json:"tools"`
-		Counts   map[string]int `json:"counts"`
-		Findings []lint.Finding `json:"findings"`
-	}{set.Source, profile, len(set.Tools), counts, findings}
-	if out.Findings == nil {
-		out.Findings = []lint.Finding{}
-	}
-	enc := json.NewEncoder(s.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }

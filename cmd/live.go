@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpctl/mcpctl/fixtures"
-	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 )
 
 // SourceTokenEnv names the environment variable holding a bearer token for
@@ -34,26 +34,26 @@ type liveFlags struct {
 func (l *liveFlags) register(f *pflag.FlagSet) {
 	f.StringArrayVar(&l.Headers, "header", nil, "with an http(s) source: send this header, 'Name: value' (repeatable); values are never printed")
 	f.StringVar(&l.TokenFile, "token-file", "", "with an http(s) source: send the bearer token in FILE as Authorization (default: $"+SourceTokenEnv+")")
-	f.DurationVar(&l.Timeout, "timeout", toolset.DefaultLiveTimeout, "how long starting or reaching a server, initialize and listing its tools may take")
+	f.DurationVar(&l.Timeout, "timeout", mcpclient.DefaultLiveTimeout, "how long starting or reaching a server, initialize and listing its tools may take")
 }
 
-// options returns the toolset.LiveOptions of the flags: the headers (and
+// options returns the mcpclient.LiveOptions of the flags: the headers (and
 // the token as "Authorization: Bearer …"), the timeout, the server's stderr
 // and warnings on s.ErrOut and, when s.ErrOut is a terminal, a status line.
 // label prefixes the status (diff loads two sources at once).
-func (l *liveFlags) options(s *Streams, label string) (toolset.LiveOptions, error) {
+func (l *liveFlags) options(s *Streams, label string) (mcpclient.LiveOptions, error) {
 	if l.Timeout <= 0 {
-		return toolset.LiveOptions{}, usageErrorf("--timeout must be positive, got %s", l.Timeout)
+		return mcpclient.LiveOptions{}, usageErrorf("--timeout must be positive, got %s", l.Timeout)
 	}
 	h, err := l.header()
 	if err != nil {
-		return toolset.LiveOptions{}, err
+		return mcpclient.LiveOptions{}, err
 	}
 	if l.status == nil {
 		l.status = statusFor(s)
 	}
 	st := l.status
-	return toolset.LiveOptions{
+	return mcpclient.LiveOptions{
 		Timeout:  l.Timeout,
 		Headers:  h,
 		Stderr:   st.writer(s.ErrOut),
@@ -69,7 +69,7 @@ func (l *liveFlags) finish(err error) error {
 	if l.status != nil {
 		l.status.clear()
 	}
-	return toolset.Redact(err, l.secrets)
+	return mcpclient.Redact(err, l.secrets)
 }
 
 // fixturesOptions is options for replay --live.
@@ -88,12 +88,12 @@ func (l *liveFlags) header() (http.Header, error) {
 	for i, v := range l.Headers {
 		name, value, ok := strings.Cut(v, ":")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || !toolset.IsHeaderName(name) || strings.ContainsAny(value, "\r\n") {
+		if !ok || !mcpclient.IsHeaderName(name) || strings.ContainsAny(value, "\r\n") {
 			return nil, usageErrorf("--header number %d: want 'Name: value' with a header name of letters, digits and !#$%%&'*+-.^_`|~ (the value is not shown)", i+1)
 		}
 		h.Add(textproto.CanonicalMIMEHeaderKey(name), value)
 	}
-	l.secrets = toolset.HeaderSecrets(h)
+	l.secrets = mcpclient.HeaderSecrets(h)
 	token, err := l.token()
 	if err != nil || token == "" {
 		return h, err
@@ -105,7 +105,7 @@ func (l *liveFlags) header() (http.Header, error) {
 		return h, nil // an explicit header wins over the environment
 	}
 	h.Set("Authorization", "Bearer "+token)
-	l.secrets = toolset.HeaderSecrets(h)
+	l.secrets = mcpclient.HeaderSecrets(h)
 	return h, nil
 }
 

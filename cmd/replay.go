@@ -13,10 +13,8 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/report"
-	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/source"
 )
-
-func init() { extraCommands = append(extraCommands, newReplayCmd) }
 
 type replayOptions struct {
 	Fixtures string
@@ -29,7 +27,9 @@ type replayOptions struct {
 	Conn     liveFlags
 }
 
-func newReplayCmd(s *Streams) *cobra.Command {
+// NewCmdReplay builds `mcpctl replay`; runF, when set, receives the parsed
+// options instead of runReplay (tests).
+func NewCmdReplay(s *Streams, runF func(*replayOptions) error) *cobra.Command {
 	opts := replayOptions{}
 	c := &cobra.Command{
 		Use:   "replay FIXTURES --against SOURCE",
@@ -68,6 +68,9 @@ bad input or usage, 3 for a bug, 4 when the environment refuses.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Fixtures = args[0]
+			if runF != nil {
+				return runF(&opts)
+			}
 			return runReplay(c.Context(), s, opts)
 		},
 	}
@@ -108,7 +111,7 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := toolset.Load(ctx, opts.Against, toolset.LoadOptions{Stdin: s.In, Live: live})
+	set, err := source.Load(ctx, opts.Against, source.LoadOptions{Stdin: s.In, Live: live})
 	err = opts.Conn.finish(err)
 	if err != nil {
 		return err

@@ -14,9 +14,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 	"github.com/spf13/cobra"
-
-	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Main runs mcpctl with args (without the program name) and returns the exit
@@ -34,38 +33,42 @@ func run(ctx context.Context, args []string, s *Streams) (code int) {
 			code = ExitInternal
 		}
 	}()
-	root := newRootCmd(s)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := execute(ctx, newRootCmd(s), args)
 	if err == nil {
 		return ExitOK
 	}
 	code = exitCode(err)
-	if code == ExitInternal && isCobraUsage(err) {
-		code = ExitInput
-	}
 	if !errors.Is(err, ErrFindings) {
 		fmt.Fprintf(s.ErrOut, "mcpctl: %v\n", err)
 	}
-	if errors.Is(err, toolset.ErrCredentials) {
+	if errors.Is(err, mcpclient.ErrCredentials) {
 		fmt.Fprintf(s.ErrOut, "mcpctl: send credentials with --header 'Authorization: Bearer …', --token-file FILE or $%s\n", SourceTokenEnv)
 	}
 	return code
 }
 
-// isCobraUsage recognizes cobra's own flag and argument errors, which it
-// returns as plain errors.
-func isCobraUsage(err error) bool {
-	var fe flagError
-	if errors.As(err, &fe) {
-		return true
-	}
-	msg := err.Error()
-	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
-		strings.HasPrefix(msg, "unknown shorthand flag") || strings.HasPrefix(msg, "invalid argument")
+// execute runs root with args. Cobra's own errors come typed as ErrUsage:
+// flag errors through the root's flag error function, argument counts
+// through wrapArgs, an unknown command through the root's Args (unknownCommand).
+func execute(ctx context.Context, root *cobra.Command, args []string) error {
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
 }
 
-type flagError struct{ error }
+// unknownCommand is the root's argument check: any argument left once cobra
+// has looked for a subcommand is an unknown command. Without it cobra
+// reports that case with an untyped error of its own from Find, before
+// any Args check that wrapArgs could type.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return errors.New(msg) // typed ErrUsage by wrapArgs, like every Args check
+}
 
 func newRootCmd(s *Streams) *cobra.Command {
 	root := &cobra.Command{
@@ -75,9 +78,13 @@ func newRootCmd(s *Streams) *cobra.Command {
 canonical forms and fingerprints (canon), change classification with proof
 (diff), replay of recorded calls (replay) and a hot-reloading gated server
 (serve).`,
-		Version:       versionString(),
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Version:                    versionString(),
+		SilenceUsage:               true,
+		SilenceErrors:              true,
+		Args:                       unknownCommand,
+		SuggestionsMinimumDistance: 2,
+		// Runnable, so that cobra checks Args: alone, mcpctl prints its help.
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
@@ -86,26 +93,37 @@ canonical forms and fingerprints (canon), change classification with proof
 	s.Color = "auto"
 	root.PersistentFlags().Var(enumValue{&s.Color, colorValues}, "color", "style the text output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR or CLICOLOR_FORCE force it), always or never")
 	completeValues(root, "color", colorValues...)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{fmt.Errorf("%w: %v", ErrUsage, err)} })
+	// Every command, by name (help lists them sorted).
 	root.AddCommand(
-		newVersionCmd(s),
-		newCanonCmd(s),
+		NewCmdApprove(s, nil),
+		NewCmdCanon(s, nil),
+		NewCmdDiff(s, nil),
+		NewCmdFixtures(s),
+		NewCmdLint(s, nil),
+		NewCmdReject(s, nil),
+		NewCmdReplay(s, nil),
+		NewCmdRules(s, nil),
+		NewCmdServe(s, nil),
+		NewCmdSnapshot(s, nil),
+		NewCmdStatus(s, nil),
+		NewCmdVersion(s, nil),
 	)
-	for _, c := range extraCommands {
-		root.AddCommand(c(s))
-	}
 	root.AddCommand(&cobra.Command{
 		Use:   "exit-codes",
 		Short: "What mcpctl's exit codes mean",
 		Long:  exitCodesHelp,
 	})
-	// Wrap positional-argument errors as usage errors.
-	wrapArgs(root)
+	typeUsageErrors(root)
 	return root
 }
 
-// extraCommands lets command files register themselves.
-var extraCommands []func(*Streams) *cobra.Command
+// typeUsageErrors makes cobra's own errors for c and every command below
+// it ErrUsage: flag errors (unknown, malformed; the function is inherited
+// by subcommands) and positional-argument errors (wrapArgs).
+func typeUsageErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fmt.Errorf("%w: %v", ErrUsage, err) })
+	wrapArgs(c)
+}
 
 func wrapArgs(c *cobra.Command) {
 	if c.Args != nil {

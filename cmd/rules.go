@@ -9,13 +9,13 @@ import (
 	"github.com/mcpctl/mcpctl/report"
 )
 
-func init() { extraCommands = append(extraCommands, newRulesCmd) }
-
 type rulesOptions struct {
 	Format string
 }
 
-func newRulesCmd(s *Streams) *cobra.Command {
+// NewCmdRules builds `mcpctl rules`; runF, when set, receives the parsed
+// options instead of runRules (tests).
+func NewCmdRules(s *Streams, runF func(*rulesOptions) error) *cobra.Command {
 	opts := rulesOptions{}
 	c := &cobra.Command{
 		Use:   "rules",
@@ -29,6 +29,9 @@ func newRulesCmd(s *Streams) *cobra.Command {
   mcpctl rules --format json | jq -r '.[] | select(.kind == "diff" and .level == "breaking") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(&opts)
+			}
 			return runRules(s, opts)
 		},
 	}

@@ -18,8 +18,6 @@ import (
 	"github.com/mcpctl/mcpctl/state"
 )
 
-func init() { extraCommands = append(extraCommands, newServeCmd) }
-
 type serveOptions struct {
 	Config          string
 	HTTP            string
@@ -49,7 +47,9 @@ type serveOptions struct {
 	State           string
 }
 
-func newServeCmd(s *Streams) *cobra.Command {
+// NewCmdServe builds `mcpctl serve`; runF, when set, receives the parsed
+// options instead of runServe (tests).
+func NewCmdServe(s *Streams, runF func(*serveOptions) error) *cobra.Command {
 	opts := serveOptions{}
 	c := &cobra.Command{
 		Use:   "serve (CONFIG | --config CONFIG)",
@@ -129,6 +129,9 @@ carry compatibility there).`,
 			}
 			if err := checkServeFlags(c.Flags().Changed, opts); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(&opts)
 			}
 			return runServe(c.Context(), s, opts)
 		},

@@ -16,11 +16,11 @@ import (
 
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/internal/durable"
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
 )
-
-func init() { extraCommands = append(extraCommands, newSnapshotCmd) }
 
 type snapshotOptions struct {
 	Source       string
@@ -33,7 +33,9 @@ type snapshotOptions struct {
 	Live      liveFlags
 }
 
-func newSnapshotCmd(s *Streams) *cobra.Command {
+// NewCmdSnapshot builds `mcpctl snapshot`; runF, when set, receives the
+// parsed options instead of runSnapshot or runSnapshotClientConfig (tests).
+func NewCmdSnapshot(s *Streams, runF func(*snapshotOptions) error) *cobra.Command {
 	opts := snapshotOptions{}
 	c := &cobra.Command{
 		Use:   "snapshot (SOURCE | -- COMMAND ARGS… | --client-config FILE -o DIR) [-o FILE]",
@@ -66,6 +68,9 @@ client-config:FILE#NAME for snapshot, lint, diff and canon.`,
 				if len(args) > 0 || opts.Output == "" {
 					return usageErrorf("--client-config FILE takes no SOURCE and needs -o DIR (one lockfile per server)")
 				}
+				if runF != nil {
+					return runF(&opts)
+				}
 				return runSnapshotClientConfig(c.Context(), s, opts)
 			}
 			if dash := c.ArgsLenAtDash(); dash >= 0 {
@@ -78,6 +83,9 @@ client-config:FILE#NAME for snapshot, lint, diff and canon.`,
 					return usageErrorf("snapshot takes one SOURCE (or -- COMMAND ARGS…), got %d arguments", len(args))
 				}
 				opts.Source = args[0]
+			}
+			if runF != nil {
+				return runF(&opts)
 			}
 			return runSnapshot(c.Context(), s, opts)
 		},
@@ -96,9 +104,9 @@ func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {
 	}
 	var set *toolset.Set
 	if opts.Command != nil {
-		set, err = toolset.FetchCommand(ctx, opts.Command, live)
+		set, err = mcpclient.FetchCommand(ctx, opts.Command, live)
 	} else {
-		set, err = toolset.Load(ctx, opts.Source, toolset.LoadOptions{Stdin: s.In, Live: live})
+		set, err = source.Load(ctx, opts.Source, source.LoadOptions{Stdin: s.In, Live: live})
 	}
 	err = opts.Live.finish(err)
 	if err != nil {
@@ -133,7 +141,7 @@ func runSnapshotClientConfig(ctx context.Context, s *Streams, opts snapshotOptio
 	if _, err := opts.Live.options(s, ""); err != nil { // bad flags: said once, not per server
 		return err
 	}
-	servers, err := toolset.ReadClientConfig(opts.ClientConfig, "")
+	servers, err := source.ReadClientConfig(opts.ClientConfig, "")
 	if err != nil {
 		return err
 	}
@@ -168,7 +176,7 @@ func snapshotClientServer(ctx context.Context, s *Streams, opts snapshotOptions,
 	if err != nil {
 		return "", 0, err
 	}
-	set, err := toolset.FetchClientServer(ctx, opts.ClientConfig, cs, live)
+	set, err := mcpclient.FetchClientServer(ctx, opts.ClientConfig, cs, live)
 	if err = opts.Live.finish(err); err != nil {
 		return "", 0, err
 	}

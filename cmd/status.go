@@ -12,12 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
 )
-
-func init() { extraCommands = append(extraCommands, newStatusCmd) }
 
 type statusOptions struct {
 	Admin string
@@ -31,7 +30,9 @@ type statusOptions struct {
 	TokenFile string
 }
 
-func newStatusCmd(s *Streams) *cobra.Command {
+// NewCmdStatus builds `mcpctl status`; runF, when set, receives the parsed
+// options instead of runStatus or runStatusFleet (tests).
+func NewCmdStatus(s *Streams, runF func(*statusOptions) error) *cobra.Command {
 	opts := statusOptions{}
 	c := &cobra.Command{
 		Use:   "status --admin ADDR",
@@ -54,10 +55,15 @@ not, since when they have diverged (exit 1).`,
 			if opts.Format != "text" && opts.Format != "json" {
 				return usageErrorf("--format must be text or json, got %q", opts.Format)
 			}
+			if len(opts.Admins) == 1 {
+				opts.Admin = opts.Admins[0]
+			}
+			if runF != nil {
+				return runF(&opts)
+			}
 			if len(opts.Admins) > 1 {
 				return runStatusFleet(c.Context(), s, opts)
 			}
-			opts.Admin = opts.Admins[0]
 			return runStatus(c.Context(), s, opts)
 		},
 	}
@@ -152,36 +158,44 @@ func renderStatus(st *serve.Status, now time.Time) string {
 		}
 	}
 	writePending(&b, st.Pending)
-	fmt.Fprintf(&b, "\nsessions: %d (%d initialized)", st.Sessions.Total, st.Sessions.Initialized)
-	if len(st.Sessions.ByGeneration) > 0 {
-		keys := make([]string, 0, len(st.Sessions.ByGeneration))
-		for k := range st.Sessions.ByGeneration {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+	writeSessions(&b, st.Sessions)
+	writeCalls(&b, st)
+	return b.String()
+}
+
+// writeSessions writes the session counts: by generation, pinned, and the
+// HTTP cap.
+func writeSessions(b *strings.Builder, ss serve.SessionStatus) {
+	fmt.Fprintf(b, "\nsessions: %d (%d initialized)", ss.Total, ss.Initialized)
+	if len(ss.ByGeneration) > 0 {
 		var parts []string
-		for _, k := range keys {
+		for _, k := range sortedKeys(ss.ByGeneration) {
 			label := "generation " + k
 			if k == "0" {
 				label = "not listed yet"
 			}
-			parts = append(parts, fmt.Sprintf("%s: %d", label, st.Sessions.ByGeneration[k]))
+			parts = append(parts, fmt.Sprintf("%s: %d", label, ss.ByGeneration[k]))
 		}
-		fmt.Fprintf(&b, "; %s", strings.Join(parts, ", "))
+		fmt.Fprintf(b, "; %s", strings.Join(parts, ", "))
 	}
 	b.WriteString("\n")
-	if len(st.Sessions.Pinned) > 0 {
+	if len(ss.Pinned) > 0 {
 		total := 0
 		var parts []string
-		for _, k := range sortedKeys(st.Sessions.Pinned) {
-			total += st.Sessions.Pinned[k]
-			parts = append(parts, fmt.Sprintf("generation %s: %d", k, st.Sessions.Pinned[k]))
+		for _, k := range sortedKeys(ss.Pinned) {
+			total += ss.Pinned[k]
+			parts = append(parts, fmt.Sprintf("generation %s: %d", k, ss.Pinned[k]))
 		}
-		fmt.Fprintf(&b, "  pinned: %d (%s)\n", total, strings.Join(parts, ", "))
+		fmt.Fprintf(b, "  pinned: %d (%s)\n", total, strings.Join(parts, ", "))
 	}
-	if ss := st.Sessions; ss.Max > 0 {
-		fmt.Fprintf(&b, "  http: %d of at most %d open, closed after %s idle; %d refused at the cap\n", ss.HTTPOpen, ss.Max, ss.IdleTimeout, ss.Refused)
+	if ss.Max > 0 {
+		fmt.Fprintf(b, "  http: %d of at most %d open, closed after %s idle; %d refused at the cap\n", ss.HTTPOpen, ss.Max, ss.IdleTimeout, ss.Refused)
 	}
+}
+
+// writeCalls writes the call counts per tool, the calls in flight and the
+// facade translations per tool and rule.
+func writeCalls(b *strings.Builder, st *serve.Status) {
 	if len(st.Calls) > 0 {
 		b.WriteString("\ncalls:\n")
 		names := sortedKeys(st.Calls)
@@ -191,11 +205,11 @@ func renderStatus(st *serve.Status, now time.Time) string {
 		}
 		for _, n := range names {
 			c := st.Calls[n]
-			fmt.Fprintf(&b, "  %-*s  ok %d  error %d  invalid %d\n", w, n, c.OK, c.Error, c.Invalid)
+			fmt.Fprintf(b, "  %-*s  ok %d  error %d  invalid %d\n", w, n, c.OK, c.Error, c.Invalid)
 		}
 	}
 	if st.InFlight > 0 {
-		fmt.Fprintf(&b, "  in flight: %d\n", st.InFlight)
+		fmt.Fprintf(b, "  in flight: %d\n", st.InFlight)
 	}
 	if len(st.Facades) > 0 {
 		b.WriteString("\nfacade translations:\n")
@@ -205,10 +219,9 @@ func renderStatus(st *serve.Status, now time.Time) string {
 			for _, r := range sortedKeys(rules) {
 				parts = append(parts, fmt.Sprintf("%s %d", r, rules[r]))
 			}
-			fmt.Fprintf(&b, "  %s: %s\n", tool, strings.Join(parts, ", "))
+			fmt.Fprintf(b, "  %s: %s\n", tool, strings.Join(parts, ", "))
 		}
 	}
-	return b.String()
 }
 
 // writePending lists the candidates waiting for mcpctl approve or reject,
@@ -236,7 +249,7 @@ func writePending(b *strings.Builder, ps []state.Pending) {
 func writeReload(b *strings.Builder, r *serve.ReloadResult) {
 	switch r.Result {
 	case serve.ResultPublished:
-		fmt.Fprintf(b, "    published generation %d (%s)", r.Version, shortHash(r.Fingerprint))
+		fmt.Fprintf(b, "    published generation %d (%s)", r.Version, report.ShortHash(r.Fingerprint))
 		if !r.Changed {
 			b.WriteString(", tool contract unchanged: no notification")
 		}
@@ -275,13 +288,6 @@ func writeReload(b *strings.Builder, r *serve.ReloadResult) {
 			fmt.Fprintf(b, "      %s\n", f.Expired)
 		}
 	}
-}
-
-func shortHash(fp string) string {
-	if len(fp) > 12 {
-		return fp[:12]
-	}
-	return fp
 }
 
 func sortedKeys[V any](m map[string]V) []string {

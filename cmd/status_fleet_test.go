@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 )
 
@@ -89,14 +90,14 @@ func TestStatusFleet(t *testing.T) {
 	}
 	for i, r := range fleet {
 		g := r.srv.Live()
-		want := r.addr() + "  generation " + map[bool]string{true: "2", false: "1"}[i < 2] + "  fingerprint " + shortHash(g.Fingerprint)
+		want := r.addr() + "  generation " + map[bool]string{true: "2", false: "1"}[i < 2] + "  fingerprint " + report.ShortHash(g.Fingerprint)
 		if !strings.Contains(out, want) {
 			t.Errorf("replica %d: output lacks %q:\n%s", i, want, out)
 		}
 	}
 
 	code, out, _ = runStatusArgs(t, "--admin", list, "--format", "json")
-	var got FleetStatus
+	var got report.FleetStatus
 	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitFindings {
 		t.Fatalf("--format json: exit %d, %v\n%s", code, err, out)
 	}
@@ -130,15 +131,15 @@ func TestFleetStatusDivergedSince(t *testing.T) {
 	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 	for _, tc := range []struct {
 		name     string
-		replicas []ReplicaState
+		replicas []report.ReplicaState
 		want     *time.Time
 		conv     bool
 	}{
-		{"converged", []ReplicaState{{Fingerprint: "x", PublishedAt: at(0)}, {Fingerprint: "x", PublishedAt: at(5)}}, nil, true},
-		{"one moved on", []ReplicaState{{Fingerprint: "x", PublishedAt: at(0)}, {Fingerprint: "y", PublishedAt: at(7)}, {Fingerprint: "y", PublishedAt: at(3)}}, ptr(at(3)), false},
-		{"three fingerprints", []ReplicaState{{Fingerprint: "x", PublishedAt: at(0)}, {Fingerprint: "y", PublishedAt: at(2)}, {Fingerprint: "z", PublishedAt: at(4)}}, ptr(at(2)), false},
-		{"old one restarted", []ReplicaState{{Fingerprint: "x", PublishedAt: at(9)}, {Fingerprint: "y", PublishedAt: at(2)}}, ptr(at(9)), false},
-		{"one unreachable", []ReplicaState{{Fingerprint: "x", PublishedAt: at(0)}, {Error: "refused"}}, nil, false},
+		{"converged", []report.ReplicaState{{Fingerprint: "x", PublishedAt: at(0)}, {Fingerprint: "x", PublishedAt: at(5)}}, nil, true},
+		{"one moved on", []report.ReplicaState{{Fingerprint: "x", PublishedAt: at(0)}, {Fingerprint: "y", PublishedAt: at(7)}, {Fingerprint: "y", PublishedAt: at(3)}}, ptr(at(3)), false},
+		{"three fingerprints", []report.ReplicaState{{Fingerprint: "x", PublishedAt: at(0)}, {Fingerprint: "y", PublishedAt: at(2)}, {Fingerprint: "z", PublishedAt: at(4)}}, ptr(at(2)), false},
+		{"old one restarted", []report.ReplicaState{{Fingerprint: "x", PublishedAt: at(9)}, {Fingerprint: "y", PublishedAt: at(2)}}, ptr(at(9)), false},
+		{"one unreachable", []report.ReplicaState{{Fingerprint: "x", PublishedAt: at(0)}, {Error: "refused"}}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := fleetStatus(tc.replicas)

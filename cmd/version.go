@@ -39,12 +39,20 @@ func versionString() string {
 	return fmt.Sprintf("mcpctl %s (%s, %s)", Version, rev, runtime.Version())
 }
 
-func newVersionCmd(s *Streams) *cobra.Command {
+// versionOptions is empty: version has no flags.
+type versionOptions struct{}
+
+// NewCmdVersion builds `mcpctl version`; runF, when set, runs instead of
+// printing the version (tests).
+func NewCmdVersion(s *Streams, runF func(*versionOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the mcpctl version and VCS revision",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(&versionOptions{})
+			}
 			_, err := fmt.Fprintln(s.Out, versionString())
 			return err
 		},

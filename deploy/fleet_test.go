@@ -21,8 +21,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpctl/mcpctl/cmd"
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -283,8 +283,8 @@ func (f *fleet) admins() string {
 
 // status runs `mcpctl status --admin A,B,C --format json` (exit 0:
 // converged, 1: not).
-func (f *fleet) status(ctx context.Context) (cmd.FleetStatus, int) {
-	var st cmd.FleetStatus
+func (f *fleet) status(ctx context.Context) (report.FleetStatus, int) {
+	var st report.FleetStatus
 	out, err := exec.CommandContext(ctx, f.bin, "status", "--admin", f.admins(), "--format", "json").Output()
 	code := 0
 	var ee *exec.ExitError

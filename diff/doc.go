@@ -33,8 +33,8 @@
 //
 // Example:
 //
-//	old, _ := toolset.Load(ctx, "git:origin/main:tools.lock.json", toolset.LoadOptions{})
-//	new, _ := toolset.Load(ctx, "tools.lock.json", toolset.LoadOptions{})
+//	old, _ := source.Load(ctx, "git:origin/main:tools.lock.json", source.LoadOptions{})
+//	new, _ := source.Load(ctx, "tools.lock.json", source.LoadOptions{})
 //	r := diff.Compare(old, new, diff.Options{})
 //	if r.GateLevel() >= diff.Breaking { /* fail the build */ }
 package diff

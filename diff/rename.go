@@ -370,162 +370,214 @@ func quoted(names []string) string {
 // comment) unless deep, which adds moves into sub-objects, the mapping of
 // ids by role and coercions (rules 2 and 3).
 func fitArgs(old, target argSet, inject map[string]bool, targetName string, deep bool) argFit {
-	f := argFit{To: map[string]argInfo{}}
-	oldNames := map[string]bool{}
+	ft := &fitter{old: old, target: target, inject: inject, targetName: targetName, deep: deep,
+		f: argFit{To: map[string]argInfo{}}, oldNames: map[string]bool{}, loc: map[string]string{},
+		feeds: map[string][]string{}, nested: map[string]map[string]string{}}
 	for _, a := range old.Args {
-		oldNames[a.Name] = true
+		ft.oldNames[a.Name] = true
 	}
-	// Rule 1: by name, top level. An equal name is the argument itself;
-	// a style-key match must not be an old argument of its own.
-	loc := map[string]string{}     // old name -> new location (facade key)
-	feeds := map[string][]string{} // top-level target name -> old names
+	pending := ft.byName()
+	unmatched := ft.intoContainers(pending)
+	ft.byRole(unmatched)
+	ft.checkTypes()
+	ft.checkRequired()
+	return ft.f
+}
+
+// fitter is the state of one fitArgs.
+type fitter struct {
+	old, target argSet
+	inject      map[string]bool
+	targetName  string
+	deep        bool
+	f           argFit
+	oldNames    map[string]bool
+	loc         map[string]string            // old name -> new location (facade key)
+	feeds       map[string][]string          // top-level target name -> old names
+	containers  []container                  // rule 2's sub-objects
+	nested      map[string]map[string]string // container -> member -> old name
+}
+
+// container is a target argument that is an object with properties.
+type container struct {
+	name    string
+	members argSet
+}
+
+func (ft *fitter) why(format string, args ...any) {
+	ft.f.Why = append(ft.f.Why, fmt.Sprintf(format, args...))
+}
+
+// free reports whether target argument n is neither injected, nor an old
+// argument's own name, nor fed yet.
+func (ft *fitter) free(n string) bool {
+	return !ft.inject[n] && !ft.oldNames[n] && len(ft.feeds[n]) == 0
+}
+
+// byName is rule 1: by name, top level. An equal name is the argument
+// itself; a style-key match must not be an old argument of its own. It
+// returns the arguments without a match.
+func (ft *fitter) byName() []argInfo {
 	var pending []argInfo
-	for _, a := range old.Args {
-		if inject[a.Name] {
-			f.Why = append(f.Why, fmt.Sprintf("old argument %q would be overwritten by the injected one", a.Name))
+	for _, a := range ft.old.Args {
+		if ft.inject[a.Name] {
+			ft.why("old argument %q would be overwritten by the injected one", a.Name)
 			continue
 		}
-		c := matchName(target, a.Name, func(n string) bool { return n == a.Name || (!inject[n] && !oldNames[n]) })
+		c := matchName(ft.target, a.Name, func(n string) bool { return n == a.Name || (!ft.inject[n] && !ft.oldNames[n]) })
 		switch len(c) {
 		case 0:
 			pending = append(pending, a)
 		case 1:
-			loc[a.Name] = argKey(c[0])
-			feeds[c[0]] = append(feeds[c[0]], a.Name)
-			f.To[a.Name], _ = target.get(c[0])
+			ft.loc[a.Name] = argKey(c[0])
+			ft.feeds[c[0]] = append(ft.feeds[c[0]], a.Name)
+			ft.f.To[a.Name], _ = ft.target.get(c[0])
 		default:
-			f.Why = append(f.Why, fmt.Sprintf("argument %q matches %s of %s by case style: ambiguous", a.Name, quoted(c), targetName))
+			ft.why("argument %q matches %s of %s by case style: ambiguous", a.Name, quoted(c), ft.targetName)
 		}
 	}
-	free := func(n string) bool { return !inject[n] && !oldNames[n] && len(feeds[n]) == 0 }
-	// Rule 2: by name, into a sub-object nobody matched by name.
-	type container struct {
-		name    string
-		members argSet
-	}
-	var containers []container
-	if deep {
-		for _, ta := range target.Args {
-			if free(ta.Name) && isObjectArg(ta) {
-				containers = append(containers, container{ta.Name, readProps(ta.Schema)})
+	return pending
+}
+
+// intoContainers is rule 2 (deep only): by name, into a sub-object nobody
+// matched by name. It returns the arguments still without a match.
+func (ft *fitter) intoContainers(pending []argInfo) []argInfo {
+	if ft.deep {
+		for _, ta := range ft.target.Args {
+			if ft.free(ta.Name) && isObjectArg(ta) {
+				ft.containers = append(ft.containers, container{ta.Name, readProps(ta.Schema)})
 			}
 		}
 	}
-	nested := map[string]map[string]string{} // container -> member -> old name
 	var unmatched []argInfo
 	for _, a := range pending {
-		var cands []string // facade keys
-		var infos []argInfo
-		var tail [][2]string
-		for _, ct := range containers {
-			c := matchName(ct.members, a.Name, func(string) bool { return true })
-			for _, m := range c {
-				cands = append(cands, "/"+canon.EscapePointer(ct.name)+"/"+canon.EscapePointer(m))
-				mi, _ := ct.members.get(m)
-				infos = append(infos, mi)
-				tail = append(tail, [2]string{ct.name, m})
-			}
-		}
+		cands, infos, tail := ft.containerMatches(a.Name)
 		switch len(cands) {
 		case 0:
 			unmatched = append(unmatched, a)
 		case 1:
-			loc[a.Name] = cands[0]
-			f.To[a.Name] = infos[0]
+			ft.loc[a.Name] = cands[0]
+			ft.f.To[a.Name] = infos[0]
 			ct, m := tail[0][0], tail[0][1]
-			feeds[ct] = append(feeds[ct], a.Name)
-			if nested[ct] == nil {
-				nested[ct] = map[string]string{}
+			ft.feeds[ct] = append(ft.feeds[ct], a.Name)
+			if ft.nested[ct] == nil {
+				ft.nested[ct] = map[string]string{}
 			}
-			if _, dup := nested[ct][m]; !dup { // a second one is reported below
-				nested[ct][m] = a.Name
+			if _, dup := ft.nested[ct][m]; !dup { // a second one is reported by checkTypes
+				ft.nested[ct][m] = a.Name
 			}
 		default:
-			f.Why = append(f.Why, fmt.Sprintf("argument %q matches %s in %s: ambiguous", a.Name, quoted(cands), targetName))
+			ft.why("argument %q matches %s in %s: ambiguous", a.Name, quoted(cands), ft.targetName)
 		}
 	}
-	// Rule 3: an id, by role, to the only free id argument.
+	return unmatched
+}
+
+// containerMatches returns the members of the containers that name
+// matches: as facade keys, their infos and (container, member) pairs.
+func (ft *fitter) containerMatches(name string) (cands []string, infos []argInfo, tail [][2]string) {
+	for _, ct := range ft.containers {
+		for _, m := range matchName(ct.members, name, func(string) bool { return true }) {
+			cands = append(cands, "/"+canon.EscapePointer(ct.name)+"/"+canon.EscapePointer(m))
+			mi, _ := ct.members.get(m)
+			infos = append(infos, mi)
+			tail = append(tail, [2]string{ct.name, m})
+		}
+	}
+	return cands, infos, tail
+}
+
+// byRole is rule 3 (deep only): an id, by role, to the only free id
+// argument. Any other argument left is reported.
+func (ft *fitter) byRole(unmatched []argInfo) {
 	var ids []string
-	if deep {
-		for _, ta := range target.Args {
-			if free(ta.Name) && isIDName(ta.Name) {
+	if ft.deep {
+		for _, ta := range ft.target.Args {
+			if ft.free(ta.Name) && isIDName(ta.Name) {
 				ids = append(ids, ta.Name)
 			}
 		}
 	}
 	for _, a := range unmatched {
 		switch {
-		case !deep || !isIDName(a.Name) || len(ids) == 0:
-			f.Why = append(f.Why, fmt.Sprintf("argument %q has no counterpart in %s", a.Name, targetName))
+		case !ft.deep || !isIDName(a.Name) || len(ids) == 0:
+			ft.why("argument %q has no counterpart in %s", a.Name, ft.targetName)
 		case len(ids) > 1:
-			f.Why = append(f.Why, fmt.Sprintf("argument %q is an id and %s has several free id arguments (%s): ambiguous", a.Name, targetName, quoted(ids)))
+			ft.why("argument %q is an id and %s has several free id arguments (%s): ambiguous", a.Name, ft.targetName, quoted(ids))
 		default:
-			loc[a.Name] = argKey(ids[0])
-			feeds[ids[0]] = append(feeds[ids[0]], a.Name)
-			f.To[a.Name], _ = target.get(ids[0])
-			f.ByRole = append(f.ByRole, a.Name+" -> "+ids[0])
+			ft.loc[a.Name] = argKey(ids[0])
+			ft.feeds[ids[0]] = append(ft.feeds[ids[0]], a.Name)
+			ft.f.To[a.Name], _ = ft.target.get(ids[0])
+			ft.f.ByRole = append(ft.f.ByRole, a.Name+" -> "+ids[0])
 		}
 	}
-	// Types, and one old argument per location.
+}
+
+// checkTypes checks one old argument per location and each one's type,
+// recording renames and (deep only) coercions.
+func (ft *fitter) checkTypes() {
 	mappedTo := map[string]string{} // location -> old name
-	for _, a := range old.Args {
-		to, ok := loc[a.Name]
+	for _, a := range ft.old.Args {
+		to, ok := ft.loc[a.Name]
 		if !ok {
 			continue
 		}
 		if prev, dup := mappedTo[to]; dup {
-			f.Why = append(f.Why, fmt.Sprintf("arguments %q and %q both map to %q", prev, a.Name, to))
+			ft.why("arguments %q and %q both map to %q", prev, a.Name, to)
 			continue
 		}
 		mappedTo[to] = a.Name
 		if to != argKey(a.Name) {
-			if f.Rename == nil {
-				f.Rename = map[string]string{}
+			if ft.f.Rename == nil {
+				ft.f.Rename = map[string]string{}
 			}
-			f.Rename[argKey(a.Name)] = to
+			ft.f.Rename[argKey(a.Name)] = to
 		}
-		ta := f.To[a.Name]
+		ta := ft.f.To[a.Name]
 		if typeFits(a.Types, ta.Types) {
 			continue
 		}
-		if kind := coercionFor(a.Types, ta); deep && kind != "" {
-			if f.Coerce == nil {
-				f.Coerce = map[string]string{}
+		if kind := coercionFor(a.Types, ta); ft.deep && kind != "" {
+			if ft.f.Coerce == nil {
+				ft.f.Coerce = map[string]string{}
 			}
-			f.Coerce[to] = kind
+			ft.f.Coerce[to] = kind
 			continue
 		}
-		f.Why = append(f.Why, fmt.Sprintf("argument %q is %s, %s takes %s as %q", a.Name, typeText(a.Types), targetName, typeText(ta.Types), to))
+		ft.why("argument %q is %s, %s takes %s as %q", a.Name, typeText(a.Types), ft.targetName, typeText(ta.Types), to)
 	}
-	// Required arguments, at the top and inside the sub-objects used.
+}
+
+// checkRequired checks that old calls send what the target requires, at
+// the top and inside the sub-objects used.
+func (ft *fitter) checkRequired() {
 	someRequired := func(names []string) bool {
-		return slices.ContainsFunc(names, func(n string) bool { return old.Required[n] })
+		return slices.ContainsFunc(names, func(n string) bool { return ft.old.Required[n] })
 	}
-	for _, r := range sortedKeys(target.Required) {
+	for _, r := range sortedKeys(ft.target.Required) {
 		switch {
-		case inject[r]:
-		case len(feeds[r]) == 0:
-			f.Why = append(f.Why, fmt.Sprintf("%s requires %q, which old calls do not send", targetName, r))
-		case !someRequired(feeds[r]):
-			f.Why = append(f.Why, fmt.Sprintf("%s requires %q, which old calls may omit", targetName, r))
+		case ft.inject[r]:
+		case len(ft.feeds[r]) == 0:
+			ft.why("%s requires %q, which old calls do not send", ft.targetName, r)
+		case !someRequired(ft.feeds[r]):
+			ft.why("%s requires %q, which old calls may omit", ft.targetName, r)
 		}
 	}
-	for _, ct := range containers {
-		if len(nested[ct.name]) == 0 {
+	for _, ct := range ft.containers {
+		if len(ft.nested[ct.name]) == 0 {
 			continue
 		}
 		for _, m := range sortedKeys(ct.members.Required) {
 			at := "/" + canon.EscapePointer(ct.name) + "/" + canon.EscapePointer(m)
-			src, ok := nested[ct.name][m]
+			src, ok := ft.nested[ct.name][m]
 			switch {
 			case !ok:
-				f.Why = append(f.Why, fmt.Sprintf("%s requires %q once %q is sent, which old calls do not send", targetName, at, ct.name))
-			case !old.Required[src] && len(feeds[ct.name]) > 1:
-				f.Why = append(f.Why, fmt.Sprintf("%s requires %q once %q is sent, which old calls may omit", targetName, at, ct.name))
+				ft.why("%s requires %q once %q is sent, which old calls do not send", ft.targetName, at, ct.name)
+			case !ft.old.Required[src] && len(ft.feeds[ct.name]) > 1:
+				ft.why("%s requires %q once %q is sent, which old calls may omit", ft.targetName, at, ct.name)
 			}
 		}
 	}
-	return f
 }
 
 // routeFinder finds routes for the removed tools of one comparison.

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/lint"
+	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -106,16 +108,19 @@ func oneLine(s string) string {
 // way on every run: jsonschema builds some error lists by iterating Go maps
 // (the causes under "properties", the names in "additional properties …
 // not allowed"), so a validation error is rendered as its leaf messages,
-// sorted, and a compile error (which arrives as text) has its " - at "
-// parts after the first sorted.
+// sorted, and a compile error as the pointer and reason of its
+// schema.CompileError (which sorts its reasons).
 func errorText(err error) string {
+	var ce *schema.CompileError
+	if errors.As(err, &ce) {
+		if ce.Pointer == "" {
+			return oneLine(ce.Reason)
+		}
+		return fmt.Sprintf("at '%s': %s", ce.Pointer, oneLine(ce.Reason))
+	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		parts := strings.Split(oneLine(err.Error()), " - at ")
-		if len(parts) > 2 {
-			slices.Sort(parts[1:])
-		}
-		return strings.Join(parts, " - at ")
+		return oneLine(err.Error())
 	}
 	var leaves []string
 	var walk func(e *jsonschema.ValidationError)

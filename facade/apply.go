@@ -292,22 +292,34 @@ func applyBlock(args map[string]any, rename map[string]string, values map[string
 // with "/" is one token (the top-level argument of that name, "/" and "~"
 // included as is); a key starting with "/" is a JSON Pointer (RFC 6901 §3,
 // "~1" for "/" and "~0" for "~"). "/" alone is the member named "". An
-// error wraps ErrFacade.
+// error is a *KeyError, which wraps ErrFacade.
 func ParseKey(key string) ([]string, error) { return parseKey(key) }
 
 func parseKey(key string) ([]string, error) {
 	if key == "" {
-		return nil, fmt.Errorf("%w: empty key", ErrFacade)
+		return nil, &KeyError{Key: key, Reason: "empty key"}
 	}
 	if !strings.HasPrefix(key, "/") {
 		return []string{key}, nil
 	}
 	toks, err := canon.PointerTokens(key)
 	if err != nil {
-		return nil, fmt.Errorf("%w: key %q: \"~\" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)", ErrFacade, key)
+		return nil, &KeyError{Key: key, Reason: fmt.Sprintf("key %q: \"~\" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)", key)}
 	}
 	return toks, nil
 }
+
+// KeyError is an invalid facade key (an argument name or JSON Pointer).
+// It wraps ErrFacade.
+type KeyError struct {
+	Key    string
+	Reason string // what is wrong, without the "invalid facade" prefix
+}
+
+func (e *KeyError) Error() string { return ErrFacade.Error() + ": " + e.Reason }
+
+// Unwrap returns ErrFacade.
+func (e *KeyError) Unwrap() error { return ErrFacade }
 
 func isPrefix(a, b []string) bool { return len(a) < len(b) && slices.Equal(a, b[:len(a)]) }
 
@@ -528,7 +540,7 @@ func Coerce(v any, to string) (any, bool, error) {
 		}
 	case "number", "integer":
 		s, ok := v.(string)
-		if !ok || !IsJSONNumber(s) {
+		if !ok || !canon.IsNumber(s) {
 			return v, false, nil
 		}
 		if to == "integer" {
@@ -550,46 +562,6 @@ func Coerce(v any, to string) (any, bool, error) {
 		return v, false, fmt.Errorf("%w: unknown coercion %q (want string, number, integer, boolean or array)", ErrFacade, to)
 	}
 	return v, false, nil
-}
-
-// IsJSONNumber reports whether s is exactly a JSON number (RFC 8259 §6).
-func IsJSONNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return false
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return false
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	}
-	return i == len(s)
 }
 
 // jsonForm converts a value from a facade file (YAML or JSON decoded) into

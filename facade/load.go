@@ -275,7 +275,7 @@ func (p *parser) keys(n *yaml.Node, what string) [][2]*yaml.Node {
 	ps := p.pairs(n, what)
 	for _, kv := range ps {
 		if _, err := parseKey(kv[0].Value); err != nil {
-			p.fail(kv[0], "%s: %s", what, strings.TrimPrefix(err.Error(), ErrFacade.Error()+": "))
+			p.fail(kv[0], "%s: %s", what, keyReason(err))
 		}
 	}
 	return ps
@@ -290,9 +290,17 @@ func (p *parser) renames(n *yaml.Node, what string) {
 			continue
 		}
 		if _, err := parseKey(r[1].Value); err != nil {
-			p.fail(r[1], "%s %q: %s", what, r[0].Value, strings.TrimPrefix(err.Error(), ErrFacade.Error()+": "))
+			p.fail(r[1], "%s %q: %s", what, r[0].Value, keyReason(err))
 		}
 	}
+}
+
+// keyReason is what parseKey found wrong with a key.
+func keyReason(err error) string {
+	if ke, ok := errors.AsType[*KeyError](err); ok {
+		return ke.Reason
+	}
+	return err.Error()
 }
 
 func contains(s []string, v string) bool {

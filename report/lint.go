@@ -122,3 +122,46 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// LintReport is the JSON document of `mcpctl lint --format json`
+// (docs/output.md#lint; schema docs/schema/lint-output.schema.json).
+type LintReport struct {
+	Source  string     `json:"source"`
+	Profile string     `json:"profile"`
+	Tools   int        `json:"tools"`
+	Counts  LintCounts `json:"counts"`
+	// Findings are lint.Check's, one per tool, ignored ones included;
+	// never null.
+	Findings []lint.Finding `json:"findings"`
+}
+
+// LintCounts counts findings: errors and warnings not ignored, and the
+// ignored ones of either severity.
+type LintCounts struct {
+	Error   int `json:"error"`
+	Ignored int `json:"ignored"`
+	Warning int `json:"warning"`
+}
+
+// NewLintReport builds the JSON document of findings about source (tools
+// tools, checked with profile).
+func NewLintReport(source, profile string, tools int, findings []lint.Finding) LintReport {
+	r := LintReport{Source: source, Profile: profile, Tools: tools, Findings: findings}
+	if r.Findings == nil {
+		r.Findings = []lint.Finding{}
+	}
+	for _, f := range findings {
+		switch {
+		case f.Ignored:
+			r.Counts.Ignored++
+		case f.Severity == lint.SeverityError:
+			r.Counts.Error++
+		default:
+			r.Counts.Warning++
+		}
+	}
+	return r
+}
+
+// LintJSON writes r indented, with a final newline.
+func LintJSON(w io.Writer, r LintReport) error { return encodeJSON(w, r) }

@@ -2,9 +2,9 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
+	"os"
 	"testing"
 	"time"
 
@@ -19,7 +19,12 @@ import (
 func realPair(t *testing.T) *diff.Report {
 	t.Helper()
 	load := func(v string) *toolset.Set {
-		s, err := toolset.Load(context.Background(), "../testdata/realdata/github-mcp-server/"+v+".json", toolset.LoadOptions{})
+		path := "../testdata/realdata/github-mcp-server/" + v + ".json"
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := toolset.Decode(path, data)
 		if err != nil {
 			t.Fatal(err)
 		}

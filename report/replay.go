@@ -117,7 +117,7 @@ func replayText(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn, color
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "replay against %s (%s)\n", rep.Against.Source, shortFingerprint(rep.Against.Fingerprint))
+	fmt.Fprintf(&b, "replay against %s (%s)\n", rep.Against.Source, ShortHash(rep.Against.Fingerprint))
 	for i := range rep.Calls {
 		r := &rep.Calls[i]
 		if !replayShown(r) && len(r.Unchecked) == 0 {
@@ -168,13 +168,6 @@ func replayLive(l *fixtures.LiveResult) string {
 	return s
 }
 
-func shortFingerprint(fp string) string {
-	if len(fp) > 12 {
-		return fp[:12]
-	}
-	return fp
-}
-
 func replayFirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
@@ -192,7 +185,7 @@ func replayMarkdown(w io.Writer, rep *fixtures.Report, failOn fixtures.FailOn) e
 	if rep.Fails(failOn) {
 		verdict = "fails"
 	}
-	fmt.Fprintf(&b, "### mcpctl replay %s\n\n%s, against %s (`%s`).\n", verdict, replaySummary(rep), mdCode(rep.Against.Source), shortFingerprint(rep.Against.Fingerprint))
+	fmt.Fprintf(&b, "### mcpctl replay %s\n\n%s, against %s (`%s`).\n", verdict, replaySummary(rep), mdCode(rep.Against.Source), ShortHash(rep.Against.Fingerprint))
 	rows := 0
 	for i := range rep.Calls {
 		r := &rep.Calls[i]

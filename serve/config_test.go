@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -149,30 +148,6 @@ func TestValidationErrorsLocated(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("errors lack %q:\n%s", want, got)
 		}
-	}
-}
-
-func TestServeConfigAsToolsetSource(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, dir, "schemas/a.json", `{"type":"object","properties":{"q":{"type":"string"}}}`)
-	yamlPath := writeFile(t, dir, "c.yaml", "server: {name: x}\ntools:\n  - name: b\n    inputSchema: {type: object}\n  - name: a\n    inputSchema: {$file: schemas/a.json}\n    handler: {static: {text: x}}\n")
-	jsonPath := writeFile(t, dir, "c.json", `{"server":{"name":"x"},"tools":[{"name":"b","inputSchema":{"type":"object"}},{"name":"a","inputSchema":{"$file":"schemas/a.json"},"handler":{"static":{"text":"x"}}}]}`)
-	var fps []string
-	for _, p := range []string{yamlPath, jsonPath} {
-		set, err := toolset.Load(context.Background(), p, toolset.LoadOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		if got := strings.Join(set.Names(), ","); got != "a,b" {
-			t.Errorf("%s: tools %s", p, got)
-		}
-		if strings.Contains(string(set.Canonical(false)), "handler") {
-			t.Errorf("%s: serve-only members leaked into the tool set", p)
-		}
-		fps = append(fps, set.Fingerprint())
-	}
-	if fps[0] != fps[1] {
-		t.Error("the YAML and JSON forms of one config differ")
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/fixtures"
-	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // sameCallConfig declares one tool whose facade has every step kind.
@@ -60,11 +59,11 @@ func TestServeAndReplayAnswerAlike(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = ss.Close() })
 	cs := newSDKClient(t, ct, "").cs
-	set, err := toolset.Load(context.Background(), path, toolset.LoadOptions{})
+	cfg, err := LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := LoadConfig(path)
+	set, err := cfg.Set()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -170,17 +169,15 @@ func aliasNameFolded(t *ToolConfig, key string) string {
 	return key
 }
 
-// schemaErrorPointer extracts the keyword location ("at '/properties/x'")
-// from a compile error, or "".
+// schemaErrorPointer returns the JSON Pointer, inside the schema, of the
+// value a compile error is about (schema.CompileError.Pointer), or "".
 func schemaErrorPointer(err error) string {
-	m := atPointer.FindStringSubmatch(err.Error())
-	if m == nil || m[1] == "" || !strings.HasPrefix(m[1], "/") {
-		return ""
+	var ce *schema.CompileError
+	if errors.As(err, &ce) {
+		return ce.Pointer
 	}
-	return m[1]
+	return ""
 }
-
-var atPointer = regexp.MustCompile(`at '([^']*)'`)
 
 // toolError is a validation error of tool t at ptr, located in its file.
 func toolError(t *ToolConfig, ptr, format string, args ...any) error {

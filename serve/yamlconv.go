@@ -338,8 +338,6 @@ func stripOffsets(v canon.Value) canon.Value {
 
 func isJSONPath(p string) bool { return strings.EqualFold(filepath.Ext(p), ".json") }
 
-var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
-
 func (c *converter) scalar(n *yaml.Node, file, ptr string) (canon.Value, error) {
 	switch n.ShortTag() {
 	case "!!null":
@@ -351,7 +349,7 @@ func (c *converter) scalar(n *yaml.Node, file, ptr string) (canon.Value, error) 
 		}
 		return canon.BoolValue(b), nil
 	case "!!int", "!!float":
-		if jsonNumber.MatchString(n.Value) {
+		if canon.IsNumber(n.Value) {
 			return canon.NumberValue(n.Value), nil
 		}
 		text, err := yamlNumber(n)

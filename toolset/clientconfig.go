@@ -1,14 +1,7 @@
 package toolset
 
 import (
-	"cmp"
-	"context"
 	"fmt"
-	"net/http"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/canon"
@@ -78,7 +71,7 @@ func DecodeClientConfig(source string, data []byte) ([]ClientServer, error) {
 		m := &table.Members[i]
 		cs, serr := clientServer(m.Key, &m.Value, ptr+"/"+canon.EscapePointer(m.Key))
 		if serr != nil {
-			return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
+			return nil, located(source, data, serr.Offset, "", serr.Pointer, serr.Msg)
 		}
 		servers = append(servers, cs)
 	}
@@ -86,18 +79,18 @@ func DecodeClientConfig(source string, data []byte) ([]ClientServer, error) {
 }
 
 // clientServer reads one server entry.
-func clientServer(name string, v *canon.Value, ptr string) (ClientServer, *shapeError) {
+func clientServer(name string, v *canon.Value, ptr string) (ClientServer, *ShapeError) {
 	cs := ClientServer{Name: name}
 	if v.Kind != canon.Object {
-		return cs, &shapeError{v.Start, ptr, fmt.Sprintf("server %q must be an object, got %s", name, v.Kind)}
+		return cs, &ShapeError{v.Start, ptr, fmt.Sprintf("server %q must be an object, got %s", name, v.Kind)}
 	}
 	if ty := v.Get("type"); ty != nil && ty.Kind == canon.String && ty.Str == "sse" {
-		return cs, &shapeError{ty.Start, ptr + "/type", fmt.Sprintf(`server %q uses the HTTP+SSE transport of MCP 2024-11-05, which mcpctl does not speak; give its streamable HTTP endpoint (MCP 2025-03-26 and later) as "url" with "type": "http"`, name)}
+		return cs, &ShapeError{ty.Start, ptr + "/type", fmt.Sprintf(`server %q uses the HTTP+SSE transport of MCP 2024-11-05, which mcpctl does not speak; give its streamable HTTP endpoint (MCP 2025-03-26 and later) as "url" with "type": "http"`, name)}
 	}
 	for _, k := range []string{"url", "serverUrl"} {
 		if u := v.Get(k); u != nil {
 			if u.Kind != canon.String || u.Str == "" {
-				return cs, &shapeError{u.Start, ptr + "/" + k, fmt.Sprintf("server %q: %q must be a URL string", name, k)}
+				return cs, &ShapeError{u.Start, ptr + "/" + k, fmt.Sprintf("server %q: %q must be a URL string", name, k)}
 			}
 			cs.URL = u.Str
 			headers, serr := stringMap(name, v, ptr, "headers", ": ")
@@ -107,16 +100,16 @@ func clientServer(name string, v *canon.Value, ptr string) (ClientServer, *shape
 	}
 	cmd := v.Get("command")
 	if cmd == nil || cmd.Kind != canon.String || cmd.Str == "" {
-		return cs, &shapeError{v.Start, ptr, fmt.Sprintf(`server %q has neither a "command" string nor a "url"`, name)}
+		return cs, &ShapeError{v.Start, ptr, fmt.Sprintf(`server %q has neither a "command" string nor a "url"`, name)}
 	}
 	cs.Command = []string{cmd.Str}
 	if args := v.Get("args"); args != nil {
 		if args.Kind != canon.Array {
-			return cs, &shapeError{args.Start, ptr + "/args", fmt.Sprintf(`server %q: "args" must be an array of strings`, name)}
+			return cs, &ShapeError{args.Start, ptr + "/args", fmt.Sprintf(`server %q: "args" must be an array of strings`, name)}
 		}
 		for i := range args.Items {
 			if args.Items[i].Kind != canon.String {
-				return cs, &shapeError{args.Items[i].Start, fmt.Sprintf("%s/args/%d", ptr, i), fmt.Sprintf(`server %q: "args" must be an array of strings`, name)}
+				return cs, &ShapeError{args.Items[i].Start, fmt.Sprintf("%s/args/%d", ptr, i), fmt.Sprintf(`server %q: "args" must be an array of strings`, name)}
 			}
 			cs.Command = append(cs.Command, args.Items[i].Str)
 		}
@@ -128,174 +121,20 @@ func clientServer(name string, v *canon.Value, ptr string) (ClientServer, *shape
 
 // stringMap reads the object member key of a server entry, whose values
 // must be strings, as "NAME" + sep + "value" in file order.
-func stringMap(server string, v *canon.Value, ptr, key, sep string) ([]string, *shapeError) {
+func stringMap(server string, v *canon.Value, ptr, key, sep string) ([]string, *ShapeError) {
 	obj := v.Get(key)
 	if obj == nil {
 		return nil, nil
 	}
 	if obj.Kind != canon.Object {
-		return nil, &shapeError{obj.Start, ptr + "/" + key, fmt.Sprintf(`server %q: %q must be an object of strings`, server, key)}
+		return nil, &ShapeError{obj.Start, ptr + "/" + key, fmt.Sprintf(`server %q: %q must be an object of strings`, server, key)}
 	}
 	var out []string
 	for _, m := range obj.Members {
 		if m.Value.Kind != canon.String {
-			return nil, &shapeError{m.Value.Start, ptr + "/" + key + "/" + canon.EscapePointer(m.Key), fmt.Sprintf(`server %q: %s %q must be a string`, server, key, m.Key)}
+			return nil, &ShapeError{m.Value.Start, ptr + "/" + key + "/" + canon.EscapePointer(m.Key), fmt.Sprintf(`server %q: %s %q must be a string`, server, key, m.Key)}
 		}
 		out = append(out, m.Key+sep+m.Value.Str)
 	}
 	return out, nil
-}
-
-// FetchClientServer reads the tool set of one server of a client
-// configuration, its variables expanded (see expandClientVars): a stdio
-// server started with its command, arguments and
-// environment (added to mcpctl's own), or a streamable HTTP server at its
-// URL with its headers (see clientHeaders; their values are hidden in
-// errors). The set's Source is "client-config:FILE#NAME". Errors are as for
-// LoadLive.
-func FetchClientServer(ctx context.Context, file string, cs ClientServer, opts LiveOptions) (*Set, error) {
-	source := ClientConfigPrefix + file + "#" + cs.Name
-	cs.Command, cs.Env, cs.Headers = slices.Clone(cs.Command), slices.Clone(cs.Env), slices.Clone(cs.Headers)
-	if err := expandClientVars(&cs, os.LookupEnv); err != nil {
-		return nil, &InputError{Source: source, Offset: -1, Msg: err.Error(), Err: err}
-	}
-	if cs.URL != "" {
-		h, err := clientHeaders(source, cs.Headers, opts.Headers)
-		if err != nil {
-			return nil, err
-		}
-		set, err := fetch(ctx, source, &httpEndpoint{url: cs.URL, headers: h}, opts)
-		return set, Redact(err, HeaderSecrets(h))
-	}
-	opts.Env = append(slices.Clip(opts.Env), cs.Env...)
-	return fetch(ctx, source, &stdioEndpoint{argv: cs.Command, opts: opts}, opts)
-}
-
-// clientHeaders returns the headers sent to an HTTP server of a client
-// configuration: given (LiveOptions.Headers: --header, the source token)
-// and then those of the file ("Name: value") whose names given lacks. A
-// name that is not an HTTP field name (RFC 9110 section 5.1) or a value
-// with a line break is an *InputError that never quotes the value.
-func clientHeaders(source string, file []string, given http.Header) (http.Header, error) {
-	h := given.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	for _, line := range file {
-		name, value, _ := strings.Cut(line, ": ")
-		if !IsHeaderName(name) || strings.ContainsAny(value, "\r\n") {
-			return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("header %q: want a header name of letters, digits and !#$%%&'*+-.^_`|~ and a value on one line (the value is not shown)", name)}
-		}
-		if _, ok := given[http.CanonicalHeaderKey(name)]; !ok {
-			h.Add(name, value)
-		}
-	}
-	return h, nil
-}
-
-// IsHeaderName reports whether s is an HTTP field name (RFC 9110 section
-// 5.1: a token, section 5.6.2).
-func IsHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// loadClientConfig implements Load for "client-config:FILE#NAME"; NAME may
-// be left out when the file has exactly one server.
-func loadClientConfig(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
-	file, name, _ := strings.Cut(strings.TrimPrefix(source, ClientConfigPrefix), "#")
-	if file == "" {
-		return nil, &InputError{Source: source, Offset: -1, Msg: "want client-config:FILE#NAME, e.g. client-config:claude_desktop_config.json#filesystem"}
-	}
-	servers, err := ReadClientConfig(file, opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(servers))
-	for i, cs := range servers {
-		if cs.Name == name || (name == "" && len(servers) == 1) {
-			return FetchClientServer(ctx, file, cs, opts.Live)
-		}
-		names[i] = cs.Name
-	}
-	msg := fmt.Sprintf("no server %q; the file has: %s", name, strings.Join(names, ", "))
-	if name == "" {
-		msg = "name one server with client-config:FILE#NAME; the file has: " + strings.Join(names, ", ")
-	}
-	return nil, &InputError{Source: source, Offset: -1, Msg: msg}
-}
-
-// ReadClientConfig reads and decodes a client configuration file (a
-// relative path is taken from dir, "" being the working directory) and
-// expands its variables (see expandClientVars).
-func ReadClientConfig(file, dir string) ([]ClientServer, error) {
-	path := file
-	if dir != "" && !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
-	}
-	servers, err := DecodeClientConfig(file, data)
-	if err != nil {
-		return nil, err
-	}
-	ws, _ := filepath.Abs(filepath.Dir(path))
-	if b := filepath.Base(ws); b == ".vscode" || b == ".cursor" {
-		ws = filepath.Dir(ws)
-	}
-	for i := range servers {
-		servers[i].Workspace = ws
-	}
-	return servers, nil
-}
-
-// clientVar matches the variables clients expand in their configurations:
-// ${env:NAME}, ${workspaceFolder}, ${userHome}, ${input:ID} (VS Code,
-// Cursor) and ${NAME} or ${NAME:-default} (Claude Code's .mcp.json).
-var clientVar = regexp.MustCompile(`\$\{([^}]*)\}`)
-
-// expandClientVars expands the variables of every string of cs: the
-// environment from lookup, ${workspaceFolder} as cs.Workspace, ${userHome}
-// as $HOME. ${input:ID} (a prompt of VS Code's) and unset variables without
-// a default are errors.
-func expandClientVars(cs *ClientServer, lookup func(string) (string, bool)) error {
-	var err error
-	expand := func(s string) string {
-		return clientVar.ReplaceAllStringFunc(s, func(m string) string {
-			name := m[2 : len(m)-1]
-			switch {
-			case name == "workspaceFolder":
-				return cs.Workspace
-			case name == "userHome":
-				name = "env:HOME"
-			case strings.HasPrefix(name, "input:"):
-				err = cmp.Or(err, fmt.Errorf("server %q: %s is asked of the user by VS Code; put the value in the file or in an ${env:NAME}", cs.Name, m))
-				return m
-			}
-			name, def, hasDef := strings.Cut(strings.TrimPrefix(name, "env:"), ":-")
-			if v, ok := lookup(name); ok {
-				return v
-			}
-			if !hasDef {
-				err = cmp.Or(err, fmt.Errorf("server %q: %s is not set in the environment", cs.Name, m))
-			}
-			return def
-		})
-	}
-	for _, list := range [][]string{cs.Command, cs.Env, cs.Headers} {
-		for i := range list {
-			list[i] = expand(list[i])
-		}
-	}
-	cs.URL = expand(cs.URL)
-	return err
 }

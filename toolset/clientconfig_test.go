@@ -1,12 +1,7 @@
 package toolset
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,50 +35,6 @@ func TestIssue10Item8ClientConfigSource(t *testing.T) {
 	for _, bad := range []string{`{"tools":[]}`, `{"mcpServers":{"x":{}}}`, `{"mcpServers":{"x":{"command":"a","env":{"K":1}}}}`, `{"servers":{"old":{"type":"sse","url":"http://h/sse"}}}`} {
 		if _, err := DecodeClientConfig("c.json", []byte(bad)); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: err %v, want ErrInput", bad, err)
-		}
-	}
-}
-
-// TestIssue10Item8ClientConfigEnv: a stdio server of a client configuration
-// runs with the file's env (here the variable that makes this test binary
-// the fake server) and the set is named client-config:FILE#NAME.
-func TestIssue10Item8ClientConfigEnv(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
-		"command": os.Args[0], "env": map[string]string{fakeEnv: "raw", "GORACE": "atexit_sleep_ms=0"}}}})
-	if err := os.WriteFile(filepath.Join(dir, "claude.json"), doc, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	set, err := Load(context.Background(), "client-config:claude.json#fake", LoadOptions{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff([]string{"alpha", "mid", "zeta"}, set.Names()); d != "" || set.Source != "client-config:claude.json#fake" {
-		t.Errorf("source %q, names mismatch (-want +got):\n%s", set.Source, d)
-	}
-}
-
-// TestIssue10Item8ClientConfigVariables: VS Code, Cursor and Claude Code
-// configurations use ${…} variables, expanded as those clients do; a
-// prompt (${input:…}) or an unset variable is a clear error.
-func TestIssue10Item8ClientConfigVariables(t *testing.T) {
-	t.Parallel()
-	env := map[string]string{"TOKEN": "t0k", "HOME": "/home/u"}
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	cs := ClientServer{Name: "x", Workspace: "/w", Command: []string{"${workspaceFolder}/bin/srv", "--home=${userHome}", "${MODE:-dev}"},
-		Env: []string{"API_TOKEN=${env:TOKEN}"}}
-	if err := expandClientVars(&cs, lookup); err != nil {
-		t.Fatal(err)
-	}
-	want := ClientServer{Name: "x", Workspace: "/w", Command: []string{"/w/bin/srv", "--home=/home/u", "dev"}, Env: []string{"API_TOKEN=t0k"}}
-	if d := cmp.Diff(want, cs); d != "" {
-		t.Errorf("mismatch (-want +got):\n%s", d)
-	}
-	for _, arg := range []string{"${input:pat}", "${env:MISSING}", "${MISSING}"} {
-		bad := ClientServer{Name: "x", Command: []string{"srv", arg}}
-		if err := expandClientVars(&bad, lookup); err == nil || !strings.Contains(err.Error(), arg) {
-			t.Errorf("%s: err %v, want an error naming it", arg, err)
 		}
 	}
 }

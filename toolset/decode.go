@@ -26,7 +26,7 @@ func Decode(source string, data []byte) (*Set, error) {
 	}
 	list, ptr, serr := findToolList(&root)
 	if serr != nil {
-		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
+		return nil, located(source, data, serr.Offset, "", serr.Pointer, serr.Msg)
 	}
 	tools := make([]*Tool, 0, len(list.Items))
 	lines := canon.NewLines(data)
@@ -36,9 +36,9 @@ func Decode(source string, data []byte) (*Set, error) {
 		if item.Kind != canon.Object {
 			return nil, located(source, data, item.Start, "", p, fmt.Sprintf("a tool must be an object, got %s", item.Kind))
 		}
-		t, serr := toolFromValue(source, data, lines, item, i, p)
+		t, serr := ToolFromValue(source, data, lines, item, i, p)
 		if serr != nil {
-			return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
+			return nil, located(source, data, serr.Offset, "", serr.Pointer, serr.Msg)
 		}
 		tools = append(tools, t)
 	}
@@ -67,29 +67,30 @@ func DecodeTool(source string, data []byte, index int) (*Tool, error) {
 	if !v.Has("name") && (v.Has("tools") || v.Has("result")) {
 		return nil, located(source, data, v.Start, "", "", "each file in a folder of tool snapshots holds one tool object; this one is a whole tool set (give it as a source of its own)")
 	}
-	t, serr := toolFromValue(source, data, canon.NewLines(data), &v, index, "")
+	t, serr := ToolFromValue(source, data, canon.NewLines(data), &v, index, "")
 	if serr != nil {
-		return nil, located(source, data, serr.off, "", serr.ptr, serr.msg)
+		return nil, located(source, data, serr.Offset, "", serr.Pointer, serr.Msg)
 	}
 	return t, nil
 }
 
-// shapeError is a problem with the document's shape at byte offset off and
-// JSON Pointer ptr.
-type shapeError struct {
-	off      int
-	ptr, msg string
+// ShapeError is a problem with the document's shape at byte offset Offset
+// and JSON Pointer Pointer, for the caller to place (it names no source).
+type ShapeError struct {
+	Offset       int
+	Pointer, Msg string
 }
 
-// toolFromValue makes the tool of v, a tool object in data (lines is
-// data's line index, shared by the tools of one document).
-func toolFromValue(source string, data []byte, lines *canon.Lines, v *canon.Value, index int, ptr string) (*Tool, *shapeError) {
+// ToolFromValue makes the tool of v, the tool object at JSON Pointer ptr
+// of data (lines is data's line index, shared by the tools of one
+// document); index is its position in its list.
+func ToolFromValue(source string, data []byte, lines *canon.Lines, v *canon.Value, index int, ptr string) (*Tool, *ShapeError) {
 	name := v.Get("name")
 	if name == nil {
-		return nil, &shapeError{v.Start, ptr, `tool has no "name"`}
+		return nil, &ShapeError{v.Start, ptr, `tool has no "name"`}
 	}
 	if name.Kind != canon.String {
-		return nil, &shapeError{name.Start, ptr + "/name", fmt.Sprintf(`tool "name" must be a string, got %s`, name.Kind)}
+		return nil, &ShapeError{name.Start, ptr + "/name", fmt.Sprintf(`tool "name" must be a string, got %s`, name.Kind)}
 	}
 	raw := data[v.Start:v.End:v.End]
 	t := &Tool{Name: name.Str, Raw: raw, Value: *v, Source: source, Offset: v.Start, Index: index}
@@ -102,14 +103,14 @@ func toolFromValue(source string, data []byte, lines *canon.Lines, v *canon.Valu
 
 // findToolList locates the tools array in a discovery document and returns
 // it with its JSON Pointer.
-func findToolList(root *canon.Value) (*canon.Value, string, *shapeError) {
+func findToolList(root *canon.Value) (*canon.Value, string, *ShapeError) {
 	switch root.Kind {
 	case canon.Array:
 		return root, "", nil
 	case canon.Object:
 		if tools := root.Get("tools"); tools != nil {
 			if tools.Kind != canon.Array {
-				return nil, "", &shapeError{tools.Start, "/tools", fmt.Sprintf(`"tools" must be an array, got %s`, tools.Kind)}
+				return nil, "", &ShapeError{tools.Start, "/tools", fmt.Sprintf(`"tools" must be an array, got %s`, tools.Kind)}
 			}
 			return tools, "/tools", nil
 		}
@@ -117,24 +118,24 @@ func findToolList(root *canon.Value) (*canon.Value, string, *shapeError) {
 			if res.Kind == canon.Object {
 				if tools := res.Get("tools"); tools != nil {
 					if tools.Kind != canon.Array {
-						return nil, "", &shapeError{tools.Start, "/result/tools", fmt.Sprintf(`"tools" must be an array, got %s`, tools.Kind)}
+						return nil, "", &ShapeError{tools.Start, "/result/tools", fmt.Sprintf(`"tools" must be an array, got %s`, tools.Kind)}
 					}
 					return tools, "/result/tools", nil
 				}
 			}
-			return nil, "", &shapeError{res.Start, "/result", `JSON-RPC response has no "result.tools" array (not a tools/list result)`}
+			return nil, "", &ShapeError{res.Start, "/result", `JSON-RPC response has no "result.tools" array (not a tools/list result)`}
 		}
 		if e := root.Get("error"); e != nil && root.Has("jsonrpc") {
-			return nil, "", &shapeError{e.Start, "/error", "JSON-RPC response is an error, not a tools/list result"}
+			return nil, "", &ShapeError{e.Start, "/error", "JSON-RPC response is an error, not a tools/list result"}
 		}
 		if _, ptr := clientServerTable(root); ptr != "" {
-			return nil, "", &shapeError{root.Start, "", fmt.Sprintf("an MCP client configuration (%q), not a tool set: snapshot every server in it with `mcpctl snapshot --client-config FILE -o DIR`, or give one server as client-config:FILE#NAME", ptr[1:])}
+			return nil, "", &ShapeError{root.Start, "", fmt.Sprintf("an MCP client configuration (%q), not a tool set: snapshot every server in it with `mcpctl snapshot --client-config FILE -o DIR`, or give one server as client-config:FILE#NAME", ptr[1:])}
 		}
 		if root.Has("name") && root.Has("inputSchema") {
-			return nil, "", &shapeError{root.Start, "", fmt.Sprintf("a single tool object, not a tool set; want %s (a folder of per-tool files is also accepted)", Shapes)}
+			return nil, "", &ShapeError{root.Start, "", fmt.Sprintf("a single tool object, not a tool set; want %s (a folder of per-tool files is also accepted)", Shapes)}
 		}
 	}
-	return nil, "", &shapeError{root.Start, "", fmt.Sprintf("unknown document shape (%s); want %s", root.Kind, Shapes)}
+	return nil, "", &ShapeError{root.Start, "", fmt.Sprintf("unknown document shape (%s); want %s", root.Kind, Shapes)}
 }
 
 func syntaxError(source string, data []byte, err error) error {

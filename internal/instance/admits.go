@@ -25,83 +25,95 @@ import (
 // object counts, required. It answers true when unsure; the validator
 // decides.
 func Admits(s *canon.Value, v *canon.Value) bool {
-	if s == nil {
+	switch {
+	case s == nil:
 		return true
-	}
-	if s.Kind == canon.Bool {
+	case s.Kind == canon.Bool:
 		return s.Bool
-	}
-	if s.Kind != canon.Object {
+	case s.Kind != canon.Object:
 		return true
-	}
-	k := KindOf(v)
-	if DeclaredTypes(s.Get("type"))&k == 0 {
+	case DeclaredTypes(s.Get("type"))&KindOf(v) == 0 || !inEnum(s, v):
 		return false
-	}
-	if e := s.Get("enum"); e != nil && e.Kind == canon.Array {
-		key := string(canon.AppendJCS(nil, v))
-		found := false
-		for i := range e.Items {
-			if string(canon.AppendJCS(nil, &e.Items[i])) == key {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
 	}
 	switch v.Kind {
 	case canon.Number:
-		r, ok := RatOf(v)
-		if !ok {
+		return admitsNumber(s, v)
+	case canon.String:
+		return admitsString(s, v)
+	case canon.Array:
+		return withinCount(s, "minItems", "maxItems", len(v.Items))
+	case canon.Object:
+		return withinCount(s, "minProperties", "maxProperties", len(v.Members)) && hasRequired(s, v)
+	}
+	return true
+}
+
+// inEnum reports whether v is a member of s's enum (true without one).
+func inEnum(s, v *canon.Value) bool {
+	e := s.Get("enum")
+	if e == nil || e.Kind != canon.Array {
+		return true
+	}
+	key := string(canon.AppendJCS(nil, v))
+	for i := range e.Items {
+		if string(canon.AppendJCS(nil, &e.Items[i])) == key {
 			return true
 		}
-		lo, hi := LowerBound(s, false), UpperBound(s, false)
-		if lo.Set && (r.Cmp(lo.V) < 0 || (lo.Excl && r.Cmp(lo.V) == 0)) {
+	}
+	return false
+}
+
+// admitsNumber checks the bounds and multipleOf (true for a number it
+// cannot read exactly).
+func admitsNumber(s, v *canon.Value) bool {
+	r, ok := RatOf(v)
+	if !ok {
+		return true
+	}
+	lo, hi := LowerBound(s, false), UpperBound(s, false)
+	if lo.Set && (r.Cmp(lo.V) < 0 || (lo.Excl && r.Cmp(lo.V) == 0)) {
+		return false
+	}
+	if hi.Set && (r.Cmp(hi.V) > 0 || (hi.Excl && r.Cmp(hi.V) == 0)) {
+		return false
+	}
+	m, ok := RatOf(s.Get("multipleOf"))
+	return !ok || m.Sign() <= 0 || IsMultiple(r, m)
+}
+
+// admitsString checks the length bounds (in code points) and pattern.
+func admitsString(s, v *canon.Value) bool {
+	if !withinCount(s, "minLength", "maxLength", utf8.RuneCountInString(v.Str)) {
+		return false
+	}
+	if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
+		if re := CompileRegexp(p.Str); re != nil && !re.MatchString(v.Str) {
 			return false
 		}
-		if hi.Set && (r.Cmp(hi.V) > 0 || (hi.Excl && r.Cmp(hi.V) == 0)) {
+	}
+	return true
+}
+
+// withinCount reports whether n is within s's minKW and maxKW.
+func withinCount(s *canon.Value, minKW, maxKW string, n int) bool {
+	if m, ok := IntOf(s.Get(minKW)); ok && int64(n) < m {
+		return false
+	}
+	if m, ok := IntOf(s.Get(maxKW)); ok && int64(n) > m {
+		return false
+	}
+	return true
+}
+
+// hasRequired reports whether object v has every property s requires.
+func hasRequired(s, v *canon.Value) bool {
+	r := s.Get("required")
+	if r == nil || r.Kind != canon.Array {
+		return true
+	}
+	for _, it := range r.Items {
+		if it.Kind == canon.String && !v.Has(it.Str) {
 			return false
-		}
-		if m, ok := RatOf(s.Get("multipleOf")); ok && m.Sign() > 0 && !IsMultiple(r, m) {
-			return false
-		}
-	case canon.String:
-		n := int64(utf8.RuneCountInString(v.Str))
-		if m, ok := IntOf(s.Get("minLength")); ok && n < m {
-			return false
-		}
-		if m, ok := IntOf(s.Get("maxLength")); ok && n > m {
-			return false
-		}
-		if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
-			if re := CompileRegexp(p.Str); re != nil && !re.MatchString(v.Str) {
-				return false
-			}
-		}
-	case canon.Array:
-		n := int64(len(v.Items))
-		if m, ok := IntOf(s.Get("minItems")); ok && n < m {
-			return false
-		}
-		if m, ok := IntOf(s.Get("maxItems")); ok && n > m {
-			return false
-		}
-	case canon.Object:
-		n := int64(len(v.Members))
-		if m, ok := IntOf(s.Get("minProperties")); ok && n < m {
-			return false
-		}
-		if m, ok := IntOf(s.Get("maxProperties")); ok && n > m {
-			return false
-		}
-		if r := s.Get("required"); r != nil && r.Kind == canon.Array {
-			for _, it := range r.Items {
-				if it.Kind == canon.String && !v.Has(it.Str) {
-					return false
-				}
-			}
 		}
 	}
 	return true

@@ -53,75 +53,114 @@ func (g *Gen) Value(s *canon.Value) canon.Value {
 		return canon.NullValue() // an infinitely deep required structure
 	}
 	s = g.resolve(s)
-	if s == nil {
+	switch {
+	case s == nil:
 		return canon.StringValue("x")
-	}
-	if s.Kind == canon.Bool {
+	case s.Kind == canon.Bool:
 		return anyPool()[0]
-	}
-	if s.Kind != canon.Object {
+	case s.Kind != canon.Object:
 		return canon.NullValue()
 	}
-	if g.Rng == nil || g.coin() {
-		if d := s.Get("default"); d != nil && g.admitsAll(s, d) && g.Rng == nil {
-			return d.Clone()
-		}
-		if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array && len(ex.Items) > 0 && g.admitsAll(s, &ex.Items[0]) && g.Rng == nil {
-			return ex.Items[0].Clone()
-		}
+	if v, ok := g.given(s); ok {
+		return v
 	}
+	if v, ok := g.enumerated(s); ok {
+		return v
+	}
+	if v, ok := g.branch(s); ok {
+		return v
+	}
+	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array && g.depth < maxGenDepth {
+		return g.allOf(s, a)
+	}
+	return g.typed(s)
+}
+
+// given returns the schema's default or first example when valid
+// (deterministic generation only; a random one still draws its coin).
+func (g *Gen) given(s *canon.Value) (canon.Value, bool) {
+	if g.Rng != nil && !g.coin() {
+		return canon.Value{}, false
+	}
+	if d := s.Get("default"); d != nil && g.admitsAll(s, d) && g.Rng == nil {
+		return d.Clone(), true
+	}
+	if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array && len(ex.Items) > 0 && g.admitsAll(s, &ex.Items[0]) && g.Rng == nil {
+		return ex.Items[0].Clone(), true
+	}
+	return canon.Value{}, false
+}
+
+// enumerated returns the const, or an enum member the local keywords
+// admit (any member when none does).
+func (g *Gen) enumerated(s *canon.Value) (canon.Value, bool) {
 	if c := s.Get("const"); c != nil {
-		return c.Clone() // a schema not normalized (diff folds const into enum)
+		return c.Clone(), true // a schema not normalized (diff folds const into enum)
 	}
-	if e := s.Get("enum"); e != nil && e.Kind == canon.Array && len(e.Items) > 0 {
-		var ok []canon.Value
-		for i := range e.Items {
-			if Admits(s, &e.Items[i]) {
-				ok = append(ok, e.Items[i])
-			}
-		}
-		if len(ok) == 0 {
-			ok = e.Items
-		}
-		if g.Rng != nil {
-			return ok[g.Rng.IntN(len(ok))].Clone()
-		}
-		return ok[0].Clone()
+	e := s.Get("enum")
+	if e == nil || e.Kind != canon.Array || len(e.Items) == 0 {
+		return canon.Value{}, false
 	}
+	var ok []canon.Value
+	for i := range e.Items {
+		if Admits(s, &e.Items[i]) {
+			ok = append(ok, e.Items[i])
+		}
+	}
+	if len(ok) == 0 {
+		ok = e.Items
+	}
+	if g.Rng != nil {
+		return ok[g.Rng.IntN(len(ok))].Clone(), true
+	}
+	return ok[0].Clone(), true
+}
+
+// branch returns an instance of one oneOf (else anyOf) branch, joined with
+// the rest of s.
+func (g *Gen) branch(s *canon.Value) (canon.Value, bool) {
 	for _, kw := range []string{"oneOf", "anyOf"} {
 		if a := s.Get(kw); a != nil && a.Kind == canon.Array && len(a.Items) > 0 && g.depth < maxGenDepth {
 			i := 0
 			if g.Rng != nil {
 				i = g.Rng.IntN(len(a.Items))
 			}
-			return g.Value(g.conj(s, kw, &a.Items[i]))
+			return g.Value(g.conj(s, kw, &a.Items[i])), true
 		}
 	}
-	if a := s.Get("allOf"); a != nil && a.Kind == canon.Array && g.depth < maxGenDepth {
-		m := s.Clone()
-		m.Delete("allOf")
-		var rest []*canon.Value // branches that do not merge exactly
-		for i := range a.Items {
-			b := g.resolve(&a.Items[i])
-			if b == nil {
-				continue
-			}
-			if mv, ok := Merge(&m, b); ok {
-				m = mv
-			} else {
-				rest = append(rest, b)
-			}
+	return canon.Value{}, false
+}
+
+// allOf returns an instance of s with its allOf branches a merged in where
+// the merge is exact; the others are satisfied by joining patterns when
+// the instance misses them.
+func (g *Gen) allOf(s, a *canon.Value) canon.Value {
+	m := s.Clone()
+	m.Delete("allOf")
+	var rest []*canon.Value // branches that do not merge exactly
+	for i := range a.Items {
+		b := g.resolve(&a.Items[i])
+		if b == nil {
+			continue
 		}
-		v := g.Value(&m)
-		if !admitsEach(rest, &v) {
-			if w, ok := joinPatterns(&m, rest); ok {
-				return w
-			}
+		if mv, ok := Merge(&m, b); ok {
+			m = mv
+		} else {
+			rest = append(rest, b)
 		}
-		return v
 	}
-	t := g.chooseType(s)
-	switch t {
+	v := g.Value(&m)
+	if !admitsEach(rest, &v) {
+		if w, ok := joinPatterns(&m, rest); ok {
+			return w
+		}
+	}
+	return v
+}
+
+// typed returns an instance of the type chooseType picks.
+func (g *Gen) typed(s *canon.Value) canon.Value {
+	switch t := g.chooseType(s); t {
 	case Object:
 		return g.object(s)
 	case Array:
@@ -595,193 +634,236 @@ func (g *Gen) Variants(s *canon.Value, limit int) []canon.Value {
 	if s == nil {
 		return nil
 	}
-	var out []canon.Value
-	seen := map[string]bool{}
-	add := func(v canon.Value) {
-		if len(out) >= limit || !Admits(s, &v) {
-			return
+	vs := &variantSet{s: s, limit: limit, seen: map[string]bool{}}
+	switch {
+	case s.Kind == canon.Bool:
+		if s.Bool {
+			vs.add(anyPool()...)
+		}
+		return vs.out
+	case s.Kind != canon.Object:
+		return nil
+	case addEnumerated(vs, s):
+		return vs.out
+	}
+	rich := *g
+	rich.Rich = true
+	g.annotatedVariants(vs, s, &rich)
+	t := TypesOf(s)
+	g.numberVariants(vs, s, t)
+	if t&String != 0 {
+		stringVariants(vs, s)
+	}
+	if t&Array != 0 {
+		g.arrayVariants(vs, s, &rich)
+	}
+	if t&Object != 0 {
+		g.objectVariants(vs, s, &rich)
+	}
+	if t == All {
+		vs.add(anyPool()...)
+	}
+	return vs.out
+}
+
+// variantSet collects the distinct instances s admits, up to limit, in the
+// order they are added.
+type variantSet struct {
+	s     *canon.Value
+	limit int
+	out   []canon.Value
+	seen  map[string]bool
+}
+
+func (vs *variantSet) add(vals ...canon.Value) {
+	for _, v := range vals {
+		if len(vs.out) >= vs.limit || !Admits(vs.s, &v) {
+			continue
 		}
 		k := string(canon.AppendJCS(nil, &v))
-		if seen[k] {
-			return
+		if vs.seen[k] {
+			continue
 		}
-		seen[k] = true
-		out = append(out, v)
+		vs.seen[k] = true
+		vs.out = append(vs.out, v)
 	}
-	if s.Kind == canon.Bool {
-		if s.Bool {
-			for _, v := range anyPool() {
-				add(v)
-			}
-		}
-		return out
-	}
-	if s.Kind != canon.Object {
-		return nil
-	}
+}
+
+// addEnumerated adds the value of const or the members of enum, and
+// reports whether s has either (then nothing else can be valid).
+func addEnumerated(vs *variantSet, s *canon.Value) bool {
 	if c := s.Get("const"); c != nil {
-		add(c.Clone())
-		return out
+		vs.add(c.Clone())
+		return true
 	}
-	if e := s.Get("enum"); e != nil && e.Kind == canon.Array {
-		for _, it := range e.Items {
-			add(it.Clone())
-		}
-		return out
+	e := s.Get("enum")
+	if e == nil || e.Kind != canon.Array {
+		return false
 	}
-	for _, kw := range []string{"default"} {
-		if d := s.Get(kw); d != nil {
-			add(d.Clone())
-		}
+	for _, it := range e.Items {
+		vs.add(it.Clone())
+	}
+	return true
+}
+
+// annotatedVariants adds default, the examples, the minimal and rich
+// instances and variants of each anyOf/oneOf branch.
+func (g *Gen) annotatedVariants(vs *variantSet, s *canon.Value, rich *Gen) {
+	if d := s.Get("default"); d != nil {
+		vs.add(d.Clone())
 	}
 	if ex := s.Get("examples"); ex != nil && ex.Kind == canon.Array {
 		for _, it := range ex.Items {
-			add(it.Clone())
+			vs.add(it.Clone())
 		}
 	}
-	add(g.Value(s))
-	rich := *g
-	rich.Rich = true
-	add(rich.Value(s))
-	if g.depth < maxGenDepth {
-		for _, kw := range []string{"anyOf", "oneOf"} {
-			if a := s.Get(kw); a != nil && a.Kind == canon.Array {
-				for i := range a.Items {
-					for _, v := range g.Variants(g.conj(s, kw, &a.Items[i]), 4) {
-						add(v)
-					}
-				}
+	vs.add(g.Value(s), rich.Value(s))
+	if g.depth >= maxGenDepth {
+		return
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if a := s.Get(kw); a != nil && a.Kind == canon.Array {
+			for i := range a.Items {
+				vs.add(g.Variants(g.conj(s, kw, &a.Items[i]), 4)...)
 			}
 		}
 	}
-	t := TypesOf(s)
+}
+
+// numberVariants adds null, the booleans and the boundary numbers of the
+// types t allows.
+func (g *Gen) numberVariants(vs *variantSet, s *canon.Value, t Types) {
 	if t&Null != 0 {
-		add(canon.NullValue())
+		vs.add(canon.NullValue())
 	}
 	if t&Bool != 0 {
-		add(canon.BoolValue(false))
-		add(canon.BoolValue(true))
+		vs.add(canon.BoolValue(false), canon.BoolValue(true))
 	}
 	if t&Integer != 0 {
 		for _, r := range g.numberCandidates(s, t&Number == Integer) {
 			if r.IsInt() {
-				add(canon.NumberValue(RatText(r)))
+				vs.add(canon.NumberValue(RatText(r)))
 			}
 		}
-		add(canon.NumberValue("1000000"))
+		vs.add(canon.NumberValue("1000000"))
 	}
 	if t&Fraction != 0 {
 		for _, r := range g.numberCandidates(s, false) {
 			if !r.IsInt() {
-				add(canon.NumberValue(RatText(r)))
+				vs.add(canon.NumberValue(RatText(r)))
 			}
 		}
 	}
-	if t&String != 0 {
-		minL, _ := IntOf(s.Get("minLength"))
-		maxL, hasMax := IntOf(s.Get("maxLength"))
-		add(canon.StringValue(strings.Repeat("x", int(min(minL, 4096)))))
-		if hasMax {
-			add(canon.StringValue(strings.Repeat("x", int(min(maxL, 4096)))))
+}
+
+// stringVariants adds strings of the bound lengths, samples of the pattern
+// and a few common shapes.
+func stringVariants(vs *variantSet, s *canon.Value) {
+	minL, _ := IntOf(s.Get("minLength"))
+	maxL, hasMax := IntOf(s.Get("maxLength"))
+	vs.add(canon.StringValue(strings.Repeat("x", int(min(minL, 4096)))))
+	if hasMax {
+		vs.add(canon.StringValue(strings.Repeat("x", int(min(maxL, 4096)))))
+	}
+	if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
+		xs := RegexSamples(p.Str, 4, nil)
+		for _, x := range xs {
+			vs.add(canon.StringValue(x))
 		}
-		if p := s.Get("pattern"); p != nil && p.Kind == canon.String {
-			xs := RegexSamples(p.Str, 4, nil)
-			for _, x := range xs {
-				add(canon.StringValue(x))
-			}
-			// A pattern that is not anchored at the end also matches
-			// longer strings (kept only when the pattern still matches).
-			for _, x := range xs {
-				add(canon.StringValue(x + "x"))
-			}
-		}
-		for _, x := range []string{"x", "", "X", "0", "x y", "-", "https://example.com/", "2024-01-01"} {
-			add(canon.StringValue(x))
+		// A pattern that is not anchored at the end also matches
+		// longer strings (kept only when the pattern still matches).
+		for _, x := range xs {
+			vs.add(canon.StringValue(x + "x"))
 		}
 	}
-	if t&Array != 0 {
-		// Without "items" any element goes: simple values still give
-		// one-element arrays and two equal elements (uniqueItems).
-		items := s.Get("items")
-		if items == nil {
-			t := canon.BoolValue(true) // any element
-			items = &t
+	for _, x := range []string{"x", "", "X", "0", "x y", "-", "https://example.com/", "2024-01-01"} {
+		vs.add(canon.StringValue(x))
+	}
+}
+
+// arrayVariants adds the empty array and, below the nesting bound,
+// one-element arrays of item variants,
+// repeated elements (uniqueItems) and arrays at the contains and maxItems
+// bounds.
+func (g *Gen) arrayVariants(vs *variantSet, s *canon.Value, rich *Gen) {
+	// Without "items" any element goes: simple values still give
+	// one-element arrays and two equal elements (uniqueItems).
+	items := s.Get("items")
+	if items == nil {
+		t := canon.BoolValue(true) // any element
+		items = &t
+	}
+	vs.add(canon.ArrayValue())
+	if g.depth >= maxGenDepth {
+		return
+	}
+	iv := g.Variants(items, 4)
+	for _, v := range iv {
+		vs.add(canon.ArrayValue(v))
+	}
+	if len(iv) > 0 {
+		vs.add(canon.ArrayValue(iv[0], iv[0]))
+	}
+	// The minimal and rich instances with their first element repeated
+	// (equal elements, past prefixItems too).
+	for _, a := range []canon.Value{g.Value(s), rich.Value(s)} {
+		if a.Kind == canon.Array && len(a.Items) > 0 {
+			a.Items = append(a.Items, a.Items[0].Clone())
+			vs.add(a)
 		}
-		add(canon.ArrayValue())
-		if g.depth < maxGenDepth {
-			iv := g.Variants(items, 4)
-			for _, v := range iv {
-				add(canon.ArrayValue(v))
-			}
-			if len(iv) > 0 {
-				add(canon.ArrayValue(iv[0], iv[0]))
-			}
-			// The minimal and rich instances with their first element
-			// repeated (equal elements, past prefixItems too).
-			for _, a := range []canon.Value{g.Value(s), rich.Value(s)} {
-				if a.Kind == canon.Array && len(a.Items) > 0 {
-					a.Items = append(a.Items, a.Items[0].Clone())
-					add(a)
-				}
-			}
-			if cs := s.Get("contains"); cs != nil {
-				// As many matching items as the contains bounds allow.
-				cv := g.Variants(cs, 2)
-				for _, kw := range []string{"minContains", "maxContains"} {
-					if n, ok := IntOf(s.Get(kw)); ok && n <= 64 && len(cv) > 0 {
-						a := canon.ArrayValue()
-						for i := int64(0); i < n; i++ {
-							a.Items = append(a.Items, cv[0])
-						}
-						add(a)
-					}
-				}
-			}
-			if maxI, ok := IntOf(s.Get("maxItems")); ok && maxI <= 64 && len(iv) > 0 {
-				a := canon.ArrayValue()
-				for i := int64(0); i < maxI; i++ {
-					a.Items = append(a.Items, iv[int(i)%len(iv)])
-				}
-				add(a)
+	}
+	if cs := s.Get("contains"); cs != nil {
+		// As many matching items as the contains bounds allow.
+		cv := g.Variants(cs, 2)
+		for _, kw := range []string{"minContains", "maxContains"} {
+			if n, ok := IntOf(s.Get(kw)); ok && n <= 64 && len(cv) > 0 {
+				vs.add(repeated(cv[:1], n))
 			}
 		}
 	}
-	if t&Object != 0 {
-		add(canon.ObjectValue())
-		// The minimal and rich instances with one property varied at a
-		// time.
-		if props := s.Get("properties"); props != nil && props.Kind == canon.Object && g.depth < maxGenDepth {
-			for _, base := range []canon.Value{g.Value(s), rich.Value(s)} {
-				if base.Kind != canon.Object {
-					continue
-				}
-				for _, m := range props.Members {
-					for _, v := range g.Variants(&m.Value, 4) {
-						o := base.Clone()
-						o.Set(m.Key, v)
-						add(o)
-					}
+	if maxI, ok := IntOf(s.Get("maxItems")); ok && maxI <= 64 && len(iv) > 0 {
+		vs.add(repeated(iv, maxI))
+	}
+}
+
+// repeated is an array of n items taken from vals in turn.
+func repeated(vals []canon.Value, n int64) canon.Value {
+	a := canon.ArrayValue()
+	for i := int64(0); i < n; i++ {
+		a.Items = append(a.Items, vals[int(i)%len(vals)])
+	}
+	return a
+}
+
+// objectVariants adds the empty object, the minimal and rich instances with
+// one property varied at a time, and an object at maxProperties.
+func (g *Gen) objectVariants(vs *variantSet, s *canon.Value, rich *Gen) {
+	vs.add(canon.ObjectValue())
+	if props := s.Get("properties"); props != nil && props.Kind == canon.Object && g.depth < maxGenDepth {
+		for _, base := range []canon.Value{g.Value(s), rich.Value(s)} {
+			if base.Kind != canon.Object {
+				continue
+			}
+			for _, m := range props.Members {
+				for _, v := range g.Variants(&m.Value, 4) {
+					o := base.Clone()
+					o.Set(m.Key, v)
+					vs.add(o)
 				}
 			}
 		}
-		if maxP, ok := IntOf(s.Get("maxProperties")); ok && maxP <= 64 {
-			// As many properties as allowed: declared ones first.
-			o := rich.Value(s)
-			if o.Kind == canon.Object {
-				for i := 0; int64(len(o.Members)) < maxP && i < 64; i++ {
-					k := "p" + strconv.Itoa(i)
-					if !o.Has(k) {
-						o.Set(k, g.Value(PropSchema(s, k)))
-					}
+	}
+	if maxP, ok := IntOf(s.Get("maxProperties")); ok && maxP <= 64 {
+		// As many properties as allowed: declared ones first.
+		o := rich.Value(s)
+		if o.Kind == canon.Object {
+			for i := 0; int64(len(o.Members)) < maxP && i < 64; i++ {
+				k := "p" + strconv.Itoa(i)
+				if !o.Has(k) {
+					o.Set(k, g.Value(PropSchema(s, k)))
 				}
-				add(o)
 			}
+			vs.add(o)
 		}
 	}
-	if t == All {
-		for _, v := range anyPool() {
-			add(v)
-		}
-	}
-	return out
 }

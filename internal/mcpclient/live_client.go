@@ -1,4 +1,4 @@
-package toolset
+package mcpclient
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/toolset"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -52,26 +53,26 @@ const (
 // (argv[0] is looked up in PATH, argv[1:] are its arguments; no shell is
 // involved) and spoken to over stdio, as `mcpctl snapshot -- COMMAND ARGS…`
 // does. The set's Source is "stdio:" followed by argv quoted with JoinWords,
-// so it reads back as the same command through Load. Errors are as for
+// so it reads back as the same command through source.Load. Errors are as for
 // LoadLive.
-func FetchCommand(ctx context.Context, argv []string, opts LiveOptions) (*Set, error) {
+func FetchCommand(ctx context.Context, argv []string, opts LiveOptions) (*toolset.Set, error) {
 	source := "stdio:" + JoinWords(argv)
 	if len(argv) == 0 {
-		return nil, &InputError{Source: source, Offset: -1, Msg: "no command given"}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: "no command given"}
 	}
 	return fetch(ctx, source, &stdioEndpoint{source: source, argv: argv, opts: opts}, opts)
 }
 
 // loadLive implements LoadLive for "stdio:COMMAND ARGS…" (split by
 // SplitWords) and http(s) URLs (MCP streamable HTTP).
-func loadLive(ctx context.Context, source string, opts LiveOptions) (*Set, error) {
+func loadLive(ctx context.Context, source string, opts LiveOptions) (*toolset.Set, error) {
 	if rest, ok := strings.CutPrefix(source, "stdio:"); ok {
 		argv, err := SplitWords(rest)
 		if err != nil {
-			return nil, &InputError{Source: source, Offset: -1, Msg: err.Error(), Err: err}
+			return nil, &toolset.InputError{Source: source, Offset: -1, Msg: err.Error(), Err: err}
 		}
 		if len(argv) == 0 {
-			return nil, &InputError{Source: source, Offset: -1, Msg: "no command after stdio:, want stdio:COMMAND ARGS…"}
+			return nil, &toolset.InputError{Source: source, Offset: -1, Msg: "no command after stdio:, want stdio:COMMAND ARGS…"}
 		}
 		return fetch(ctx, source, &stdioEndpoint{source: source, argv: argv, opts: opts}, opts)
 	}
@@ -81,7 +82,7 @@ func loadLive(ctx context.Context, source string, opts LiveOptions) (*Set, error
 		if err != nil {
 			msg = fmt.Sprintf("invalid URL: %v", err)
 		}
-		return nil, &InputError{Source: source, Offset: -1, Msg: msg, Err: err}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: msg, Err: err}
 	}
 	return fetch(ctx, source, &httpEndpoint{url: source, headers: opts.Headers}, opts)
 }
@@ -123,7 +124,7 @@ type endpoint interface {
 // wantsNewerProtocol) is a second, fresh connection made (a new process for
 // stdio) with the SDK's default, so the SDK negotiates 2026-07-28 through
 // server/discover.
-func fetch(ctx context.Context, source string, ep endpoint, opts LiveOptions) (*Set, error) {
+func fetch(ctx context.Context, source string, ep endpoint, opts LiveOptions) (*toolset.Set, error) {
 	defer ep.release()
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -146,7 +147,7 @@ func fetch(ctx context.Context, source string, ep endpoint, opts LiveOptions) (*
 	f.retryNewer = false
 	set, err2 := f.attempt(ctx, "")
 	if err2 != nil {
-		var ie *InputError
+		var ie *toolset.InputError
 		if errors.As(err2, &ie) {
 			ie.Msg = fmt.Sprintf("with protocol %s: %v; with the newest protocol: %s", PinnedProtocolVersion, errMsg(err), ie.Msg)
 		}
@@ -161,7 +162,7 @@ var errLiveTimeout = errors.New("live server timeout")
 
 // errMsg returns an error's message without its source prefix.
 func errMsg(err error) string {
-	var ie *InputError
+	var ie *toolset.InputError
 	if errors.As(err, &ie) {
 		return ie.Msg
 	}
@@ -181,7 +182,7 @@ type fetcher struct {
 
 // attempt connects once with the given protocol version ("" for the SDK's
 // default) and reads every tools/list page.
-func (f *fetcher) attempt(ctx context.Context, version string) (*Set, error) {
+func (f *fetcher) attempt(ctx context.Context, version string) (*toolset.Set, error) {
 	c := newCapture()
 	client := mcp.NewClient(clientImplementation(), &mcp.ClientOptions{
 		Logger: f.log,
@@ -219,8 +220,8 @@ func (f *fetcher) attempt(ctx context.Context, version string) (*Set, error) {
 	if listErr != nil {
 		return nil, listErr
 	}
-	set, err := NewSet(f.source, tools)
-	var ie *InputError
+	set, err := toolset.NewSet(f.source, tools)
+	var ie *toolset.InputError
 	if errors.As(err, &ie) && ie.Tool != "" {
 		// Say where the duplicates are in terms of the listing (no byte
 		// offsets exist for a live source).
@@ -257,16 +258,16 @@ func (e *phaseError) Unwrap() error { return e.err }
 // sliced from the result bytes exactly as the server sent them.
 //
 // It returns the tools in listing order and, for each, its 1-based page.
-func (f *fetcher) listAll(ctx context.Context, session *mcp.ClientSession, c *capture) ([]*Tool, []int, error) {
+func (f *fetcher) listAll(ctx context.Context, session *mcp.ClientSession, c *capture) ([]*toolset.Tool, []int, error) {
 	var (
-		tools  []*Tool
+		tools  []*toolset.Tool
 		pageOf []int
 		cursor string
 		seen   = map[string]bool{}
 	)
 	for page := 1; ; page++ {
 		if page > maxPages {
-			return nil, nil, &InputError{Source: f.source, Offset: -1, Msg: fmt.Sprintf("tools/list: more than %d pages; pagination does not end", maxPages)}
+			return nil, nil, &toolset.InputError{Source: f.source, Offset: -1, Msg: fmt.Sprintf("tools/list: more than %d pages; pagination does not end", maxPages)}
 		}
 		f.opts.progress(fmt.Sprintf("listing tools, page %d", page))
 		_, err := session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
@@ -294,7 +295,7 @@ func (f *fetcher) listAll(ctx context.Context, session *mcp.ClientSession, c *ca
 			return tools, pageOf, nil
 		}
 		if seen[next] {
-			return nil, nil, &InputError{Source: f.source, Offset: -1, Msg: fmt.Sprintf("tools/list page %d: nextCursor %q was already used; pagination does not end", page, next)}
+			return nil, nil, &toolset.InputError{Source: f.source, Offset: -1, Msg: fmt.Sprintf("tools/list page %d: nextCursor %q was already used; pagination does not end", page, next)}
 		}
 		seen[next] = true
 		cursor = next
@@ -306,7 +307,7 @@ func (f *fetcher) listAll(ctx context.Context, session *mcp.ClientSession, c *ca
 // "name") and an optional string "nextCursor" (absent, null or "" ends the
 // listing; the go-sdk cannot send an empty cursor). Tools get Index first,
 // first+1, … and Offset -1 (their Value offsets are relative to the page).
-func (f *fetcher) decodePage(page int, data []byte, first int) ([]*Tool, string, error) {
+func (f *fetcher) decodePage(page int, data []byte, first int) ([]*toolset.Tool, string, error) {
 	where := fmt.Sprintf("tools/list result (page %d)", page)
 	bad := func(off int, ptr, msg string) error {
 		if off >= 0 {
@@ -315,7 +316,7 @@ func (f *fetcher) decodePage(page int, data []byte, first int) ([]*Tool, string,
 		if ptr != "" {
 			msg = ptr + ": " + msg
 		}
-		return &InputError{Source: f.source, Offset: -1, Msg: where + ": " + msg}
+		return &toolset.InputError{Source: f.source, Offset: -1, Msg: where + ": " + msg}
 	}
 	root, err := canon.Parse(data)
 	if err != nil {
@@ -345,7 +346,7 @@ func (f *fetcher) decodePage(page int, data []byte, first int) ([]*Tool, string,
 			return nil, "", bad(nc.Start, "/nextCursor", fmt.Sprintf("want a string, got %s", nc.Kind))
 		}
 	}
-	tools := make([]*Tool, 0, len(list.Items))
+	tools := make([]*toolset.Tool, 0, len(list.Items))
 	lines := canon.NewLines(data)
 	for i := range list.Items {
 		item := &list.Items[i]
@@ -353,9 +354,9 @@ func (f *fetcher) decodePage(page int, data []byte, first int) ([]*Tool, string,
 		if item.Kind != canon.Object {
 			return nil, "", bad(item.Start, ptr, fmt.Sprintf("a tool must be an object, got %s", item.Kind))
 		}
-		t, serr := toolFromValue(f.source, data, lines, item, first+i, ptr)
+		t, serr := toolset.ToolFromValue(f.source, data, lines, item, first+i, ptr)
 		if serr != nil {
-			return nil, "", bad(serr.off, serr.ptr, serr.msg)
+			return nil, "", bad(serr.Offset, serr.Pointer, serr.Msg)
 		}
 		// Offsets and positions would point into one page of the
 		// server's response, a file nobody can open.
@@ -385,7 +386,7 @@ func (f *fetcher) failure(ctx context.Context, phase string, err error) error {
 	if d := f.ep.details(); d != "" {
 		msg += "; " + d
 	}
-	return &InputError{Source: f.source, Offset: -1, Msg: msg, Err: err}
+	return &toolset.InputError{Source: f.source, Offset: -1, Msg: msg, Err: err}
 }
 
 // wantsNewerProtocol reports whether a failed connection attempt at

@@ -1,10 +1,12 @@
-package toolset
+package mcpclient
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // LiveOptions configures reading a tool set from a running server.
@@ -50,6 +52,6 @@ func (o LiveOptions) progress(status string) {
 // does not answer in time, or whose result is not a valid tool list is an
 // *InputError (wraps ErrInput) naming source; cancelling ctx returns an
 // error wrapping context.Canceled. Implemented in live_client.go.
-func LoadLive(ctx context.Context, source string, opts LiveOptions) (*Set, error) {
+func LoadLive(ctx context.Context, source string, opts LiveOptions) (*toolset.Set, error) {
 	return loadLive(ctx, source, opts)
 }

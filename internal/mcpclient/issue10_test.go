@@ -1,4 +1,4 @@
-package toolset
+package mcpclient
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpctl/mcpctl/toolset"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -137,7 +138,7 @@ func TestIssue10Item8ClientConfigHeaders(t *testing.T) {
 	}))
 	defer ts.Close()
 	t.Setenv("ITEM8_TOKEN", "from-env")
-	cs := ClientServer{Name: "remote", URL: ts.URL, Headers: []string{"Authorization: Bearer ${env:ITEM8_TOKEN}", "X-Tenant: tenant-1"}}
+	cs := toolset.ClientServer{Name: "remote", URL: ts.URL, Headers: []string{"Authorization: Bearer ${env:ITEM8_TOKEN}", "X-Tenant: tenant-1"}}
 	set, err := FetchClientServer(t.Context(), "mcp.json", cs, LiveOptions{Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatalf("FetchClientServer: %v", err)
@@ -173,8 +174,8 @@ func TestIssue10Item8ClientConfigHeaders(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bad credentials [redacted] for tenant [redacted]") {
 		t.Errorf("echoing server: %v, want the echo with both values redacted", err)
 	}
-	if !errors.Is(err, ErrInput) {
-		t.Errorf("error %v does not wrap ErrInput", err)
+	if !errors.Is(err, toolset.ErrInput) {
+		t.Errorf("error %v does not wrap toolset.ErrInput", err)
 	}
 	for _, secret := range []string{"given-token", "tenant-1", "from-env"} {
 		if err != nil && strings.Contains(err.Error(), secret) {
@@ -189,7 +190,7 @@ func TestIssue10Item8ClientConfigHeaders(t *testing.T) {
 	}
 
 	cs.Headers = []string{"Bad Name: x"}
-	if _, err := FetchClientServer(t.Context(), "mcp.json", cs, opts); !errors.Is(err, ErrInput) {
-		t.Errorf("a header name with a space: %v, want ErrInput", err)
+	if _, err := FetchClientServer(t.Context(), "mcp.json", cs, opts); !errors.Is(err, toolset.ErrInput) {
+		t.Errorf("a header name with a space: %v, want toolset.ErrInput", err)
 	}
 }

@@ -1,4 +1,4 @@
-package toolset
+package source
 
 import (
 	"bytes"
@@ -12,7 +12,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 	"github.com/mcpctl/mcpctl/internal/safefile"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // LoadOptions tunes Load. The zero value reads files relative to the working
@@ -24,7 +26,7 @@ type LoadOptions struct {
 	// working directory.
 	Dir string
 	// Live configures sources that are running servers.
-	Live LiveOptions
+	Live mcpclient.LiveOptions
 }
 
 // Load reads a tool set from any source of docs/diff.md#inputs:
@@ -36,25 +38,26 @@ type LoadOptions struct {
 //     string split into words as a POSIX shell would, never run by a shell);
 //   - "http://…", "https://…": a streamable HTTP server;
 //   - "client-config:FILE#NAME": the server NAME of an MCP client's
-//     configuration file (see DecodeClientConfig);
+//     configuration file (see toolset.DecodeClientConfig);
 //   - a folder: every *.json and *.snap file in it, one tool object each;
-//   - a file: a discovery document (see Decode).
+//   - a file: a serve config (IsServeConfig) or a discovery document (see
+//     toolset.Decode).
 //
-// Errors about the input wrap ErrInput (most are *InputError).
-func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
+// Errors about the input wrap toolset.ErrInput (most are *toolset.InputError).
+func Load(ctx context.Context, source string, opts LoadOptions) (*toolset.Set, error) {
 	switch {
 	case source == "-":
 		if opts.Stdin == nil {
-			return nil, &InputError{Source: "<stdin>", Offset: -1, Msg: "no standard input"}
+			return nil, &toolset.InputError{Source: "<stdin>", Offset: -1, Msg: "no standard input"}
 		}
 		data, err := safefile.ReadAll(opts.Stdin, 0)
 		if err != nil {
-			return nil, &InputError{Source: "<stdin>", Offset: -1, Msg: err.Error(), Err: err}
+			return nil, &toolset.InputError{Source: "<stdin>", Offset: -1, Msg: err.Error(), Err: err}
 		}
 		if IsServeConfig("", data) {
 			return decodeServeConfig("<stdin>", data, nil)
 		}
-		return Decode("<stdin>", data)
+		return toolset.Decode("<stdin>", data)
 	case strings.HasPrefix(source, "git:"):
 		data, err := gitShow(ctx, opts.Dir, source)
 		if err != nil {
@@ -63,11 +66,11 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
 		if IsServeConfig(source, data) {
 			return decodeGitServeConfig(ctx, opts.Dir, source, data)
 		}
-		return Decode(source, data)
-	case strings.HasPrefix(source, ClientConfigPrefix):
+		return toolset.Decode(source, data)
+	case strings.HasPrefix(source, toolset.ClientConfigPrefix):
 		return loadClientConfig(ctx, source, opts)
 	case strings.HasPrefix(source, "stdio:"), strings.HasPrefix(source, "http://"), strings.HasPrefix(source, "https://"):
-		return LoadLive(ctx, source, opts.Live)
+		return mcpclient.LoadLive(ctx, source, opts.Live)
 	}
 	path := source
 	if opts.Dir != "" && !filepath.IsAbs(path) {
@@ -75,19 +78,19 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*Set, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
 	}
 	if fi.IsDir() {
 		return LoadDir(source, path)
 	}
 	data, err := safefile.Read(path, safefile.Limits{})
 	if err != nil {
-		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
 	}
 	if IsServeConfig(path, data) {
 		return decodeServeConfig(path, data, safefile.Under(filepath.Dir(path), safefile.Limits{}))
 	}
-	return Decode(source, data)
+	return toolset.Decode(source, data)
 }
 
 func unwrapPathError(err error) error {
@@ -101,12 +104,12 @@ func unwrapPathError(err error) error {
 // LoadDir reads a folder of per-tool snapshot files (*.json or *.snap, one
 // tool object each, as github-mcp-server keeps in __toolsnaps__). Files are
 // read in name order; other files are ignored; an empty folder is an error.
-func LoadDir(source, dir string) (*Set, error) {
+func LoadDir(source, dir string) (*toolset.Set, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read folder: %v", unwrapPathError(err)), Err: err}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read folder: %v", unwrapPathError(err)), Err: err}
 	}
-	var tools []*Tool
+	var tools []*toolset.Tool
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !(strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".snap")) {
@@ -115,20 +118,20 @@ func LoadDir(source, dir string) (*Set, error) {
 		file := filepath.Join(source, name)
 		data, err := safefile.Read(filepath.Join(dir, name), safefile.Limits{})
 		if err != nil {
-			return nil, &InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+			return nil, &toolset.InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
 		}
-		t, err := DecodeTool(file, data, len(tools))
+		t, err := toolset.DecodeTool(file, data, len(tools))
 		if err != nil {
 			return nil, err
 		}
 		tools = append(tools, t)
 	}
 	if len(tools) == 0 {
-		return nil, &InputError{Source: source, Offset: -1, Msg: "folder holds no *.json or *.snap tool files"}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: "folder holds no *.json or *.snap tool files"}
 	}
-	set, err := NewSet(source, tools)
+	set, err := toolset.NewSet(source, tools)
 	if err != nil {
-		var ie *InputError
+		var ie *toolset.InputError
 		if errors.As(err, &ie) {
 			// Name the files rather than positions in a list: offsets in
 			// different files mean nothing together.
@@ -140,7 +143,7 @@ func LoadDir(source, dir string) (*Set, error) {
 	return set, nil
 }
 
-func filesNamed(tools []*Tool, name string) []string {
+func filesNamed(tools []*toolset.Tool, name string) []string {
 	var files []string
 	for _, t := range tools {
 		if t.Name == name {
@@ -159,12 +162,12 @@ func gitShow(ctx context.Context, dir, source string) ([]byte, error) {
 	rest := strings.TrimPrefix(source, "git:")
 	i := strings.LastIndex(rest, ":")
 	if i <= 0 || i == len(rest)-1 {
-		return nil, &InputError{Source: source, Offset: -1, Msg: "want git:REV:PATH, e.g. git:origin/main:tools.lock.json"}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: "want git:REV:PATH, e.g. git:origin/main:tools.lock.json"}
 	}
 	rev, path := rest[:i], rest[i+1:]
 	if strings.HasPrefix(rev, "-") {
 		// git would take it for an option (--output=FILE writes a file).
-		return nil, &InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("the revision %q starts with \"-\"; want git:REV:PATH, e.g. git:origin/main:tools.lock.json", rev)}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("the revision %q starts with \"-\"; want git:REV:PATH, e.g. git:origin/main:tools.lock.json", rev)}
 	}
 	if !strings.HasPrefix(path, "./") && !strings.HasPrefix(path, "../") && !strings.HasPrefix(path, "/") {
 		path = "./" + path
@@ -179,7 +182,7 @@ func gitShow(ctx context.Context, dir, source string) ([]byte, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, &InputError{Source: source, Offset: -1, Msg: "git show " + rev + ":" + path + ": " + msg, Err: err}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: "git show " + rev + ":" + path + ": " + msg, Err: err}
 	}
 	return out, nil
 }

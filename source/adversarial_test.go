@@ -1,4 +1,4 @@
-package toolset_test
+package source_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -33,7 +34,7 @@ func TestAdversarialGitSourceOption(t *testing.T) {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	for _, src := range []string{"git:--output=" + dir + "/o:t.json", "git:-p:t.json"} {
-		_, err := toolset.Load(context.Background(), src, toolset.LoadOptions{Dir: dir})
+		_, err := source.Load(context.Background(), src, source.LoadOptions{Dir: dir})
 		var ie *toolset.InputError
 		if !errors.As(err, &ie) || ie.Err != nil {
 			t.Errorf("%s: %v, want bad input before git runs", src, err)

@@ -1,4 +1,4 @@
-package toolset
+package source
 
 import (
 	"bytes"
@@ -7,14 +7,10 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
-)
 
-// ServeConfigDecoder decodes a serve config (docs/serve.md#config: YAML or JSON with
-// a top-level tools list beside server and gate) into the tool set it
-// serves. Package serve registers it; toolset cannot import serve. readFile
-// reads a {$file: PATH} include by path (joined to the including file's
-// folder); nil means includes cannot be resolved (standard input).
-var ServeConfigDecoder func(source string, data []byte, readFile func(path string) ([]byte, error)) (*Set, error)
+	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/toolset"
+)
 
 // IsServeConfig reports whether a source is a serve config rather than a
 // discovery document: a .yaml or .yml name, or a JSON object with a
@@ -48,16 +44,22 @@ func IsServeConfig(name string, data []byte) bool {
 	return false
 }
 
-func decodeServeConfig(source string, data []byte, readFile func(string) ([]byte, error)) (*Set, error) {
-	if ServeConfigDecoder == nil {
-		return nil, &InputError{Source: source, Offset: -1, Msg: "this looks like a serve config, which only a program including package serve can read"}
+// decodeServeConfig decodes a serve config (docs/serve.md#config: YAML or
+// JSON with a top-level tools list beside server and gate) into the tool
+// set it serves, through package serve's parser. readFile reads a {$file:
+// PATH} include by path (joined to the including file's folder); nil means
+// includes cannot be resolved (standard input).
+func decodeServeConfig(source string, data []byte, readFile func(string) ([]byte, error)) (*toolset.Set, error) {
+	cfg, err := serve.ParseConfig(source, data, readFile)
+	if err != nil {
+		return nil, err
 	}
-	return ServeConfigDecoder(source, data, readFile)
+	return cfg.Set()
 }
 
 // decodeGitServeConfig reads a serve config at git:REV:PATH, its includes
 // from the same revision.
-func decodeGitServeConfig(ctx context.Context, dir, source string, data []byte) (*Set, error) {
+func decodeGitServeConfig(ctx context.Context, dir, source string, data []byte) (*toolset.Set, error) {
 	rest := strings.TrimPrefix(source, "git:")
 	i := strings.LastIndex(rest, ":")
 	rev, path := rest[:i], rest[i+1:]
@@ -65,7 +67,7 @@ func decodeGitServeConfig(ctx context.Context, dir, source string, data []byte) 
 		return gitShow(ctx, dir, "git:"+rev+":"+filepath.ToSlash(p))
 	})
 	if err != nil {
-		var ie *InputError
+		var ie *toolset.InputError
 		if errors.As(err, &ie) && !strings.HasPrefix(ie.Source, "git:") {
 			ie.Source = "git:" + rev + ":" + ie.Source
 		}

@@ -1,4 +1,4 @@
-package toolset
+package mcpclient
 
 import (
 	"bufio"
@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpctl/mcpctl/toolset"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -211,7 +212,7 @@ type toolSummary struct {
 	Source string
 }
 
-func summarize(set *Set) []toolSummary {
+func summarize(set *toolset.Set) []toolSummary {
 	var s []toolSummary
 	for _, t := range set.Tools {
 		s = append(s, toolSummary{Name: t.Name, Raw: string(t.Raw), Index: t.Index, Offset: t.Offset, Source: t.Source})
@@ -313,8 +314,8 @@ func TestFetchCommand(t *testing.T) {
 	if d := cmp.Diff([]string{"alpha", "mid", "zeta"}, set.Names()); d != "" {
 		t.Errorf("names mismatch (-want +got):\n%s", d)
 	}
-	if _, err := FetchCommand(t.Context(), nil, opts); !errors.Is(err, ErrInput) {
-		t.Errorf("FetchCommand(nil) error = %v, want ErrInput", err)
+	if _, err := FetchCommand(t.Context(), nil, opts); !errors.Is(err, toolset.ErrInput) {
+		t.Errorf("FetchCommand(nil) error = %v, want toolset.ErrInput", err)
 	}
 }
 
@@ -388,9 +389,9 @@ func TestLoadLiveErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("LoadLive(%q) = %v, want an error", source, set.Names())
 			}
-			var ie *InputError
-			if !errors.As(err, &ie) || !errors.Is(err, ErrInput) {
-				t.Fatalf("error %v (%T) is not an *InputError wrapping ErrInput", err, err)
+			var ie *toolset.InputError
+			if !errors.As(err, &ie) || !errors.Is(err, toolset.ErrInput) {
+				t.Fatalf("error %v (%T) is not an *toolset.InputError wrapping toolset.ErrInput", err, err)
 			}
 			if ie.Source != source {
 				t.Errorf("InputError.Source = %q, want %q", ie.Source, source)
@@ -411,8 +412,8 @@ func TestLoadLiveTimeout(t *testing.T) {
 	source, opts := fakeSource("hang", &stderr)
 	opts.Timeout = 300 * time.Millisecond
 	_, err := LoadLive(t.Context(), source, opts)
-	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "no answer within 300ms (during initialize)") {
-		t.Fatalf("error = %v, want an InputError saying no answer within 300ms", err)
+	if !errors.Is(err, toolset.ErrInput) || !strings.Contains(err.Error(), "no answer within 300ms (during initialize)") {
+		t.Fatalf("error = %v, want an toolset.InputError saying no answer within 300ms", err)
 	}
 	// A timeout is not a protocol mismatch: no second initialize, no
 	// tools/list. The go-sdk client may or may not get its
@@ -441,8 +442,8 @@ func TestLoadLiveCancelled(t *testing.T) {
 		return len(p), nil
 	})
 	_, err := LoadLive(ctx, source, opts)
-	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrInput) {
-		t.Fatalf("error = %v, want context.Canceled and not ErrInput", err)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, toolset.ErrInput) {
+		t.Fatalf("error = %v, want context.Canceled and not toolset.ErrInput", err)
 	}
 }
 
@@ -454,8 +455,8 @@ func TestLoadLiveCallerDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	_, err := LoadLive(ctx, source, opts)
-	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrInput) {
-		t.Fatalf("error = %v, want context.DeadlineExceeded and not ErrInput", err)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, toolset.ErrInput) {
+		t.Fatalf("error = %v, want context.DeadlineExceeded and not toolset.ErrInput", err)
 	}
 }
 
@@ -658,10 +659,10 @@ func TestLoadLiveFilesystemServer(t *testing.T) {
 		t.Errorf("server stderr not passed on: %q", stderr.String())
 	}
 	var buf bytes.Buffer
-	if err := WriteSnapshot(&buf, set); err != nil {
+	if err := toolset.WriteSnapshot(&buf, set); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Decode("snapshot", buf.Bytes())
+	back, err := toolset.Decode("snapshot", buf.Bytes())
 	if err != nil {
 		t.Fatalf("Decode(WriteSnapshot): %v", err)
 	}

@@ -1,4 +1,4 @@
-package toolset_test
+package source_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -43,15 +44,15 @@ func TestLoadFileStdinAndDir(t *testing.T) {
 
 	for _, tt := range []struct {
 		name, source string
-		opts         toolset.LoadOptions
+		opts         source.LoadOptions
 	}{
-		{"absolute file", filepath.Join(dir, "tools.json"), toolset.LoadOptions{}},
-		{"file relative to Dir", "tools.json", toolset.LoadOptions{Dir: dir}},
-		{"stdin", "-", toolset.LoadOptions{Stdin: strings.NewReader(`[{"name":"a"},{"name":"b"}]`)}},
-		{"folder of snapshots", "snaps", toolset.LoadOptions{Dir: dir}},
+		{"absolute file", filepath.Join(dir, "tools.json"), source.LoadOptions{}},
+		{"file relative to Dir", "tools.json", source.LoadOptions{Dir: dir}},
+		{"stdin", "-", source.LoadOptions{Stdin: strings.NewReader(`[{"name":"a"},{"name":"b"}]`)}},
+		{"folder of snapshots", "snaps", source.LoadOptions{Dir: dir}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			set, err := toolset.Load(ctx, tt.source, tt.opts)
+			set, err := source.Load(ctx, tt.source, tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +65,7 @@ func TestLoadFileStdinAndDir(t *testing.T) {
 		})
 	}
 
-	set, err := toolset.Load(ctx, "snaps", toolset.LoadOptions{Dir: dir})
+	set, err := source.Load(ctx, "snaps", source.LoadOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,25 +88,25 @@ func TestLoadErrors(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name, source string
-		opts         toolset.LoadOptions
+		opts         source.LoadOptions
 		errSource    string
 		offset       int
 		msg          string
 		is           error
 	}{
-		{"missing file", "nope.json", toolset.LoadOptions{Dir: dir}, "nope.json", -1, "cannot read", fs.ErrNotExist},
-		{"no stdin", "-", toolset.LoadOptions{}, "<stdin>", -1, "no standard input", nil},
-		{"duplicate names in a file", "bad.json", toolset.LoadOptions{Dir: dir}, "bad.json", 23, "duplicate tool name", nil},
-		{"duplicate names in a folder", "dup", toolset.LoadOptions{Dir: dir}, "dup", -1,
+		{"missing file", "nope.json", source.LoadOptions{Dir: dir}, "nope.json", -1, "cannot read", fs.ErrNotExist},
+		{"no stdin", "-", source.LoadOptions{}, "<stdin>", -1, "no standard input", nil},
+		{"duplicate names in a file", "bad.json", source.LoadOptions{Dir: dir}, "bad.json", 23, "duplicate tool name", nil},
+		{"duplicate names in a folder", "dup", source.LoadOptions{Dir: dir}, "dup", -1,
 			`duplicate tool name "same" in files ` + filepath.Join("dup", "x.json") + ", " + filepath.Join("dup", "y.snap"), nil},
-		{"bad JSON in a folder", "broken", toolset.LoadOptions{Dir: dir}, filepath.Join("broken", "a.json"), 12, "want a member name", nil},
-		{"a tool set inside a snapshot folder", "sets", toolset.LoadOptions{Dir: dir}, filepath.Join("sets", "all.json"), 0, "holds one tool object; this one is a whole tool set", nil},
-		{"empty folder", "empty", toolset.LoadOptions{Dir: dir}, "empty", -1, "holds no *.json or *.snap tool files", nil},
-		{"bad git source", "git:main", toolset.LoadOptions{Dir: dir}, "git:main", -1, "want git:REV:PATH", nil},
+		{"bad JSON in a folder", "broken", source.LoadOptions{Dir: dir}, filepath.Join("broken", "a.json"), 12, "want a member name", nil},
+		{"a tool set inside a snapshot folder", "sets", source.LoadOptions{Dir: dir}, filepath.Join("sets", "all.json"), 0, "holds one tool object; this one is a whole tool set", nil},
+		{"empty folder", "empty", source.LoadOptions{Dir: dir}, "empty", -1, "holds no *.json or *.snap tool files", nil},
+		{"bad git source", "git:main", source.LoadOptions{Dir: dir}, "git:main", -1, "want git:REV:PATH", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := toolset.Load(ctx, tt.source, tt.opts)
+			_, err := source.Load(ctx, tt.source, tt.opts)
 			var ie *toolset.InputError
 			if !errors.As(err, &ie) || !errors.Is(err, toolset.ErrInput) {
 				t.Fatalf("error %v is not an *InputError wrapping ErrInput", err)
@@ -146,7 +147,7 @@ func TestLoadGit(t *testing.T) {
 	git("commit", "-qam", "two")
 
 	ctx := context.Background()
-	set, err := toolset.Load(ctx, "git:HEAD~1:sub/tools.lock.json", toolset.LoadOptions{Dir: dir})
+	set, err := source.Load(ctx, "git:HEAD~1:sub/tools.lock.json", source.LoadOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,14 +155,14 @@ func TestLoadGit(t *testing.T) {
 		t.Errorf("mismatch (-want +got):\n%s", d)
 	}
 	// PATH is relative to Dir inside the repository, as a user types it.
-	set, err = toolset.Load(ctx, "git:HEAD:tools.lock.json", toolset.LoadOptions{Dir: filepath.Join(dir, "sub")})
+	set, err = source.Load(ctx, "git:HEAD:tools.lock.json", source.LoadOptions{Dir: filepath.Join(dir, "sub")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff([]string{"new"}, set.Names()); d != "" {
 		t.Errorf("mismatch (-want +got):\n%s", d)
 	}
-	_, err = toolset.Load(ctx, "git:HEAD:missing.json", toolset.LoadOptions{Dir: dir})
+	_, err = source.Load(ctx, "git:HEAD:missing.json", source.LoadOptions{Dir: dir})
 	var ie *toolset.InputError
 	if !errors.As(err, &ie) || ie.Source != "git:HEAD:missing.json" || !strings.Contains(ie.Msg, "git show HEAD:./missing.json") {
 		t.Errorf("missing path error = %v", err)
