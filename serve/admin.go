@@ -38,6 +38,9 @@ type Status struct {
 	// Pending are the refused candidates waiting for an operator's
 	// decision (serve --state; mcpctl approve or reject), oldest first.
 	Pending []state.Pending `json:"pending"`
+	// Rollout is the blue/green rollout (docs/serve.md#bluegreen), when
+	// one started.
+	Rollout *RolloutStatus `json:"rollout,omitempty"`
 }
 
 // SessionStatus describes connected sessions.
@@ -125,6 +128,7 @@ func (s *Server) Status() Status {
 		}
 	}
 	s.sessionLimits(&st.Sessions)
+	st.Rollout = s.rolloutStatus(s.sessionCount())
 	s.calls.tools.Range(func(k, v any) bool {
 		c := v.(*toolCounts)
 		st.Calls[k.(string)] = CallCounts{OK: c.ok.Load(), Error: c.err.Load(), Invalid: c.invalid.Load()}

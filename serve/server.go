@@ -151,6 +151,11 @@ type Server struct {
 	posts inflight
 	// pinned counts pinned sessions (pin.go).
 	pinned atomic.Int64
+	// rollout is the blue/green rollout, once one started (bluegreen.go);
+	// bluePinned counts the sessions on its blue side.
+	rollout        atomic.Pointer[rollout]
+	bluePinned     atomic.Int64
+	rolloutMetrics rolloutMetrics
 	// lists caches the rendered tools/list result of the latest
 	// generation listed: [0] for sessions, [1] sessionless (mcpserver.go).
 	lists [2]atomic.Pointer[renderedList]
@@ -253,6 +258,7 @@ func (s *Server) Close() {
 		s.exec.kill()
 		s.notifier.wait()
 		s.rec.close()
+		s.stopRollout()
 		s.unpinAll()
 		if g := s.live.Load(); g != nil {
 			g.release()
