@@ -2,9 +2,9 @@ package upstream_test
 
 import (
 	"context"
-	"os"
 	"encoding/json"
 	"errors"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
