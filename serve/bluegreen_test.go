@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -209,4 +211,61 @@ func TestBlueGreenShapeRoutingStateless(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Blue is stopped only when its last call is done: a blue session's call in
+// flight at retirement keeps blue (its handlers) alive; the session moves
+// to green at once, and blue stops when the call returns.
+func TestBlueGreenInFlightCallKeepsBlue(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		started <- struct{}{}
+		<-release
+		_, _ = w.Write([]byte("blue, slowly"))
+	}))
+	t.Cleanup(slow.Close)
+	var timers pinTimers
+	s, path := startServer(t, greenSideConfig, timers.hook)
+	blueCfg := strings.Replace(blueSideConfig, "handler: {static: {text: blue}}", "handler: {http: {url: \""+slow.URL+"\"}}", 1)
+	cfg, err := LoadConfig(writeFile(t, filepath.Dir(path), "blue.yaml", blueCfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blue, err := s.buildBlue(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.StartRollout(blue, Rollout{NewSessions: SideBlue})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	c := newSDKClient(t, ct, "2025-11-25")
+
+	answer := make(chan string, 1)
+	go func() {
+		res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_multiple_files", Arguments: map[string]any{"paths": []any{}}})
+		if err != nil {
+			answer <- err.Error()
+			return
+		}
+		answer <- res.Content[0].(*mcp.TextContent).Text
+	}()
+	recvWithin(t, "the blue call to start", started)
+	timers.fire(t, 0) // retirement with the call in flight
+	c.waitChanged(t)
+	if got := s.Status().Rollout.Blue; got != "retired" {
+		t.Errorf("blue with a call in flight is %q, want retired", got)
+	}
+	if got, _ := callSide(t, c, "read_multiple_files", map[string]any{"paths": []any{"a"}}); got != "green" {
+		t.Errorf("the moved session's next call answered by %q", got)
+	}
+	close(release)
+	if got := recvWithin(t, "the blue call's answer", answer); got != "blue, slowly" {
+		t.Errorf("the call in flight at retirement got %q", got)
+	}
+	waitUntil(t, "blue stopped", func() bool { return s.Status().Rollout.Blue == "stopped" })
 }
