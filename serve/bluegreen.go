@@ -52,7 +52,9 @@ const DefaultRetireBlueAfter = time.Hour
 type rollout struct {
 	// blue is the blue generation; the server holds one reference on it
 	// until retirement, each blue session and in-flight blue call one more.
-	blue     *Generation
+	blue *Generation
+	// key is the rolloutKey of the config that started the rollout.
+	key      string
 	startAt  time.Time
 	retireAt time.Time
 	// newSessions is the Side new sessions get (Side as int64).
@@ -87,7 +89,10 @@ func (ro *rollout) alive() bool { return !ro.retired.Load() }
 // on its blue side, and not published); the live generation is green.
 // The server takes over blue's reference. A rollout already running is
 // kept: only its newSessions changes, and blue is discarded.
-func (s *Server) StartRollout(blue *Generation, r Rollout) {
+func (s *Server) StartRollout(blue *Generation, r Rollout) { s.startRollout(blue, r, "") }
+
+// startRollout is StartRollout for the sides key (rolloutKey).
+func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
 	if r.RetireBlueAfter <= 0 {
 		r.RetireBlueAfter = DefaultRetireBlueAfter
 	}
@@ -98,7 +103,7 @@ func (s *Server) StartRollout(blue *Generation, r Rollout) {
 	}
 	s.registerRolloutMetrics()
 	now := s.opts.Now()
-	ro := &rollout{blue: blue, startAt: now, retireAt: now.Add(r.RetireBlueAfter)}
+	ro := &rollout{blue: blue, key: key, startAt: now, retireAt: now.Add(r.RetireBlueAfter)}
 	ro.newSessions.Store(int64(sideOrGreen(r.NewSessions)))
 	for _, d := range []Side{SideGreen, SideBlue} {
 		ro.callsC[d] = s.rolloutMetrics.calls.WithLabelValues(d.String())
@@ -124,6 +129,92 @@ func (s *Server) StartRollout(blue *Generation, r Rollout) {
 // generation shared with it), neither gated nor published.
 func (s *Server) buildBlue(cfg *Config) (*Generation, error) {
 	return buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: s.live.Load(), exec: s.exec})
+}
+
+// withBlue builds the blue generation of cand when cand's config has a
+// blue/green upstream and no rollout is running (it starts when cand is
+// published).
+func (s *Server) withBlue(cand *Generation) error {
+	if !cand.Config.HasRollout() {
+		return nil
+	}
+	if ro := s.rollout.Load(); ro != nil && (ro.alive() || ro.key == rolloutKey(cand.Config)) {
+		return nil // running, or these sides were rolled out already
+	}
+	blue, err := s.buildBlue(cand.Config.OnSide(SideBlue))
+	if err != nil {
+		return err
+	}
+	cand.blue = blue
+	return nil
+}
+
+// rolloutKey identifies the sides of cfg's blue/green upstreams: a
+// rollout of the same sides is not started again once retired.
+func rolloutKey(cfg *Config) string {
+	var sides []any
+	for _, u := range cfg.Upstreams {
+		if u.HasRollout() {
+			sides = append(sides, u.Name, u.Blue, u.Green)
+		}
+	}
+	b, _ := json.Marshal(sides)
+	return string(b)
+}
+
+// beginRollout runs as cand is published over old (nil at start, the
+// caller holds pubMu): it starts the rollout of cand's config with the
+// blue generation built with cand, or gives a running rollout cand's
+// newSessions. The sessions connected when a rollout starts are put on
+// blue: they keep the contract they were using while blue lives.
+func (s *Server) beginRollout(old, cand *Generation) {
+	blue := cand.blue
+	cand.blue = nil
+	r, ok := cand.Config.Rollout()
+	if ro := s.rollout.Load(); ok && ro != nil && ro.alive() {
+		s.SetNewSessions(r.NewSessions)
+	} else if ok && blue != nil {
+		s.startRollout(blue, r, rolloutKey(cand.Config))
+		blue = nil
+		if old != nil {
+			s.moveToBlue(old)
+		}
+	}
+	if blue != nil {
+		blue.discard()
+	}
+}
+
+// endRollout retires blue when the config just published (cand) has no
+// blue/green upstream any more.
+func (s *Server) endRollout(cand *Generation) {
+	if ro := s.rollout.Load(); ro != nil && ro.alive() && !cand.Config.HasRollout() {
+		s.retireBlue()
+	}
+}
+
+// moveToBlue pins every session (with a lasting connection, not pinned)
+// to the blue generation as a rollout starts over old; a session is told
+// its list changed when blue's contract is not old's.
+func (s *Server) moveToBlue(old *Generation) {
+	ro := s.rollout.Load()
+	s.notifier.sessions.Range(func(k, v any) bool {
+		ss, st := k.(*mcp.ServerSession), v.(*sessionState)
+		if !pinnable(ss, st) || st.pin.Load() != nil || !ro.blue.acquire() {
+			return true
+		}
+		if !s.pinTo(ss, st, &pin{gen: ro.blue, expires: ro.retireAt, blue: true}) || old.Fingerprint == ro.blue.Fingerprint {
+			return true
+		}
+		s.notifier.mu.Lock()
+		if st.initialized {
+			s.notifier.queue(ss, st)
+		} else {
+			st.pending = true
+		}
+		s.notifier.mu.Unlock()
+		return true
+	})
 }
 
 // SetNewSessions changes the side new sessions get (a reload of the

@@ -28,6 +28,7 @@ func TestBlueGreenConfig(t *testing.T) {
 	}
 	u := cfg.Upstreams[0]
 	want := &UpstreamConfig{Name: "files", Prefix: "fs_", Timeout: DefaultUpstreamTimeout,
+		HTTP:    &UpstreamHTTP{URL: "http://127.0.0.1:9/mcp"}, // green's connection is the live one
 		Blue:    &UpstreamConn{Stdio: []string{"npx", "-y", "@modelcontextprotocol/server-filesystem@2025.8.18", "/srv"}, Env: []string{"HOME"}},
 		Green:   &UpstreamConn{HTTP: &UpstreamHTTP{URL: "http://127.0.0.1:9/mcp"}},
 		Rollout: &Rollout{NewSessions: SideBlue, RetireBlueAfter: 30 * time.Minute}}

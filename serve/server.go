@@ -434,6 +434,12 @@ func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *
 		return cfg, nil, true, nil
 	}
 	cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec})
+	if err == nil {
+		if err = s.withBlue(cand); err != nil {
+			cand.discard()
+			cand = nil
+		}
+	}
 	return cfg, cand, false, err
 }
 
@@ -560,11 +566,13 @@ func (s *Server) publish(cand *Generation, now time.Time, allowed *state.Allowan
 		oldSet = old.Set
 	}
 	s.mem.published(oldSet, cand.Set, now)
+	s.beginRollout(old, cand)
 	s.live.Store(cand)
 	s.metrics.version.Set(float64(cand.Version))
 	if old != nil {
 		old.release() // the registry's reference; in-flight calls keep theirs
 	}
+	s.endRollout(cand)
 	// Recorded once served: the state's fsyncs do not delay callers
 	// seeing cand; the next reload waits for them (pubMu).
 	if allowed != nil {

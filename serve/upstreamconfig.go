@@ -36,8 +36,10 @@ type UpstreamConfig struct {
 	// Timeout bounds one forwarded call (DefaultUpstreamTimeout).
 	Timeout time.Duration
 	// Blue and Green, both set or both nil, are the sides of a blue/green
-	// rollout (docs/serve.md#bluegreen), in place of Stdio, Env and HTTP;
-	// Rollout is its rollout block (nil: the defaults).
+	// rollout (docs/serve.md#bluegreen), written in place of stdio, env
+	// and http; Stdio, Env and HTTP are then green's (the live side's), and
+	// OnSide(SideBlue) gives blue's. Rollout is the rollout block (nil:
+	// the defaults).
 	Blue, Green *UpstreamConn
 	Rollout     *Rollout
 	// Pos is where the entry starts.
@@ -101,10 +103,12 @@ func (p *cfgParser) upstream(v *canon.Value, ptr string) (*UpstreamConfig, error
 	if err := p.checkSides(u, v, ptr); err != nil {
 		return nil, err
 	}
+	if u.HasRollout() {
+		u.Stdio, u.Env, u.HTTP = u.Green.Stdio, u.Green.Env, u.Green.HTTP
+	}
 	switch {
 	case u.Name == "":
 		return nil, p.errAt(ptr, "", "an upstreams entry needs a name")
-	case u.HasRollout():
 	case (u.Stdio == nil) == (u.HTTP == nil):
 		return nil, p.errAt(ptr, "", "upstream %q needs exactly one of stdio (a command list) or http ({url, headers}), or blue and green sides", u.Name)
 	case u.HTTP != nil && len(u.Env) > 0:
