@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -287,7 +288,30 @@ func (h *forwardHandler) Call(ctx context.Context, args []byte) (*Output, error)
 	if err != nil {
 		return nil, err
 	}
+	res.Meta = callMeta(res.Meta)
 	return &Output{Result: res}, nil
+}
+
+// protocolMetaPrefix starts the _meta keys the MCP revision 2026-07-28
+// reserves for the connection (protocol version, client and server info,
+// capabilities): they describe one hop, so the gateway neither forwards a
+// downstream's nor passes an upstream's on.
+const protocolMetaPrefix = "io.modelcontextprotocol/"
+
+// callMeta is m without the progress token and the connection's keys (nil
+// when nothing is left).
+func callMeta(m mcp.Meta) mcp.Meta {
+	var out mcp.Meta
+	for k, v := range m {
+		if k == "progressToken" || strings.HasPrefix(k, protocolMetaPrefix) {
+			continue
+		}
+		if out == nil {
+			out = mcp.Meta{}
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // Close does nothing: the connection belongs to the server.
@@ -306,13 +330,7 @@ type downstreamKey struct{}
 // a forwarding handler: the upstream's notifications/progress go to ss
 // with the downstream's token.
 func withDownstream(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToolRequest) context.Context {
-	meta := mcp.Meta{}
-	for k, v := range req.Params.Meta {
-		if k != "progressToken" {
-			meta[k] = v
-		}
-	}
-	dc := &downstream{meta: meta}
+	dc := &downstream{meta: callMeta(req.Params.Meta)}
 	if tok := req.Params.GetProgressToken(); tok != nil && ss != nil {
 		dc.relay = func(p *mcp.ProgressNotificationParams) {
 			q := *p
