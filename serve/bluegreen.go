@@ -12,6 +12,7 @@ import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Blue/green rollouts (docs/serve.md#bluegreen). An upstream with blue:
@@ -114,6 +115,7 @@ func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
 	onRelease := blue.onRelease
 	blue.onRelease = func(g *Generation) {
 		ro.stopped.Store(true)
+		s.blueStopped()
 		s.log.Info("blue stopped: its last session and call are gone", "generation", g.Version)
 		if onRelease != nil {
 			onRelease(g)
@@ -124,24 +126,62 @@ func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
 	s.log.Info("blue/green rollout started", "newSessions", sideOrGreen(r.NewSessions).String(), "retireAt", ro.retireAt, "blue", blue.Fingerprint)
 }
 
-// buildBlue builds the blue generation from cfg as a candidate is built
-// (schemas compiled, handlers built, tools unchanged from the live
-// generation shared with it), neither gated nor published.
+// buildBlue builds the blue generation from cfg (the config with every
+// blue/green upstream on its blue side) as a candidate is built: blue's
+// connections opened, its tools listed, schemas compiled, handlers built
+// (tools unchanged from the live generation shared with it); neither gated
+// nor published.
 func (s *Server) buildBlue(cfg *Config) (*Generation, error) {
-	return buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: s.live.Load(), exec: s.exec})
+	conns, keys, err := s.upstreamConns(cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	lists := make(map[string]*toolset.Set, len(conns))
+	for name, up := range conns {
+		lists[name] = up.Tools()
+	}
+	full, inputs := withUpstreams(cfg, lists, keys)
+	g, err := buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: s.live.Load(), exec: s.exec, upstreams: conns})
+	if g != nil {
+		g.inputs = inputs
+	}
+	return g, err
 }
 
-// withBlue builds the blue generation of cand when cand's config has a
-// blue/green upstream and no rollout is running (it starts when cand is
-// published).
-func (s *Server) withBlue(cand *Generation) error {
-	if !cand.Config.HasRollout() {
+// blueUsesConn reports whether blue, until it stops, forwards over the
+// upstream connection key (pruneUpstreams keeps it open).
+func (s *Server) blueUsesConn(key string) bool {
+	ro := s.rollout.Load()
+	return ro != nil && !ro.stopped.Load() && ro.blue.usesConn(key)
+}
+
+// blueStopped closes blue's upstream connections once blue's last
+// session and call are gone (in the background: the last release may be
+// on a call's path).
+func (s *Server) blueStopped() {
+	s.gw.mu.Lock()
+	defer s.gw.mu.Unlock()
+	if s.gw.closed {
+		return
+	}
+	s.gw.reloads.Add(1)
+	go func() {
+		defer s.gw.reloads.Done()
+		s.pruneUpstreams()
+	}()
+}
+
+// withBlue builds the blue generation of cand, built from cfg, when cfg
+// has a blue/green upstream and no rollout is running (it starts when
+// cand is published).
+func (s *Server) withBlue(cfg *Config, cand *Generation) error {
+	if !cfg.HasRollout() {
 		return nil
 	}
-	if ro := s.rollout.Load(); ro != nil && (ro.alive() || ro.key == rolloutKey(cand.Config)) {
+	if ro := s.rollout.Load(); ro != nil && (ro.alive() || ro.key == rolloutKey(cfg)) {
 		return nil // running, or these sides were rolled out already
 	}
-	blue, err := s.buildBlue(cand.Config.OnSide(SideBlue))
+	blue, err := s.buildBlue(cfg.OnSide(SideBlue))
 	if err != nil {
 		return err
 	}
