@@ -161,12 +161,21 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	s.rec.put(rec)
 
 	start := time.Now()
-	out, err := t.handler.Call(ctx, argsJSON)
+	out, err := t.handler.Call(withDownstream(ctx, ss, req), argsJSON)
 	m.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
 		m.failed()
 		s.log.Warn("tool call failed", "tool", t.name, "generation", g.Version, "kind", failureKind(ctx, err))
 		return errorResult(fmt.Sprintf("Tool %q failed: %v", t.name, err)), nil
+	}
+	if out.Result != nil {
+		// An upstream's result, passed through unchanged.
+		if out.Result.IsError {
+			m.failed()
+		} else {
+			m.succeeded()
+		}
+		return out.Result, nil
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out.Body)}}}
 	if t.structured != nil {

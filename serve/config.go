@@ -81,8 +81,12 @@ type ToolConfig struct {
 	Handler    *HandlerConfig
 	Facade     *facade.Block
 	Deprecated *Deprecation
-	// Pos is where the entry starts.
+	// Pos is where the entry starts (for an upstream's tool: its upstreams
+	// entry).
 	Pos Pos
+	// Upstream names the upstream an upstream's tool comes from ("" for a
+	// tool of the config).
+	Upstream string
 	// positions maps JSON Pointers from the config's root to where they
 	// were written (shared by all tools); entry is the pointer of this
 	// tool's entry ("/tools/3").
@@ -120,7 +124,10 @@ type HandlerConfig struct {
 	Exec   *ExecConfig
 	HTTP   *HTTPConfig
 	Static *StaticConfig
-	Pos    Pos
+	// Upstream is set (instead of the others) on an upstream's tool: its
+	// calls are forwarded (docs/serve.md#gateway).
+	Upstream *UpstreamRef
+	Pos      Pos
 }
 
 // ExecConfig runs a command without a shell: the call's arguments as JSON on

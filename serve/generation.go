@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 // Generation is one immutable, published registry snapshot (docs/glossary.md#glossary,
@@ -42,6 +44,13 @@ type Generation struct {
 	aliases   map[string]*aliasRoute
 	// names are every callable name (tools and aliases), for suggestions.
 	names []string
+	// inputs is the digest of everything the generation was built from:
+	// the config's files and the upstreams' tool lists (withUpstreams).
+	inputs string
+	// upstreamKeys are the connections its upstream tools forward over;
+	// conns the connections of its config's upstreams by name.
+	upstreamKeys []string
+	conns        map[string]*upstream.Upstream
 
 	// refs counts the registry's reference (1 while live) plus in-flight
 	// calls; at 0 the handlers are closed (releaseOnce).
@@ -133,6 +142,8 @@ type buildOptions struct {
 	meters func(name string) *toolMeters
 	// exec is the server's account of exec calls (nil: no limits).
 	exec *execPool
+	// upstreams are the open upstream connections by upstream name.
+	upstreams map[string]*upstream.Upstream
 }
 
 // buildGeneration builds a candidate generation off to the side (docs/serve.md#generations-and-the-reload-pipeline step 2): validate (names, schemas), compile schemas, build handlers,
@@ -177,7 +188,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 			continue
 		}
 		env := map[string]envRead{}
-		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env), opts.exec)
+		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env), opts.exec, opts.upstreams)
 		if err != nil {
 			p := t.Handler.Pos
 			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})
@@ -240,6 +251,12 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	}
 	for name := range g.aliases {
 		g.names = append(g.names, name)
+	}
+	g.inputs, g.conns = cfg.Digest, opts.upstreams
+	for _, t := range cfg.Tools {
+		if u := t.Handler; u != nil && u.Upstream != nil && !slices.Contains(g.upstreamKeys, u.Upstream.conn) {
+			g.upstreamKeys = append(g.upstreamKeys, u.Upstream.conn)
+		}
 	}
 	g.onRelease = opts.onRelease
 	g.refs.Store(1)

@@ -16,8 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/internal/proc"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 // Handler executes one tool call. args is the validated
@@ -37,14 +40,24 @@ type Output struct {
 	// Body becomes the call's text content (and, when it is JSON and the
 	// tool has an outputSchema, its structuredContent).
 	Body []byte
+	// Result, when set, is the call's result as is (an upstream's,
+	// passed through unchanged: content, structuredContent, isError,
+	// _meta); Body is then unused.
+	Result *mcp.CallToolResult
 }
 
 // buildHandler makes the handler of one tool. dir is the config's folder
 // (relative commands and working folders are resolved against it); getenv
 // reads the server's environment; pool (nil: no limits) is the server's
 // account of exec calls.
-func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool), pool *execPool) (Handler, error) {
+func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool), pool *execPool, ups map[string]*upstream.Upstream) (Handler, error) {
 	switch {
+	case h.Upstream != nil:
+		up := ups[h.Upstream.Upstream]
+		if up == nil {
+			return nil, fmt.Errorf("upstream %q is not connected", h.Upstream.Upstream)
+		}
+		return &forwardHandler{up: up, tool: h.Upstream.Tool}, nil
 	case h.Exec != nil:
 		return newExecHandler(h.Exec, dir, getenv, pool)
 	case h.HTTP != nil:

@@ -92,6 +92,12 @@ type Options struct {
 	recordHook  func()
 	// recordWrite (tests) replaces the record writer's write to its file.
 	recordWrite func(f *os.File, p []byte) (int, error)
+	// upstreamTransport, when set (tests), makes the transports of the
+	// upstream named name (nil: as its config says).
+	upstreamTransport func(name string) func() mcp.Transport
+	// upstreamBackoff (tests) is the first wait before restarting an
+	// upstream; 0 means upstream.DefaultMinBackoff.
+	upstreamBackoff time.Duration
 	// pinAfter, when set (tests), replaces time.AfterFunc as the pin
 	// expiry timer; it returns the timer's stop function.
 	pinAfter func(d time.Duration, f func()) (stop func() bool)
@@ -158,6 +164,8 @@ type Server struct {
 	reloads reloadQueue
 	// slots counts stateful HTTP sessions against their cap (sessions.go).
 	slots sessionSlots
+	// gw holds the upstream connections (gateway.go).
+	gw gateway
 
 	baseCtx    context.Context
 	baseCancel context.CancelFunc
@@ -200,6 +208,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	res := s.Reload(ctx, "startup")
 	if res.Result != ResultPublished {
 		s.baseCancel()
+		s.closeUpstreams()
 		if res.err != nil {
 			return nil, res.err
 		}
@@ -250,6 +259,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
+		s.closeUpstreams()
 		s.exec.kill()
 		s.notifier.wait()
 		s.rec.close()
@@ -362,6 +372,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 		s.metrics.publishLatency.Observe(time.Since(start).Seconds())
 	}
 	s.recordReload(res)
+	s.pruneUpstreams()
 	if s.opts.onReload != nil {
 		s.opts.onReload(res)
 	}
@@ -423,12 +434,32 @@ func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *
 	for _, w := range cfg.Warnings {
 		s.log.Warn("config warning", "trigger", trigger, "warning", w)
 	}
-	live := s.live.Load()
-	if live != nil && live.Config.Digest == cfg.Digest {
-		return cfg, nil, true, nil
+	cand, unchanged, err = s.buildCandidate(cfg, trigger == "SIGHUP" || trigger == "admin")
+	return cfg, cand, unchanged, err
+}
+
+// buildCandidate builds the candidate of cfg and its upstreams' current
+// tool lists (refresh: read them again first); unchanged, and no
+// candidate, when its inputs are the live generation's.
+func (s *Server) buildCandidate(cfg *Config, refresh bool) (cand *Generation, unchanged bool, err error) {
+	conns, keys, err := s.upstreamConns(cfg, refresh)
+	if err != nil {
+		return nil, false, err
 	}
-	cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec})
-	return cfg, cand, false, err
+	lists := make(map[string]*toolset.Set, len(conns))
+	for name, up := range conns {
+		lists[name] = up.Tools()
+	}
+	full, inputs := withUpstreams(cfg, lists, keys)
+	live := s.live.Load()
+	if live != nil && live.inputs == inputs {
+		return nil, true, nil
+	}
+	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns})
+	if cand != nil {
+		cand.inputs = inputs
+	}
+	return cand, false, err
 }
 
 // gate runs the gate (gate.go) on cand against prev; a panic is a

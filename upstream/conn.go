@@ -216,24 +216,34 @@ func (u *Upstream) reconnect() bool {
 	return true
 }
 
-// relist reads the tool list again over c.
+// relist reads the tool list again over c and calls OnList when it
+// changed.
 func (u *Upstream) relist(c *conn) {
 	ctx, cancel := context.WithTimeout(u.ctx, u.opts.Timeout)
 	defer cancel()
-	set, err := c.lister.List(ctx, c.session)
+	changed, err := u.list(ctx, c)
 	if err != nil {
 		u.log.Warn("upstream tools/list failed", "error", err)
-		u.mu.Lock()
-		u.lastErr = err
-		u.mu.Unlock()
 		return
 	}
-	u.mu.Lock()
-	changed := u.setTools(set)
-	u.mu.Unlock()
 	if changed {
 		u.listed()
 	}
+}
+
+// list reads the tool list over c (one listing at a time: a connection's
+// lister keeps one listing's pages) and reports whether its bytes changed.
+func (u *Upstream) list(ctx context.Context, c *conn) (bool, error) {
+	u.listMu.Lock()
+	defer u.listMu.Unlock()
+	set, err := c.lister.List(ctx, c.session)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if err != nil {
+		u.lastErr = err
+		return false, err
+	}
+	return u.setTools(set), nil
 }
 
 func (u *Upstream) listed() {

@@ -107,6 +107,8 @@ type Upstream struct {
 	state   string
 	lastErr error
 
+	// listMu serializes listings (Refresh and the background loop).
+	listMu   sync.Mutex
 	restarts atomic.Int64
 	kick     chan struct{}
 	progress sync.Map // progress token → func(*mcp.ProgressNotificationParams)
@@ -192,6 +194,21 @@ func (u *Upstream) Relist() {
 	case u.kick <- struct{}{}:
 	default:
 	}
+}
+
+// Refresh reads tools/list now, within Options.Timeout (SIGHUP and POST
+// /reload of the gateway), without calling OnList: the caller reloads
+// anyway. While the server is down it returns an *Error wrapping
+// ErrUnavailable and Tools stays the last list read.
+func (u *Upstream) Refresh(ctx context.Context) error {
+	c := u.current()
+	if c == nil {
+		return u.unavailable()
+	}
+	ctx, cancel := context.WithTimeout(ctx, u.opts.Timeout)
+	defer cancel()
+	_, err := u.list(ctx, c)
+	return err
 }
 
 // Close stops the background loop and the server (stdio) or the session

@@ -1,0 +1,231 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+const gatewayConfig = `tools:
+  - name: local
+    inputSchema: {type: object}
+    handler: {static: {text: hi}}
+upstreams:
+  - name: files
+    stdio: [fake-upstream]
+    prefix: fs_
+    tools: {exclude: [search]}
+`
+
+func startGateway(t *testing.T, config string, f *fakeUpstream, tweak ...func(*Options)) (*Server, string) {
+	t.Helper()
+	return startServer(t, config, append([]func(*Options){useFakes(map[string]*fakeUpstream{"files": f})}, tweak...)...)
+}
+
+func TestGatewayServesUpstreamToolsUnderPrefix(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f)
+	if d := cmp.Diff([]string{"fs_read_file", "fs_slow", "local"}, s.Live().Tools()); d != "" {
+		t.Errorf("tools mismatch (-want +got):\n%s", d)
+	}
+	// The upstream's own bytes (the go-sdk writes the name last), the name
+	// prefixed.
+	want := `{"description":"Reads a file.","inputSchema":` + fakeReadFile + `,"name":"fs_read_file"}`
+	if got := string(s.Live().Set.Lookup("fs_read_file").Raw); got != want {
+		t.Errorf("served bytes\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestGatewayCallPassesResultThroughUnderRealName(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f)
+	cs := connectSDK(t, s, nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fs_read_file", Arguments: map[string]any{"path": "missing"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(res)
+	// Unchanged: even the _meta the upstream's SDK adds.
+	want := `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake-upstream","version":"1"},"upstream":"fake"},"content":[{"type":"text","text":"upstream read_file"}],"structuredContent":{"args":{"path":"missing"}},"isError":true}`
+	if string(got) != want {
+		t.Errorf("result\n got %s\nwant %s", got, want)
+	}
+	if c := recvWithin(t, "the upstream call", f.calls); c != `read_file {"path":"missing"}` {
+		t.Errorf("upstream saw %q", c)
+	}
+}
+
+func TestGatewayInvalidCallNeverReachesUpstream(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f)
+	cs := connectSDK(t, s, nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fs_read_file", Arguments: map[string]any{"path": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || !strings.Contains(text, "/path") {
+		t.Errorf("result = %v %q, want the self-healing isError naming /path", res.IsError, text)
+	}
+	select {
+	case c := <-f.calls:
+		t.Errorf("the upstream was called: %s", c)
+	default:
+	}
+}
+
+func TestGatewayUpstreamChangePublishedWithOneNotification(t *testing.T) {
+	f := newFakeUpstream(t)
+	r := newReloads()
+	s, _ := startGateway(t, gatewayConfig, f, r.hook)
+	changed := make(chan struct{}, 16)
+	cs := connectSDK(t, s, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }})
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	f.set("write_file", "Writes.", `{"type":"object"}`)
+	res := r.waitFor(t, "publishing the upstream's new tool", func(res ReloadResult) bool { return res.Trigger == "upstream:files" && res.Result == ResultPublished })
+	if !res.Changed {
+		t.Errorf("reload = %+v, want changed", res)
+	}
+	recvWithin(t, "list_changed", changed)
+	// The upstream notifies again with an identical list: no reload, no
+	// notification (the next real change brings exactly one more).
+	f.set("write_file", "Writes.", `{"type":"object"}`)
+	f.set("slow", "Waits until cancelled.", `{"type":"object"}`)
+	f.set("touch", "Touches.", `{"type":"object"}`)
+	r.waitFor(t, "publishing touch", func(res ReloadResult) bool {
+		return res.Trigger == "upstream:files" && res.Result == ResultPublished && s.Live().Set.Lookup("fs_touch") != nil
+	})
+	recvWithin(t, "list_changed", changed)
+	settle(t, s)
+	if n := len(changed); n != 0 {
+		t.Errorf("%d extra list_changed notifications for an identical upstream list", n)
+	}
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(lt.Tools) != 5 {
+		t.Fatalf("tools/list: %v %d tools", err, len(lt.Tools))
+	}
+}
+
+func TestGatewayUpstreamDownCallsFailFastNamingIt(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.upstreamBackoff = time.Hour })
+	cs := connectSDK(t, s, nil)
+	f.crash()
+	waitUntil(t, "the upstream to be down", func() bool { return s.upstreamStatus()[0].State == "restarting" })
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fs_read_file", Arguments: map[string]any{"path": "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, `upstream "files"`) || !strings.Contains(text, "unavailable") {
+		t.Errorf("result = %v %q, want an isError naming upstream \"files\" as unavailable", res.IsError, text)
+	}
+	// The generation keeps serving.
+	if lt, err := cs.ListTools(context.Background(), nil); err != nil || len(lt.Tools) != 3 {
+		t.Errorf("tools/list while down: %v", err)
+	}
+}
+
+func TestGatewayUpstreamRestarted(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.upstreamBackoff = time.Millisecond })
+	cs := connectSDK(t, s, nil)
+	f.crash()
+	waitUntil(t, "a restart", func() bool { return s.upstreamStatus()[0].Restarts == 1 })
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fs_read_file", Arguments: map[string]any{"path": "a"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call after the restart: %v %+v", err, res)
+	}
+	if n := f.connections(); n != 2 {
+		t.Errorf("connections = %d, want 2", n)
+	}
+}
+
+func TestGatewayProgressRelayedWithDownstreamToken(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f)
+	var mu sync.Mutex
+	var got []*mcp.ProgressNotificationParams
+	cs := connectSDK(t, s, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		got = append(got, r.Params)
+		mu.Unlock()
+	}})
+	params := &mcp.CallToolParams{Name: "fs_read_file", Arguments: map[string]any{"path": "a"}}
+	params.SetProgressToken("downstream-7")
+	if _, err := cs.CallTool(context.Background(), params); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the progress notification", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 })
+	mu.Lock()
+	defer mu.Unlock()
+	if got[0].ProgressToken != "downstream-7" || got[0].Message != "half way" {
+		t.Errorf("progress = %+v", got[0])
+	}
+}
+
+func TestGatewayDownstreamCancelCancelsUpstream(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f)
+	cs := connectSDK(t, s, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fs_slow", Arguments: map[string]any{}})
+		done <- err
+	}()
+	recvWithin(t, "the upstream call", f.calls)
+	cancel()
+	if name := recvWithin(t, "the upstream call cancelled", f.cancelled); name != "slow" {
+		t.Errorf("cancelled %q", name)
+	}
+	<-done
+}
+
+func TestGatewayTimeoutCancelsUpstream(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, strings.Replace(gatewayConfig, "prefix: fs_", "prefix: fs_\n    timeout: 50ms", 1), f)
+	cs := connectSDK(t, s, nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fs_slow", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, "no answer within 50ms") {
+		t.Errorf("result = %v %q", res.IsError, text)
+	}
+	recvWithin(t, "the upstream call cancelled", f.cancelled)
+}
+
+func TestGatewayNameCollisionLocated(t *testing.T) {
+	f := newFakeUpstream(t)
+	dir := t.TempDir()
+	path := writeFile(t, dir, "c.yaml", `tools:
+  - name: fs_read_file
+    inputSchema: {type: object}
+    handler: {static: {text: hi}}
+upstreams:
+  - name: files
+    stdio: [fake-upstream]
+    prefix: fs_
+`)
+	opts := Options{ConfigPath: path}
+	useFakes(map[string]*fakeUpstream{"files": f})(&opts)
+	_, err := New(context.Background(), opts)
+	if !errors.Is(err, toolset.ErrInput) {
+		t.Fatalf("err = %v, want a located input error", err)
+	}
+	want := dir + `/c.yaml:6:5: tool "fs_read_file": /name: upstream "files": duplicate name "fs_read_file": already used by tool "fs_read_file" (` + dir + `/c.yaml:2:5)`
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v\nwant it to contain %s", err, want)
+	}
+}
