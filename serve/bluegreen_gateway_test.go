@@ -34,6 +34,13 @@ func fsTool(min int) *mcp.Tool {
 // gateway config fronting them (rollout.newSessions: newSessions).
 func sides(t *testing.T, newSessions string) (blue, green *upstreamtest.Upstream, config string) {
 	t.Helper()
+	blue, green, blueURL, greenURL := sideServers(t)
+	return blue, green, sidesConfig(blueURL, greenURL, newSessions)
+}
+
+// sideServers starts the blue and green upstreams over loopback HTTP.
+func sideServers(t *testing.T) (blue, green *upstreamtest.Upstream, blueURL, greenURL string) {
+	t.Helper()
 	blue = upstreamtest.New(&upstreamtest.Options{Name: "server-filesystem", Version: "2025.8.18"}, fsTool(0),
 		&mcp.Tool{Name: "read_file", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}}})
 	green = upstreamtest.New(&upstreamtest.Options{Name: "server-filesystem", Version: "2025.11.25"}, fsTool(1))
@@ -44,13 +51,16 @@ func sides(t *testing.T, newSessions string) (blue, green *upstreamtest.Upstream
 			hs.Close()
 		}
 	})
-	config = `upstreams:
+	return blue, green, bs.URL, gs.URL
+}
+
+func sidesConfig(blueURL, greenURL, newSessions string) string {
+	return `upstreams:
   - name: files
-    blue:  {http: {url: "` + bs.URL + `"}}
-    green: {http: {url: "` + gs.URL + `"}}
+    blue:  {http: {url: "` + blueURL + `"}}
+    green: {http: {url: "` + greenURL + `"}}
     rollout: {newSessions: ` + newSessions + `, retireBlueAfter: 1h}
 `
-	return blue, green, config
 }
 
 // took calls tool and reports which upstream answered ("blue", "green",
@@ -156,4 +166,51 @@ func TestBlueGreenGateway(t *testing.T) {
 	if st := s.Status().Rollout; st.Blue != "stopped" {
 		t.Errorf("blue after a reload of the same sides: %s", st.Blue)
 	}
+}
+
+// The usual rollout: an upstream served from one connection gets blue and
+// green sides, blue being the release it served. The sessions connected
+// then stay on blue, untold (their list did not change); new sessions get
+// green; at retirement the old sessions move with one list_changed. (Green
+// is gated against the live contract like any candidate: its breaking
+// minItems needs permission, here --allow-breaking.)
+func TestBlueGreenRolloutStartKeepsConnectedSessionsOnBlue(t *testing.T) {
+	blue, green, blueURL, greenURL := sideServers(t)
+	var timers pinTimers
+	s, path := startServer(t, "upstreams:\n  - name: files\n    http: {url: \""+blueURL+"\"}\n", timers.hook, func(o *Options) { o.AllowBreaking = true })
+	hs := httpServer(t, s, HTTPOptions{})
+	old := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, "2025-11-25")
+	if d := cmp.Diff([]string{"read_file", "read_multiple_files"}, old.toolNames(t)); d != "" {
+		t.Fatalf("list before the rollout mismatch (-want +got):\n%s", d)
+	}
+
+	writeFile(t, filepath.Dir(path), filepath.Base(path), sidesConfig(blueURL, greenURL, "green"))
+	if res := s.Reload(context.Background(), "test"); res.Result != ResultPublished {
+		t.Fatalf("reload: %s %v", res.Result, res.Errors)
+	}
+	settle(t, s)
+	if n := old.count.Load(); n != 0 {
+		t.Errorf("the connected session got %d list_changed at the rollout's start, want 0", n)
+	}
+	if d := cmp.Diff([]string{"read_file", "read_multiple_files"}, old.toolNames(t)); d != "" {
+		t.Errorf("connected session's list mismatch (-want +got):\n%s", d)
+	}
+	if got := took(t, old, blue, green, "read_multiple_files", map[string]any{"paths": []any{}}); got != "blue" {
+		t.Errorf("connected session's call: %s", got)
+	}
+	young := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, "2025-11-25")
+	if got := took(t, young, blue, green, "read_multiple_files", map[string]any{"paths": []any{"a"}}); got != "green" {
+		t.Errorf("new session's call: %s", got)
+	}
+
+	timers.fire(t, 0) // retirement
+	old.waitChanged(t)
+	settle(t, s)
+	if n, m := old.count.Load(), young.count.Load(); n != 1 || m != 0 {
+		t.Errorf("list_changed at retirement: old session %d (want 1), new session %d (want 0)", n, m)
+	}
+	if d := cmp.Diff([]string{"read_multiple_files"}, old.toolNames(t)); d != "" {
+		t.Errorf("moved session's list mismatch (-want +got):\n%s", d)
+	}
+	waitUntil(t, "blue stopped", func() bool { return s.Status().Rollout.Blue == "stopped" })
 }
