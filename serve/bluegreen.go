@@ -85,14 +85,12 @@ func (ro *rollout) sideOf(g *Generation) Side {
 // alive reports whether blue takes new sessions and shape-routed calls.
 func (ro *rollout) alive() bool { return !ro.retired.Load() }
 
-// StartRollout starts a blue/green rollout: blue is the blue generation
+// startRollout starts a blue/green rollout: blue is the blue generation
 // (built as a candidate is, from the config with every blue/green upstream
-// on its blue side, and not published); the live generation is green.
-// The server takes over blue's reference. A rollout already running is
-// kept: only its newSessions changes, and blue is discarded.
-func (s *Server) StartRollout(blue *Generation, r Rollout) { s.startRollout(blue, r, "") }
-
-// startRollout is StartRollout for the sides key (rolloutKey).
+// on its blue side, and not published); the live generation is green. The
+// server takes over blue's reference. key is the rolloutKey of the sides.
+// A rollout already running is kept: only its newSessions changes, and
+// blue is discarded.
 func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
 	if r.RetireBlueAfter <= 0 {
 		r.RetireBlueAfter = DefaultRetireBlueAfter
@@ -121,8 +119,8 @@ func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
 			onRelease(g)
 		}
 	}
+	ro.stopTimer = s.afterFunc(r.RetireBlueAfter, func() { s.retire(ro) })
 	s.rollout.Store(ro)
-	ro.stopTimer = s.afterFunc(r.RetireBlueAfter, s.retireBlue)
 	s.log.Info("blue/green rollout started", "newSessions", sideOrGreen(r.NewSessions).String(), "retireAt", ro.retireAt, "blue", blue.Fingerprint)
 }
 
@@ -212,7 +210,7 @@ func (s *Server) beginRollout(old, cand *Generation) {
 	cand.blue = nil
 	r, ok := cand.Config.Rollout()
 	if ro := s.rollout.Load(); ok && ro != nil && ro.alive() {
-		s.SetNewSessions(r.NewSessions)
+		s.setNewSessions(r.NewSessions)
 	} else if ok && blue != nil {
 		s.startRollout(blue, r, rolloutKey(cand.Config))
 		blue = nil
@@ -229,7 +227,7 @@ func (s *Server) beginRollout(old, cand *Generation) {
 // blue/green upstream any more.
 func (s *Server) endRollout(cand *Generation) {
 	if ro := s.rollout.Load(); ro != nil && ro.alive() && !cand.Config.HasRollout() {
-		s.retireBlue()
+		s.retire(ro)
 	}
 }
 
@@ -257,9 +255,9 @@ func (s *Server) moveToBlue(old *Generation) {
 	})
 }
 
-// SetNewSessions changes the side new sessions get (a reload of the
+// setNewSessions changes the side new sessions get (a reload of the
 // rollout block).
-func (s *Server) SetNewSessions(d Side) {
+func (s *Server) setNewSessions(d Side) {
 	if ro := s.rollout.Load(); ro != nil {
 		ro.newSessions.Store(int64(sideOrGreen(d)))
 	}
@@ -290,15 +288,15 @@ func (s *Server) assignSide(ss *mcp.ServerSession) {
 	}
 }
 
-// retireBlue retires blue: no new session or shape-routed call goes to
-// it, every blue session moves to green with one list_changed, and the
+// retire retires the blue of ro: no new session or shape-routed call goes
+// to it, every blue session moves to green with one list_changed, and the
 // server lets go of its reference (blue stops once its last call is
-// done).
-func (s *Server) retireBlue() {
-	ro := s.rollout.Load()
-	if ro == nil || ro.retired.Swap(true) {
+// done). Retiring twice does nothing.
+func (s *Server) retire(ro *rollout) {
+	if ro.retired.Swap(true) {
 		return
 	}
+	ro.stopTimer()
 	s.log.Info("blue retired: its sessions move to green", "generation", ro.blue.Version)
 	s.notifier.sessions.Range(func(k, v any) bool {
 		st := v.(*sessionState)
@@ -313,15 +311,11 @@ func (s *Server) retireBlue() {
 // stopRollout retires blue without notifying (at Close).
 func (s *Server) stopRollout() {
 	ro := s.rollout.Load()
-	if ro == nil {
+	if ro == nil || ro.retired.Swap(true) {
 		return
 	}
-	if ro.stopTimer != nil {
-		ro.stopTimer()
-	}
-	if !ro.retired.Swap(true) {
-		ro.blue.release()
-	}
+	ro.stopTimer()
+	ro.blue.release()
 }
 
 // shapeRoute returns the blue generation (with a call reference taken)

@@ -59,7 +59,7 @@ func startRollout(t *testing.T, newSessions Side, timers *pinTimers) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.StartRollout(blue, Rollout{NewSessions: newSessions, RetireBlueAfter: time.Hour})
+	s.startRollout(blue, Rollout{NewSessions: newSessions, RetireBlueAfter: time.Hour}, "")
 	return s
 }
 
@@ -105,7 +105,7 @@ func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
 				t.Errorf("blue session's call answered by %q", got)
 			}
 
-			s.SetNewSessions(SideGreen) // the rollout block now says green
+			s.setNewSessions(SideGreen) // the rollout block now says green
 			young := connect()
 			if diff := cmp.Diff([]string{"read_multiple_files"}, young.toolNames(t)); diff != "" {
 				t.Errorf("green session's list mismatch (-want +got):\n%s", diff)
@@ -236,7 +236,7 @@ func TestBlueGreenInFlightCallKeepsBlue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.StartRollout(blue, Rollout{NewSessions: SideBlue})
+	s.startRollout(blue, Rollout{NewSessions: SideBlue}, "")
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)
 	if err != nil {
