@@ -48,27 +48,27 @@ func routeByShape(green, blue *callcheck.Tool, blueAlive bool, call facade.Call,
 	if !blueAlive {
 		blue = nil
 	}
-	if green == nil && blue == nil {
-		return SideNeither, callcheck.CheckCall(nil, call, names)
-	}
-	var gv callcheck.Verdict
 	if green != nil {
-		gv = callcheck.CheckCall(green, call, names)
-		if gv.Outcome == callcheck.Accepted {
+		if v, ok := green.Accepts(call); ok {
+			return SideGreen, v
+		}
+	}
+	if blue != nil {
+		if v, ok := blue.Accepts(call); ok {
+			return SideBlue, v
+		}
+	}
+	switch {
+	case green != nil:
+		gv := callcheck.CheckCall(green, call, names)
+		if gv.Outcome == callcheck.Translated {
 			return SideGreen, gv
 		}
-	}
-	if blue != nil && call.Tool == blue.Name {
+		return SideNeither, gv
+	case blue != nil && call.Tool == blue.Name:
 		asSent := *blue
 		asSent.Facade = nil // blue's accepted schema, as sent: no translation
-		if bv := callcheck.CheckCall(&asSent, call, names); bv.Outcome == callcheck.Accepted {
-			return SideBlue, bv
-		} else if green == nil {
-			return SideNeither, bv
-		}
+		return SideNeither, callcheck.CheckCall(&asSent, call, names)
 	}
-	if gv.Outcome == callcheck.Translated {
-		return SideGreen, gv
-	}
-	return SideNeither, gv
+	return SideNeither, callcheck.CheckCall(nil, call, names)
 }

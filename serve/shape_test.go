@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -127,4 +128,29 @@ func call(tool, args string) facade.Call {
 		panic(err)
 	}
 	return facade.Call{Tool: tool, Arguments: schema.Instance(&v).(map[string]any)}
+}
+
+// BenchmarkShapeRouting reports what routing by shape costs over the check
+// every call gets anyway (callcheck.CheckCall against green, measured in
+// the same run): ratio_green for a call green accepts, ratio_blue for one
+// only blue accepts (the real read_multiple_files minItems break).
+func BenchmarkShapeRouting(b *testing.B) {
+	t := &testing.T{}
+	blue := realCheckTool(t, "2025.8.18", "read_multiple_files", nil)
+	green := realCheckTool(t, "2025.11.25", "read_multiple_files", nil)
+	ok, old := call("read_multiple_files", `{"paths":["a","b"]}`), call("read_multiple_files", `{"paths":[]}`)
+	measure := func(f func()) float64 {
+		start := time.Now()
+		for range b.N {
+			f()
+		}
+		return float64(time.Since(start).Nanoseconds()) / float64(b.N)
+	}
+	b.ResetTimer()
+	base := measure(func() { callcheck.CheckCall(green, ok, nil) })
+	routedGreen := measure(func() { routeByShape(green, blue, true, ok, nil) })
+	routedBlue := measure(func() { routeByShape(green, blue, true, old, nil) })
+	b.ReportMetric(base, "check-ns/op")
+	b.ReportMetric(routedGreen/base, "ratio_green")
+	b.ReportMetric(routedBlue/base, "ratio_blue")
 }
