@@ -3,8 +3,8 @@ package serve
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
