@@ -19,6 +19,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 // Call outcomes, for metrics and /status.
@@ -206,8 +207,10 @@ func failureKind(ctx context.Context, err error) string {
 		return "cancelled"
 	case errors.Is(err, errOutputTooLarge):
 		return "output-too-large"
-	case errors.As(err, new(*timeoutError)):
+	case errors.As(err, new(*timeoutError)), errors.Is(err, upstream.ErrTimeout):
 		return "timeout"
+	case errors.Is(err, upstream.ErrUnavailable):
+		return "unavailable"
 	case errors.Is(err, errExecBusy), errors.Is(err, errExecWait):
 		return "busy"
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -54,8 +56,9 @@ func TestGatewayCallPassesResultThroughUnderRealName(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(res)
-	// Unchanged: even the _meta the upstream's SDK adds.
-	want := `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake-upstream","version":"1"},"upstream":"fake"},"content":[{"type":"text","text":"upstream read_file"}],"structuredContent":{"args":{"path":"missing"}},"isError":true}`
+	// Unchanged, but for the connection's _meta keys of the upstream hop
+	// (the gateway's own SDK adds its serverInfo under 2026-07-28).
+	want := `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcpctl-serve","version":""},"upstream":"fake"},"content":[{"type":"text","text":"upstream read_file"}],"structuredContent":{"args":{"path":"missing"}},"isError":true}`
 	if string(got) != want {
 		t.Errorf("result\n got %s\nwant %s", got, want)
 	}
@@ -227,5 +230,72 @@ upstreams:
 	want := dir + `/c.yaml:6:5: tool "fs_read_file": /name: upstream "files": duplicate name "fs_read_file": already used by tool "fs_read_file" (` + dir + `/c.yaml:2:5)`
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v\nwant it to contain %s", err, want)
+	}
+}
+
+func TestGatewayHTTPUpstreamHeadersFromEnvAndRealName(t *testing.T) {
+	f := newFakeUpstream(t)
+	var mu sync.Mutex
+	var auth, names []string
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, nil)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		if n := r.Header.Get("Mcp-Name"); n != "" {
+			names = append(names, n)
+		}
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close) // after the gateway's Close, which ends the upstream session
+	config := "upstreams:\n  - name: web\n    http: {url: '" + hs.URL + "', headers: {Authorization: {env: WEB_AUTH}}}\n    prefix: web_\n"
+	s, _ := startServer(t, config, func(o *Options) {
+		o.Getenv = func(k string) (string, bool) {
+			if k == "WEB_AUTH" {
+				return "Bearer s3cret", true
+			}
+			return "", false
+		}
+	})
+	cs := connectSDK(t, s, nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "web_read_file", Arguments: map[string]any{"path": "a"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res.Content[0])
+	}
+	if c := recvWithin(t, "the upstream call", f.calls); c != `read_file {"path":"a"}` {
+		t.Errorf("upstream saw %q", c)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, a := range auth {
+		if a != "Bearer s3cret" {
+			t.Errorf("a request carried Authorization %q", a)
+		}
+	}
+	// The gateway speaks 2025-11-25 to its upstreams, which has no Mcp-Name
+	// header; under any revision the call goes out under the real name.
+	for _, n := range names {
+		if n != "read_file" {
+			t.Errorf("Mcp-Name %q sent, want the upstream's own name read_file", n)
+		}
+	}
+}
+
+func TestGatewayMissingHeaderVariableLocated(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "c.yaml", "upstreams:\n  - name: web\n    http: {url: 'http://127.0.0.1:1/mcp', headers: {Authorization: {env: NOPE_UNSET}}}\n")
+	_, err := New(context.Background(), Options{ConfigPath: path, Getenv: func(string) (string, bool) { return "", false }})
+	want := dir + `/c.yaml:2:5: upstream "web": header Authorization: environment variable NOPE_UNSET is not set`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
+
+func TestGatewayAdvertisesToolsOnly(t *testing.T) {
+	s, _ := startGateway(t, gatewayConfig, newFakeUpstream(t))
+	cs := connectSDK(t, s, nil)
+	caps := cs.InitializeResult().Capabilities
+	if caps.Tools == nil || caps.Resources != nil || caps.Prompts != nil {
+		t.Errorf("capabilities = %+v, want tools only", caps)
 	}
 }
