@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"github.com/mcpctl/mcpctl/upstream"
+
 	"encoding/json"
 	"net"
 	"net/http"
@@ -38,6 +40,9 @@ type Status struct {
 	// Pending are the refused candidates waiting for an operator's
 	// decision (serve --state; mcpctl approve or reject), oldest first.
 	Pending []state.Pending `json:"pending"`
+	// Upstreams are the gateway's upstreams (docs/serve.md#gateway): state
+	// (connected, restarting, quarantined, closed), restarts, tools.
+	Upstreams []upstream.Status `json:"upstreams,omitempty"`
 	// Rollout is the blue/green rollout (docs/serve.md#bluegreen), when
 	// one started.
 	Rollout *RolloutStatus `json:"rollout,omitempty"`
@@ -88,6 +93,7 @@ func (s *Server) Status() Status {
 		Sessions:      SessionStatus{ByGeneration: map[string]int{}},
 		InFlight:      s.inflight.count(),
 		Pending:       s.Pending(),
+		Upstreams:     s.upstreamStatus(),
 	}
 	s.statusMu.Lock()
 	if s.lastReload != nil {

@@ -39,7 +39,7 @@ func (s *Server) Approve(ctx context.Context, d Decision) (ReloadResult, error) 
 	if err != nil {
 		return ReloadResult{}, err
 	}
-	cand, unchanged, err := s.buildCandidate(cfg, false)
+	cand, unchanged, err := s.buildCandidate(cfg, false, nil)
 	if err != nil {
 		return ReloadResult{}, err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
-	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Blue/green rollouts (docs/serve.md#bluegreen). An upstream with blue:
@@ -134,11 +133,11 @@ func (s *Server) buildBlue(cfg *Config) (*Generation, error) {
 	if err != nil {
 		return nil, err
 	}
-	lists := make(map[string]*toolset.Set, len(conns))
-	for name, up := range conns {
-		lists[name] = up.Tools()
+	ups := make([]upstreamInput, 0, len(cfg.Upstreams))
+	for _, uc := range cfg.Upstreams {
+		ups = append(ups, upstreamInput{cfg: uc, key: keys[uc.Name], served: conns[uc.Name].Tools()})
 	}
-	full, inputs := withUpstreams(cfg, lists, keys)
+	full, inputs := withUpstreams(cfg, ups)
 	g, err := buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: s.live.Load(), exec: s.exec, upstreams: conns})
 	if g != nil {
 		g.inputs = inputs

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -37,9 +38,12 @@ type gateway struct {
 type UpstreamRef struct {
 	Upstream string
 	Tool     string
-	// conn is the connection's key (a tool is shared between generations
-	// only while its connection is the same).
-	conn string
+	// conn is the connection's key and state what the upstream's current
+	// list is while quarantined (a tool is shared between generations
+	// only while both are the same); tr translates a quarantined
+	// upstream's calls.
+	conn, state string
+	tr          *translator
 }
 
 // upstreamConns returns the connections of cfg's upstreams, starting the
@@ -210,36 +214,59 @@ func (g *Generation) usesConn(key string) bool {
 	return false
 }
 
+// upstreamInput is one upstream of a candidate: the list served (its
+// current one, or while quarantined the last accepted one) and, when
+// quarantined, the translator to its current one.
+type upstreamInput struct {
+	cfg    *UpstreamConfig
+	key    string
+	served *toolset.Set
+	tr     *translator
+}
+
 // withUpstreams returns cfg with the served tools of its upstreams
-// appended (lists: each upstream's tool list by name), and the digest of
-// every input of the candidate: equal digests build equal generations.
-func withUpstreams(cfg *Config, lists map[string]*toolset.Set, keys map[string]string) (*Config, string) {
-	if len(cfg.Upstreams) == 0 {
+// appended, and the digest of every input of the candidate: equal digests
+// build equal generations.
+func withUpstreams(cfg *Config, ups []upstreamInput) (*Config, string) {
+	if len(ups) == 0 {
 		return cfg, cfg.Digest
 	}
 	full := *cfg
 	full.Tools = append([]*ToolConfig(nil), cfg.Tools...)
 	d := sha256.New()
 	d.Write([]byte(cfg.Digest))
-	for _, uc := range cfg.Upstreams {
-		set := lists[uc.Name]
-		fmt.Fprintf(d, "\x00%s\x00%s", uc.Name, keys[uc.Name])
-		for _, t := range set.Tools {
-			d.Write(t.Raw)
-			d.Write([]byte{0})
-			if uc.Serves(t.Name) {
-				full.Tools = append(full.Tools, upstreamTool(uc, t, len(full.Tools), keys[uc.Name]))
+	for _, in := range ups {
+		fmt.Fprintf(d, "\x00%s\x00%s\x00%s", in.cfg.Name, in.key, listDigest(in.served))
+		state := ""
+		if in.tr != nil {
+			state = "quarantined:" + listDigest(in.tr.current)
+			d.Write([]byte(state))
+		}
+		for _, t := range in.served.Tools {
+			if in.cfg.Serves(t.Name) {
+				full.Tools = append(full.Tools, upstreamTool(in, t, len(full.Tools), state))
 			}
 		}
 	}
 	return &full, hex.EncodeToString(d.Sum(nil))
 }
 
+// listDigest is the hex SHA-256 of a tool list's bytes.
+func listDigest(set *toolset.Set) string {
+	d := sha256.New()
+	for _, t := range set.Tools {
+		d.Write(t.Raw)
+		d.Write([]byte{0})
+	}
+	return hex.EncodeToString(d.Sum(nil))
+}
+
 // upstreamTool is an upstream's tool as a tool entry of the config: the
 // upstream's own bytes with the exposed name, the upstream's facade block
 // for it, a handler forwarding under its real name, located at the
 // upstreams entry.
-func upstreamTool(uc *UpstreamConfig, t *toolset.Tool, index int, key string) *ToolConfig {
+func upstreamTool(in upstreamInput, t *toolset.Tool, index int, state string) *ToolConfig {
+	uc := in.cfg
 	v := t.Value.Clone()
 	for i := range v.Members {
 		if v.Members[i].Key == "name" {
@@ -247,11 +274,37 @@ func upstreamTool(uc *UpstreamConfig, t *toolset.Tool, index int, key string) *T
 		}
 	}
 	tc := &ToolConfig{Name: uc.Exposed(t.Name), Index: index, Value: v, Raw: appendOrdered(nil, &v), Pos: uc.Pos, Upstream: uc.Name,
-		Handler: &HandlerConfig{Upstream: &UpstreamRef{Upstream: uc.Name, Tool: t.Name, conn: key}, Pos: uc.Pos}}
+		Handler: &HandlerConfig{Upstream: &UpstreamRef{Upstream: uc.Name, Tool: t.Name, conn: in.key, state: state, tr: in.tr}, Pos: uc.Pos}}
 	if b, ok := uc.Facades[t.Name]; ok {
 		tc.Facade = &b
 	}
 	return tc
+}
+
+// StateQuarantined is the state of a connected upstream whose current
+// tool list the gate refused (upstream.Status.State in /status).
+const StateQuarantined = "quarantined"
+
+// upstreamCollector exports the upstreams' state to Prometheus:
+// mcpctl_serve_upstream_state{upstream,state} (1 for the current state)
+// and mcpctl_serve_upstream_restarts_total{upstream}.
+type upstreamCollector struct{ s *Server }
+
+var (
+	upstreamStateDesc    = prometheus.NewDesc("mcpctl_serve_upstream_state", "Gateway upstreams by state (connected, restarting, quarantined, closed): 1 for the state the upstream is in.", []string{"upstream", "state"}, nil)
+	upstreamRestartsDesc = prometheus.NewDesc("mcpctl_serve_upstream_restarts_total", "Restarts of a gateway upstream that went away.", []string{"upstream"}, nil)
+)
+
+func (c upstreamCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- upstreamStateDesc
+	ch <- upstreamRestartsDesc
+}
+
+func (c upstreamCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, st := range c.s.upstreamStatus() {
+		ch <- prometheus.MustNewConstMetric(upstreamStateDesc, prometheus.GaugeValue, 1, st.Name, st.State)
+		ch <- prometheus.MustNewConstMetric(upstreamRestartsDesc, prometheus.CounterValue, float64(st.Restarts), st.Name)
+	}
 }
 
 // upstreamStatus is the state of the live generation's upstreams, by
@@ -262,8 +315,12 @@ func (s *Server) upstreamStatus() []upstream.Status {
 		return nil
 	}
 	out := make([]upstream.Status, 0, len(g.conns))
-	for _, up := range g.conns {
-		out = append(out, up.Status())
+	for name, up := range g.conns {
+		st := up.Status()
+		if g.quarantined[name] && st.State == upstream.StateConnected {
+			st.State = StateQuarantined
+		}
+		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -274,10 +331,20 @@ func (s *Server) upstreamStatus() []upstream.Status {
 type forwardHandler struct {
 	up   *upstream.Upstream
 	tool string
+	// tr, while the upstream is quarantined, translates calls to its
+	// current tools (nil: forwarded as they are).
+	tr *translator
 }
 
 func (h *forwardHandler) Call(ctx context.Context, args []byte) (*Output, error) {
-	params := &mcp.CallToolParams{Name: h.tool, Arguments: json.RawMessage(args)}
+	name := h.tool
+	if h.tr != nil {
+		var msg string
+		if name, args, msg = h.tr.translate(h.tool, args); msg != "" {
+			return &Output{Result: errorResult(msg)}, nil
+		}
+	}
+	params := &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)}
 	dc := downstreamCall(ctx)
 	var relay func(*mcp.ProgressNotificationParams)
 	if dc != nil {

@@ -51,6 +51,12 @@ type Generation struct {
 	// conns the connections of its config's upstreams by name.
 	upstreamKeys []string
 	conns        map[string]*upstream.Upstream
+	// base is the config without its upstreams' tools; lists are the
+	// upstream tool lists served, by upstream name, and quarantined the
+	// upstreams served from their last accepted list.
+	base        *Config
+	lists       map[string]*toolset.Set
+	quarantined map[string]bool
 
 	// refs counts the registry's reference (1 while live) plus in-flight
 	// calls; at 0 the handlers are closed (releaseOnce).

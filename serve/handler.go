@@ -57,7 +57,7 @@ func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, boo
 		if up == nil {
 			return nil, fmt.Errorf("upstream %q is not connected", h.Upstream.Upstream)
 		}
-		return &forwardHandler{up: up, tool: h.Upstream.Tool}, nil
+		return &forwardHandler{up: up, tool: h.Upstream.Tool, tr: h.Upstream.tr}, nil
 	case h.Exec != nil:
 		return newExecHandler(h.Exec, dir, getenv, pool)
 	case h.HTTP != nil:

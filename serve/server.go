@@ -205,6 +205,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
+	s.metrics.reg.MustRegister(upstreamCollector{s})
 	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
@@ -307,6 +308,9 @@ type ReloadResult struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// AllowedBreaking: published only because of --allow-breaking.
 	AllowedBreaking bool `json:"allowedBreaking,omitempty"`
+	// Quarantined names the upstreams a refused change quarantined
+	// (Result quarantined; docs/serve.md#gateway).
+	Quarantined []string `json:"quarantined,omitempty"`
 
 	err error
 }
@@ -370,7 +374,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	case live == nil:
 		s.first(cand, now, &res, trigger)
 	default:
-		s.gated(live.lock(), live, cand, now, &res, trigger)
+		s.gateUpstreams(live, cand, now, &res, trigger)
 	}
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	s.metrics.reloads.WithLabelValues(res.Result).Inc()
@@ -440,30 +444,42 @@ func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *
 	for _, w := range cfg.Warnings {
 		s.log.Warn("config warning", "trigger", trigger, "warning", w)
 	}
-	cand, unchanged, err = s.buildCandidate(cfg, trigger == "SIGHUP" || trigger == "admin")
+	cand, unchanged, err = s.buildCandidate(cfg, trigger == "SIGHUP" || trigger == "admin", nil)
 	return cfg, cand, unchanged, err
 }
 
 // buildCandidate builds the candidate of cfg and its upstreams' current
 // tool lists (refresh: read them again first); unchanged, and no
 // candidate, when its inputs are the live generation's.
-func (s *Server) buildCandidate(cfg *Config, refresh bool) (cand *Generation, unchanged bool, err error) {
+//
+// The upstreams in quarantine are served from the live generation's list
+// of them, their calls translated to their current lists.
+func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string]bool) (cand *Generation, unchanged bool, err error) {
 	conns, keys, err := s.upstreamConns(cfg, refresh)
 	if err != nil {
 		return nil, false, err
 	}
-	lists := make(map[string]*toolset.Set, len(conns))
-	for name, up := range conns {
-		lists[name] = up.Tools()
-	}
-	full, inputs := withUpstreams(cfg, lists, keys)
 	live := s.live.Load()
+	ups := make([]upstreamInput, 0, len(cfg.Upstreams))
+	for _, uc := range cfg.Upstreams {
+		in := upstreamInput{cfg: uc, key: keys[uc.Name], served: conns[uc.Name].Tools()}
+		if accepted := live.acceptedList(uc.Name); quarantine[uc.Name] && accepted != nil {
+			in.tr = newTranslator(uc, accepted, in.served, cfg.Gate.Upstream == UpstreamAutoFacade, s.opts.Now())
+			in.served = accepted
+		}
+		ups = append(ups, in)
+	}
+	full, inputs := withUpstreams(cfg, ups)
 	if live != nil && live.inputs == inputs {
 		return nil, true, nil
 	}
 	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns})
 	if cand != nil {
-		cand.inputs = inputs
+		cand.inputs, cand.base = inputs, cfg
+		cand.lists, cand.quarantined = map[string]*toolset.Set{}, map[string]bool{}
+		for _, in := range ups {
+			cand.lists[in.cfg.Name], cand.quarantined[in.cfg.Name] = in.served, in.tr != nil
+		}
 	}
 	if err == nil {
 		if err = s.withBlue(cfg, cand); err != nil {
@@ -474,6 +490,15 @@ func (s *Server) buildCandidate(cfg *Config, refresh bool) (cand *Generation, un
 	return cand, false, err
 }
 
+// acceptedList is the list of the upstream named name that g serves (nil
+// when g is nil or does not serve it).
+func (g *Generation) acceptedList(name string) *toolset.Set {
+	if g == nil {
+		return nil
+	}
+	return g.lists[name]
+}
+
 // gate runs the gate (gate.go) on cand against prev; a panic is a
 // *PanicError.
 func (s *Server) gate(prev *lockfile.Lock, cand *Generation, now time.Time) (d gateDecision, err error) {
@@ -482,7 +507,9 @@ func (s *Server) gate(prev *lockfile.Lock, cand *Generation, now time.Time) (d g
 			err = s.bug(panicReload, v)
 		}
 	}()
-	return gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.quietPeriod()), s.opts.AllowBreaking, now), nil
+	d = gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.quietPeriod()), s.opts.AllowBreaking, now)
+	holdDescriptions(&d, s.live.Load(), cand, s.opts.AllowBreaking)
+	return d, nil
 }
 
 // first decides the first candidate (the caller holds pubMu): gated

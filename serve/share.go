@@ -50,7 +50,7 @@ func toolKey(t *ToolConfig, dir string) string {
 		Upstream   []string
 	}{Dir: dir, Exec: t.Handler.Exec, HTTP: t.Handler.HTTP, Facade: t.Facade}
 	if u := t.Handler.Upstream; u != nil {
-		k.Upstream = []string{u.Upstream, u.Tool, u.conn}
+		k.Upstream = []string{u.Upstream, u.Tool, u.conn, u.state}
 	}
 	if st := t.Handler.Static; st != nil {
 		if st.JSON != nil {
