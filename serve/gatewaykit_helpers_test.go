@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -90,5 +91,22 @@ func viaMemory(ups map[string]*upstreamtest.Upstream) func(*Options) {
 				return t
 			}
 		}
+	}
+}
+
+// waitCall retries try until it returns nil, failing the test with its last
+// error when that takes longer than waitLong.
+func waitCall(t testing.TB, what string, try func() error) {
+	t.Helper()
+	deadline := time.Now().Add(waitLong)
+	for {
+		err := try()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s; last: %v", waitLong, what, err)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
