@@ -241,6 +241,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 		s.rec = rec
 	}
+	s.startUpstreamReloads()
 	return s, nil
 }
 
