@@ -118,7 +118,11 @@ func TestBlueGreenGateway(t *testing.T) {
 		t.Errorf("blue session's call of a tool only blue has: %s", got)
 	}
 
-	// A client without a session sees green and is routed by shape.
+	// A client without a session sees green and is routed by shape. (At
+	// 2025-11-25: a 2026-07-28 call forwarded to an HTTP upstream carries
+	// the downstream's protocol version in its context, which the go-sdk
+	// client sends upstream; TestBlueGreenShapeRoutingStateless covers
+	// 2026-07-28.)
 	c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: stateless.URL}, "2025-11-25")
 	if d := cmp.Diff([]string{"read_multiple_files"}, c.toolNames(t)); d != "" {
 		t.Errorf("stateless list mismatch (-want +got):\n%s", d)
