@@ -261,6 +261,9 @@ func writeReload(b *strings.Builder, r *serve.ReloadResult) {
 		if r.AllowedBreaking {
 			b.WriteString("    let through by --allow-breaking\n")
 		}
+	case serve.ResultQuarantined:
+		fmt.Fprintf(b, "    upstream(s) %s quarantined; serving generation %d (%s)\n", strings.Join(r.Quarantined, ", "), r.Version, shortHash(r.Fingerprint))
+		fmt.Fprintf(b, "    pending: %s (mcpctl approve or reject)\n", r.Candidate)
 	case serve.ResultRefused:
 		if r.Reason != "" {
 			fmt.Fprintf(b, "    %s\n", r.Reason)
