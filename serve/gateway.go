@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,6 +29,10 @@ type gateway struct {
 	mu     sync.Mutex
 	conns  map[string]*upstream.Upstream // connKey → connection
 	closed bool
+	// started is set once New has built the server: changes signalled
+	// before are kept in missed and reloaded then.
+	started bool
+	missed  map[string]bool
 	// reloads counts the reloads upstreams' changes started (Close waits
 	// for them).
 	reloads sync.WaitGroup
@@ -163,11 +168,31 @@ func (s *Server) upstreamChanged(name string) {
 	if s.gw.closed {
 		return
 	}
+	if !s.gw.started {
+		if s.gw.missed == nil {
+			s.gw.missed = map[string]bool{}
+		}
+		s.gw.missed[name] = true
+		return
+	}
 	s.gw.reloads.Add(1)
 	go func() {
 		defer s.gw.reloads.Done()
 		s.Reload(s.baseCtx, "upstream:"+name)
 	}()
+}
+
+// startUpstreamReloads lets upstream changes reload the server (New calls
+// it once the server is built) and reloads for those signalled before.
+func (s *Server) startUpstreamReloads() {
+	s.gw.mu.Lock()
+	s.gw.started = true
+	missed := sortedKeys(s.gw.missed)
+	s.gw.missed = nil
+	s.gw.mu.Unlock()
+	for _, name := range missed {
+		s.upstreamChanged(name)
+	}
 }
 
 // pruneUpstreams closes the connections the live generation does not use
@@ -393,6 +418,9 @@ type downstream struct {
 
 type downstreamKey struct{}
 
+// progressNotifyTimeout bounds one relayed progress notification.
+const progressNotifyTimeout = 5 * time.Second
+
 // withDownstream puts the downstream request of a tools/call in ctx for
 // a forwarding handler: the upstream's notifications/progress go to ss
 // with the downstream's token.
@@ -402,7 +430,10 @@ func withDownstream(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToo
 		dc.relay = func(p *mcp.ProgressNotificationParams) {
 			q := *p
 			q.ProgressToken = tok
-			_ = ss.NotifyProgress(ctx, &q)
+			// It may come after the call returned (see upstream.Call).
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), progressNotifyTimeout)
+			defer cancel()
+			_ = ss.NotifyProgress(nctx, &q)
 		}
 	}
 	return context.WithValue(ctx, downstreamKey{}, dc)

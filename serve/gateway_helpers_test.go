@@ -3,7 +3,9 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,6 +25,9 @@ type fakeUpstream struct {
 	calls chan string
 	// cancelled receives the name of each call whose context ended.
 	cancelled chan string
+	// hidden, when set, is a tool tools/list leaves out without any
+	// notification (a change only polling sees).
+	hidden atomic.Pointer[string]
 }
 
 const (
@@ -33,6 +38,7 @@ const (
 func newFakeUpstream(t testing.TB) *fakeUpstream {
 	f := &fakeUpstream{t: t, srv: mcp.NewServer(&mcp.Implementation{Name: "fake-upstream", Version: "1"}, nil),
 		calls: make(chan string, 1024), cancelled: make(chan string, 16)}
+	f.srv.AddReceivingMiddleware(f.hide)
 	f.set("read_file", "Reads a file.", fakeReadFile)
 	f.set("search", "Searches.", fakeSearch)
 	f.set("slow", "Waits until cancelled.", `{"type":"object"}`)
@@ -42,6 +48,18 @@ func newFakeUpstream(t testing.TB) *fakeUpstream {
 // set adds or replaces a tool (the server notifies list_changed).
 func (f *fakeUpstream) set(name, description, inputSchema string) {
 	f.srv.AddTool(&mcp.Tool{Name: name, Description: description, InputSchema: json.RawMessage(inputSchema)}, f.handle)
+}
+
+// hide answers tools/list without the hidden tool.
+func (f *fakeUpstream) hide(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		h := f.hidden.Load()
+		if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil && h != nil {
+			lr.Tools = slices.DeleteFunc(slices.Clone(lr.Tools), func(t *mcp.Tool) bool { return t.Name == *h })
+		}
+		return res, err
+	}
 }
 
 // remove removes tools (the server notifies list_changed).

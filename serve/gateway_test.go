@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -297,5 +299,62 @@ func TestGatewayAdvertisesToolsOnly(t *testing.T) {
 	caps := cs.InitializeResult().Capabilities
 	if caps.Tools == nil || caps.Resources != nil || caps.Prompts != nil {
 		t.Errorf("capabilities = %+v, want tools only", caps)
+	}
+}
+
+func TestGatewayCallsRecordedUnderExposedNamesAndReplay(t *testing.T) {
+	f := newFakeUpstream(t)
+	rec := filepath.Join(t.TempDir(), "rec")
+	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.RecordDir = rec })
+	cs := connectSDK(t, s, nil)
+	sdkCall(t, cs, "fs_read_file", map[string]any{"path": "a"})
+	sdkCall(t, cs, "fs_read_file", map[string]any{"path": 1})
+	s.Close()
+	recorded, err := fixtures.Read(context.Background(), rec, nil)
+	if err != nil || len(recorded) != 2 {
+		t.Fatalf("records: %v, %d", err, len(recorded))
+	}
+	// Replayed against the gateway's served set, as replay and diff
+	// --usage read them.
+	r, err := fixtures.NewReplayer(s.Live().Set, s.Live().Config.Facades())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.NewReport()
+	for i := range recorded {
+		if recorded[i].Tool != "fs_read_file" {
+			t.Errorf("record %d names %q, want the exposed name fs_read_file", i, recorded[i].Tool)
+		}
+		r.Add(rep, &recorded[i])
+		if c := rep.Calls[len(rep.Calls)-1]; c.Unexpected {
+			t.Errorf("%s: replay says %s, the record expects %s", c.Source, c.Outcome, c.Expect)
+		}
+	}
+}
+
+func TestGatewayRefreshPollSeesASilentChange(t *testing.T) {
+	f := newFakeUpstream(t)
+	r := newReloads()
+	_, _ = startGateway(t, strings.Replace(gatewayConfig, "prefix: fs_", "prefix: fs_\n    refresh: 5ms", 1), f, r.hook)
+	hidden := "slow"
+	f.hidden.Store(&hidden)
+	res := r.waitFor(t, "the polled change", func(res ReloadResult) bool { return res.Trigger == "upstream:files" })
+	if res.Result != ResultQuarantined {
+		t.Errorf("reload %s, want the removal quarantined", res.Result)
+	}
+}
+
+func TestGatewayAdminReloadRereadsUpstreams(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f)
+	hidden := "slow"
+	f.hidden.Store(&hidden)
+	if res := s.Reload(context.Background(), "admin"); res.Result != ResultQuarantined {
+		t.Errorf("POST /reload: %s, want the upstream's removal found and quarantined", res.Result)
+	}
+	// Later reloads keep the quarantine (and the live generation).
+	v := s.Live().Version
+	if res := s.Reload(context.Background(), "watch"); res.Result != ResultQuarantined || s.Live().Version != v {
+		t.Errorf("a config reload: %s, version %d, want quarantined at version %d", res.Result, s.Live().Version, v)
 	}
 }

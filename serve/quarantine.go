@@ -195,3 +195,39 @@ func sortedKeys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// docRules are the rules of changes to what a tool says about itself:
+// title, description and annotations (held with gate.descriptions: hold).
+var docRules = map[string]bool{
+	"title-changed": true, "description-changed": true, "description-deprecated": true,
+	"annotation-more-cautious": true, "annotation-less-cautious": true, "annotation-title-changed": true, "annotation-changed": true,
+}
+
+// holdDescriptions makes, with gate.descriptions: hold, every change of
+// an upstream tool's title, description or annotations need permission
+// (docs/serve.md#gateway, rug pulls). Tools are matched as diff matches
+// them, renames included (diff compares a renamed tool with the tool it
+// replaced), so a rename does not launder a changed text.
+func holdDescriptions(d *gateDecision, live, cand *Generation, allowBreaking bool) {
+	if cand.Config.Gate.Descriptions != DescriptionsHold {
+		return
+	}
+	owned := map[string]bool{}
+	for _, g := range []*Generation{live, cand} {
+		if g == nil {
+			continue
+		}
+		for _, t := range g.Config.Tools {
+			owned[t.Name] = owned[t.Name] || t.Upstream != ""
+		}
+	}
+	for i := range d.Findings {
+		f := &d.Findings[i]
+		if !docRules[f.Rule] || !owned[f.Tool] || f.NeedsPermission {
+			continue
+		}
+		f.NeedsPermission = true
+		d.Blocking = append(d.Blocking, *f)
+	}
+	d.Refused = len(d.Blocking) > 0 && !allowBreaking
+}

@@ -236,6 +236,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 		s.rec = rec
 	}
+	s.startUpstreamReloads()
 	return s, nil
 }
 
@@ -495,7 +496,9 @@ func (s *Server) gate(prev *lockfile.Lock, cand *Generation, now time.Time) (d g
 			err = s.bug(panicReload, v)
 		}
 	}()
-	return gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.quietPeriod()), s.opts.AllowBreaking, now), nil
+	d = gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.quietPeriod()), s.opts.AllowBreaking, now)
+	holdDescriptions(&d, s.live.Load(), cand, s.opts.AllowBreaking)
+	return d, nil
 }
 
 // first decides the first candidate (the caller holds pubMu): gated

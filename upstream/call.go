@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,7 +32,10 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	if progress != nil {
 		tok := "mcpctl-" + strconv.FormatUint(u.tokens.Add(1), 10)
 		u.progress.Store(tok, progress)
-		defer u.progress.Delete(tok)
+		// The go-sdk hands notifications to their handler on a goroutine
+		// of their own, after the response may have ended the call: one
+		// sent before the result is still relayed within progressGrace.
+		defer time.AfterFunc(progressGrace, func() { u.progress.Delete(tok) })
 		p.Meta = mcp.Meta{}
 		for k, v := range params.Meta {
 			p.Meta[k] = v
@@ -50,6 +54,10 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	}
 	return nil, err
 }
+
+// progressGrace is how long a call's progress token stays known after the
+// call returned.
+const progressGrace = time.Second
 
 // unavailable is the error of a call made while the server is down.
 func (u *Upstream) unavailable() error {

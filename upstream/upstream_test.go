@@ -209,6 +209,13 @@ func TestUpstreamRelaysProgressWithItsOwnToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The go-sdk may hand the notification over after the result.
+	for n := 0; n == 0; {
+		mu.Lock()
+		n = len(got)
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != 1 || got[0].Message != "half" || got[0].Total != 2 {
