@@ -43,6 +43,9 @@ type Status struct {
 	// Upstreams are the gateway's upstreams (docs/serve.md#gateway): state
 	// (connected, restarting, quarantined, closed), restarts, tools.
 	Upstreams []upstream.Status `json:"upstreams,omitempty"`
+	// Rollout is the blue/green rollout (docs/serve.md#bluegreen), when
+	// one started.
+	Rollout *RolloutStatus `json:"rollout,omitempty"`
 }
 
 // SessionStatus describes connected sessions.
@@ -131,6 +134,7 @@ func (s *Server) Status() Status {
 		}
 	}
 	s.sessionLimits(&st.Sessions)
+	st.Rollout = s.rolloutStatus(s.sessionCount())
 	s.calls.tools.Range(func(k, v any) bool {
 		c := v.(*toolCounts)
 		st.Calls[k.(string)] = CallCounts{OK: c.ok.Load(), Error: c.err.Load(), Invalid: c.invalid.Load()}

@@ -114,9 +114,14 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	s.metrics.inFlight.Inc()
 	defer s.metrics.inFlight.Dec()
 	g := s.acquireFor(ss)
-	defer g.release()
+	defer func() { g.release() }()
 
 	name := req.Params.Name
+	if bg := s.shapeRoute(ss, g, name, req.Params.Arguments); bg != nil {
+		g.release() // blue takes the call by its shape
+		g = bg
+	}
+	s.countSide(g)
 	// The record (nil unless --record) goes to the writer once the
 	// outcome is known: before the handler runs, so a call abandoned at
 	// shutdown is recorded too.

@@ -203,7 +203,7 @@ func (s *Server) pruneUpstreams() {
 	s.gw.mu.Lock()
 	var gone []*upstream.Upstream
 	for key, up := range s.gw.conns {
-		if live == nil || !live.usesConn(key) {
+		if live == nil || !live.usesConn(key) && !s.blueUsesConn(key) {
 			gone = append(gone, up)
 			delete(s.gw.conns, key)
 		}

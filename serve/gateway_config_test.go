@@ -66,7 +66,7 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"env value", "upstreams:\n  - {name: t, stdio: [x], env: [A=1]}\n", `/upstreams/0/env/0: env lists names`},
 		{"empty stdio", "upstreams:\n  - {name: t, stdio: []}\n", `/upstreams/0/stdio: stdio needs at least the program`},
 		{"bad url", "upstreams:\n  - {name: t, http: {url: ftp://x}}\n", `/upstreams/0/http/url: url must be http:// or https://`},
-		{"misspelled key", "upstreams:\n  - {name: t, stdio: [x], prefx: a_}\n", `/upstreams/0/prefx: unknown key "prefx" (want name, stdio, env, http, prefix, tools, facades, refresh or timeout); did you mean "prefix"?`},
+		{"misspelled key", "upstreams:\n  - {name: t, stdio: [x], prefx: a_}\n", `/upstreams/0/prefx: unknown key "prefx" (want name, stdio, env, http, prefix, tools, facades, refresh, timeout, blue, green or rollout); did you mean "prefix"?`},
 		{"bad refresh", "upstreams:\n  - {name: t, stdio: [x], refresh: often}\n", `/upstreams/0/refresh: want a positive duration`},
 		{"bad tools key", "upstreams:\n  - {name: t, stdio: [x], tools: {only: [a]}}\n", `/upstreams/0/tools/only: unknown key "only" (want include or exclude)`},
 		{"bad facade", "upstreams:\n  - {name: t, stdio: [x], facades: {a: {renames: {}}}}\n", `/upstreams/0/facades/a/renames: facade of "a": unknown key "renames"`},

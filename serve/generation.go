@@ -63,6 +63,11 @@ type Generation struct {
 	refs        atomic.Int64
 	releaseOnce sync.Once
 	onRelease   func(*Generation)
+
+	// blue is the blue generation built with this candidate when its
+	// config starts a blue/green rollout (bluegreen.go); publishing the
+	// candidate starts the rollout with it.
+	blue *Generation
 }
 
 // liveTool is one tool of a generation.
@@ -273,6 +278,9 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 func (g *Generation) discard() {
 	for _, t := range g.tools {
 		t.drop()
+	}
+	if g.blue != nil {
+		g.blue.discard()
 	}
 }
 

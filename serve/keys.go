@@ -28,6 +28,24 @@ var upstreamKeyDocs = []keydoc.Key{
 	{Name: "facades", Type: keydoc.Map, Values: &facade.BlockKey, Doc: "Facade blocks keyed by the upstream's tool name: how calls made to the accepted contract reach the upstream's current one."},
 	{Name: "refresh", Type: keydoc.Duration, Doc: "How often tools/list is polled beside the upstream's notifications/tools/list_changed. Absent: never."},
 	{Name: "timeout", Type: keydoc.Duration, Default: "60s", Doc: "How long one forwarded call may take."},
+	{Name: "blue", Type: keydoc.Object, Doc: "The old side of a blue/green rollout, in place of stdio or http: a connection block {stdio, env} or {http}. Needs green.", Keys: upstreamSideKeyDocs},
+	{Name: "green", Type: keydoc.Object, Doc: "The new side of a blue/green rollout, in place of stdio or http: a connection block {stdio, env} or {http}. Needs blue.", Keys: upstreamSideKeyDocs},
+	{Name: "rollout", Type: keydoc.Object, Doc: "How a blue/green upstream rolls out (needs blue and green).", Keys: rolloutKeyDocs},
+}
+
+// upstreamSideKeyDocs are the keys of a blue or green side: the connection
+// keys of an upstreams entry.
+var upstreamSideKeyDocs = []keydoc.Key{
+	{Name: "stdio", Type: keydoc.Array, Items: &keydoc.Key{Type: keydoc.Scalar}, Doc: "This side's program and arguments, as an upstream's stdio. Exactly one of stdio and http."},
+	{Name: "env", Type: keydoc.Array, Items: &keydoc.Key{Type: keydoc.String}, Doc: "Names of variables copied into this side's stdio server, as an upstream's env."},
+	{Name: "http", Type: keydoc.Object, Doc: "This side's streamable HTTP server, as an upstream's http. Exactly one of stdio and http.", Keys: upstreamHTTPKeyDocs},
+}
+
+var rolloutKeyDocs = []keydoc.Key{
+	{Name: "newSessions", Type: keydoc.String, Enum: []string{"blue", "green"}, Default: "green",
+		Doc: "The side sessions that initialize get; they keep it (tools/list and tools/call) until they end or blue is retired. Clients without sessions always list green."},
+	{Name: "retireBlueAfter", Type: keydoc.Duration, Default: "1h",
+		Doc: "How long after the rollout starts blue is retired: its sessions move to green with one notifications/tools/list_changed, and blue is stopped once its last call is done."},
 }
 
 var upstreamHTTPKeyDocs = []keydoc.Key{
@@ -155,4 +173,6 @@ var (
 	upstreamKeys      = keydoc.Names(upstreamKeyDocs)
 	upstreamHTTPKeys  = keydoc.Names(upstreamHTTPKeyDocs)
 	upstreamToolsKeys = keydoc.Names(upstreamToolsKeyDocs)
+	upstreamSideKeys  = keydoc.Names(upstreamSideKeyDocs)
+	rolloutKeys       = keydoc.Names(rolloutKeyDocs)
 )

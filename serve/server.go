@@ -157,6 +157,11 @@ type Server struct {
 	posts inflight
 	// pinned counts pinned sessions (pin.go).
 	pinned atomic.Int64
+	// rollout is the blue/green rollout, once one started (bluegreen.go);
+	// bluePinned counts the sessions on its blue side.
+	rollout        atomic.Pointer[rollout]
+	bluePinned     atomic.Int64
+	rolloutMetrics rolloutMetrics
 	// lists caches the rendered tools/list result of the latest
 	// generation listed: [0] for sessions, [1] sessionless (mcpserver.go).
 	lists [2]atomic.Pointer[renderedList]
@@ -265,6 +270,7 @@ func (s *Server) Close() {
 		s.exec.kill()
 		s.notifier.wait()
 		s.rec.close()
+		s.stopRollout()
 		s.unpinAll()
 		if g := s.live.Load(); g != nil {
 			g.release()
@@ -476,6 +482,12 @@ func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string
 			cand.lists[in.cfg.Name], cand.quarantined[in.cfg.Name] = in.served, in.tr != nil
 		}
 	}
+	if err == nil {
+		if err = s.withBlue(cfg, cand); err != nil {
+			cand.discard()
+			cand = nil
+		}
+	}
 	return cand, false, err
 }
 
@@ -613,11 +625,13 @@ func (s *Server) publish(cand *Generation, now time.Time, allowed *state.Allowan
 		oldSet = old.Set
 	}
 	s.mem.published(oldSet, cand.Set, now)
+	s.beginRollout(old, cand)
 	s.live.Store(cand)
 	s.metrics.version.Set(float64(cand.Version))
 	if old != nil {
 		old.release() // the registry's reference; in-flight calls keep theirs
 	}
+	s.endRollout(cand)
 	// Recorded once served: the state's fsyncs do not delay callers
 	// seeing cand; the next reload waits for them (pubMu).
 	if allowed != nil {

@@ -35,6 +35,13 @@ type UpstreamConfig struct {
 	Refresh time.Duration
 	// Timeout bounds one forwarded call (DefaultUpstreamTimeout).
 	Timeout time.Duration
+	// Blue and Green, both set or both nil, are the sides of a blue/green
+	// rollout (docs/serve.md#bluegreen), written in place of stdio, env
+	// and http; Stdio, Env and HTTP are then green's (the live side's), and
+	// OnSide(SideBlue) gives blue's. Rollout is the rollout block (nil:
+	// the defaults).
+	Blue, Green *UpstreamConn
+	Rollout     *Rollout
 	// Pos is where the entry starts.
 	Pos Pos
 }
@@ -93,11 +100,17 @@ func (p *cfgParser) upstream(v *canon.Value, ptr string) (*UpstreamConfig, error
 			return nil, err
 		}
 	}
+	if err := p.checkSides(u, v, ptr); err != nil {
+		return nil, err
+	}
+	if u.HasRollout() {
+		u.Stdio, u.Env, u.HTTP = u.Green.Stdio, u.Green.Env, u.Green.HTTP
+	}
 	switch {
 	case u.Name == "":
 		return nil, p.errAt(ptr, "", "an upstreams entry needs a name")
 	case (u.Stdio == nil) == (u.HTTP == nil):
-		return nil, p.errAt(ptr, "", "upstream %q needs exactly one of stdio (a command list) or http ({url, headers})", u.Name)
+		return nil, p.errAt(ptr, "", "upstream %q needs exactly one of stdio (a command list) or http ({url, headers}), or blue and green sides", u.Name)
 	case u.HTTP != nil && len(u.Env) > 0:
 		return nil, p.keyErrAt(ptr+"/env", "", "upstream %q: env is for stdio upstreams (an http upstream takes headers from variables)", u.Name)
 	}
@@ -128,6 +141,12 @@ func (p *cfgParser) upstreamKey(u *UpstreamConfig, m *canon.Member, mp string) e
 		u.Refresh, err = p.duration(&m.Value, mp, "")
 	case "timeout":
 		u.Timeout, err = p.duration(&m.Value, mp, "")
+	case "blue":
+		u.Blue, err = p.upstreamSide(&m.Value, mp)
+	case "green":
+		u.Green, err = p.upstreamSide(&m.Value, mp)
+	case "rollout":
+		u.Rollout, err = p.rollout(&m.Value, mp)
 	default:
 		err = p.keyErrAt(mp, "", "%s", unknownKey(m.Key, upstreamKeys...))
 	}
