@@ -92,6 +92,9 @@ func (tr *translator) translate(tool string, raw []byte) (name string, args []by
 		return "", nil, fmt.Sprintf("Upstream %q changed tool %q (%s); this call cannot be translated to its new shape: %s",
 			tr.upstream, tool, tr.describe(tool), verdict.Message)
 	}
+	if verdict.Outcome == callcheck.Accepted {
+		return target, raw, "" // as sent: the bytes the client wrote
+	}
 	out, err := json.Marshal(verdict.Call.Arguments)
 	if err != nil {
 		return "", nil, err.Error()

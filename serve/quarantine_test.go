@@ -7,6 +7,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -259,5 +260,43 @@ func TestGatewayRestartRegatedAgainstBaseline(t *testing.T) {
 	_, err = New(context.Background(), opts)
 	if !errors.Is(err, ErrRefusedAtStart) || !strings.Contains(err.Error(), "fs_search") {
 		t.Fatalf("restart with a breaking upstream change: %v, want ErrRefusedAtStart naming fs_search", err)
+	}
+}
+
+// TestGatewayUpstreamReleaseInConfigQuarantined: the config moves an
+// upstream to a new release (here: a new connection) whose change is
+// breaking; the old release's contract stays served, translated onto the
+// new release, and the old connection is closed.
+func TestGatewayUpstreamReleaseInConfigQuarantined(t *testing.T) {
+	old, next := newFakeUpstream(t), newFakeUpstream(t)
+	next.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
+	var mu sync.Mutex
+	current := old
+	s, path := startServer(t, "upstreams:\n  - {name: files, stdio: [server-v1], prefix: fs_}\n", func(o *Options) {
+		o.upstreamTransport = func(string) func() mcp.Transport {
+			mu.Lock()
+			defer mu.Unlock()
+			return current.transport
+		}
+	})
+	cs := connectSDK(t, s, nil)
+	mu.Lock()
+	current = next
+	mu.Unlock()
+	writeFile(t, filepath.Dir(path), filepath.Base(path), "upstreams:\n  - {name: files, stdio: [server-v2], prefix: fs_, timeout: 61s}\n")
+	if res := s.Reload(context.Background(), "watch"); res.Result != ResultQuarantined {
+		t.Fatalf("reload: %s (%s)", res.Result, res.Reason)
+	}
+	if text, isErr := sdkCall(t, cs, "fs_search", map[string]any{"query": "q", "mode": "fast"}); isErr {
+		t.Fatalf("call: %s", text)
+	}
+	if c := recvWithin(t, "the new release's call", next.calls); c != `search {"mode":"fast","query":"q"}` {
+		t.Errorf("new release saw %q", c)
+	}
+	if _, isErr := sdkCall(t, cs, "fs_search", map[string]any{"query": "q", "mode": "full"}); !isErr {
+		t.Error("a call the new release cannot take was not refused")
+	}
+	if n := len(s.gw.conns); n != 1 {
+		t.Errorf("%d connections open, want the new release's only", n)
 	}
 }
