@@ -169,6 +169,7 @@ func renderStatus(st *serve.Status, now time.Time) string {
 	}
 	writePending(&b, st.Pending)
 	writeUpstreams(&b, st.Upstreams)
+	writeRollout(&b, st.Rollout, now)
 	fmt.Fprintf(&b, "\nsessions: %d (%d initialized)", st.Sessions.Total, st.Sessions.Initialized)
 	if len(st.Sessions.ByGeneration) > 0 {
 		keys := make([]string, 0, len(st.Sessions.ByGeneration))
