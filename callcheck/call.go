@@ -91,6 +91,24 @@ func CheckCall(t *Tool, call facade.Call, names []string) Verdict {
 	return t.translate(call, verr, unchecked)
 }
 
+// Accepts returns CheckCall's accepted verdict when call names t and its
+// arguments validate as sent, without trying t's facade or building the
+// message of a rejection (for a caller that has somewhere else to send a
+// call t refuses: serve's routing by shape); false otherwise.
+func (t *Tool) Accepts(call facade.Call) (Verdict, bool) {
+	if t.Err != nil || call.Tool != t.Name {
+		return Verdict{}, false
+	}
+	if call.Arguments == nil {
+		call.Arguments = map[string]any{}
+	}
+	unchecked, err := t.validate(call.Arguments)
+	if err != nil {
+		return Verdict{}, false
+	}
+	return Verdict{Outcome: Accepted, Call: call, Unchecked: unchecked}, true
+}
+
 // translate applies t's facade to call, whose arguments validate as sent
 // when verr is nil (unchecked at the pointers sentUnchecked).
 func (t *Tool) translate(call facade.Call, verr error, sentUnchecked []string) Verdict {

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 type statusOptions struct {
@@ -132,6 +133,21 @@ func fetchStatus(ctx context.Context, admin string, opts statusOptions) ([]byte,
 	return body, &st, nil
 }
 
+// writeUpstreams prints the gateway's upstreams (docs/serve.md#gateway).
+func writeUpstreams(b *strings.Builder, ups []upstream.Status) {
+	if len(ups) == 0 {
+		return
+	}
+	b.WriteString("\nupstreams:\n")
+	for _, u := range ups {
+		fmt.Fprintf(b, "  %s  %s  %d tools  %d restarts", u.Name, u.State, u.Tools, u.Restarts)
+		if u.LastError != "" {
+			fmt.Fprintf(b, "  last error: %s", u.LastError)
+		}
+		b.WriteString("\n")
+	}
+}
+
 // renderStatus prints a status readably.
 func renderStatus(st *serve.Status, now time.Time) string {
 	var b strings.Builder
@@ -158,6 +174,8 @@ func renderStatus(st *serve.Status, now time.Time) string {
 		}
 	}
 	writePending(&b, st.Pending)
+	writeUpstreams(&b, st.Upstreams)
+	writeRollout(&b, st.Rollout, now)
 	writeSessions(&b, st.Sessions)
 	writeCalls(&b, st)
 	return b.String()
@@ -257,6 +275,9 @@ func writeReload(b *strings.Builder, r *serve.ReloadResult) {
 		if r.AllowedBreaking {
 			b.WriteString("    let through by --allow-breaking\n")
 		}
+	case serve.ResultQuarantined:
+		fmt.Fprintf(b, "    upstream(s) %s quarantined; serving generation %d (%s)\n", strings.Join(r.Quarantined, ", "), r.Version, report.ShortHash(r.Fingerprint))
+		fmt.Fprintf(b, "    pending: %s (mcpctl approve or reject)\n", r.Candidate)
 	case serve.ResultRefused:
 		if r.Reason != "" {
 			fmt.Fprintf(b, "    %s\n", r.Reason)

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"github.com/mcpctl/mcpctl/upstream"
+
 	"encoding/json"
 	"errors"
 	"net"
@@ -39,6 +41,12 @@ type Status struct {
 	// Pending are the refused candidates waiting for an operator's
 	// decision (serve --state; mcpctl approve or reject), oldest first.
 	Pending []state.Pending `json:"pending"`
+	// Upstreams are the gateway's upstreams (docs/serve.md#gateway): state
+	// (connected, restarting, quarantined, closed), restarts, tools.
+	Upstreams []upstream.Status `json:"upstreams,omitempty"`
+	// Rollout is the blue/green rollout (docs/serve.md#bluegreen), when
+	// one started.
+	Rollout *RolloutStatus `json:"rollout,omitempty"`
 }
 
 // SessionStatus describes connected sessions.
@@ -86,6 +94,7 @@ func (s *Server) Status() Status {
 		Sessions:      SessionStatus{ByGeneration: map[string]int{}},
 		InFlight:      s.inflight.count(),
 		Pending:       s.Pending(),
+		Upstreams:     s.upstreamStatus(),
 	}
 	s.statusMu.Lock()
 	if s.lastReload != nil {
@@ -126,6 +135,7 @@ func (s *Server) Status() Status {
 		}
 	}
 	s.sessionLimits(&st.Sessions)
+	st.Rollout = s.rolloutStatus(s.sessionCount())
 	s.calls.tools.Range(func(k, v any) bool {
 		c := v.(*toolCounts)
 		st.Calls[k.(string)] = CallCounts{OK: c.ok.Load(), Error: c.err.Load(), Invalid: c.invalid.Load()}
@@ -147,8 +157,8 @@ func (s *Server) Status() Status {
 // GET /readyz (200 once the first generation is published and the
 // transports are up, else 503), GET /status (Status as JSON), GET /metrics
 // (Prometheus text format) and POST /reload (runs the reload pipeline and
-// answers its ReloadResult: 200 published or unchanged, 409 refused or
-// superseded), POST /approve and POST /reject (a Decision: see Approve
+// answers its ReloadResult: 200 published, unchanged or quarantined, 409
+// refused or superseded), POST /approve and POST /reject (a Decision: see Approve
 // and Reject; docs/serve.md#state).
 //
 // /healthz and /readyz answer any request: they tell nothing, and a

@@ -39,9 +39,12 @@ func (s *Server) Approve(ctx context.Context, d Decision) (ReloadResult, error) 
 	if err != nil {
 		return ReloadResult{}, fmt.Errorf("approve %s: %w: %w", d.Fingerprint, ErrNotBuilt, err)
 	}
-	cand, err := buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: s.live.Load(), exec: s.exec})
+	cand, unchanged, err := s.buildCandidate(cfg, false, nil)
 	if err != nil {
 		return ReloadResult{}, fmt.Errorf("approve %s: %w: %w", d.Fingerprint, ErrNotBuilt, err)
+	}
+	if unchanged {
+		return ReloadResult{}, fmt.Errorf("approve %s: %w: it is the live generation's config", d.Fingerprint, ErrNotBuilt)
 	}
 	if cand.Fingerprint != d.Fingerprint {
 		cand.discard()

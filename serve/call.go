@@ -19,6 +19,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 // Call outcomes, for metrics and /status.
@@ -113,9 +114,14 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	s.metrics.inFlight.Inc()
 	defer s.metrics.inFlight.Dec()
 	g := s.acquireFor(ss)
-	defer g.release()
+	defer func() { g.release() }()
 
 	name := req.Params.Name
+	if bg := s.shapeRoute(ss, g, name, req.Params.Arguments); bg != nil {
+		g.release() // blue takes the call by its shape
+		g = bg
+	}
+	s.countSide(g)
 	// The record (nil unless --record) goes to the writer once the
 	// outcome is known: before the handler runs, so a call abandoned at
 	// shutdown is recorded too.
@@ -161,12 +167,21 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	s.rec.put(rec)
 
 	start := time.Now()
-	out, err := t.handler.Call(ctx, argsJSON)
+	out, err := t.handler.Call(withDownstream(ctx, ss, req), argsJSON)
 	m.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
 		m.failed()
 		s.log.Warn("tool call failed", "tool", t.name, "generation", g.Version, "kind", failureKind(ctx, err))
 		return errorResult(fmt.Sprintf("Tool %q failed: %v", t.name, err)), nil
+	}
+	if out.Result != nil {
+		// An upstream's result, passed through unchanged.
+		if out.Result.IsError {
+			m.failed()
+		} else {
+			m.succeeded()
+		}
+		return out.Result, nil
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out.Body)}}}
 	if t.structured != nil {
@@ -197,8 +212,10 @@ func failureKind(ctx context.Context, err error) string {
 		return "cancelled"
 	case errors.Is(err, errOutputTooLarge):
 		return "output-too-large"
-	case errors.As(err, new(*timeoutError)):
+	case errors.As(err, new(*timeoutError)), errors.Is(err, upstream.ErrTimeout):
 		return "timeout"
+	case errors.Is(err, upstream.ErrUnavailable):
+		return "unavailable"
 	case errors.Is(err, errExecBusy), errors.Is(err, errExecWait):
 		return "busy"
 	}

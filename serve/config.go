@@ -45,6 +45,9 @@ type Config struct {
 	Gate  GateConfig
 	// Record is the record block (what serve --record redacts).
 	Record RecordConfig
+	// Upstreams are the servers fronted as a gateway, in file order
+	// (docs/serve.md#gateway).
+	Upstreams []*UpstreamConfig
 	// Files lists the config and every file it included, as read.
 	Files []string
 	// Digest is the hex SHA-256 of every file read (paths and bytes, in
@@ -78,8 +81,12 @@ type ToolConfig struct {
 	Handler    *HandlerConfig
 	Facade     *facade.Block
 	Deprecated *Deprecation
-	// Pos is where the entry starts.
+	// Pos is where the entry starts (for an upstream's tool: its upstreams
+	// entry).
 	Pos Pos
+	// Upstream names the upstream an upstream's tool comes from ("" for a
+	// tool of the config).
+	Upstream string
 	// positions maps JSON Pointers from the config's root to where they
 	// were written (shared by all tools); entry is the pointer of this
 	// tool's entry ("/tools/3").
@@ -117,7 +124,10 @@ type HandlerConfig struct {
 	Exec   *ExecConfig
 	HTTP   *HTTPConfig
 	Static *StaticConfig
-	Pos    Pos
+	// Upstream is set (instead of the others) on an upstream's tool: its
+	// calls are forwarded (docs/serve.md#gateway).
+	Upstream *UpstreamRef
+	Pos      Pos
 }
 
 // ExecConfig runs a command without a shell: the call's arguments as JSON on
@@ -181,7 +191,21 @@ type GateConfig struct {
 	Transitive int
 	// QuietPeriod is gate.quietPeriod; nil means DefaultQuietPeriod.
 	QuietPeriod *time.Duration
+	// Descriptions is gate.descriptions: DescriptionsNotice (the
+	// default, "") or DescriptionsHold.
+	Descriptions string
+	// Upstream is gate.upstream: UpstreamRefuse (the default, "") or
+	// UpstreamAutoFacade.
+	Upstream string
 }
+
+// The values of gate.descriptions and gate.upstream (docs/serve.md#gateway).
+const (
+	DescriptionsNotice = "notice"
+	DescriptionsHold   = "hold"
+	UpstreamRefuse     = "refuse"
+	UpstreamAutoFacade = "auto-facade"
+)
 
 // DefaultQuietPeriod is the default gate.quietPeriod: how long a facade
 // rule or deprecated tool must have gone unused before its removal counts
@@ -437,6 +461,8 @@ func (p *cfgParser) root(cfg *Config, root *canon.Value) error {
 			err = p.gate(&cfg.Gate, &m.Value, ptr)
 		case "record":
 			err = p.record(&cfg.Record, &m.Value, ptr)
+		case "upstreams":
+			err = p.upstreams(cfg, &m.Value, ptr)
 		default:
 			err = p.keyErrAt(ptr, "", "%s", unknownKey(m.Key, rootKeys...))
 		}
@@ -444,8 +470,8 @@ func (p *cfgParser) root(cfg *Config, root *canon.Value) error {
 			return err
 		}
 	}
-	if !root.Has("tools") {
-		return p.errAt("", "", `a serve config needs a "tools" list`)
+	if !root.Has("tools") && !root.Has("upstreams") {
+		return p.errAt("", "", `a serve config needs a "tools" list or "upstreams"`)
 	}
 	return nil
 }
@@ -938,6 +964,11 @@ func (p *cfgParser) gate(g *GateConfig, v *canon.Value, ptr string) error {
 				return err
 			}
 			continue
+		case "descriptions", "upstream":
+			if err := p.gateWord(g, m.Key, &m.Value, mp); err != nil {
+				return err
+			}
+			continue
 		default:
 			return p.keyErrAt(mp, "", "%s", unknownKey(m.Key, gateKeys...))
 		}
@@ -981,6 +1012,23 @@ func (p *cfgParser) gateScalar(g *GateConfig, key string, v *canon.Value, ptr st
 		s = filepath.Join(filepath.Dir(p.source), s)
 	}
 	g.Baseline = s
+	return nil
+}
+
+// gateWord reads gate.descriptions and gate.upstream.
+func (p *cfgParser) gateWord(g *GateConfig, key string, v *canon.Value, ptr string) error {
+	dst, words := &g.Descriptions, []string{DescriptionsNotice, DescriptionsHold}
+	if key == "upstream" {
+		dst, words = &g.Upstream, []string{UpstreamRefuse, UpstreamAutoFacade}
+	}
+	s, err := p.scalarString(v, ptr, "")
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(words, s) {
+		return p.errAt(ptr, "", "gate.%s: %s", key, unknownWord("value", s, words))
+	}
+	*dst = s
 	return nil
 }
 

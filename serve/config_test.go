@@ -53,8 +53,8 @@ func TestParseConfigErrors(t *testing.T) {
 		name, config, want string
 	}{
 		{"not a mapping", "- a\n", `c.yaml:1:1: a serve config is a mapping`},
-		{"no tools", "server: {name: x}\n", `c.yaml:1:1: a serve config needs a "tools" list`},
-		{"unknown key", "tools: []\nextra: 1\n", `c.yaml:2:1: /extra: unknown key "extra" (want server, tools, gate or record)`},
+		{"no tools", "server: {name: x}\n", `c.yaml:1:1: a serve config needs a "tools" list or "upstreams"`},
+		{"unknown key", "tools: []\nextra: 1\n", `c.yaml:2:1: /extra: unknown key "extra" (want server, tools, gate, record or upstreams)`},
 		{"tool without name", "tools:\n  - inputSchema: {type: object}\n", `c.yaml:2:5: /tools/0: tool entry has no "name"`},
 		{"duplicate key", "tools:\n  - name: a\n    name: b\n", `c.yaml:3:5: /tools/0: duplicate key "name" (first at line 2)`},
 		{"bad handler", "tools:\n  - name: a\n    handler: {shell: {cmd: x}}\n", `c.yaml:3:15: tool "a": /tools/0/handler/shell: unknown handler "shell" (want exec, http or static)`},
@@ -69,7 +69,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"gate entry for everything", "tools: []\ngate: {allow: [{reason: x}]}\n", `needs a rule, a tool or both`},
 		{"bad until", "tools: []\ngate: {allow: [{tool: a, reason: x, until: someday}]}\n", `until: want a date`},
 		{"bad facade", "tools:\n  - name: a\n    facade: {renames: {a: b}}\n", `c.yaml:3:14: tool "a": /tools/0/facade/renames: facade of "a": unknown key "renames" (want rename, defaults, coerce, values, aliases)`},
-		{"misspelled record", "tools: []\nrecod: {redact: [x]}\n", `c.yaml:2:1: /recod: unknown key "recod" (want server, tools, gate or record); did you mean "record"?`},
+		{"misspelled record", "tools: []\nrecod: {redact: [x]}\n", `c.yaml:2:1: /recod: unknown key "recod" (want server, tools, gate, record or upstreams); did you mean "record"?`},
 		{"misspelled record key", "tools: []\nrecord: {redcat: [x]}\n", `c.yaml:2:10: /record/redcat: unknown key "redcat" (want redact); did you mean "redact"?`},
 		{"record not a mapping", "tools: []\nrecord: [x]\n", `c.yaml:2:9: /record: record must be a mapping {redact: […]}, got array`},
 		{"record redact not a list", "tools: []\nrecord: {redact: token}\n", `c.yaml:2:18: /record/redact: want a list of strings, got string`},

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mcpctl/mcpctl/internal/proc"
 )
 
 // Limits of exec calls (--exec-concurrency, --exec-queue, and the exec
@@ -190,7 +192,7 @@ func (p *execPool) started(cmd *exec.Cmd) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		killGroup(cmd)
+		proc.KillGroup(cmd)
 		p.refuse("shutdown")
 		return errExecShutdown
 	}
@@ -219,6 +221,6 @@ func (p *execPool) kill() {
 	defer p.mu.Unlock()
 	p.closed = true
 	for cmd := range p.procs {
-		killGroup(cmd)
+		proc.KillGroup(cmd)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 // Generation is one immutable, published registry snapshot (docs/glossary.md#glossary,
@@ -43,12 +45,30 @@ type Generation struct {
 	aliases   map[string]*aliasRoute
 	// names are every callable name (tools and aliases), for suggestions.
 	names []string
+	// inputs is the digest of everything the generation was built from:
+	// the config's files and the upstreams' tool lists (withUpstreams).
+	inputs string
+	// upstreamKeys are the connections its upstream tools forward over;
+	// conns the connections of its config's upstreams by name.
+	upstreamKeys []string
+	conns        map[string]*upstream.Upstream
+	// base is the config without its upstreams' tools; lists are the
+	// upstream tool lists served, by upstream name, and quarantined the
+	// upstreams served from their last accepted list.
+	base        *Config
+	lists       map[string]*toolset.Set
+	quarantined map[string]bool
 
 	// refs counts the registry's reference (1 while live) plus in-flight
 	// calls; at 0 the handlers are closed (releaseOnce).
 	refs        atomic.Int64
 	releaseOnce sync.Once
 	onRelease   func(*Generation)
+
+	// blue is the blue generation built with this candidate when its
+	// config starts a blue/green rollout (bluegreen.go); publishing the
+	// candidate starts the rollout with it.
+	blue *Generation
 }
 
 // liveTool is one tool of a generation.
@@ -138,6 +158,8 @@ type buildOptions struct {
 	// and working folders against; "" is the config's folder. A fallback
 	// bundle (a copy in the state) uses the served config's folder.
 	handlerDir string
+	// upstreams are the open upstream connections by upstream name.
+	upstreams map[string]*upstream.Upstream
 }
 
 // buildGeneration builds a candidate generation off to the side (docs/serve.md#generations-and-the-reload-pipeline step 2): validate (names, schemas), compile schemas, build handlers,
@@ -182,7 +204,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 			continue
 		}
 		env := map[string]envRead{}
-		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env), opts.exec)
+		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env), opts.exec, opts.upstreams)
 		if err != nil {
 			p := t.Handler.Pos
 			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})
@@ -246,6 +268,12 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	for name := range g.aliases {
 		g.names = append(g.names, name)
 	}
+	g.inputs, g.conns = cfg.Digest, opts.upstreams
+	for _, t := range cfg.Tools {
+		if u := t.Handler; u != nil && u.Upstream != nil && !slices.Contains(g.upstreamKeys, u.Upstream.conn) {
+			g.upstreamKeys = append(g.upstreamKeys, u.Upstream.conn)
+		}
+	}
 	g.onRelease = opts.onRelease
 	g.refs.Store(1)
 	return g, nil
@@ -255,6 +283,9 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 func (g *Generation) discard() {
 	for _, t := range g.tools {
 		t.drop()
+	}
+	if g.blue != nil {
+		g.blue.discard()
 	}
 }
 

@@ -16,7 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/internal/proc"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 // Handler executes one tool call. args is the validated
@@ -36,14 +40,24 @@ type Output struct {
 	// Body becomes the call's text content (and, when it is JSON and the
 	// tool has an outputSchema, its structuredContent).
 	Body []byte
+	// Result, when set, is the call's result as is (an upstream's,
+	// passed through unchanged: content, structuredContent, isError,
+	// _meta); Body is then unused.
+	Result *mcp.CallToolResult
 }
 
 // buildHandler makes the handler of one tool. dir is the config's folder
 // (relative commands and working folders are resolved against it); getenv
 // reads the server's environment; pool (nil: no limits) is the server's
 // account of exec calls.
-func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool), pool *execPool) (Handler, error) {
+func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool), pool *execPool, ups map[string]*upstream.Upstream) (Handler, error) {
 	switch {
+	case h.Upstream != nil:
+		up := ups[h.Upstream.Upstream]
+		if up == nil {
+			return nil, fmt.Errorf("upstream %q is not connected", h.Upstream.Upstream)
+		}
+		return &forwardHandler{up: up, tool: h.Upstream.Tool, tr: h.Upstream.tr}, nil
 	case h.Exec != nil:
 		return newExecHandler(h.Exec, dir, getenv, pool)
 	case h.HTTP != nil:
@@ -80,7 +94,30 @@ type execHandler struct {
 }
 
 func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool), pool *execPool) (*execHandler, error) {
-	argv := append([]string(nil), c.Command...)
+	argv, err := resolveCommand(c.Command, dir, getenv)
+	if err != nil {
+		return nil, err
+	}
+	wd := dir
+	if c.Dir != "" {
+		wd = c.Dir
+		if !filepath.IsAbs(wd) {
+			wd = filepath.Join(dir, wd)
+		}
+	}
+	n := c.Concurrency
+	if n <= 0 {
+		n = DefaultToolConcurrency
+	}
+	return &execHandler{argv: argv, dir: wd, env: allowedEnv(c.Env, getenv), timeout: c.Timeout, maxOutput: c.MaxOutput, pool: pool, slots: make(chan struct{}, n)}, nil
+}
+
+// resolveCommand returns command with its program resolved as exec
+// handlers and stdio upstreams resolve it: an absolute path as is, a
+// relative path with a slash against dir, a bare name through PATH; the
+// program must be an executable file.
+func resolveCommand(command []string, dir string, getenv func(string) (string, bool)) ([]string, error) {
+	argv := append([]string(nil), command...)
 	prog := argv[0]
 	switch {
 	case filepath.IsAbs(prog):
@@ -95,23 +132,21 @@ func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool
 	}
 	fi, err := os.Stat(prog)
 	if err != nil {
-		return nil, fmt.Errorf("command %q: %v", c.Command[0], unwrapPath(err))
+		return nil, fmt.Errorf("command %q: %v", command[0], unwrapPath(err))
 	}
 	if fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return nil, fmt.Errorf("command %q: %s is not an executable file", c.Command[0], prog)
+		return nil, fmt.Errorf("command %q: %s is not an executable file", command[0], prog)
 	}
 	argv[0] = prog
-	wd := dir
-	if c.Dir != "" {
-		wd = c.Dir
-		if !filepath.IsAbs(wd) {
-			wd = filepath.Join(dir, wd)
-		}
-	}
+	return argv, nil
+}
+
+// allowedEnv is the environment of a command started by mcpctl: PATH and
+// the variables names lists, as NAME=VALUE, when set; nothing else.
+func allowedEnv(names []string, getenv func(string) (string, bool)) []string {
 	env := []string{}
-	names := append([]string{"PATH"}, c.Env...)
 	seen := map[string]bool{}
-	for _, n := range names {
+	for _, n := range append([]string{"PATH"}, names...) {
 		if seen[n] {
 			continue
 		}
@@ -120,11 +155,7 @@ func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool
 			env = append(env, n+"="+v)
 		}
 	}
-	n := c.Concurrency
-	if n <= 0 {
-		n = DefaultToolConcurrency
-	}
-	return &execHandler{argv: argv, dir: wd, env: env, timeout: c.Timeout, maxOutput: c.MaxOutput, pool: pool, slots: make(chan struct{}, n)}, nil
+	return env
 }
 
 // lookPath finds prog in the PATH of getenv.
@@ -213,7 +244,7 @@ func (h *execHandler) run(ctx context.Context, args []byte, out, errOut io.Write
 	cmd.Dir = h.dir
 	cmd.Env = h.env
 	cmd.WaitDelay = execDrain
-	setProcessGroup(cmd)
+	proc.SetGroup(cmd)
 	pipes, err := commandPipes(cmd, args, out, errOut)
 	if err != nil {
 		return err
@@ -235,7 +266,7 @@ func (h *execHandler) run(ctx context.Context, args []byte, out, errOut io.Write
 		return err
 	}
 	err = cmd.Wait()
-	killGroup(cmd)
+	proc.KillGroup(cmd)
 	h.pool.ended(cmd)
 	return err
 }

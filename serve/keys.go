@@ -10,12 +10,54 @@ import (
 // ConfigKeys documents every key of a serve config. The parser's
 // unknown-key messages use its names, and the JSON Schema
 // docs/schema/serve.schema.json and docs/config.md are generated from it.
-var ConfigKeys = keydoc.Key{Type: keydoc.Object, Keys: []keydoc.Key{
+var ConfigKeys = keydoc.Key{Type: keydoc.Object, Schema: map[string]any{"anyOf": []any{map[string]any{"required": []any{"tools"}}, map[string]any{"required": []any{"upstreams"}}}}, Keys: []keydoc.Key{
 	{Name: "server", Type: keydoc.Object, Doc: "What the server says about itself in initialize (MCP 2025-11-25 basic/lifecycle, serverInfo and instructions).", Keys: serverKeyDocs},
-	{Name: "tools", Type: keydoc.Array, Required: true, Doc: "The tools served, in this order.", Items: &toolEntryKey},
+	{Name: "tools", Type: keydoc.Array, Doc: "The tools served, in this order. A config has tools, upstreams or both.", Items: &toolEntryKey},
 	{Name: "gate", Type: keydoc.Object, Doc: "Explicit permissions for changes the gate would refuse.", Keys: gateKeyDocs},
 	{Name: "record", Type: keydoc.Object, Doc: "What `serve --record` redacts besides members whose name looks like a secret.", Keys: recordKeyDocs},
+	{Name: "upstreams", Type: keydoc.Array, Doc: "MCP servers mcpctl does not host, served beside the tools through the same gate (a gateway; docs/serve.md#gateway).", Items: &keydoc.Key{Type: keydoc.Object, Keys: upstreamKeyDocs}},
 }}
+
+var upstreamKeyDocs = []keydoc.Key{
+	{Name: "name", Type: keydoc.String, Required: true, Doc: "The upstream's name, unique among upstreams (in /status, metrics and the reload trigger upstream:NAME)."},
+	{Name: "stdio", Type: keydoc.Array, Items: &keydoc.Key{Type: keydoc.Scalar}, Doc: "The server's program and arguments, started without a shell and spoken to over stdio; a relative program path with a slash is resolved against the config's folder, a bare name through PATH. Exactly one of stdio and http."},
+	{Name: "env", Type: keydoc.Array, Items: &keydoc.Key{Type: keydoc.String}, Doc: "Names of variables copied from mcpctl's environment into a stdio server's (PATH always is). Names only: NAME=VALUE is an error."},
+	{Name: "http", Type: keydoc.Object, Doc: "A streamable HTTP server. Exactly one of stdio and http.", Keys: upstreamHTTPKeyDocs},
+	{Name: "prefix", Type: keydoc.String, Doc: "Prepended to every exposed tool name (fs_ exposes read_file as fs_read_file); calls are forwarded under the upstream's own name."},
+	{Name: "tools", Type: keydoc.Object, Doc: "Which of the upstream's tools are served.", Keys: upstreamToolsKeyDocs},
+	{Name: "facades", Type: keydoc.Map, Values: &facade.BlockKey, Doc: "Facade blocks keyed by the upstream's tool name: how calls made to the accepted contract reach the upstream's current one."},
+	{Name: "refresh", Type: keydoc.Duration, Doc: "How often tools/list is polled beside the upstream's notifications/tools/list_changed. Absent: never."},
+	{Name: "timeout", Type: keydoc.Duration, Default: "60s", Doc: "How long one forwarded call may take."},
+	{Name: "blue", Type: keydoc.Object, Doc: "The old side of a blue/green rollout, in place of stdio or http: a connection block {stdio, env} or {http}. Needs green.", Keys: upstreamSideKeyDocs},
+	{Name: "green", Type: keydoc.Object, Doc: "The new side of a blue/green rollout, in place of stdio or http: a connection block {stdio, env} or {http}. Needs blue.", Keys: upstreamSideKeyDocs},
+	{Name: "rollout", Type: keydoc.Object, Doc: "How a blue/green upstream rolls out (needs blue and green).", Keys: rolloutKeyDocs},
+}
+
+// upstreamSideKeyDocs are the keys of a blue or green side: the connection
+// keys of an upstreams entry.
+var upstreamSideKeyDocs = []keydoc.Key{
+	{Name: "stdio", Type: keydoc.Array, Items: &keydoc.Key{Type: keydoc.Scalar}, Doc: "This side's program and arguments, as an upstream's stdio. Exactly one of stdio and http."},
+	{Name: "env", Type: keydoc.Array, Items: &keydoc.Key{Type: keydoc.String}, Doc: "Names of variables copied into this side's stdio server, as an upstream's env."},
+	{Name: "http", Type: keydoc.Object, Doc: "This side's streamable HTTP server, as an upstream's http. Exactly one of stdio and http.", Keys: upstreamHTTPKeyDocs},
+}
+
+var rolloutKeyDocs = []keydoc.Key{
+	{Name: "newSessions", Type: keydoc.String, Enum: []string{"blue", "green"}, Default: "green",
+		Doc: "The side sessions that initialize get; they keep it (tools/list and tools/call) until they end or blue is retired. Clients without sessions always list green."},
+	{Name: "retireBlueAfter", Type: keydoc.Duration, Default: "1h",
+		Doc: "How long after the rollout starts blue is retired: its sessions move to green with one notifications/tools/list_changed, and blue is stopped once its last call is done."},
+}
+
+var upstreamHTTPKeyDocs = []keydoc.Key{
+	{Name: "url", Type: keydoc.String, Required: true, Doc: "An http:// or https:// URL (MCP streamable HTTP)."},
+	{Name: "headers", Type: keydoc.Map, Values: &keydoc.Key{Type: keydoc.Object, Keys: []keydoc.Key{{Name: "env", Type: keydoc.String, Required: true, Doc: "The environment variable holding the header's value."}}},
+		Doc: "Headers sent with every request, each value from an environment variable ({env: VARIABLE}); an inline value is an error."},
+}
+
+var upstreamToolsKeyDocs = []keydoc.Key{
+	{Name: "include", Type: keydoc.Array, Items: &keydoc.Key{Type: keydoc.String}, Doc: "The upstream tool names served. Absent: all."},
+	{Name: "exclude", Type: keydoc.Array, Items: &keydoc.Key{Type: keydoc.String}, Doc: "Upstream tool names never served."},
+}
 
 var serverKeyDocs = []keydoc.Key{
 	{Name: "name", Type: keydoc.Scalar, Default: "mcpctl-serve", Doc: "serverInfo.name."},
@@ -87,6 +129,10 @@ var gateKeyDocs = []keydoc.Key{
 	{Name: "compatibility", Type: keydoc.String, Schema: map[string]any{"enum": []any{"backward", "forward", "full", "none"}}, Default: "backward",
 		Doc: "The direction a change must be compatible in: backward (old calls keep working), forward (calls built from the new contract work on the old one: rolling updates), full (both) or none (findings reported, never gated)."},
 	{Name: "transitive", Type: keydoc.Integer, Default: "1", Doc: "How many of the last contracts published in `serve --state` a candidate is checked against (1: the live one only)."},
+	{Name: "descriptions", Type: keydoc.String, Enum: []string{DescriptionsNotice, DescriptionsHold}, Default: DescriptionsNotice,
+		Doc: "For upstream tools: notice publishes a changed title, description or annotations with a notice; hold keeps the accepted text served until the change is approved (rug-pull pinning)."},
+	{Name: "upstream", Type: keydoc.String, Enum: []string{UpstreamRefuse, UpstreamAutoFacade}, Default: UpstreamRefuse,
+		Doc: "What a quarantined upstream's calls are translated with: refuse uses the declared facades only; auto-facade adds the facade suggestions the diff verified for the change."},
 	{Name: "quietPeriod", Type: keydoc.Duration, Schema: map[string]any{"type": "string"}, Default: "7d",
 		Doc: "How long a facade rule or deprecated tool must have gone without calls (counted in `serve --state`, else since the process started) before its removal may count as safe: a Go duration or N days."},
 }
@@ -123,4 +169,10 @@ var (
 	gateKeys       = keydoc.Names(gateKeyDocs)
 	allowKeys      = keydoc.Names(allowKeyDocs)
 	recordKeys     = keydoc.Names(recordKeyDocs)
+
+	upstreamKeys      = keydoc.Names(upstreamKeyDocs)
+	upstreamHTTPKeys  = keydoc.Names(upstreamHTTPKeyDocs)
+	upstreamToolsKeys = keydoc.Names(upstreamToolsKeyDocs)
+	upstreamSideKeys  = keydoc.Names(upstreamSideKeyDocs)
+	rolloutKeys       = keydoc.Names(rolloutKeyDocs)
 )

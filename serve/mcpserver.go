@@ -20,7 +20,7 @@ const GenerationMetaKey = "io.mcpctl/generation"
 func (s *Server) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ss, _ := req.GetSession().(*mcp.ServerSession)
-		if ss != nil && s.opts.PinSessions {
+		if ss != nil && s.pinning() {
 			s.expireDue(ss)
 		}
 		switch method {
@@ -46,6 +46,7 @@ func (s *Server) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				res, err := next(ctx, method, req)
 				if err == nil {
 					s.noteRevision(ss, res)
+					s.assignSide(ss)
 					s.pinSession(ss)
 				}
 				return res, err

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,6 +21,9 @@ import (
 // 2026-07-28 (sessionless) clients are never pinned: that revision forbids
 // per-connection tool lists, and facades carry compatibility there.
 //
+// Blue/green rollouts (bluegreen.go) pin a session to the blue generation
+// the same way, with the retirement time as expiry (pin.blue).
+//
 // A pin holds a reference on its generation, so the generation (and the
 // handlers only it uses) stays alive until the last pin and the last call
 // let go; unchanged tools are shared between generations (share.go).
@@ -31,6 +35,9 @@ const DefaultPinTTL = time.Hour
 type pin struct {
 	gen     *Generation
 	expires time.Time // on the Options.Now clock
+	// blue: the session is on the blue side of a blue/green rollout
+	// (bluegreen.go), pinned to the blue generation until retirement.
+	blue bool
 
 	mu   sync.Mutex
 	stop func() bool // stops the expiry timer; nil once stopped
@@ -83,25 +90,40 @@ func (s *Server) pinSession(ss *mcp.ServerSession) {
 	if st == nil || !pinnable(ss, st) || st.pin.Load() != nil {
 		return
 	}
-	g := s.acquireLive()
-	p := &pin{gen: g, expires: s.opts.Now().Add(s.opts.PinTTL)}
+	s.pinTo(ss, st, &pin{gen: s.acquireLive(), expires: s.opts.Now().Add(s.opts.PinTTL)})
+}
+
+// pinTo installs p (whose generation reference the caller took) as the
+// pin of ss, with its expiry timer; it reports false, releasing the
+// reference, when ss already has a pin.
+func (s *Server) pinTo(ss *mcp.ServerSession, st *sessionState, p *pin) bool {
+	g := p.gen
 	if !st.pin.CompareAndSwap(nil, p) {
 		g.release()
-		return
+		return false
 	}
-	s.pinned.Add(1)
+	s.pinCount(p).Add(1)
 	s.notifier.mu.Lock()
 	st.pending = false // a change before the pin: the pin already has it
 	st.told = g.Fingerprint
 	s.notifier.mu.Unlock()
 	p.mu.Lock()
-	p.stop = s.afterFunc(s.opts.PinTTL, func() { s.unpin(ss, st, p, true) })
+	p.stop = s.afterFunc(p.expires.Sub(s.opts.Now()), func() { s.unpin(ss, st, p, true) })
 	p.mu.Unlock()
 	if st.ended.Load() {
 		// The session ended while it was being pinned.
 		s.unpin(ss, st, p, false)
 	}
-	s.log.Debug("session pinned", "session", ss.ID(), "generation", g.Version, "until", p.expires)
+	s.log.Debug("session pinned", "session", ss.ID(), "generation", g.Version, "until", p.expires, "blue", p.blue)
+	return true
+}
+
+// pinCount is the counter of pins like p: blue sessions, or --pin-sessions.
+func (s *Server) pinCount(p *pin) *atomic.Int64 {
+	if p.blue {
+		return &s.bluePinned
+	}
+	return &s.pinned
 }
 
 // unpin releases p if it is still the pin of ss. With notify, the session
@@ -111,7 +133,7 @@ func (s *Server) unpin(ss *mcp.ServerSession, st *sessionState, p *pin, notify b
 	if !st.pin.CompareAndSwap(p, nil) {
 		return
 	}
-	s.pinned.Add(-1)
+	s.pinCount(p).Add(-1)
 	p.stopTimer()
 	if notify && s.baseCtx.Err() == nil {
 		n := s.notifier
@@ -145,7 +167,7 @@ func (s *Server) expireDue(ss *mcp.ServerSession) {
 // sessionGen returns the generation ss sees for tools/list: its pin, or
 // the live one. The result is only read (no reference is taken).
 func (s *Server) sessionGen(ss *mcp.ServerSession) *Generation {
-	if s.opts.PinSessions {
+	if s.pinning() {
 		if st := s.notifier.state(ss); st != nil {
 			if p := st.pin.Load(); p != nil {
 				return p.gen
@@ -158,7 +180,7 @@ func (s *Server) sessionGen(ss *mcp.ServerSession) *Generation {
 // acquireFor returns the generation a call of ss uses, with a call
 // reference taken: its pin while it holds, else the live one.
 func (s *Server) acquireFor(ss *mcp.ServerSession) *Generation {
-	if s.opts.PinSessions && ss != nil {
+	if s.pinning() && ss != nil {
 		if st := s.notifier.state(ss); st != nil {
 			if p := st.pin.Load(); p != nil && p.gen.acquire() {
 				return p.gen
@@ -166,6 +188,12 @@ func (s *Server) acquireFor(ss *mcp.ServerSession) *Generation {
 		}
 	}
 	return s.acquireLive()
+}
+
+// pinning reports whether sessions may be pinned: --pin-sessions, or a
+// blue/green rollout was started (bluegreen.go).
+func (s *Server) pinning() bool {
+	return s.opts.PinSessions || s.rollout.Load() != nil
 }
 
 // forgetPin marks the session of st ended and releases its pin.

@@ -92,6 +92,12 @@ type Options struct {
 	recordHook  func()
 	// recordWrite (tests) replaces the record writer's write to its file.
 	recordWrite func(f *os.File, p []byte) (int, error)
+	// upstreamTransport, when set (tests), makes the transports of the
+	// upstream named name (nil: as its config says).
+	upstreamTransport func(name string) func() mcp.Transport
+	// upstreamBackoff (tests) is the first wait before restarting an
+	// upstream; 0 means upstream.DefaultMinBackoff.
+	upstreamBackoff time.Duration
 	// pinAfter, when set (tests), replaces time.AfterFunc as the pin
 	// expiry timer; it returns the timer's stop function.
 	pinAfter func(d time.Duration, f func()) (stop func() bool)
@@ -151,6 +157,11 @@ type Server struct {
 	posts inflight
 	// pinned counts pinned sessions (pin.go).
 	pinned atomic.Int64
+	// rollout is the blue/green rollout, once one started (bluegreen.go);
+	// bluePinned counts the sessions on its blue side.
+	rollout        atomic.Pointer[rollout]
+	bluePinned     atomic.Int64
+	rolloutMetrics rolloutMetrics
 	// lists caches the rendered tools/list result of the latest
 	// generation listed: [0] for sessions, [1] sessionless (mcpserver.go).
 	lists [2]atomic.Pointer[renderedList]
@@ -158,6 +169,8 @@ type Server struct {
 	reloads reloadQueue
 	// slots counts stateful HTTP sessions against their cap (sessions.go).
 	slots sessionSlots
+	// gw holds the upstream connections (gateway.go).
+	gw gateway
 
 	baseCtx    context.Context
 	baseCancel context.CancelFunc
@@ -192,14 +205,16 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
+	s.metrics.reg.MustRegister(upstreamCollector{s})
 	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.initGateState()
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
-	if res.Result != ResultPublished {
+	if res.Result != ResultPublished && res.Result != ResultQuarantined {
 		s.baseCancel()
+		s.closeUpstreams()
 		if res.err != nil {
 			return nil, res.err
 		}
@@ -226,6 +241,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 		s.rec = rec
 	}
+	s.startUpstreamReloads()
 	return s, nil
 }
 
@@ -250,9 +266,11 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
+		s.closeUpstreams()
 		s.exec.kill()
 		s.notifier.wait()
 		s.rec.close()
+		s.stopRollout()
 		s.unpinAll()
 		if g := s.live.Load(); g != nil {
 			g.release()
@@ -291,6 +309,9 @@ type ReloadResult struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// AllowedBreaking: published only because of --allow-breaking.
 	AllowedBreaking bool `json:"allowedBreaking,omitempty"`
+	// Quarantined names the upstreams a refused change quarantined
+	// (Result quarantined; docs/serve.md#gateway).
+	Quarantined []string `json:"quarantined,omitempty"`
 
 	err error
 }
@@ -356,7 +377,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	case live == nil:
 		s.first(cand, now, &res, trigger)
 	default:
-		s.gated(live.lock(), live, cand, now, &res, trigger)
+		s.gateUpstreams(live, cand, now, &res, trigger)
 	}
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	s.metrics.reloads.WithLabelValues(res.Result).Inc()
@@ -364,6 +385,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 		s.metrics.publishLatency.Observe(time.Since(start).Seconds())
 	}
 	s.recordReload(res)
+	s.pruneUpstreams()
 	if s.opts.onReload != nil {
 		s.opts.onReload(res)
 	}
@@ -425,12 +447,62 @@ func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *
 	for _, w := range cfg.Warnings {
 		s.log.Warn("config warning", "trigger", trigger, "warning", w)
 	}
-	live := s.live.Load()
-	if live != nil && live.Config.Digest == cfg.Digest {
-		return cfg, nil, true, nil
+	cand, unchanged, err = s.buildCandidate(cfg, trigger == "SIGHUP" || trigger == "admin", nil)
+	return cfg, cand, unchanged, err
+}
+
+// buildCandidate builds the candidate of cfg and its upstreams' current
+// tool lists (refresh: read them again first); unchanged, and no
+// candidate, when its inputs are the live generation's.
+//
+// The upstreams in quarantine are served from the accepted list given for
+// them, their calls translated to their current lists.
+func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string]*toolset.Set) (cand *Generation, unchanged bool, err error) {
+	conns, keys, err := s.upstreamConns(cfg, refresh)
+	if err != nil {
+		return nil, false, err
 	}
-	cand, err = buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec})
-	return cfg, cand, false, err
+	live := s.live.Load()
+	ups := make([]upstreamInput, 0, len(cfg.Upstreams))
+	for _, uc := range cfg.Upstreams {
+		in := upstreamInput{cfg: uc, key: keys[uc.Name], served: conns[uc.Name].Tools()}
+		if accepted := quarantine[uc.Name]; accepted != nil {
+			in.tr = newTranslator(uc, accepted, in.served, cfg.Gate.Upstream == UpstreamAutoFacade, s.opts.Now())
+			in.served = accepted
+		}
+		ups = append(ups, in)
+	}
+	full, inputs := withUpstreams(cfg, ups)
+	if live != nil && live.inputs == inputs {
+		return nil, true, nil
+	}
+	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns, handlerDir: s.handlerDir()})
+	if cand != nil {
+		cand.inputs, cand.base = inputs, cfg
+		cand.lists, cand.quarantined = map[string]*toolset.Set{}, map[string]bool{}
+		for _, in := range ups {
+			cand.lists[in.cfg.Name], cand.quarantined[in.cfg.Name] = in.served, in.tr != nil
+		}
+	}
+	if err == nil {
+		if err = s.withBlue(cfg, cand); err != nil {
+			cand.discard()
+			cand = nil
+		}
+	}
+	return cand, false, err
+}
+
+// acceptedLists are the lists g serves of the upstreams named in names
+// (those it does not serve are left out).
+func (g *Generation) acceptedLists(names map[string]bool) map[string]*toolset.Set {
+	out := map[string]*toolset.Set{}
+	for name := range names {
+		if l := g.lists[name]; l != nil {
+			out[name] = l
+		}
+	}
+	return out
 }
 
 // gate runs the gate (gate.go) on cand against prev; a panic is a
@@ -441,7 +513,9 @@ func (s *Server) gate(prev *lockfile.Lock, cand *Generation, now time.Time) (d g
 			err = s.bug(panicReload, v)
 		}
 	}()
-	return gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.quietPeriod()), s.opts.AllowBreaking, now), nil
+	d = gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.quietPeriod()), s.opts.AllowBreaking, now)
+	holdDescriptions(&d, s.live.Load(), cand, s.opts.AllowBreaking)
+	return d, nil
 }
 
 // first decides the first candidate (the caller holds pubMu): gated
@@ -467,7 +541,7 @@ func (s *Server) first(cand *Generation, now time.Time, res *ReloadResult, trigg
 	// The contract gated against was served before this process: its
 	// deprecations are noticed as a first generation's are.
 	s.mem.published(nil, choice.Contract.Set, now)
-	if s.gated(choice.Contract, nil, cand, now, res, trigger) {
+	if s.gated(choice.Contract, nil, cand, now, res, trigger) || s.quarantineAtStart(choice.Contract, cand, now, res, trigger) {
 		return
 	}
 	fb, err := s.fallback()
@@ -556,11 +630,13 @@ func (s *Server) publish(cand *Generation, now time.Time, allowed *state.Allowan
 		oldSet = old.Set
 	}
 	s.mem.published(oldSet, cand.Set, now)
+	s.beginRollout(old, cand)
 	s.live.Store(cand)
 	s.metrics.version.Set(float64(cand.Version))
 	if old != nil {
 		old.release() // the registry's reference; in-flight calls keep theirs
 	}
+	s.endRollout(cand)
 	// Recorded once served: the state's fsyncs do not delay callers
 	// seeing cand; the next reload waits for them (pubMu).
 	if allowed != nil {

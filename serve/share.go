@@ -47,7 +47,11 @@ func toolKey(t *ToolConfig, dir string) string {
 		StaticText *string
 		StaticJSON []byte
 		Facade     *facade.Block
+		Upstream   []string
 	}{Dir: dir, Exec: t.Handler.Exec, HTTP: t.Handler.HTTP, Facade: t.Facade}
+	if u := t.Handler.Upstream; u != nil {
+		k.Upstream = []string{u.Upstream, u.Tool, u.conn, u.state}
+	}
 	if st := t.Handler.Static; st != nil {
 		if st.JSON != nil {
 			k.StaticJSON = appendOrdered(nil, st.JSON)

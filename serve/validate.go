@@ -58,6 +58,9 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 				if o.alias {
 					return fmt.Sprintf("alias %q of tool %q (%s)", n, o.tool.Name, o.tool.Pos)
 				}
+				if o.tool.Upstream != "" {
+					return fmt.Sprintf("tool %q of upstream %q (%s)", n, o.tool.Upstream, o.tool.Pos)
+				}
 				return fmt.Sprintf("tool %q (%s)", n, o.tool.Pos)
 			}
 			prevName := prev.tool.Name
@@ -182,7 +185,11 @@ func schemaErrorPointer(err error) string {
 // toolError is a validation error of tool t at ptr, located in its file.
 func toolError(t *ToolConfig, ptr, format string, args ...any) error {
 	p := t.PosOf(ptr)
-	return &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	if t.Upstream != "" {
+		msg = fmt.Sprintf("upstream %q: %s", t.Upstream, msg)
+	}
+	return &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: ptr, Msg: msg}
 }
 
 // eachParallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and

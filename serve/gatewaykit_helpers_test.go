@@ -1,0 +1,112 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/internal/upstreamtest"
+)
+
+// Helpers of the gateway tests built on internal/upstreamtest: a mutable
+// upstream served over loopback HTTP or as the stdio program, and go-sdk
+// clients connected to the gateway.
+
+// upstreamURL serves u over streamable HTTP on a loopback test server and
+// returns its URL.
+func upstreamURL(t testing.TB, u *upstreamtest.Upstream) string {
+	t.Helper()
+	hs := httptest.NewServer(u.HTTPHandler())
+	t.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+		u.Crash() // sessions whose client never said goodbye
+	})
+	return hs.URL
+}
+
+// mutableProgram builds internal/upstreamtest/cmd/mutableupstream into a
+// temporary folder and returns its path.
+func mutableProgram(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mutableupstream")
+	out, err := exec.Command("go", "build", "-o", bin, "../internal/upstreamtest/cmd/mutableupstream").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build mutableupstream: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// gatewayClient connects a go-sdk client to s over the in-memory transport.
+func gatewayClient(t *testing.T, s *Server) *sdkClient {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	return newSDKClient(t, ct, "")
+}
+
+// echoed decodes a call result's structured content as an object.
+func echoed(res *mcp.CallToolResult) map[string]any {
+	data, _ := json.Marshal(res.StructuredContent)
+	var m map[string]any
+	_ = json.Unmarshal(data, &m)
+	return m
+}
+
+// resultText is the first text block of a result ("" when none).
+func resultText(res *mcp.CallToolResult) string {
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			return tc.Text
+		}
+	}
+	return ""
+}
+
+// viaMemory makes the upstreams named in ups reach their mutable upstream
+// over in-memory transports (a new server session per connection); the
+// config still names them with stdio or http.
+func viaMemory(ups map[string]*upstreamtest.Upstream) func(*Options) {
+	return func(o *Options) {
+		o.upstreamTransport = func(name string) func() mcp.Transport {
+			u := ups[name]
+			if u == nil {
+				return nil
+			}
+			return func() mcp.Transport {
+				t, err := u.Transport(context.Background())
+				if err != nil {
+					panic(err) // the in-process server refused a session: a bug
+				}
+				return t
+			}
+		}
+	}
+}
+
+// waitCall retries try until it returns nil, failing the test with its last
+// error when that takes longer than waitLong.
+func waitCall(t testing.TB, what string, try func() error) {
+	t.Helper()
+	deadline := time.Now().Add(waitLong)
+	for {
+		err := try()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s; last: %v", waitLong, what, err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

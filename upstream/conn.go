@@ -1,0 +1,254 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
+	"github.com/mcpctl/mcpctl/internal/proc"
+	"github.com/mcpctl/mcpctl/toolset"
+)
+
+// conn is one client session with the server and the lister reading its
+// raw tools/list results.
+type conn struct {
+	session *mcp.ClientSession
+	lister  *mcpclient.Lister
+	cmd     *exec.Cmd // stdio only
+	ended   chan struct{}
+}
+
+// terminateDelay is how long closing a stdio session waits for the server
+// to exit after its stdin is closed, and again after SIGTERM (MCP
+// 2025-11-25 basic/lifecycle, "Shutdown").
+const terminateDelay = 2 * time.Second
+
+// connect starts or reaches the server, initializes (asking for the
+// revision toolset pins) and reads its tool list.
+func (u *Upstream) connect(ctx context.Context) (*conn, *toolset.Set, error) {
+	c := &conn{lister: mcpclient.NewLister(u.source()), ended: make(chan struct{})}
+	session, err := u.client.Connect(ctx, u.transport(c), &mcp.ClientSessionOptions{ProtocolVersion: mcpclient.PinnedProtocolVersion})
+	if err != nil {
+		c.kill()
+		return nil, nil, err
+	}
+	c.session = session
+	set, err := c.lister.List(ctx, session)
+	if err != nil {
+		c.close()
+		return nil, nil, err
+	}
+	go func() {
+		_ = session.Wait()
+		c.kill()
+		close(c.ended)
+	}()
+	return c, set, nil
+}
+
+// source names the server in tool set errors: stdio:COMMAND or its URL.
+func (u *Upstream) source() string {
+	if len(u.opts.Command) > 0 {
+		return "stdio:" + mcpclient.JoinWords(u.opts.Command)
+	}
+	if u.opts.URL != "" {
+		return u.opts.URL
+	}
+	return "upstream:" + u.opts.Name
+}
+
+// transport makes the client transport of one connection, its tools/list
+// results shown to c's lister.
+func (u *Upstream) transport(c *conn) mcp.Transport {
+	switch {
+	case u.opts.Transport != nil:
+		return c.lister.Transport(u.opts.Transport())
+	case u.opts.URL != "":
+		return c.lister.HTTPTransport(u.opts.URL, u.base, u.opts.Headers)
+	}
+	argv := u.opts.Command
+	cmd := exec.CommandContext(u.ctx, argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = u.opts.Env, u.opts.Dir
+	cmd.Stderr = &stderrLog{log: u.log}
+	cmd.WaitDelay = time.Second
+	proc.SetGroup(cmd)
+	c.cmd = cmd
+	return c.lister.Transport(mcpclient.CommandTransport(cmd, terminateDelay, func(line string) {
+		u.log.Warn("skipped a line of the upstream's stdout that is not JSON-RPC", "line", truncate(line))
+	}))
+}
+
+// close ends the session (for stdio: the server is asked to exit, then
+// its process group is killed).
+func (c *conn) close() {
+	if c.session != nil {
+		_ = c.session.Close()
+	}
+	c.kill()
+}
+
+// kill kills what is left of a stdio server's process group.
+func (c *conn) kill() {
+	if c.cmd != nil {
+		proc.KillGroup(c.cmd)
+	}
+}
+
+// run keeps the connection until Close: it re-reads the tool list when
+// asked (list_changed, Relist) and every Refresh, and restarts a server
+// that went away.
+func (u *Upstream) run() {
+	defer close(u.done)
+	var tick <-chan time.Time
+	if u.opts.Refresh > 0 {
+		t := time.NewTicker(u.opts.Refresh)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		c := u.current()
+		select {
+		case <-u.ctx.Done():
+			u.down(nil, StateClosed)
+			return
+		case <-c.ended:
+			u.down(errors.New("the server closed the connection"), StateRestarting)
+			if !u.restart() {
+				u.down(nil, StateClosed)
+				return
+			}
+		case <-u.kick:
+			u.relist(c)
+		case <-tick:
+			u.relist(c)
+		}
+	}
+}
+
+func (u *Upstream) current() *conn {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.conn
+}
+
+// up makes c the connection and set its tool list; it reports whether the
+// list's bytes changed.
+func (u *Upstream) up(c *conn, set *toolset.Set) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.conn, u.state, u.lastErr = c, StateConnected, nil
+	return u.setTools(set)
+}
+
+// setTools keeps set as the tool list (the caller holds mu) and reports
+// whether its bytes differ from the previous list's.
+func (u *Upstream) setTools(set *toolset.Set) bool {
+	var b strings.Builder
+	for _, t := range set.Tools {
+		b.Write(t.Raw)
+		b.WriteByte(0)
+	}
+	changed := b.String() != u.raw
+	u.tools, u.raw = set, b.String()
+	return changed
+}
+
+// down marks the upstream down (calls fail at once) and closes the
+// connection.
+func (u *Upstream) down(err error, state string) {
+	u.mu.Lock()
+	c := u.conn
+	u.conn, u.state = nil, state
+	if err != nil {
+		u.lastErr = err
+	}
+	u.mu.Unlock()
+	if c != nil {
+		c.close()
+	}
+	if state == StateClosed {
+		u.base.CloseIdleConnections()
+	}
+}
+
+// restart reconnects with exponential backoff (MinBackoff doubling up to
+// MaxBackoff) until it succeeds (true) or Close is called (false).
+func (u *Upstream) restart() bool {
+	wait := u.opts.MinBackoff
+	for {
+		u.log.Warn("upstream down; restarting", "in", wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-u.ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		if u.reconnect() {
+			return true
+		}
+		wait = min(2*wait, u.opts.MaxBackoff)
+	}
+}
+
+// reconnect makes one connection attempt; on success the new list is
+// taken and OnList called when it changed.
+func (u *Upstream) reconnect() bool {
+	ctx, cancel := context.WithTimeout(u.ctx, u.opts.Timeout)
+	defer cancel()
+	c, set, err := u.connect(ctx)
+	if err != nil {
+		u.mu.Lock()
+		u.lastErr = err
+		u.mu.Unlock()
+		u.log.Warn("upstream restart failed", "error", err)
+		return false
+	}
+	u.restarts.Add(1)
+	u.log.Info("upstream restarted", "tools", len(set.Tools))
+	if u.up(c, set) {
+		u.listed()
+	}
+	return true
+}
+
+// relist reads the tool list again over c and calls OnList when it
+// changed.
+func (u *Upstream) relist(c *conn) {
+	ctx, cancel := context.WithTimeout(u.ctx, u.opts.Timeout)
+	defer cancel()
+	changed, err := u.list(ctx, c)
+	if err != nil {
+		u.log.Warn("upstream tools/list failed", "error", err)
+		return
+	}
+	if changed {
+		u.listed()
+	}
+}
+
+// list reads the tool list over c (one listing at a time: a connection's
+// lister keeps one listing's pages) and reports whether its bytes changed.
+func (u *Upstream) list(ctx context.Context, c *conn) (bool, error) {
+	u.listMu.Lock()
+	defer u.listMu.Unlock()
+	set, err := c.lister.List(ctx, c.session)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if err != nil {
+		u.lastErr = err
+		return false, err
+	}
+	return u.setTools(set), nil
+}
+
+func (u *Upstream) listed() {
+	if u.opts.OnList != nil {
+		u.opts.OnList()
+	}
+}
