@@ -147,13 +147,18 @@ func (s *Server) persist(g *Generation, allowed state.Allowance) {
 }
 
 // supersede drops the pending candidates other than fp, the one the
-// config builds now ("": none, its inputs are gone or invalid): stale, they
-// are no longer offered for a decision (state.ErrSuperseded).
+// config builds now ("": none, its inputs are gone or invalid), and the
+// quarantined candidate being set aside (s.quarantining): stale, they are
+// no longer offered for a decision (state.ErrSuperseded).
 func (s *Server) supersede(fp string) {
 	if s.opts.State == nil {
 		return
 	}
-	if err := s.opts.State.Supersede(fp); err != nil {
+	var also []string
+	if s.quarantining != "" {
+		also = append(also, s.quarantining)
+	}
+	if err := s.opts.State.Supersede(fp, also...); err != nil {
 		s.log.Error("state: cannot drop the superseded pending candidates", "error", err)
 	}
 }

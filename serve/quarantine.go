@@ -186,7 +186,10 @@ func (s *Server) gateUpstreams(live, cand *Generation, now time.Time, res *Reloa
 	names := sortedKeys(hold)
 	if !unchanged {
 		var ares ReloadResult
-		if !s.gated(live.lock(), live, alt, now, &ares, trigger) {
+		s.quarantining = cand.Fingerprint // stays pending when alt is published
+		ok := s.gated(live.lock(), live, alt, now, &ares, trigger)
+		s.quarantining = ""
+		if !ok {
 			return
 		}
 		res.Version, res.Fingerprint, res.Changed = ares.Version, ares.Fingerprint, ares.Changed

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/state"
 )
 
 const quarantineConfig = `upstreams:
@@ -98,10 +99,15 @@ func TestGatewayBreakingUpstreamChangeQuarantinedThenApproved(t *testing.T) {
 		t.Errorf("files' change leaked into the publish of other's")
 	}
 
-	// Approving publishes the upstream's current contract (other's change
-	// included: the pending candidate is rebuilt from now).
-	if n := len(s.Pending()); n != 2 {
-		t.Fatalf("%d pending, want the first refusal and the one with pong", n)
+	// The first refusal is stale (the upstreams went on to the candidate
+	// with pong: the first no longer builds), so only the newer one is
+	// pending, and approving it publishes the upstream's current contract
+	// (other's change included).
+	if p := s.Pending(); len(p) != 1 || p[0].Fingerprint != ores.Candidate {
+		t.Fatalf("pending %+v, want only the candidate with pong %s", p, ores.Candidate)
+	}
+	if _, err := s.Approve(context.Background(), Decision{Fingerprint: res.Candidate, Reason: "stale"}); !errors.Is(err, state.ErrSuperseded) {
+		t.Errorf("approve of the first, superseded refusal: %v, want state.ErrSuperseded", err)
 	}
 	ares, err := s.Approve(context.Background(), Decision{Fingerprint: ores.Candidate, Reason: "narrowed on purpose"})
 	if err != nil {

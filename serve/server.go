@@ -128,6 +128,10 @@ type Server struct {
 	seq atomic.Uint64
 	// mem is the gate's memory of earlier publishes (under pubMu).
 	mem gateMemory
+	// quarantining is the refused candidate a gateway quarantine keeps
+	// pending while it publishes the rest of the change (under pubMu;
+	// "" otherwise).
+	quarantining string
 
 	notifier *notifier
 	metrics  *metrics

@@ -82,15 +82,16 @@ func (s *State) AddPending(p Pending) error {
 
 // Supersede drops every pending candidate but keep, the candidate the
 // state's config went on to (refused and pending, or published; "" when
-// it no longer builds), and
-// journals each as superseded by it: the config no longer builds them, so
+// it no longer builds) and also (candidates still pending beside it: a
+// gateway's quarantined upstream change while the rest of its config is
+// published), and journals each as superseded by keep: the config no longer builds them, so
 // they are no longer offered for a decision, and a decision about one is
 // refused with *SupersededError.
-func (s *State) Supersede(keep string) error {
+func (s *State) Supersede(keep string, also ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, fp := range slices.Sorted(maps.Keys(s.pending)) {
-		if fp == keep {
+		if fp == keep || slices.Contains(also, fp) {
 			continue
 		}
 		if err := s.dropPending(fp); err != nil {
