@@ -362,3 +362,43 @@ func TestGatewayAdminReloadRereadsUpstreams(t *testing.T) {
 		t.Errorf("a config reload: %s, version %d, want quarantined at version %d", res.Result, s.Live().Version, v)
 	}
 }
+
+// TestGatewayPinnedSessionKeepsItsUpstreamConnection: a config edit that
+// changes how an upstream is reached starts a new connection; a session
+// pinned to the old generation keeps calling over the old one, which is
+// closed only when that generation is released (before, it was closed at
+// once and the pinned session's calls failed as unavailable).
+func TestGatewayPinnedSessionKeepsItsUpstreamConnection(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, path := startGateway(t, gatewayConfig, f, func(o *Options) { o.PinSessions = true })
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs := newSDKClient(t, ct, "2025-11-25").cs // a revision with sessions: pinned
+	waitUntil(t, "the pin", func() bool { return s.pinned.Load() == 1 })
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Dir(path), filepath.Base(path), strings.Replace(gatewayConfig, "prefix: fs_", "prefix: fs_\n    timeout: 61s", 1))
+	if res := s.Reload(context.Background(), "watch"); res.Result != ResultPublished {
+		t.Fatalf("reload: %s %s", res.Result, res.Errors)
+	}
+	if n := f.connections(); n != 2 {
+		t.Fatalf("connections = %d, want a new one for the new config", n)
+	}
+	if text, isErr := sdkCall(t, cs, "fs_read_file", map[string]any{"path": "a"}); isErr {
+		t.Errorf("pinned session's call: %s", text)
+	}
+	// The session ends: its generation is released and the old
+	// connection closed.
+	_ = cs.Close()
+	_ = ss.Close()
+	waitUntil(t, "the old connection closed", func() bool {
+		s.gw.mu.Lock()
+		defer s.gw.mu.Unlock()
+		return len(s.gw.conns) == 1
+	})
+}

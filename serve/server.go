@@ -468,7 +468,7 @@ func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string
 	if live != nil && live.inputs == inputs {
 		return nil, true, nil
 	}
-	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns})
+	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.released, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns})
 	if cand != nil {
 		cand.inputs, cand.base = inputs, cfg
 		cand.lists, cand.quarantined = map[string]*toolset.Set{}, map[string]bool{}
@@ -616,6 +616,7 @@ func (s *Server) publish(cand *Generation, now time.Time, allowed *state.Allowan
 		oldSet = old.Set
 	}
 	s.mem.published(oldSet, cand.Set, now)
+	s.useUpstreams(cand)
 	s.live.Store(cand)
 	s.metrics.version.Set(float64(cand.Version))
 	if old != nil {
