@@ -127,7 +127,7 @@ func (s *Server) upstreamConn(uc *UpstreamConfig, dir string, refresh bool) (*up
 // with the allowlisted environment; http headers read from the
 // environment.
 func (s *Server) upstreamOptions(uc *UpstreamConfig, dir string) (upstream.Options, error) {
-	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.upstreamBackoff, MaxBackoff: 4 * s.opts.upstreamBackoff}
+	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.upstreamBackoff, MaxBackoff: 4 * s.opts.upstreamBackoff, ProtocolVersion: s.opts.upstreamProtocol}
 	if s.opts.upstreamTransport != nil {
 		if t := s.opts.upstreamTransport(uc.Name); t != nil {
 			opts.Transport = t

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 const gatewayConfig = `tools:
@@ -236,10 +238,23 @@ upstreams:
 }
 
 func TestGatewayHTTPUpstreamHeadersFromEnvAndRealName(t *testing.T) {
+	for _, tc := range []struct{ protocol, wantName string }{
+		// 2025-11-25 has no Mcp-Name header.
+		{"", ""},
+		// 2026-07-28 sends it: the upstream's own name, never the
+		// exposed one.
+		{upstream.LatestProtocol, "read_file"},
+	} {
+		t.Run("protocol="+tc.protocol, func(t *testing.T) { testHTTPUpstream(t, tc.protocol, tc.wantName) })
+	}
+}
+
+func testHTTPUpstream(t *testing.T, protocol, wantName string) {
 	f := newFakeUpstream(t)
 	var mu sync.Mutex
 	var auth, names []string
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, nil)
+	// The go-sdk serves 2026-07-28 over stateless HTTP only.
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, &mcp.StreamableHTTPOptions{Stateless: protocol == upstream.LatestProtocol})
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		auth = append(auth, r.Header.Get("Authorization"))
@@ -252,6 +267,7 @@ func TestGatewayHTTPUpstreamHeadersFromEnvAndRealName(t *testing.T) {
 	t.Cleanup(hs.Close) // after the gateway's Close, which ends the upstream session
 	config := "upstreams:\n  - name: web\n    http: {url: '" + hs.URL + "', headers: {Authorization: {env: WEB_AUTH}}}\n    prefix: web_\n"
 	s, _ := startServer(t, config, func(o *Options) {
+		o.upstreamProtocol = protocol
 		o.Getenv = func(k string) (string, bool) {
 			if k == "WEB_AUTH" {
 				return "Bearer s3cret", true
@@ -278,12 +294,14 @@ func TestGatewayHTTPUpstreamHeadersFromEnvAndRealName(t *testing.T) {
 			t.Errorf("a request carried Authorization %q", a)
 		}
 	}
-	// The gateway speaks 2025-11-25 to its upstreams, which has no Mcp-Name
-	// header; under any revision the call goes out under the real name.
+	var calls []string
 	for _, n := range names {
-		if n != "read_file" {
-			t.Errorf("Mcp-Name %q sent, want the upstream's own name read_file", n)
+		if n != "" && n != "fake-upstream" && !strings.HasPrefix(n, "notifications/") {
+			calls = append(calls, n)
 		}
+	}
+	if wantName == "" && len(calls) > 0 || wantName != "" && !slices.Contains(calls, wantName) || slices.Contains(calls, "web_read_file") {
+		t.Errorf("Mcp-Name headers sent: %q; want %q for the call, never the exposed name", names, wantName)
 	}
 }
 

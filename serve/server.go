@@ -95,6 +95,8 @@ type Options struct {
 	// upstreamTransport, when set (tests), makes the transports of the
 	// upstream named name (nil: as its config says).
 	upstreamTransport func(name string) func() mcp.Transport
+	// upstreamProtocol (tests) is upstream.Options.ProtocolVersion.
+	upstreamProtocol string
 	// upstreamBackoff (tests) is the first wait before restarting an
 	// upstream; 0 means upstream.DefaultMinBackoff.
 	upstreamBackoff time.Duration
