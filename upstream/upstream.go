@@ -121,7 +121,7 @@ type Upstream struct {
 	restarts atomic.Int64
 	// newest is set once the server refused PinnedProtocolVersion: every
 	// later connection asks for the go-sdk's newest revision.
-	newest atomic.Bool
+	newest   atomic.Bool
 	kick     chan struct{}
 	progress sync.Map // progress token → func(*mcp.ProgressNotificationParams)
 	tokens   atomic.Uint64
