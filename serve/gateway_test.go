@@ -420,3 +420,49 @@ func TestGatewayPinnedSessionKeepsItsUpstreamConnection(t *testing.T) {
 		return len(s.gw.conns) == 1
 	})
 }
+
+// upstreamMetrics reads the upstream series: "name state" → value for
+// mcpctl_serve_upstream_state, "name" → restarts.
+func upstreamMetrics(t *testing.T, s *Server) (states map[string]float64, restarts map[string]float64) {
+	t.Helper()
+	mfs, err := s.metrics.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, restarts = map[string]float64{}, map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			switch mf.GetName() {
+			case "mcpctl_serve_upstream_state":
+				states[labels["upstream"]+" "+labels["state"]] = m.GetGauge().GetValue()
+			case "mcpctl_serve_upstream_restarts_total":
+				restarts[labels["upstream"]] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	return states, restarts
+}
+
+func TestGatewayUpstreamMetrics(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.upstreamBackoff = time.Millisecond })
+	states, restarts := upstreamMetrics(t, s)
+	if d := cmp.Diff(map[string]float64{"files connected": 1}, states); d != "" || restarts["files"] != 0 {
+		t.Errorf("states mismatch (-want +got):\n%s restarts %v", d, restarts)
+	}
+	f.crash()
+	waitUntil(t, "a restart", func() bool { return s.upstreamStatus()[0].Restarts == 1 })
+	if _, restarts := upstreamMetrics(t, s); restarts["files"] != 1 {
+		t.Errorf("restarts = %v, want files 1", restarts)
+	}
+	hidden := "slow"
+	f.hidden.Store(&hidden)
+	s.Reload(context.Background(), "admin")
+	if states, _ := upstreamMetrics(t, s); states["files quarantined"] != 1 {
+		t.Errorf("states after a refused change = %v, want files quarantined", states)
+	}
+}
