@@ -347,3 +347,24 @@ func TestGatewayFallbackBundleKeepsUpstreamTools(t *testing.T) {
 		t.Errorf("fallback serves %v, want the last accepted contract (local and the fs_ tools)", got)
 	}
 }
+
+func TestGatewayAnnotationsAndTitleHeld(t *testing.T) {
+	no := false
+	for _, tc := range []struct {
+		name string
+		tool *mcp.Tool
+	}{
+		{"annotations", &mcp.Tool{Name: "read_file", Description: "Reads a file.", InputSchema: json.RawMessage(fakeReadFile), Annotations: &mcp.ToolAnnotations{OpenWorldHint: &no}}},
+		{"title", &mcp.Tool{Name: "read_file", Title: "Read any file", Description: "Reads a file.", InputSchema: json.RawMessage(fakeReadFile)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, files, _, r := gatewayWithState(t, quarantineConfig+"gate: {descriptions: hold}\n")
+			before := string(s.Live().Set.Lookup("fs_read_file").Raw)
+			files.srv.AddTool(tc.tool, files.handle)
+			res := r.waitFor(t, "the hold", func(res ReloadResult) bool { return res.Trigger == "upstream:files" && res.Result != ResultUnchanged })
+			if res.Result != ResultQuarantined || string(s.Live().Set.Lookup("fs_read_file").Raw) != before {
+				t.Errorf("reload %s (%s), want the accepted tool held", res.Result, res.Reason)
+			}
+		})
+	}
+}
