@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -152,7 +153,7 @@ func (s *Server) buildBlue(cfg *Config) (*Generation, error) {
 // upstream connection key (pruneUpstreams keeps it open).
 func (s *Server) blueUsesConn(key string) bool {
 	ro := s.rollout.Load()
-	return ro != nil && !ro.stopped.Load() && ro.blue.usesConn(key)
+	return ro != nil && !ro.stopped.Load() && slices.Contains(ro.blue.upstreamKeys, key)
 }
 
 // blueStopped closes blue's upstream connections once blue's last

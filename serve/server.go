@@ -95,6 +95,8 @@ type Options struct {
 	// upstreamTransport, when set (tests), makes the transports of the
 	// upstream named name (nil: as its config says).
 	upstreamTransport func(name string) func() mcp.Transport
+	// upstreamProtocol (tests) is upstream.Options.ProtocolVersion.
+	upstreamProtocol string
 	// upstreamBackoff (tests) is the first wait before restarting an
 	// upstream; 0 means upstream.DefaultMinBackoff.
 	upstreamBackoff time.Duration
@@ -480,7 +482,7 @@ func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string
 	if live != nil && live.inputs == inputs {
 		return nil, true, nil
 	}
-	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns, handlerDir: s.handlerDir()})
+	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.released, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns, handlerDir: s.handlerDir()})
 	if cand != nil {
 		cand.inputs, cand.base = inputs, cfg
 		cand.lists, cand.quarantined = map[string]*toolset.Set{}, map[string]bool{}
@@ -634,6 +636,7 @@ func (s *Server) publish(cand *Generation, now time.Time, allowed *state.Allowan
 		oldSet = old.Set
 	}
 	s.mem.published(oldSet, cand.Set, now)
+	s.useUpstreams(cand)
 	s.beginRollout(old, cand)
 	s.live.Store(cand)
 	s.metrics.version.Set(float64(cand.Version))
