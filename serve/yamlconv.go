@@ -285,7 +285,7 @@ func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, e
 		if c.budget -= nv; c.budget < 0 {
 			return canon.Value{}, c.errorf(n, file, ptr, "YAML aliases expand the document past %d values per node written (an alias bomb?): write the values out", aliasFactor)
 		}
-		c.recordJSON(&v, data, path, ptr)
+		c.recordJSON(&v, canon.NewLines(data), path, ptr)
 		return stripOffsets(v), nil
 	}
 	var doc yaml.Node
@@ -300,12 +300,14 @@ func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, e
 	return c.value(&doc, path, ptr)
 }
 
-// recordJSON records positions for every value of a JSON include.
-func (c *converter) recordJSON(v *canon.Value, data []byte, file, ptr string) {
+// recordJSON records positions for every value of a JSON include, its
+// line feeds indexed once (locating each value by scanning the file from
+// its start made a large include cost its size squared).
+func (c *converter) recordJSON(v *canon.Value, data *canon.Lines, file, ptr string) {
 	if c.positions == nil {
 		return
 	}
-	line, col := canon.LineCol(data, v.Start)
+	line, col := data.LineCol(v.Start)
 	c.record(ptr, Pos{File: file, Line: line, Col: col})
 	switch v.Kind {
 	case canon.Array:
@@ -316,7 +318,7 @@ func (c *converter) recordJSON(v *canon.Value, data []byte, file, ptr string) {
 		for i := range v.Members {
 			m := &v.Members[i]
 			mp := ptr + "/" + canon.EscapePointer(m.Key)
-			kl, kc := canon.LineCol(data, m.KeyStart)
+			kl, kc := data.LineCol(m.KeyStart)
 			c.recordKey(mp, Pos{File: file, Line: kl, Col: kc})
 			c.recordJSON(&m.Value, data, file, mp)
 		}
