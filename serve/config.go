@@ -273,8 +273,8 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 // tools list are converted on every core (the result is the same; see
 // toolItems).
 func parseConfig(source string, data []byte, readFile func(path string) ([]byte, error), sideBySide bool) (*Config, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, err := parseConfigYAML(data)
+	if err != nil {
 		return nil, toInputError(syntaxError(source, data, err), "")
 	}
 	if readFile == nil {
@@ -283,11 +283,11 @@ func parseConfig(source string, data []byte, readFile func(path string) ([]byte,
 		}
 	}
 	reads := &onceReader{read: readFile, m: map[string]*readResult{}}
-	conv := newConverter(&doc, reads.file, sideBySide)
-	root, err := conv.value(&doc, source, "")
+	conv := newConverter(doc, reads.file, sideBySide)
+	root, err := conv.value(doc, source, "")
 	if errors.Is(err, errSideBySide) {
-		conv = newConverter(&doc, reads.file, false)
-		root, err = conv.value(&doc, source, "")
+		conv = newConverter(doc, reads.file, false)
+		root, err = conv.value(doc, source, "")
 	}
 	if err != nil {
 		return nil, toInputError(err, "")
