@@ -264,7 +264,9 @@ func unwrapPath(err error) error {
 }
 
 // ParseConfig parses config bytes named source; readFile reads includes by
-// path (joined to the folder of the including file).
+// path (joined to the folder of the including file). It reads each path at
+// most once, possibly from several goroutines at once (tool entries are
+// converted on every core).
 func ParseConfig(source string, data []byte, readFile func(path string) ([]byte, error)) (*Config, error) {
 	return parseConfig(source, data, readFile, true)
 }
