@@ -63,7 +63,7 @@ func loadAndBuild(tb testing.TB, path string) *Generation {
 //
 //	load-cpu-ms-1k, load-cpu-ms-10k  one load and build, CPU time
 //	load-wall-ms-1k, load-wall-ms-10k  the same, wall time (tools are
-//	                                 checked on every core)
+//	                                 parsed and checked on every core)
 //	load/yaml-1k, load/yaml-10k      against the baseline, per size
 //	per-tool-10k/1k                  per-tool cost at 10k over at 1k: ~1
 //	                                 when linear (≥10 before: quadratic)
