@@ -87,11 +87,11 @@ type ToolConfig struct {
 	// Upstream names the upstream an upstream's tool comes from ("" for a
 	// tool of the config).
 	Upstream string
-	// positions maps JSON Pointers from the config's root to where they
-	// were written (shared by all tools); entry is the pointer of this
+	// places says where the config's values were written, by JSON Pointer
+	// from its root (shared by all tools); entry is the pointer of this
 	// tool's entry ("/tools/3").
-	positions map[string]Pos
-	entry     string
+	places *places
+	entry  string
 }
 
 // PosOf returns where the value at ptr (a JSON Pointer inside the tool
@@ -99,7 +99,7 @@ type ToolConfig struct {
 // nearest enclosing value.
 func (t *ToolConfig) PosOf(ptr string) Pos {
 	for {
-		if p, ok := t.positions[t.entry+ptr]; ok {
+		if p, ok := t.places.value(t.entry + ptr); ok {
 			return p
 		}
 		i := strings.LastIndexByte(ptr, '/')
@@ -288,21 +288,33 @@ func unwrapPath(err error) error {
 }
 
 // ParseConfig parses config bytes named source; readFile reads includes by
-// path (joined to the folder of the including file).
+// path (joined to the folder of the including file). It reads each path at
+// most once, possibly from several goroutines at once (tool entries are
+// converted on every core).
 func ParseConfig(source string, data []byte, readFile func(path string) ([]byte, error)) (*Config, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	return parseConfig(source, data, readFile, true)
+}
+
+// parseConfig is ParseConfig; sideBySide says whether the entries of the
+// tools list are converted on every core (the result is the same; see
+// toolItems).
+func parseConfig(source string, data []byte, readFile func(path string) ([]byte, error), sideBySide bool) (*Config, error) {
+	doc, err := parseConfigYAML(data)
+	if err != nil {
 		return nil, toInputError(syntaxError(source, data, err), "")
 	}
-	n := countNodes(&doc)
-	conv := &converter{readFile: readFile, positions: make(map[string]Pos, n), keyPositions: make(map[string]Pos, n/2)}
-	conv.allow(&doc)
 	if readFile == nil {
-		conv.readFile = func(string) ([]byte, error) {
+		readFile = func(string) ([]byte, error) {
 			return nil, errors.New("$file includes are only resolved for config files on disk")
 		}
 	}
-	root, err := conv.value(&doc, source, "")
+	reads := &onceReader{read: readFile, m: map[string]*readResult{}}
+	conv := newConverter(doc, reads.file, sideBySide)
+	root, err := conv.value(doc, source, "")
+	if errors.Is(err, errSideBySide) {
+		conv = newConverter(doc, reads.file, false)
+		root, err = conv.value(doc, source, "")
+	}
 	if err != nil {
 		return nil, toInputError(err, "")
 	}
@@ -311,7 +323,7 @@ func ParseConfig(source string, data []byte, readFile func(path string) ([]byte,
 	for _, f := range read {
 		cfg.Files = append(cfg.Files, f.Path)
 	}
-	p := &cfgParser{source: source, pos: conv.positions, keyPos: conv.keyPositions}
+	p := &cfgParser{source: source, places: conv.places}
 	if err := p.root(cfg, &root); err != nil {
 		return nil, err
 	}
@@ -361,10 +373,9 @@ type cfgParser struct {
 	source string
 	// warnings collects Config.Warnings.
 	warnings []string
-	// pos maps a pointer from the document root to where its value was
-	// written, keyPos the pointer of an object member to where its key was.
-	pos    map[string]Pos
-	keyPos map[string]Pos
+	// places says where the values and member keys of the document were
+	// written, by pointer from its root.
+	places *places
 }
 
 // errAt returns a located error for the value at ptr (pointer from the
@@ -378,7 +389,7 @@ func (p *cfgParser) errAt(ptr, tool, format string, args ...any) error {
 // unknown or misspelled key was written), or at its value when the key's
 // place is unknown.
 func (p *cfgParser) keyErrAt(ptr, tool, format string, args ...any) error {
-	pos, ok := p.keyPos[ptr]
+	pos, ok := p.places.memberKey(ptr)
 	if !ok {
 		pos = p.posOf(ptr)
 	}
@@ -433,7 +444,7 @@ func nearest(s string, known []string) (string, bool) {
 
 func (p *cfgParser) posOf(ptr string) Pos {
 	for {
-		if pos, ok := p.pos[ptr]; ok {
+		if pos, ok := p.places.value(ptr); ok {
 			return pos
 		}
 		i := strings.LastIndexByte(ptr, '/')
@@ -518,14 +529,19 @@ func (p *cfgParser) tools(cfg *Config, v *canon.Value, ptr string) error {
 	if v.Kind != canon.Array {
 		return p.errAt(ptr, "", "tools must be a list, got %s", v.Kind)
 	}
-	for i := range v.Items {
-		tp := ptr + "/" + strconv.Itoa(i)
-		t, err := p.tool(&v.Items[i], tp, i)
+	// Entries are read on every core (p.tool only reads p); the error
+	// reported is the first entry's.
+	tools := make([]*ToolConfig, len(v.Items))
+	errs := make([]error, len(v.Items))
+	eachParallel(len(v.Items), func(i int) {
+		tools[i], errs[i] = p.tool(&v.Items[i], ptr+"/"+strconv.Itoa(i), i)
+	})
+	for _, err := range errs {
 		if err != nil {
 			return err
 		}
-		cfg.Tools = append(cfg.Tools, t)
 	}
+	cfg.Tools = append(cfg.Tools, tools...)
 	return nil
 }
 
@@ -551,7 +567,7 @@ func (p *cfgParser) tool(v *canon.Value, ptr string, index int) (*ToolConfig, er
 	}
 	// The tool looks its places up in the config's one map (copying them
 	// per tool by scanning it made a 10,000-tool config take minutes).
-	t := &ToolConfig{Name: name.Str, Index: index, Pos: p.posOf(ptr), positions: p.pos, entry: ptr}
+	t := &ToolConfig{Name: name.Str, Index: index, Pos: p.posOf(ptr), places: p.places, entry: ptr}
 	served := canon.Value{Kind: canon.Object}
 	for i := range v.Members {
 		m := &v.Members[i]
@@ -710,7 +726,7 @@ func (p *cfgParser) yamlNode(v *canon.Value, ptr string, at map[[2]int]nodePlace
 		for i := range v.Members {
 			m := &v.Members[i]
 			mp := ptr + "/" + canon.EscapePointer(m.Key)
-			kpos, ok := p.keyPos[mp]
+			kpos, ok := p.places.memberKey(mp)
 			if !ok {
 				kpos = p.posOf(mp)
 			}
@@ -1099,7 +1115,7 @@ func (p *cfgParser) allow(v *canon.Value, ptr string) (AllowEntry, error) {
 
 // warnAt adds a warning located at the key of the member at ptr.
 func (p *cfgParser) warnAt(ptr, format string, args ...any) {
-	pos, ok := p.keyPos[ptr]
+	pos, ok := p.places.memberKey(ptr)
 	if !ok {
 		pos = p.posOf(ptr)
 	}
@@ -1108,18 +1124,24 @@ func (p *cfgParser) warnAt(ptr, format string, args ...any) {
 
 // Set returns the config's tools as a tool set (the served objects), for
 // canon, lint and diff. Two tools with one name are an *toolset.InputError.
-func (c *Config) Set() (*toolset.Set, error) {
-	tools := make([]*toolset.Tool, 0, len(c.Tools))
-	for _, t := range c.Tools {
-		v, err := canon.Parse(t.Raw)
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: rendering: %w", t.Name, err) // a bug
+func (c *Config) Set() (*toolset.Set, error) { return c.setOf(nil) }
+
+// setOf is Set, given the entries already made by setTool (parsed[i] for
+// c.Tools[i]; a missing or nil one is made here, on every core).
+func (c *Config) setOf(parsed []*toolset.Tool) (*toolset.Set, error) {
+	tools := make([]*toolset.Tool, len(c.Tools))
+	errs := make([]error, len(c.Tools))
+	eachParallel(len(c.Tools), func(i int) {
+		if i < len(parsed) && parsed[i] != nil {
+			tools[i] = parsed[i]
+			return
 		}
-		tools = append(tools, &toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v, Source: c.Source, Offset: -1, Index: t.Index,
-			Locate: func(ptr string) toolset.Position {
-				p := t.PosOf(ptr)
-				return toolset.Position{File: p.File, Line: p.Line, Col: p.Col}
-			}})
+		tools[i], errs[i] = c.setTool(c.Tools[i])
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	set, err := toolset.NewSet(c.Source, tools)
 	if err != nil {
@@ -1133,6 +1155,21 @@ func (c *Config) Set() (*toolset.Set, error) {
 		return nil, err
 	}
 	return set, nil
+}
+
+// setTool returns t as an entry of the config's tool set: its served bytes
+// parsed again (the value carries offsets into Raw), located in the
+// config.
+func (c *Config) setTool(t *ToolConfig) (*toolset.Tool, error) {
+	v, err := canon.Parse(t.Raw)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: rendering: %w", t.Name, err) // a bug
+	}
+	return &toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v, Source: c.Source, Offset: -1, Index: t.Index,
+		Locate: func(ptr string) toolset.Position {
+			p := t.PosOf(ptr)
+			return toolset.Position{File: p.File, Line: p.Line, Col: p.Col}
+		}}, nil
 }
 
 // toolNamed returns the nth (0-based) tool entry named name.

@@ -13,7 +13,8 @@ import (
 // through $file, anchors and aliases, also of the include), parses or is a
 // located input error, never a panic; and aliases never make it produce
 // more values than aliasFactor per byte written plus the slack, so memory
-// stays bounded by the input's size.
+// stays bounded by the input's size; and converting the tool entries side
+// by side gives what converting them in order gives.
 func FuzzServeConfig(f *testing.F) {
 	f.Add(baseConfig, "type: object\n")
 	f.Add("tools:\n  - name: a\n    inputSchema: {$file: inc.yaml}\n", "type: object\nproperties: {q: &s {type: string}, r: *s}\n")
@@ -32,6 +33,7 @@ func FuzzServeConfig(f *testing.F) {
 			}
 			return nil, fs.ErrNotExist
 		}
+		sameSideBySide(t, "fuzz.yaml", []byte(config), read)
 		cfg, err := ParseConfig("fuzz.yaml", []byte(config), read)
 		if err != nil {
 			if !errors.Is(err, toolset.ErrInput) {

@@ -171,7 +171,11 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := cfg.Set()
+	parsed := make([]*toolset.Tool, len(compiled))
+	for i, ct := range compiled {
+		parsed[i] = ct.tool
+	}
+	set, err := cfg.setOf(parsed)
 	if err != nil {
 		return nil, err
 	}

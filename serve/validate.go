@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -20,6 +19,9 @@ type compiledTool struct {
 	cfg *ToolConfig
 	in  *schema.Compiled
 	out *schema.Compiled // nil without an outputSchema
+	// tool is the tool set entry lint checked (Config.setTool), nil when
+	// the tool was not linted again.
+	tool *toolset.Tool
 }
 
 // validateConfig checks every tool of cfg for MCP validity (docs/lint.md#invalid-mcp):
@@ -115,7 +117,13 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 		addTool := func(t *ToolConfig, ptr, format string, args ...any) {
 			toolErrs[i] = append(toolErrs[i], toolError(t, ptr, format, args...))
 		}
-		if lintTool(t, addTool); len(toolErrs[i]) == 0 {
+		st, err := cfg.setTool(t)
+		if err != nil {
+			addTool(t, "", "rendering the tool: %v", err) // a bug
+			return
+		}
+		ct.tool = st
+		if lintTool(st, t, addTool); len(toolErrs[i]) == 0 {
 			compileTool(ct, addTool)
 		}
 	})
@@ -128,15 +136,11 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 	return out, nil
 }
 
-// lintTool adds t's MCP validity errors as `mcpctl lint` finds them (names
-// aside: validateConfig checks them, aliases included).
-func lintTool(t *ToolConfig, add func(t *ToolConfig, ptr, format string, args ...any)) {
-	v, err := canon.Parse(t.Raw)
-	if err != nil {
-		add(t, "", "rendering the tool: %v", err) // a bug
-		return
-	}
-	for _, f := range lint.ValidateTool(&toolset.Tool{Name: t.Name, Raw: t.Raw, Value: v}) {
+// lintTool adds the MCP validity errors of st, the set entry of t, as
+// `mcpctl lint` finds them (names aside: validateConfig checks them,
+// aliases included).
+func lintTool(st *toolset.Tool, t *ToolConfig, add func(t *ToolConfig, ptr, format string, args ...any)) {
+	for _, f := range lint.ValidateTool(st) {
 		if f.Severity != lint.SeverityError || f.Rule == lint.RuleNameInvalid {
 			continue
 		}

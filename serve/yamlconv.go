@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
@@ -50,14 +51,22 @@ type converter struct {
 	// indexes it by path.
 	files []includedFile
 	read1 map[string]int
-	// positions maps a pointer (relative to the root value being converted)
-	// to the place of its value; keyPositions maps the pointer of an object
-	// member to the place of its key.
-	positions    map[string]Pos
-	keyPositions map[string]Pos
-	stack        []string // include chain, for cycle detection
-	// budget is how many more values may be produced; see allow.
-	budget int
+	// places receives where every value and member key was written (nil:
+	// nowhere).
+	places *places
+	stack  []string // include chain, for cycle detection
+	// budget is how many more values may be produced; see docAllowance. The
+	// converters of one document's tool entries share it.
+	budget *atomic.Int64
+	// charged, when set, is shared by the converters of one document's
+	// tools: the includes whose values were added to the budget.
+	charged *chargedSet
+	// entry marks the converter of one tool entry converted side by side:
+	// it counts the values it spent and lists what it was granted when
+	// (see toolItems).
+	entry  bool
+	spent  int64
+	grants []grant
 	// depth is the nesting of the value being converted; expanding holds
 	// the anchored nodes whose aliases are being expanded.
 	depth     int
@@ -79,8 +88,37 @@ const (
 	aliasSlack  = 100_000
 )
 
-// allow adds the share of a YAML document (its root node) to the budget.
-func (c *converter) allow(doc *yaml.Node) { c.budget += aliasFactor*countNodes(doc) + aliasSlack }
+// docAllowance is the share of a YAML document (its root node) in the
+// budget.
+func docAllowance(doc *yaml.Node) int { return aliasFactor*countNodes(doc) + aliasSlack }
+
+// spend takes n values from the budget; false when it is exhausted.
+func (c *converter) spend(n int) bool {
+	c.spent += int64(n)
+	return c.budget.Add(int64(-n)) >= 0
+}
+
+// grant is n values added to the budget by the first read of the include
+// at path.
+type grant struct {
+	at   int64 // values spent before it
+	path string
+	n    int
+}
+
+// grantFor adds n values to the budget for the first read of the include
+// at path by this converter. The converters of the entries of one tools
+// list add each include's share once (whichever reads it first), and
+// each lists its grants, so that the budget of an in-order conversion
+// can be worked out (see toolItems).
+func (c *converter) grantFor(path string, n int) {
+	if c.entry {
+		c.grants = append(c.grants, grant{at: c.spent, path: path, n: n})
+	}
+	if c.charged.charge(path) {
+		c.budget.Add(int64(n))
+	}
+}
 
 type includedFile struct {
 	Path string
@@ -103,25 +141,25 @@ func (c *converter) errorf(n *yaml.Node, file, ptr, format string, args ...any) 
 // record remembers where the value at ptr was written; the first place
 // wins (an include's {$file: …} mapping, not the included document).
 func (c *converter) record(ptr string, p Pos) {
-	if c.positions != nil {
-		if _, ok := c.positions[ptr]; !ok {
-			c.positions[ptr] = p
+	if c.places != nil {
+		if _, ok := c.places.at[ptr]; !ok {
+			c.places.at[ptr] = p
 		}
 	}
 }
 
 // recordKey remembers where the key of the member at ptr was written.
 func (c *converter) recordKey(ptr string, p Pos) {
-	if c.keyPositions != nil {
-		if _, ok := c.keyPositions[ptr]; !ok {
-			c.keyPositions[ptr] = p
+	if c.places != nil {
+		if _, ok := c.places.key[ptr]; !ok {
+			c.places.key[ptr] = p
 		}
 	}
 }
 
 // value converts n, found in file at pointer ptr.
 func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
-	if c.budget--; c.budget < 0 {
+	if !c.spend(1) {
 		return canon.Value{}, c.errorf(n, file, ptr, "YAML aliases expand the document past %d values per node written (an alias bomb?): write the values out, or share them with $file", aliasFactor)
 	}
 	if c.depth++; c.depth > maxNesting {
@@ -149,6 +187,9 @@ func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
 		defer delete(c.expanding, n.Alias)
 		return c.value(n.Alias, file, ptr)
 	case yaml.SequenceNode:
+		if c.sideBySide(ptr) {
+			return c.toolItems(n, file, ptr)
+		}
 		items := make([]canon.Value, 0, len(n.Content))
 		for i, it := range n.Content {
 			v, err := c.value(it, file, ptr+"/"+strconv.Itoa(i))
@@ -280,12 +321,12 @@ func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, e
 		// include repeats them all).
 		nv := countValues(&v)
 		if first {
-			c.budget += aliasFactor * nv
+			c.grantFor(path, aliasFactor*nv)
 		}
-		if c.budget -= nv; c.budget < 0 {
+		if !c.spend(nv) {
 			return canon.Value{}, c.errorf(n, file, ptr, "YAML aliases expand the document past %d values per node written (an alias bomb?): write the values out", aliasFactor)
 		}
-		c.recordJSON(&v, data, path, ptr)
+		c.recordJSON(&v, canon.NewLines(data), path, ptr)
 		return stripOffsets(v), nil
 	}
 	var doc yaml.Node
@@ -295,17 +336,19 @@ func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, e
 		return canon.Value{}, se
 	}
 	if first {
-		c.allow(&doc)
+		c.grantFor(path, docAllowance(&doc))
 	}
 	return c.value(&doc, path, ptr)
 }
 
-// recordJSON records positions for every value of a JSON include.
-func (c *converter) recordJSON(v *canon.Value, data []byte, file, ptr string) {
-	if c.positions == nil {
+// recordJSON records positions for every value of a JSON include, its
+// line feeds indexed once (locating each value by scanning the file from
+// its start made a large include cost its size squared).
+func (c *converter) recordJSON(v *canon.Value, data *canon.Lines, file, ptr string) {
+	if c.places == nil {
 		return
 	}
-	line, col := canon.LineCol(data, v.Start)
+	line, col := data.LineCol(v.Start)
 	c.record(ptr, Pos{File: file, Line: line, Col: col})
 	switch v.Kind {
 	case canon.Array:
@@ -316,7 +359,7 @@ func (c *converter) recordJSON(v *canon.Value, data []byte, file, ptr string) {
 		for i := range v.Members {
 			m := &v.Members[i]
 			mp := ptr + "/" + canon.EscapePointer(m.Key)
-			kl, kc := canon.LineCol(data, m.KeyStart)
+			kl, kc := data.LineCol(m.KeyStart)
 			c.recordKey(mp, Pos{File: file, Line: kl, Col: kc})
 			c.recordJSON(&m.Value, data, file, mp)
 		}
