@@ -169,6 +169,7 @@ func renderStatus(st *serve.Status, now time.Time) string {
 	}
 	writePending(&b, st.Pending)
 	writeUpstreams(&b, st.Upstreams)
+	writeRollout(&b, st.Rollout, now)
 	fmt.Fprintf(&b, "\nsessions: %d (%d initialized)", st.Sessions.Total, st.Sessions.Initialized)
 	if len(st.Sessions.ByGeneration) > 0 {
 		keys := make([]string, 0, len(st.Sessions.ByGeneration))
@@ -261,6 +262,9 @@ func writeReload(b *strings.Builder, r *serve.ReloadResult) {
 		if r.AllowedBreaking {
 			b.WriteString("    let through by --allow-breaking\n")
 		}
+	case serve.ResultQuarantined:
+		fmt.Fprintf(b, "    upstream(s) %s quarantined; serving generation %d (%s)\n", strings.Join(r.Quarantined, ", "), r.Version, shortHash(r.Fingerprint))
+		fmt.Fprintf(b, "    pending: %s (mcpctl approve or reject)\n", r.Candidate)
 	case serve.ResultRefused:
 		if r.Reason != "" {
 			fmt.Fprintf(b, "    %s\n", r.Reason)

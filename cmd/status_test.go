@@ -138,3 +138,14 @@ func TestRenderStatusUpstreams(t *testing.T) {
 		t.Errorf("status output lacks %q:\n%s", want, text)
 	}
 }
+
+func TestRenderStatusQuarantinedReload(t *testing.T) {
+	st := &serve.Status{LastReload: &serve.ReloadResult{Trigger: "upstream:files", Result: serve.ResultQuarantined, Version: 3, Fingerprint: "abcdef0123456789", Candidate: "fedcba", Quarantined: []string{"files"}}}
+	want := "last reload: quarantined (upstream:files)"
+	text := renderStatus(st, st.PublishedAt)
+	for _, w := range []string{want, "    upstream(s) files quarantined; serving generation 3 (abcdef012345)\n", "    pending: fedcba (mcpctl approve or reject)\n"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("status output lacks %q:\n%s", w, text)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Blue/green rollouts (docs/serve.md#bluegreen). An upstream with blue:
@@ -106,7 +109,7 @@ func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
 	for _, d := range []Side{SideGreen, SideBlue} {
 		ro.callsC[d] = s.rolloutMetrics.calls.WithLabelValues(d.String())
 	}
-	if live := s.live.Load(); live != nil {
+	if live := s.live.Load(); live != nil && blue.Version == 0 {
 		blue.Version = live.Version
 	}
 	onRelease := blue.onRelease
@@ -180,10 +183,31 @@ func (s *Server) withBlue(cfg *Config, cand *Generation) error {
 	}
 	blue, err := s.buildBlue(cfg.OnSide(SideBlue))
 	if err != nil {
-		return err
+		return onBlueSide(err)
 	}
 	cand.blue = blue
 	return nil
+}
+
+// onBlueSide words the errors of building the blue generation (joined
+// located errors) as the blue side's, each still located.
+func onBlueSide(err error) error {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		var ie *toolset.InputError
+		if errors.As(e, &ie) {
+			c := *ie
+			c.Msg = "blue side: " + c.Msg
+			out[i] = &c
+			continue
+		}
+		out[i] = fmt.Errorf("blue side: %w", e)
+	}
+	return errors.Join(out...)
 }
 
 // rolloutKey identifies the sides of cfg's blue/green upstreams: a
@@ -211,6 +235,12 @@ func (s *Server) beginRollout(old, cand *Generation) {
 	if ro := s.rollout.Load(); ok && ro != nil && ro.alive() {
 		s.setNewSessions(r.NewSessions)
 	} else if ok && blue != nil {
+		// Blue lists under the version of the contract its sessions keep:
+		// old's, or at start the first generation's.
+		blue.Version = cand.Version
+		if old != nil {
+			blue.Version = old.Version
+		}
 		s.startRollout(blue, r, rolloutKey(cand.Config))
 		blue = nil
 		if old != nil {

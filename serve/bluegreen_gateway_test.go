@@ -2,15 +2,18 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/internal/upstreamtest"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Blue/green in front of real MCP servers: two go-sdk upstreams (the
@@ -118,17 +121,21 @@ func TestBlueGreenGateway(t *testing.T) {
 		t.Errorf("blue session's call of a tool only blue has: %s", got)
 	}
 
-	// A client without a session sees green and is routed by shape.
-	c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: stateless.URL}, "2025-11-25")
-	if d := cmp.Diff([]string{"read_multiple_files"}, c.toolNames(t)); d != "" {
-		t.Errorf("stateless list mismatch (-want +got):\n%s", d)
-	}
-	for _, tc := range []struct {
-		args map[string]any
-		want string
-	}{{one, "green"}, {empty, "blue"}} {
-		if got := took(t, c, blue, green, "read_multiple_files", tc.args); got != tc.want {
-			t.Errorf("stateless call %v: %s, want %s", tc.args, got, tc.want)
+	// Clients without a session (2026-07-28, and stateless HTTP at
+	// 2025-11-25) see green and are routed by shape.
+	var c *sdkClient
+	for _, version := range []string{"", "2025-11-25"} {
+		c = newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: stateless.URL}, version)
+		if d := cmp.Diff([]string{"read_multiple_files"}, c.toolNames(t)); d != "" {
+			t.Errorf("stateless list (revision %q) mismatch (-want +got):\n%s", version, d)
+		}
+		for _, tc := range []struct {
+			args map[string]any
+			want string
+		}{{one, "green"}, {empty, "blue"}} {
+			if got := took(t, c, blue, green, "read_multiple_files", tc.args); got != tc.want {
+				t.Errorf("stateless call %v (revision %q): %s, want %s", tc.args, version, got, tc.want)
+			}
 		}
 	}
 	st := s.Status().Rollout
@@ -213,4 +220,24 @@ func TestBlueGreenRolloutStartKeepsConnectedSessionsOnBlue(t *testing.T) {
 		t.Errorf("moved session's list mismatch (-want +got):\n%s", d)
 	}
 	waitUntil(t, "blue stopped", func() bool { return s.Status().Rollout.Blue == "stopped" })
+}
+
+// A blue side that cannot start refuses the config with a located error
+// naming the side; nothing is served.
+func TestBlueGreenBlueCannotStart(t *testing.T) {
+	_, _, _, greenURL := sideServers(t)
+	dead := httptest.NewServer(nil)
+	deadURL := dead.URL
+	dead.Close() // nothing listens there now
+	path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", sidesConfig(deadURL, greenURL, "green"))
+	_, err := New(context.Background(), Options{ConfigPath: path, upstreamBackoff: time.Millisecond})
+	if err == nil {
+		t.Fatal("New served a config whose blue side cannot start")
+	}
+	if !errors.Is(err, toolset.ErrInput) {
+		t.Errorf("error does not wrap toolset.ErrInput: %v", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, `mcpctl.serve.yaml:2:5: blue side: upstream "files"`) {
+		t.Errorf("error %q does not name the blue side, the upstream and where it is written", msg)
+	}
 }

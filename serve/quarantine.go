@@ -126,6 +126,7 @@ func (tr *translator) describe(tool string) string {
 // quarantineFor returns the upstreams whose changes are all that refused
 // a candidate (by name), or nil when a finding that needs permission is
 // on a tool of the config: then the candidate is refused as a whole.
+// Tools are attributed by the generations' configs.
 func quarantineFor(findings []Finding, gens ...*Generation) map[string]bool {
 	owner := map[string]string{}
 	for _, g := range gens {
@@ -138,6 +139,12 @@ func quarantineFor(findings []Finding, gens ...*Generation) map[string]bool {
 			}
 		}
 	}
+	return quarantineOwned(findings, owner)
+}
+
+// quarantineOwned is quarantineFor with owner mapping exposed tool names
+// to their upstreams.
+func quarantineOwned(findings []Finding, owner map[string]string) map[string]bool {
 	hold := map[string]bool{}
 	for _, f := range findings {
 		if !f.NeedsPermission || f.AllowedBy != "" {
@@ -171,7 +178,7 @@ func (s *Server) gateUpstreams(live, cand *Generation, now time.Time, res *Reloa
 	if hold == nil || base == nil {
 		return
 	}
-	alt, unchanged, err := s.buildCandidate(base, false, hold)
+	alt, unchanged, err := s.buildCandidate(base, false, live.acceptedLists(hold))
 	if err != nil {
 		s.log.Error("cannot build the quarantined candidate; the live generation stays", "error", err)
 		return

@@ -255,11 +255,28 @@ func TestGatewayRestartRegatedAgainstBaseline(t *testing.T) {
 	}
 	s.Close()
 	// The upstream narrowed an enum while the gateway was down: the
-	// restart is gated against the baseline and refused.
+	// restart is gated against the baseline, and the upstream starts
+	// quarantined, serving the baseline's tools.
 	files.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
-	_, err = New(context.Background(), opts)
-	if !errors.Is(err, ErrRefusedAtStart) || !strings.Contains(err.Error(), "fs_search") {
-		t.Fatalf("restart with a breaking upstream change: %v, want ErrRefusedAtStart naming fs_search", err)
+	s, err = New(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("restart with a breaking upstream change: %v", err)
+	}
+	defer s.Close()
+	if st := s.Status(); st.LastReload.Result != ResultQuarantined || enumOf(t, s, "fs_search") != "fast,full" {
+		t.Errorf("restart: %s, enum %s; want quarantined serving the baseline's fast,full", st.LastReload.Result, enumOf(t, s, "fs_search"))
+	}
+	cs := connectSDK(t, s, nil)
+	if _, isErr := sdkCall(t, cs, "fs_search", map[string]any{"query": "q", "mode": "full"}); !isErr {
+		t.Error("a call the upstream cannot take any more was forwarded")
+	}
+	// A breaking change of the config's own tools still refuses the start.
+	writeFile(t, dir, "mcpctl.serve.yaml", config+"tools: []\n")
+	writeFile(t, dir, "tools.lock.json", strings.Replace(lock.String(), `"tools": [`, `"tools": [{"name":"local","inputSchema":{"type":"object"}},`, 1))
+	if _, err := New(context.Background(), opts); !errors.Is(err, ErrRefusedAtStart) {
+		t.Errorf("restart without a config tool of the baseline: %v, want ErrRefusedAtStart", err)
+	} else if !strings.Contains(err.Error(), `"local"`) {
+		t.Errorf("refusal does not name the removed tool: %v", err)
 	}
 }
 
@@ -298,5 +315,33 @@ func TestGatewayUpstreamReleaseInConfigQuarantined(t *testing.T) {
 	}
 	if n := len(s.gw.conns); n != 1 {
 		t.Errorf("%d connections open, want the new release's only", n)
+	}
+}
+
+// TestGatewayFallbackBundleKeepsUpstreamTools: a restart whose config the
+// gate refuses serves the state's last accepted bundle; for a gateway that
+// bundle's upstream tools come from the state's contract (before, the
+// bundle was built without them: every upstream tool vanished).
+func TestGatewayFallbackBundleKeepsUpstreamTools(t *testing.T) {
+	files := newFakeUpstream(t)
+	dir := t.TempDir()
+	st := i12State(t, filepath.Join(dir, "state"))
+	path := writeFile(t, dir, "mcpctl.serve.yaml", gatewayConfig)
+	opts := Options{ConfigPath: path, State: st, Now: i12Clock}
+	useFakes(map[string]*fakeUpstream{"files": files})(&opts)
+	s, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := s.Live().Fingerprint
+	s.Close()
+	writeFile(t, dir, "mcpctl.serve.yaml", strings.Replace(gatewayConfig, "  - name: local\n    inputSchema: {type: object}\n    handler: {static: {text: hi}}\n", "  - name: other\n    inputSchema: {type: object}\n    handler: {static: {text: hi}}\n", 1))
+	s, err = New(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	defer s.Close()
+	if got := s.Live().Tools(); s.Live().Fingerprint != want {
+		t.Errorf("fallback serves %v, want the last accepted contract (local and the fs_ tools)", got)
 	}
 }
