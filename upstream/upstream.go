@@ -35,7 +35,7 @@ type Options struct {
 	Transport func() mcp.Transport
 	// ProtocolVersion is the MCP revision asked for in initialize:
 	// "" asks for mcpclient.PinnedProtocolVersion first and, when the server
-	// only speaks a newer one, the go-sdk's newest (as toolset.LoadLive
+	// only speaks a newer one, the go-sdk's newest (as mcpclient.LoadLive
 	// does); LatestProtocol asks for the go-sdk's newest at once.
 	ProtocolVersion string
 	// Refresh polls tools/list this often beside list_changed (0: never).
