@@ -26,7 +26,7 @@ import (
 // e2eModules returns the absolute path of e2e/node_modules when node and
 // every package in pkgs are there; otherwise it skips the test, or fails it
 // under MCPCTL_E2E=1.
-func e2eModules(t *testing.T, pkgs ...string) string {
+func e2eModules(t testing.TB, pkgs ...string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts node servers")
