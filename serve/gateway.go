@@ -70,7 +70,7 @@ func (s *Server) upstreamConns(cfg *Config, refresh bool) (map[string]*upstream.
 		up, key, err := s.upstreamConn(uc, dir, refresh)
 		if err != nil {
 			p := uc.Pos
-			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Msg: fmt.Sprintf("upstream %q: %v", uc.Name, err), Err: err})
+			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Msg: upstreamErrText(uc.Name, err), Err: err})
 			continue
 		}
 		conns[uc.Name], keys[uc.Name] = up, key
@@ -482,4 +482,13 @@ func withDownstream(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToo
 func downstreamCall(ctx context.Context) *downstream {
 	dc, _ := ctx.Value(downstreamKey{}).(*downstream)
 	return dc
+}
+
+// upstreamErrText is err's text naming the upstream once: an
+// *upstream.Error names it already.
+func upstreamErrText(name string, err error) string {
+	if ue := (*upstream.Error)(nil); errors.As(err, &ue) && ue.Name == name {
+		return err.Error()
+	}
+	return fmt.Sprintf("upstream %q: %v", name, err)
 }
