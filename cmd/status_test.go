@@ -133,7 +133,7 @@ func TestRenderStatusUpstreams(t *testing.T) {
 		{Name: "files", State: serve.StateQuarantined, Tools: 14, Restarts: 0},
 		{Name: "tickets", State: upstream.StateRestarting, Tools: 3, Restarts: 2, LastError: "the server closed the connection"},
 	}}
-	want := "\nupstreams:\n  files  quarantined  14 tools  0 restarts\n  tickets  restarting  3 tools  2 restarts  last error: the server closed the connection\n"
+	want := "\nupstreams:\n  files  quarantined  lists 14 tools  0 restarts\n  tickets  restarting  lists 3 tools  2 restarts  last error: the server closed the connection\n"
 	if text := renderStatus(st, st.PublishedAt); !strings.Contains(text, want) {
 		t.Errorf("status output lacks %q:\n%s", want, text)
 	}

@@ -96,7 +96,8 @@ type Status struct {
 	Name     string `json:"name"`
 	State    string `json:"state"`
 	Restarts int64  `json:"restarts"`
-	Tools    int    `json:"tools"`
+	// Tools is how many tools the upstream lists (before include/exclude).
+	Tools int `json:"tools"`
 	// LastError is the latest connection or listing failure, "" when none.
 	LastError string `json:"lastError,omitempty"`
 }
