@@ -26,7 +26,7 @@ func (l *Lister) HTTPTransport(url string, base http.RoundTripper, h http.Header
 }
 
 // httpTap shows a capture the JSON-RPC requests posted and the responses
-// received, in a JSON body or an SSE stream.
+// and notifications received, in a JSON body or an SSE stream.
 type httpTap struct {
 	base http.RoundTripper
 	c    *capture
@@ -111,9 +111,14 @@ func (b *tapBody) deliver(data []byte) {
 	if len(data) == 0 {
 		return
 	}
-	if msg, err := jsonrpc.DecodeMessage(data); err == nil {
-		if r, ok := msg.(*jsonrpc.Response); ok {
-			b.c.received(r)
-		}
+	msg, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return
+	}
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		b.c.received(m)
+	case *jsonrpc.Request:
+		b.c.progress.read(m)
 	}
 }
