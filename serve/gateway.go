@@ -470,7 +470,8 @@ func withDownstream(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToo
 		dc.relay = func(p *mcp.ProgressNotificationParams) {
 			q := *p
 			q.ProgressToken = tok
-			// It may come after the call returned (see upstream.Call).
+			// upstream.Call waits for it before it returns; ctx may have
+			// ended by then (a cancelled call still relays what came).
 			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), progressNotifyTimeout)
 			defer cancel()
 			_ = ss.NotifyProgress(nctx, &q)

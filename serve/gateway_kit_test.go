@@ -82,3 +82,32 @@ func TestGatewayKitInvalidUpstreamToolRefusedLocated(t *testing.T) {
 		t.Errorf("reload %s, errors %q, want refused naming upstream \"kit\"", res.Result, res.Errors)
 	}
 }
+
+// A declared facade and the diff's verified suggestion for the same tool
+// both translate. Reproduction: facades: {echo: {rename: {message: text}}}
+// with gate.upstream: auto-facade; the upstream renames message→text
+// (published: the facade covers it), then text→message (quarantined): the
+// declared block replaced the suggestion (text→message), so every call
+// failed, {"text": …} in the advertised shape too.
+func TestGatewayKitDeclaredFacadeAndAutoFacadeBothTranslate(t *testing.T) {
+	s, u, r := kitGateway(t, "upstreams:\n  - {name: kit, stdio: [kit], facades: {echo: {rename: {message: text}}}}\ngate: {upstream: auto-facade}\n")
+	cs := connectSDK(t, s, nil)
+	if err := u.RenameProperty("echo", "message", "text"); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.waitFor(t, "the rename", func(res ReloadResult) bool { return res.Trigger == "upstream:kit" && res.Result != ResultUnchanged }); res.Result != ResultPublished {
+		t.Fatalf("reload %s (%s), want published", res.Result, res.Reason)
+	}
+	if err := u.RenameProperty("echo", "text", "message"); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.waitFor(t, "the rename back", func(res ReloadResult) bool { return res.Trigger == "upstream:kit" && res.Result != ResultUnchanged }); res.Result != ResultQuarantined {
+		t.Fatalf("reload %s (%s), want quarantined", res.Result, res.Reason)
+	}
+	for _, args := range []map[string]any{{"text": "hi"}, {"message": "hi"}} {
+		text, isErr := sdkCall(t, cs, "echo", args)
+		if isErr || !strings.Contains(text, `"message":"hi"`) {
+			t.Errorf("call %v: %v %q, want it translated to message", args, isErr, text)
+		}
+	}
+}

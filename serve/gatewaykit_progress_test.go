@@ -19,12 +19,26 @@ import (
 // per call), because the relay forgets a call's token when the upstream's
 // result arrives, and the go-sdk client hands notifications to their
 // handler asynchronously, so those still queued then are dropped.
+//
+// The "over HTTP" variants reproduce the second report: a client of the
+// gateway over streamable HTTP (stateful) got about 46 of 100, because the
+// go-sdk client hands the upstream's notifications/progress to its handler
+// after the CallTool response may already have returned, so the gateway
+// relayed them after it had answered and the request's SSE stream was
+// closed.
 func TestGatewayRelaysEveryProgressNotification(t *testing.T) {
 	t.Parallel()
 	const calls, steps = 20, 5
 	u := upstreamtest.New(&upstreamtest.Options{ProgressSteps: steps}, upstreamtest.DefaultTools()...)
 	s, _ := startServer(t, "server: {name: progress-gw, version: 1.0.0}\nupstreams:\n  - name: m\n    http: {url: \"http://127.0.0.1:1/unused\"}\n",
 		viaMemory(map[string]*upstreamtest.Upstream{"m": u}))
+	viaHTTP, _ := startServer(t, "server: {name: progress-gw-http, version: 1.0.0}\nupstreams:\n  - name: m\n    http: {url: \""+upstreamURL(t, u)+"\"}\n")
+	overHTTP := func(s *Server) func(*mcp.Client) (*mcp.ClientSession, error) {
+		hs := httpServer(t, s, HTTPOptions{})
+		return func(c *mcp.Client) (*mcp.ClientSession, error) {
+			return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+		}
+	}
 	direct := func(c *mcp.Client) (*mcp.ClientSession, error) { return u.Connect(context.Background(), c) }
 	gateway := func(c *mcp.Client) (*mcp.ClientSession, error) {
 		st, ct := mcp.NewInMemoryTransports()
@@ -38,7 +52,7 @@ func TestGatewayRelaysEveryProgressNotification(t *testing.T) {
 	for _, v := range []struct {
 		name    string
 		connect func(*mcp.Client) (*mcp.ClientSession, error)
-	}{{"direct", direct}, {"gateway", gateway}} {
+	}{{"direct", direct}, {"gateway", gateway}, {"gateway over HTTP", overHTTP(s)}, {"gateway over HTTP to an HTTP upstream", overHTTP(viaHTTP)}} {
 		var got atomic.Int64
 		cs, err := v.connect(mcp.NewClient(&mcp.Implementation{Name: "progress", Version: "1"}, &mcp.ClientOptions{
 			ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { got.Add(1) },

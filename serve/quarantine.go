@@ -25,61 +25,82 @@ const ResultQuarantined = "quarantined"
 // translator carries calls made to a quarantined upstream's accepted tools
 // to its current ones: the declared facades (upstreams[].facades) and,
 // with gate.upstream: auto-facade, the facade suggestions diff verified
-// for the change.
+// for the change, tried in that order (docs/serve.md#gateway).
 type translator struct {
 	upstream string
 	current  *toolset.Set
-	facades  facade.File
-	changes  []diff.Change
-	targets  map[string]*callcheck.Tool // current tool name → check
+	// facades are the declared blocks, then the verified suggestions.
+	facades []facade.File
+	changes []diff.Change
+	targets map[string][]*callcheck.Tool // current tool name → checks, in the order of facades
 }
 
 // newTranslator diffs accepted against current (the upstream's own tool
 // names) and prepares the checks of the current tools.
 func newTranslator(uc *UpstreamConfig, accepted, current *toolset.Set, auto bool, now time.Time) *translator {
 	rep := diff.Compare(accepted, current, diff.Options{Facades: uc.Facades, Verify: diff.DefaultVerify, Now: now})
-	tr := &translator{upstream: uc.Name, current: current, facades: facade.File{}, changes: rep.Changes, targets: map[string]*callcheck.Tool{}}
+	tr := &translator{upstream: uc.Name, current: current, facades: []facade.File{uc.Facades}, changes: rep.Changes, targets: map[string][]*callcheck.Tool{}}
 	if auto {
-		for name, b := range rep.SuggestedFacades() {
-			tr.facades[name] = b
-		}
-	}
-	for name, b := range uc.Facades {
-		tr.facades[name] = b
+		tr.facades = append(tr.facades, rep.SuggestedFacades())
 	}
 	for _, t := range current.Tools {
-		tr.targets[t.Name] = translationTarget(t, tr.facades)
+		tr.targets[t.Name] = translationTargets(t, tr.facades)
 	}
 	return tr
 }
 
-// translationTarget is what a call is checked against before it goes to
-// the current tool t.
-func translationTarget(t *toolset.Tool, f facade.File) *callcheck.Tool {
+// translationTargets are the checks a call is tried against, in order,
+// before it goes to the current tool t: one per facade block of t in fs
+// (one without a facade when none has a block).
+func translationTargets(t *toolset.Tool, fs []facade.File) []*callcheck.Tool {
 	in := t.Value.Get("inputSchema")
-	ct := &callcheck.Tool{Name: t.Name, Schema: in}
-	if b, ok := f[t.Name]; ok {
-		ct.Facade = &b
-	}
 	c, err := schema.Compile(in)
+	var out []*callcheck.Tool
+	for _, f := range fs {
+		if b, ok := f[t.Name]; ok {
+			out = append(out, translationTarget(t.Name, in, c, err, &b))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, translationTarget(t.Name, in, c, err, nil))
+	}
+	return out
+}
+
+// translationTarget is one check against the current tool name: its
+// input schema in, compiled to c (or failing with err), and facade b.
+func translationTarget(name string, in *canon.Value, c *schema.Compiled, err error, b *facade.Block) *callcheck.Tool {
+	ct := &callcheck.Tool{Name: name, Schema: in, Facade: b}
 	if err != nil {
-		ct.Err = fmt.Errorf("the upstream's current input schema of %q does not compile: %v", t.Name, err)
+		ct.Err = fmt.Errorf("the upstream's current input schema of %q does not compile: %v", name, err)
 		return ct
 	}
 	ct.Compiled = c
 	return ct
 }
 
+// aliasTarget is the current tool an alias of a facade block routes the
+// removed tool to ("" when none does), the declared blocks first.
+func (tr *translator) aliasTarget(tool string) string {
+	for _, f := range tr.facades {
+		if t := f.AliasTarget(tool); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
 // translate turns a call valid against the accepted tool named tool into
 // the call of the current contract: its tool name and arguments, or the
-// text of the self-healing isError result.
+// text of the self-healing isError result. The checks of the target are
+// tried in order; the first that does not reject the call decides.
 func (tr *translator) translate(tool string, raw []byte) (name string, args []byte, msg string) {
 	target := tool
 	if tr.current.Lookup(tool) == nil {
-		target = tr.facades.AliasTarget(tool)
+		target = tr.aliasTarget(tool)
 	}
-	t := tr.targets[target]
-	if t == nil {
+	checks := tr.targets[target]
+	if len(checks) == 0 {
 		return "", nil, fmt.Sprintf("Upstream %q removed tool %q (%s) and no facade routes its calls; the tools it offers now: %s.",
 			tr.upstream, tool, tr.describe(tool), strings.Join(tr.current.Names(), ", "))
 	}
@@ -87,12 +108,18 @@ func (tr *translator) translate(tool string, raw []byte) (name string, args []by
 	if err != nil || v.Kind != canon.Object {
 		return "", nil, "the arguments are not a JSON object" // validated before: a bug
 	}
-	verdict := callcheck.CheckCall(t, facade.Call{Tool: tool, Arguments: schema.Instance(&v).(map[string]any)}, nil)
-	if verdict.Outcome == callcheck.Rejected {
+	var verdict callcheck.Verdict
+	for _, t := range checks {
+		verdict = callcheck.CheckCall(t, facade.Call{Tool: tool, Arguments: schema.Instance(&v).(map[string]any)}, nil)
+		if verdict.Outcome != callcheck.Rejected {
+			break
+		}
+	}
+	switch verdict.Outcome {
+	case callcheck.Rejected:
 		return "", nil, fmt.Sprintf("Upstream %q changed tool %q (%s); this call cannot be translated to its new shape: %s",
 			tr.upstream, tool, tr.describe(tool), verdict.Message)
-	}
-	if verdict.Outcome == callcheck.Accepted {
+	case callcheck.Accepted:
 		return target, raw, "" // as sent: the bytes the client wrote
 	}
 	out, err := json.Marshal(verdict.Call.Arguments)

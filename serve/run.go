@@ -200,7 +200,10 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 			s.log.Warn("shutdown: abandoning stdio responses not written in time", "pending", n)
 		}
 	}
-	// Close sessions without waiting on a blocked peer for long.
+	// Close sessions without waiting on a blocked peer for long, nor on
+	// go-sdk v1.8.0's ServerSession.Close, which can hang when a
+	// 2026-07-28 client's subscriptions/listen arrived just before it: a
+	// Close still running after the bound is abandoned.
 	closed := make(chan struct{})
 	go func() {
 		defer close(closed)

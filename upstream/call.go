@@ -8,9 +8,12 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 )
 
 // Call forwards one tools/call (params.Name is the server's own tool name)
@@ -20,7 +23,9 @@ import (
 // go-sdk sends the server notifications/cancelled for the request. With
 // progress set, the request carries a progress token of its own and each
 // of the server's notifications/progress for it is handed to progress
-// (whose caller puts back the downstream token).
+// (whose caller puts back the downstream token); Call returns only once
+// progress has been handed every notification the server sent before its
+// response (waiting at most progressDrain).
 func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 	c := u.current()
 	if c == nil {
@@ -29,13 +34,13 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
 	defer cancel()
 	p := *params
+	var r *progressRelay
 	if progress != nil {
 		tok := "mcpctl-" + strconv.FormatUint(u.tokens.Add(1), 10)
-		u.progress.Store(tok, progress)
-		// The go-sdk hands notifications to their handler on a goroutine
-		// of their own, after the response may have ended the call: one
-		// sent before the result is still relayed within progressGrace.
-		defer time.AfterFunc(progressGrace, func() { u.progress.Delete(tok) })
+		r = newProgressRelay(progress, c.lister.WatchProgress(tok))
+		u.progress.Store(tok, r)
+		defer u.progress.Delete(tok)
+		defer r.watch.Stop()
 		p.Meta = mcp.Meta{}
 		for k, v := range params.Meta {
 			p.Meta[k] = v
@@ -43,6 +48,9 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 		p.Meta["progressToken"] = tok
 	}
 	res, err := c.session.CallTool(ctx, &p)
+	if r != nil {
+		r.drain(ctx)
+	}
 	if err == nil {
 		return res, nil
 	}
@@ -55,9 +63,65 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	return nil, err
 }
 
-// progressGrace is how long a call's progress token stays known after the
-// call returned.
-const progressGrace = time.Second
+// progressDrain bounds how long a call that got its response waits for
+// the progress notifications the server sent before it to be relayed.
+const progressDrain = 250 * time.Millisecond
+
+// progressRelay hands one call's progress notifications to its caller and
+// counts them. The go-sdk client runs notification handlers after the
+// response may have returned from CallTool; drain makes the call wait for
+// those the server sent before its response (counted by watch where the
+// connection reads them, in wire order), so the caller relays every one
+// before it answers downstream (over streamable HTTP, before the
+// request's SSE stream closes).
+type progressRelay struct {
+	relay func(*mcp.ProgressNotificationParams)
+	watch *mcpclient.ProgressWatch
+
+	mu      sync.Mutex
+	relayed int
+	more    chan struct{} // closed and replaced at each relayed notification
+}
+
+func newProgressRelay(relay func(*mcp.ProgressNotificationParams), w *mcpclient.ProgressWatch) *progressRelay {
+	return &progressRelay{relay: relay, watch: w, more: make(chan struct{})}
+}
+
+// handle relays one notification and counts it.
+func (r *progressRelay) handle(p *mcp.ProgressNotificationParams) {
+	r.relay(p)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.relayed++
+	close(r.more)
+	r.more = make(chan struct{})
+}
+
+// drain waits, at most progressDrain and while ctx lasts, until every
+// notification read before the call's response has been relayed.
+func (r *progressRelay) drain(ctx context.Context) {
+	want, ok := r.watch.Before()
+	if !ok {
+		return
+	}
+	t := time.NewTimer(progressDrain)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		n, more := r.relayed, r.more
+		r.mu.Unlock()
+		if n >= want {
+			return
+		}
+		select {
+		case <-more:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
 
 // unavailable is the error of a call made while the server is down.
 func (u *Upstream) unavailable() error {
@@ -76,8 +140,8 @@ func (u *Upstream) relayProgress(_ context.Context, req *mcp.ProgressNotificatio
 	if !ok {
 		return
 	}
-	if f, ok := u.progress.Load(tok); ok {
-		f.(func(*mcp.ProgressNotificationParams))(req.Params)
+	if r, ok := u.progress.Load(tok); ok {
+		r.(*progressRelay).handle(req.Params)
 	}
 }
 

@@ -124,7 +124,7 @@ type Upstream struct {
 	// later connection asks for the go-sdk's newest revision.
 	newest   atomic.Bool
 	kick     chan struct{}
-	progress sync.Map // progress token → func(*mcp.ProgressNotificationParams)
+	progress sync.Map // progress token → *progressRelay
 	tokens   atomic.Uint64
 
 	ctx    context.Context

@@ -43,6 +43,16 @@ func (l *Lister) Transport(t mcp.Transport) mcp.Transport {
 // with the go-sdk's newest).
 func (l *Lister) WantsNewerProtocol(err error) bool { return wantsNewerProtocol(err, l.c) }
 
+// WatchProgress starts counting the server's notifications/progress for
+// tok, a string progress token the caller puts in a tools/call request's
+// _meta, as the connection reads them (MCP 2025-11-25
+// basic/utilities/progress). The go-sdk client hands notifications to
+// their handler after the response may have ended the call; the watch's
+// Before tells how many the server sent before answering, so the caller
+// can wait until its handler has seen them all. Stop the watch after the
+// call.
+func (l *Lister) WatchProgress(tok string) *ProgressWatch { return l.c.progress.watch(tok) }
+
 // List reads every tools/list page over session and returns the tools as
 // sent. Errors are as for LoadLive.
 func (l *Lister) List(ctx context.Context, session *mcp.ClientSession) (*toolset.Set, error) {

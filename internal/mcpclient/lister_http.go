@@ -26,7 +26,7 @@ func (l *Lister) HTTPTransport(url string, base http.RoundTripper, h http.Header
 }
 
 // httpTap shows a capture the JSON-RPC requests posted and the responses
-// received, in a JSON body or an SSE stream.
+// and notifications received, in a JSON body or an SSE stream.
 type httpTap struct {
 	base http.RoundTripper
 	c    *capture
@@ -39,9 +39,11 @@ func (t *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
-			if r, ok := msg.(*jsonrpc.Request); ok {
-				t.c.expect(r)
+		if t.c.mayExpect(body) {
+			if msg, err := jsonrpc.DecodeMessage(body); err == nil {
+				if r, ok := msg.(*jsonrpc.Request); ok {
+					t.c.expect(r)
+				}
 			}
 		}
 		req = req.Clone(req.Context())
@@ -51,8 +53,7 @@ func (t *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch mt {
+	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
 		resp.Body = &tapBody{ReadCloser: resp.Body, c: t.c, json: true}
 	case "text/event-stream":
@@ -108,12 +109,47 @@ func (b *tapBody) events() {
 }
 
 func (b *tapBody) deliver(data []byte) {
-	if len(data) == 0 {
+	if len(data) == 0 || !b.c.wants() {
 		return
 	}
-	if msg, err := jsonrpc.DecodeMessage(data); err == nil {
-		if r, ok := msg.(*jsonrpc.Response); ok {
-			b.c.received(r)
-		}
+	msg, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return
 	}
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		b.c.received(m)
+	case *jsonrpc.Request:
+		b.c.progress.read(m)
+	}
+}
+
+// mediaType is the media type of a Content-Type value (RFC 9110 §8.3.1),
+// parsed only when it has parameters.
+func mediaType(ct string) string {
+	switch ct {
+	case "application/json", "text/event-stream":
+		return ct
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt
+}
+
+// mayExpect reports whether a posted body may be a request the capture
+// keeps (initialize, tools/list, or a tools/call while progress is
+// watched): the go-sdk writes method names unescaped, so a body without
+// the quoted name is not decoded (most tools/call requests).
+func (c *capture) mayExpect(body []byte) bool {
+	return bytes.Contains(body, []byte(`"initialize"`)) || bytes.Contains(body, []byte(`"tools/list"`)) ||
+		(c.progress.watching() && bytes.Contains(body, []byte(`"tools/call"`)))
+}
+
+// wants reports whether a message read now can matter to the capture: a
+// request it keeps awaits its response, or progress is watched. Other
+// messages are not decoded twice.
+func (c *capture) wants() bool {
+	c.mu.Lock()
+	n := len(c.pending)
+	c.mu.Unlock()
+	return n > 0 || c.progress.watching()
 }

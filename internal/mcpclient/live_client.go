@@ -447,11 +447,13 @@ type capture struct {
 	version string
 	// badRequest is set when an HTTP server answered 400 Bad Request.
 	badRequest atomic.Bool
+	progress   progressLog
 }
 
 func newCapture() *capture { return &capture{pending: map[any]string{}} }
 
 func (c *capture) expect(req *jsonrpc.Request) {
+	c.progress.sent(req)
 	if !req.IsCall() || (req.Method != "tools/list" && req.Method != "initialize") {
 		return
 	}
@@ -461,6 +463,7 @@ func (c *capture) expect(req *jsonrpc.Request) {
 }
 
 func (c *capture) received(resp *jsonrpc.Response) {
+	c.progress.answered(resp)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	method, ok := c.pending[resp.ID.Raw()]
@@ -533,8 +536,15 @@ func (cc *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (cc *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := cc.Connection.Read(ctx)
-	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
-		cc.c.received(resp)
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		if err == nil {
+			cc.c.received(m)
+		}
+	case *jsonrpc.Request:
+		if err == nil {
+			cc.c.progress.read(m)
+		}
 	}
 	return msg, err
 }
