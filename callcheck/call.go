@@ -112,14 +112,17 @@ func (t *Tool) Accepts(call facade.Call) (Verdict, bool) {
 // translate applies t's facade to call, whose arguments validate as sent
 // when verr is nil (unchecked at the pointers sentUnchecked).
 func (t *Tool) translate(call facade.Call, verr error, sentUnchecked []string) Verdict {
-	var firstArgs map[string]any
-	var firstErr error
-	var firstUnchecked, lastUnchecked []string
+	var firstArgs, failedArgs map[string]any
+	var firstErr, failedErr error
+	var firstUnchecked, failedUnchecked, lastUnchecked []string
 	validate := func(args map[string]any) error {
 		unchecked, err := t.validate(args)
 		lastUnchecked = unchecked
-		if err != nil && firstErr == nil {
-			firstArgs, firstErr, firstUnchecked = schema.CloneInstance(args).(map[string]any), err, unchecked
+		if err != nil {
+			failedArgs, failedErr, failedUnchecked = schema.CloneInstance(args).(map[string]any), err, unchecked
+			if firstErr == nil {
+				firstArgs, firstErr, firstUnchecked = failedArgs, err, unchecked
+			}
 		}
 		return err
 	}
@@ -132,6 +135,12 @@ func (t *Tool) translate(call facade.Call, verr error, sentUnchecked []string) V
 	switch {
 	case err == nil:
 		return Verdict{Outcome: Translated, Call: out, Steps: steps, Unchecked: lastUnchecked}
+	case errors.As(err, &ve) && failedErr != firstErr:
+		// The facade changed the call and it still fails: say what is
+		// wrong with the call as translated, not as sent.
+		v := t.reject(call.Tool, failedArgs, failedErr, failedUnchecked)
+		v.Message = "after the facade: " + v.Message
+		return v
 	case errors.As(err, &ve) && firstErr != nil:
 		return t.reject(call.Tool, firstArgs, firstErr, firstUnchecked)
 	case verr == nil:

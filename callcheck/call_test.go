@@ -2,6 +2,7 @@ package callcheck
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -67,5 +68,24 @@ func TestCheckCallVerdict(t *testing.T) {
 	broken := &Tool{Name: "broken", Err: errors.New("the tool has no inputSchema")}
 	if v := CheckCall(broken, facade.Call{Tool: "broken"}, nil); v.Outcome != Rejected || v.Message != "the tool has no inputSchema" {
 		t.Errorf("a tool without a schema: %+v", v)
+	}
+}
+
+// TestCheckCallRejectsTranslatedShape: the independent checker's
+// replay-rename-facade case, third call {"q": 3} under rename q → query.
+// The rejection described the call as sent ("/q: unexpected property",
+// "/query: missing required property") although the facade had already
+// fixed both; the real fault, that query is 3 and not a string, was never
+// said. A call the facade changed is judged as translated.
+func TestCheckCallRejectsTranslatedShape(t *testing.T) {
+	c, s := compile(t, `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`)
+	tool := &Tool{Name: "search_code", Schema: s, Compiled: c, Facade: &facade.Block{Rename: map[string]string{"q": "query"}}}
+	v := CheckCall(tool, facade.Call{Tool: "search_code", Arguments: decode(t, `{"q":3}`).(map[string]any)}, nil)
+	want := []Problem{{Pointer: "/query", Message: "got number, expected a string"}}
+	if v.Outcome != Rejected || !cmp.Equal(v.Problems, want) {
+		t.Errorf("outcome %v problems %+v, want rejected with %+v\n%s", v.Outcome, v.Problems, want, v.Message)
+	}
+	if !strings.Contains(v.Message, "after the facade") {
+		t.Errorf("message does not say the call was translated:\n%s", v.Message)
 	}
 }
