@@ -200,7 +200,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", problemPointers(ps, "(output)"))
 			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, callcheck.Lines(ps, "(output)"))), nil
 		}
-		res.StructuredContent = json.RawMessage(appendOrdered(nil, &v))
+		res.StructuredContent = json.RawMessage(canon.AppendOrdered(nil, &v))
 	}
 	m.succeeded()
 	return res, nil
@@ -246,7 +246,7 @@ func (t *liveTool) parseArguments(raw json.RawMessage) (canon.Value, string) {
 		}
 		return v, callcheck.Message(t.in, t.inValue, inst, fmt.Errorf("got %s, expected an object", v.Kind))
 	}
-	return stripOffsets(v), ""
+	return canon.StripOffsets(v), ""
 }
 
 // problemPointers lists the distinct JSON Pointers of ps, the whole

@@ -21,9 +21,6 @@ const (
 	// DefaultExecQueue is how many exec calls may wait for a slot; one
 	// more is refused at once.
 	DefaultExecQueue = 128
-	// DefaultToolConcurrency is how many calls of one exec tool may run at
-	// once.
-	DefaultToolConcurrency = 8
 )
 
 // Errors of an exec call that found no slot; the call's result says which.

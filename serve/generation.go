@@ -15,6 +15,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 	"github.com/mcpctl/mcpctl/upstream"
 )
@@ -36,7 +37,7 @@ type Generation struct {
 	// Set is the tool set as served (for diff and status).
 	Set *toolset.Set
 	// Config is the config the generation was built from.
-	Config *Config
+	Config *serveconfig.Config
 
 	// toolsJSON is the served "tools" array: each tool's bytes in source
 	// member order, sorted by name.
@@ -55,7 +56,7 @@ type Generation struct {
 	// base is the config without its upstreams' tools; lists are the
 	// upstream tool lists served, by upstream name, and quarantined the
 	// upstreams served from their last accepted list.
-	base        *Config
+	base        *serveconfig.Config
 	lists       map[string]*toolset.Set
 	quarantined map[string]bool
 
@@ -166,7 +167,7 @@ type buildOptions struct {
 // render the served bytes and the canonical form. It returns every problem
 // as located *toolset.InputError values, joined; on error nothing it built
 // is left open.
-func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
+func buildGeneration(cfg *serveconfig.Config, opts buildOptions) (*Generation, error) {
 	compiled, err := validateConfig(cfg, opts.prev)
 	if err != nil {
 		return nil, err
@@ -175,7 +176,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	for i, ct := range compiled {
 		parsed[i] = ct.tool
 	}
-	set, err := cfg.setOf(parsed)
+	set, err := cfg.SetOf(parsed)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +233,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 				h.Close()
 				continue
 			}
-			lt.structured = appendOrdered(nil, &v)
+			lt.structured = canon.AppendOrdered(nil, &v)
 		}
 		if opts.meters != nil {
 			lt.meters = opts.meters(t.Name)
@@ -274,8 +275,8 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	}
 	g.inputs, g.conns = cfg.Digest, opts.upstreams
 	for _, t := range cfg.Tools {
-		if u := t.Handler; u != nil && u.Upstream != nil && !slices.Contains(g.upstreamKeys, u.Upstream.conn) {
-			g.upstreamKeys = append(g.upstreamKeys, u.Upstream.conn)
+		if u := t.Handler; u != nil && u.Upstream != nil && !slices.Contains(g.upstreamKeys, u.Upstream.Conn) {
+			g.upstreamKeys = append(g.upstreamKeys, u.Upstream.Conn)
 		}
 	}
 	g.onRelease = opts.onRelease

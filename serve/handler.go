@@ -18,8 +18,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/internal/proc"
+	"github.com/mcpctl/mcpctl/internal/safefile"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/upstream"
 )
 
@@ -50,21 +53,22 @@ type Output struct {
 // (relative commands and working folders are resolved against it); getenv
 // reads the server's environment; pool (nil: no limits) is the server's
 // account of exec calls.
-func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool), pool *execPool, ups map[string]*upstream.Upstream) (Handler, error) {
+func buildHandler(h *serveconfig.HandlerConfig, dir string, getenv func(string) (string, bool), pool *execPool, ups map[string]*upstream.Upstream) (Handler, error) {
 	switch {
 	case h.Upstream != nil:
 		up := ups[h.Upstream.Upstream]
 		if up == nil {
 			return nil, fmt.Errorf("upstream %q is not connected", h.Upstream.Upstream)
 		}
-		return &forwardHandler{up: up, tool: h.Upstream.Tool, tr: h.Upstream.tr}, nil
+		tr, _ := h.Upstream.Translator.(*translator)
+		return &forwardHandler{up: up, tool: h.Upstream.Tool, tr: tr}, nil
 	case h.Exec != nil:
 		return newExecHandler(h.Exec, dir, getenv, pool)
 	case h.HTTP != nil:
 		return newHTTPHandler(h.HTTP, getenv)
 	case h.Static != nil:
 		if h.Static.JSON != nil {
-			return staticHandler{body: appendOrdered(nil, h.Static.JSON)}, nil
+			return staticHandler{body: canon.AppendOrdered(nil, h.Static.JSON)}, nil
 		}
 		return staticHandler{body: []byte(h.Static.Text)}, nil
 	}
@@ -93,7 +97,7 @@ type execHandler struct {
 	slots     chan struct{}
 }
 
-func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool), pool *execPool) (*execHandler, error) {
+func newExecHandler(c *serveconfig.ExecConfig, dir string, getenv func(string) (string, bool), pool *execPool) (*execHandler, error) {
 	argv, err := resolveCommand(c.Command, dir, getenv)
 	if err != nil {
 		return nil, err
@@ -107,7 +111,7 @@ func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool
 	}
 	n := c.Concurrency
 	if n <= 0 {
-		n = DefaultToolConcurrency
+		n = serveconfig.DefaultToolConcurrency
 	}
 	return &execHandler{argv: argv, dir: wd, env: allowedEnv(c.Env, getenv), timeout: c.Timeout, maxOutput: c.MaxOutput, pool: pool, slots: make(chan struct{}, n)}, nil
 }
@@ -132,7 +136,7 @@ func resolveCommand(command []string, dir string, getenv func(string) (string, b
 	}
 	fi, err := os.Stat(prog)
 	if err != nil {
-		return nil, fmt.Errorf("command %q: %v", command[0], unwrapPath(err))
+		return nil, fmt.Errorf("command %q: %v", command[0], safefile.UnwrapPath(err))
 	}
 	if fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("command %q: %s is not an executable file", command[0], prog)
@@ -397,7 +401,7 @@ type httpHandler struct {
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-func newHTTPHandler(c *HTTPConfig, getenv func(string) (string, bool)) (*httpHandler, error) {
+func newHTTPHandler(c *serveconfig.HTTPConfig, getenv func(string) (string, bool)) (*httpHandler, error) {
 	u, err := parseEndpoint(c.URL)
 	if err != nil {
 		return nil, err
@@ -464,7 +468,7 @@ func expandHeader(name, val string, getenv func(string) (string, bool)) (string,
 		switch {
 		case !ok:
 			missing = append(missing, n)
-		case checkHeaderValue(s) != nil:
+		case serveconfig.CheckHeaderValue(s) != nil:
 			bad = append(bad, n)
 		}
 		return s
@@ -473,44 +477,9 @@ func expandHeader(name, val string, getenv func(string) (string, bool)) (string,
 	case len(missing) > 0:
 		return "", fmt.Errorf("header %s: environment variable %s is not set", name, strings.Join(missing, ", "))
 	case len(bad) > 0:
-		return "", fmt.Errorf("header %s: environment variable %s: %w", name, strings.Join(bad, ", "), errHeaderValue)
+		return "", fmt.Errorf("header %s: environment variable %s: %w", name, strings.Join(bad, ", "), serveconfig.ErrHeaderValue)
 	}
 	return v, nil
-}
-
-// Errors of header fields a config names (RFC 9110 section 5).
-var (
-	errHeaderName  = errors.New("a header name must be a token (letters, digits and !#$%&'*+-.^_`|~, no spaces or colons)")
-	errHeaderValue = errors.New("a header value must not hold a line break (CR, LF) or another control character but tab")
-)
-
-// checkHeader reports whether name and value can be sent as one HTTP
-// header field: the name a token (RFC 9110 section 5.1), the value free of
-// control characters but horizontal tab (section 5.5), so that no value can
-// end the field and start another.
-func checkHeader(name, value string) error {
-	if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
-		return errHeaderName
-	}
-	return checkHeaderValue(value)
-}
-
-func checkHeaderValue(v string) error {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return errHeaderValue
-		}
-	}
-	return nil
-}
-
-// isTokenChar reports whether r may appear in an RFC 9110 token.
-func isTokenChar(r rune) bool {
-	switch {
-	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		return true
-	}
-	return r < 0x80 && strings.ContainsRune("!#$%&'*+-.^_`|~", r)
 }
 
 // errCrossOriginRedirect is returned when an endpoint redirects to another

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -33,7 +34,7 @@ func envFunc(env map[string]string) func(string) (string, bool) {
 // build (an environment variable), located at the header.
 func TestHardening20HeaderCRLFRefusedAtBuild(t *testing.T) {
 	cfg := "tools:\n  - name: t\n    inputSchema: {type: object}\n    handler:\n      http:\n        url: http://127.0.0.1:1/\n        headers:\n          X-Ok: fine\n          X-Bad: \"a\\r\\nX-Injected: 1\"\n"
-	_, err := ParseConfig("c.yaml", []byte(cfg), nil)
+	_, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 	var ie *toolset.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("a header value with CR/LF was accepted: %v", err)
@@ -43,14 +44,14 @@ func TestHardening20HeaderCRLFRefusedAtBuild(t *testing.T) {
 	}
 	for _, bad := range []string{`"X Bad"`, `"X-Bad:"`, `""`} {
 		c := strings.Replace(cfg, `X-Bad: "a\r\nX-Injected: 1"`, bad+": v", 1)
-		if _, err := ParseConfig("c.yaml", []byte(c), nil); !errors.As(err, &ie) || ie.Line != 9 {
+		if _, err := serveconfig.ParseConfig("c.yaml", []byte(c), nil); !errors.As(err, &ie) || ie.Line != 9 {
 			t.Errorf("header name %s: %v, want a located error at line 9", bad, err)
 		}
 	}
 
 	// From the environment: refused when the generation is built.
 	cfg = "tools:\n  - name: t\n    inputSchema: {type: object}\n    handler:\n      http:\n        url: http://127.0.0.1:1/\n        headers: {Authorization: \"Bearer ${TOKEN}\"}\n"
-	c, err := ParseConfig("c.yaml", []byte(cfg), nil)
+	c, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,14 +396,14 @@ func TestHardening14ExecWaitTimeout(t *testing.T) {
 func TestHardening14ConcurrencyKeyChecked(t *testing.T) {
 	for _, v := range []string{"0", "-1", "1.5", `"4"`, "2000000"} {
 		cfg := "tools:\n  - name: t\n    handler:\n      exec: {command: [x], concurrency: " + v + "}\n"
-		_, err := ParseConfig("c.yaml", []byte(cfg), nil)
+		_, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 		var ie *toolset.InputError
 		if !errors.As(err, &ie) || ie.Line != 4 || ie.Pointer != "/tools/0/handler/exec/concurrency" {
 			t.Errorf("concurrency: %s: %v, want an error at c.yaml:4, /tools/0/handler/exec/concurrency", v, err)
 		}
 	}
 	cfg := "tools:\n  - name: t\n    handler:\n      exec: {command: [x], concurrency: 3}\n"
-	c, err := ParseConfig("c.yaml", []byte(cfg), nil)
+	c, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 	if err != nil || c.Tools[0].Handler.Exec.Concurrency != 3 {
 		t.Errorf("concurrency: 3: %v", err)
 	}

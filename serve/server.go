@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -419,12 +420,12 @@ func (s *Server) candidate(seq uint64, trigger string) (cand *Generation, unchan
 	}()
 	lim := safefile.Limits{MaxSize: s.opts.MaxFileSize}
 	for range maxStaleBuilds {
-		var cfg *Config
+		var cfg *serveconfig.Config
 		cfg, cand, unchanged, err = s.build(lim, trigger)
 		if s.opts.beforePublish != nil {
 			s.opts.beforePublish(seq)
 		}
-		if unchanged || cfg == nil || !cfg.changedOnDisk(lim) {
+		if unchanged || cfg == nil || !cfg.ChangedOnDisk(lim) {
 			return cand, unchanged, err
 		}
 		if cand != nil {
@@ -444,8 +445,8 @@ var errStale = errors.New("the config kept changing on disk while candidates wer
 
 // build reads the config, logs its warnings (a deprecated key) and builds a
 // candidate (none when its inputs are the live generation's).
-func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *Generation, unchanged bool, err error) {
-	cfg, err = loadConfig(s.opts.ConfigPath, lim)
+func (s *Server) build(lim safefile.Limits, trigger string) (cfg *serveconfig.Config, cand *Generation, unchanged bool, err error) {
+	cfg, err = serveconfig.LoadConfigLimits(s.opts.ConfigPath, lim)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -463,7 +464,7 @@ func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *
 //
 // The upstreams in quarantine are served from the accepted list given for
 // them, their calls translated to their current lists.
-func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string]*toolset.Set) (cand *Generation, unchanged bool, err error) {
+func (s *Server) buildCandidate(cfg *serveconfig.Config, refresh bool, quarantine map[string]*toolset.Set) (cand *Generation, unchanged bool, err error) {
 	conns, keys, err := s.upstreamConns(cfg, refresh)
 	if err != nil {
 		return nil, false, err
@@ -473,7 +474,7 @@ func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string
 	for _, uc := range cfg.Upstreams {
 		in := upstreamInput{cfg: uc, key: keys[uc.Name], served: conns[uc.Name].Tools()}
 		if accepted := quarantine[uc.Name]; accepted != nil {
-			in.tr = newTranslator(uc, accepted, in.served, cfg.Gate.Upstream == UpstreamAutoFacade, s.opts.Now())
+			in.tr = newTranslator(uc, accepted, in.served, cfg.Gate.Upstream == serveconfig.UpstreamAutoFacade, s.opts.Now())
 			in.served = accepted
 		}
 		ups = append(ups, in)
@@ -519,7 +520,7 @@ func (s *Server) gate(prev *lockfile.Lock, cand *Generation, now time.Time) (d g
 			err = s.bug(panicReload, v)
 		}
 	}()
-	d = gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.quietPeriod()), s.opts.AllowBreaking, now)
+	d = gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.EffectiveQuietPeriod()), s.opts.AllowBreaking, now)
 	holdDescriptions(&d, s.live.Load(), cand, s.opts.AllowBreaking)
 	return d, nil
 }
