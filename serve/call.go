@@ -18,6 +18,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/upstream"
 )
@@ -210,13 +211,13 @@ func failureKind(ctx context.Context, err error) string {
 	switch {
 	case ctx.Err() != nil:
 		return "cancelled"
-	case errors.Is(err, errOutputTooLarge):
+	case errors.Is(err, handler.ErrOutputTooLarge):
 		return "output-too-large"
-	case errors.As(err, new(*timeoutError)), errors.Is(err, upstream.ErrTimeout):
+	case errors.As(err, new(*handler.TimeoutError)), errors.Is(err, upstream.ErrTimeout):
 		return "timeout"
 	case errors.Is(err, upstream.ErrUnavailable):
 		return "unavailable"
-	case errors.Is(err, errExecBusy), errors.Is(err, errExecWait):
+	case errors.Is(err, handler.ErrExecBusy), errors.Is(err, handler.ErrExecWait):
 		return "busy"
 	}
 	return "failed"

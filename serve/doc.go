@@ -82,14 +82,9 @@
 // the one replay reports for the same call. An unknown tool is a protocol
 // error listing close names (callcheck.CloseNames). A call through a facade
 // alias, or with arguments that only validate after the tool's facade, is
-// translated by facade.Apply and counted. Handlers are exec (argv, no
-// shell, JSON on stdin, timeout, output cap, cleaned environment, each
-// call in its own process group, killed when the command exits or the
-// shutdown timeout passes; at most exec.concurrency calls of a tool and
-// --exec-concurrency in all run at once, --exec-queue more wait, and a
-// call beyond is an isError result), http (POST JSON, header secrets from
-// the environment, redirects on the same origin only, error bodies
-// withheld when a header holds a secret) and static. JSON output
+// translated by facade.Apply and counted. The exec, http and static
+// handlers are package handler's; an upstream's tool is forwarded by
+// serve's own forwardHandler (gateway.go). JSON output
 // of a tool with an outputSchema is validated and served as
 // structuredContent too.
 //

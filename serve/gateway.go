@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 	"github.com/mcpctl/mcpctl/upstream"
@@ -136,11 +137,11 @@ func (s *Server) upstreamOptions(uc *serveconfig.UpstreamConfig, dir string) (up
 		}
 		return opts, nil
 	}
-	argv, err := resolveCommand(uc.Stdio, dir, s.opts.Getenv)
+	argv, err := handler.ResolveCommand(uc.Stdio, dir, s.opts.Getenv)
 	if err != nil {
 		return opts, err
 	}
-	opts.Command, opts.Env, opts.Dir = argv, allowedEnv(uc.Env, s.opts.Getenv), dir
+	opts.Command, opts.Env, opts.Dir = argv, handler.AllowedEnv(uc.Env, s.opts.Getenv), dir
 	return opts, nil
 }
 
@@ -389,12 +390,12 @@ type forwardHandler struct {
 	tr *translator
 }
 
-func (h *forwardHandler) Call(ctx context.Context, args []byte) (*Output, error) {
+func (h *forwardHandler) Call(ctx context.Context, args []byte) (*handler.Output, error) {
 	name := h.tool
 	if h.tr != nil {
 		var msg string
 		if name, args, msg = h.tr.translate(h.tool, args); msg != "" {
-			return &Output{Result: errorResult(msg)}, nil
+			return &handler.Output{Result: errorResult(msg)}, nil
 		}
 	}
 	params := &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)}
@@ -409,7 +410,7 @@ func (h *forwardHandler) Call(ctx context.Context, args []byte) (*Output, error)
 		return nil, err
 	}
 	res.Meta = callMeta(res.Meta)
-	return &Output{Result: res}, nil
+	return &handler.Output{Result: res}, nil
 }
 
 // protocolMetaPrefix starts the _meta keys the MCP revision 2026-07-28

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -79,7 +80,7 @@ type liveTool struct {
 	inValue  *canon.Value // the inputSchema, for callcheck's messages
 	out      *schema.Compiled
 	outValue *canon.Value // the outputSchema, or nil
-	handler  Handler
+	handler  handler.Handler
 	facade   *facade.Block
 	// check is what callcheck.CheckCall checks calls against: in,
 	// inValue and facade.
@@ -154,7 +155,7 @@ type buildOptions struct {
 	// meters resolves a tool's call meters (nil: resolved at call time).
 	meters func(name string) *toolMeters
 	// exec is the server's account of exec calls (nil: no limits).
-	exec *execPool
+	exec *handler.Pool
 	// handlerDir is the folder exec handlers resolve relative programs
 	// and working folders against; "" is the config's folder. A fallback
 	// bundle (a copy in the state) uses the served config's folder.
@@ -217,10 +218,10 @@ func buildGeneration(cfg *serveconfig.Config, opts buildOptions) (*Generation, e
 		}
 		lt := &liveTool{name: t.Name, key: key, env: env, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, outValue: t.Value.Get("outputSchema"), handler: h, facade: t.Facade}
 		lt.check = &callcheck.Tool{Name: lt.name, Schema: lt.inValue, Compiled: lt.in, Facade: lt.facade}
-		if sh, ok := h.(staticHandler); ok && ct.out != nil {
+		if sh, ok := h.(handler.Static); ok && ct.out != nil {
 			// Fixed output: check it against the outputSchema now, so a
 			// violation refuses the candidate instead of failing each call.
-			v, perr := canon.Parse(sh.body)
+			v, perr := canon.Parse(sh.Body)
 			verr, inst := perr, any(nil)
 			if perr == nil {
 				inst = schema.Instance(&v)

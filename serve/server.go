@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/serveconfig"
@@ -139,7 +140,7 @@ type Server struct {
 	notifier *notifier
 	metrics  *metrics
 	rec      *recorder // nil unless recording
-	exec     *execPool
+	exec     *handler.Pool
 	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
 
@@ -213,7 +214,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
 	s.metrics.reg.MustRegister(upstreamCollector{s})
-	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
+	s.exec = handler.NewPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.initGateState()
@@ -274,7 +275,7 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
 		s.closeUpstreams()
-		s.exec.kill()
+		s.exec.Kill()
 		s.notifier.wait()
 		s.rec.close()
 		s.stopRollout()
