@@ -20,7 +20,7 @@ import (
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/internal/keydoc"
-	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/config.md and docs/schema/*.json from the loaders' key tables")
@@ -36,7 +36,7 @@ type configFile struct {
 var configFiles = []configFile{
 	{"serve config", "serve.schema.json", "mcpctl serve config",
 		"The file `mcpctl serve CONFIG` serves and watches (YAML or JSON). Inside a tool entry, any value may be `{$file: PATH}`: the JSON or YAML file at PATH (relative to the folder of the file naming it) in its place.",
-		serve.ConfigKeys, func(name string, data []byte) error { _, err := serve.ParseConfig(name, data, nil); return err }},
+		serveconfig.ConfigKeys, func(name string, data []byte) error { _, err := serveconfig.ParseConfig(name, data, nil); return err }},
 	{"facade file", "facades.schema.json", "mcpctl facade file",
 		"The file `--facades FILE` reads (diff, replay): tool name → facade block. A serve config is accepted there too (its tools' facades).",
 		facade.FileKey, func(name string, data []byte) error { _, err := facade.Parse(name, data); return err }},

@@ -20,7 +20,7 @@ import (
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/report"
-	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/source"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -353,7 +353,7 @@ func sourceFacades(src string) (facade.File, error) {
 // fileFacades reads the facades of a serve config or a lockfile's bytes.
 func fileFacades(src string, data []byte) (facade.File, error) {
 	if source.IsServeConfig(src, data) {
-		cfg, err := serve.LoadConfig(src)
+		cfg, err := serveconfig.LoadConfig(src)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/state"
 )
@@ -155,8 +156,8 @@ carry compatibility there).`,
 	f.StringVar(&opts.Record, "record", "", "append every tools/call as an mcpctl fixture line to a file in `DIR` (created 0700), secrets redacted")
 	f.BoolVar(&opts.PinSessions, "pin-sessions", false, "keep each session (stdio, stateful HTTP; not 2026-07-28) on the tools live when it initialized, until it ends or --pin-ttl passes")
 	f.DurationVar(&opts.PinTTL, "pin-ttl", serve.DefaultPinTTL, "with --pin-sessions: how long a session stays pinned before it moves to the live tools and is notified")
-	f.IntVar(&opts.ExecConcurrency, "exec-concurrency", serve.DefaultExecConcurrency, "how many exec handler commands may run at once (a tool's own bound is its exec concurrency key)")
-	f.IntVar(&opts.ExecQueue, "exec-queue", serve.DefaultExecQueue, "how many exec calls may wait for a slot; beyond, a call is an error result at once")
+	f.IntVar(&opts.ExecConcurrency, "exec-concurrency", handler.DefaultExecConcurrency, "how many exec handler commands may run at once (a tool's own bound is its exec concurrency key)")
+	f.IntVar(&opts.ExecQueue, "exec-queue", handler.DefaultExecQueue, "how many exec calls may wait for a slot; beyond, a call is an error result at once")
 	f.DurationVar(&opts.SessionTimeout, "session-timeout", serve.DefaultSessionTimeout, "with --http: close a stateful session idle this long")
 	f.IntVar(&opts.MaxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most stateful sessions open at once; more get 503")
 	f.DurationVar(&opts.ReadHeaderTO, "read-header-timeout", serve.DefaultReadHeaderTimeout, "HTTP and admin listeners: time to read a request's headers")

@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 type k8sPort struct {
@@ -293,7 +293,7 @@ func loadConfigMap(t *testing.T, data map[string]string, file string) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := serve.LoadConfig(filepath.Join(dir, file)); err != nil {
+	if _, err := serveconfig.LoadConfig(filepath.Join(dir, file)); err != nil {
 		t.Errorf("the ConfigMap's %s does not load: %v", file, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -30,7 +31,7 @@ func TestAdversarialHTTPBadURLRefusedAtBuild(t *testing.T) {
 		`https://`,
 	} {
 		cfg := "tools:\n  - name: t\n    inputSchema: {type: object}\n    handler:\n      http:\n        url: \"" + u + "\"\n"
-		c, err := ParseConfig("c.yaml", []byte(cfg), nil)
+		c, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 		if err != nil {
 			continue // refused at load: as good
 		}

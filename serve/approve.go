@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/internal/safefile"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) Approve(ctx context.Context, d Decision) (ReloadResult, error) 
 	if err := s.checkDecision(d); err != nil {
 		return ReloadResult{}, err
 	}
-	cfg, err := loadConfig(s.opts.ConfigPath, safefile.Limits{MaxSize: s.opts.MaxFileSize})
+	cfg, err := serveconfig.LoadConfigLimits(s.opts.ConfigPath, safefile.Limits{MaxSize: s.opts.MaxFileSize})
 	if err != nil {
 		return ReloadResult{}, fmt.Errorf("approve %s: %w: %w", d.Fingerprint, ErrNotBuilt, err)
 	}

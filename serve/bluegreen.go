@@ -15,6 +15,7 @@ import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -37,20 +38,6 @@ import (
 //   - At retirement the server lets go of its reference on the blue
 //     generation; its last pin or in-flight call releases it, which closes
 //     its handlers and so stops blue.
-
-// Rollout is an upstream's rollout block: rollout: {newSessions,
-// retireBlueAfter}.
-type Rollout struct {
-	// NewSessions is the side sessions that initialize get: SideGreen (the
-	// default) or SideBlue.
-	NewSessions Side
-	// RetireBlueAfter is how long after the rollout starts blue is
-	// retired; 0 means DefaultRetireBlueAfter.
-	RetireBlueAfter time.Duration
-}
-
-// DefaultRetireBlueAfter is the default rollout.retireBlueAfter.
-const DefaultRetireBlueAfter = time.Hour
 
 // rollout is the server's running blue/green rollout.
 type rollout struct {
@@ -78,11 +65,11 @@ type rolloutMetrics struct {
 
 // sideOf is the side g serves in ro: blue for the blue generation, green
 // for any other.
-func (ro *rollout) sideOf(g *Generation) Side {
+func (ro *rollout) sideOf(g *Generation) serveconfig.Side {
 	if g == ro.blue {
-		return SideBlue
+		return serveconfig.SideBlue
 	}
-	return SideGreen
+	return serveconfig.SideGreen
 }
 
 // alive reports whether blue takes new sessions and shape-routed calls.
@@ -94,9 +81,9 @@ func (ro *rollout) alive() bool { return !ro.retired.Load() }
 // server takes over blue's reference. key is the rolloutKey of the sides.
 // A rollout already running is kept: only its newSessions changes, and
 // blue is discarded.
-func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
+func (s *Server) startRollout(blue *Generation, r serveconfig.Rollout, key string) {
 	if r.RetireBlueAfter <= 0 {
-		r.RetireBlueAfter = DefaultRetireBlueAfter
+		r.RetireBlueAfter = serveconfig.DefaultRetireBlueAfter
 	}
 	if old := s.rollout.Load(); old != nil && old.alive() {
 		old.newSessions.Store(int64(sideOrGreen(r.NewSessions)))
@@ -107,7 +94,7 @@ func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
 	now := s.opts.Now()
 	ro := &rollout{blue: blue, key: key, startAt: now, retireAt: now.Add(r.RetireBlueAfter)}
 	ro.newSessions.Store(int64(sideOrGreen(r.NewSessions)))
-	for _, d := range []Side{SideGreen, SideBlue} {
+	for _, d := range []serveconfig.Side{serveconfig.SideGreen, serveconfig.SideBlue} {
 		ro.callsC[d] = s.rolloutMetrics.calls.WithLabelValues(d.String())
 	}
 	if live := s.live.Load(); live != nil && blue.Version == 0 {
@@ -132,7 +119,7 @@ func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
 // connections opened, its tools listed, schemas compiled, handlers built
 // (tools unchanged from the live generation shared with it); neither gated
 // nor published.
-func (s *Server) buildBlue(cfg *Config) (*Generation, error) {
+func (s *Server) buildBlue(cfg *serveconfig.Config) (*Generation, error) {
 	conns, keys, err := s.upstreamConns(cfg, false)
 	if err != nil {
 		return nil, err
@@ -175,14 +162,14 @@ func (s *Server) blueStopped() {
 // withBlue builds the blue generation of cand, built from cfg, when cfg
 // has a blue/green upstream and no rollout is running (it starts when
 // cand is published).
-func (s *Server) withBlue(cfg *Config, cand *Generation) error {
+func (s *Server) withBlue(cfg *serveconfig.Config, cand *Generation) error {
 	if !cfg.HasRollout() {
 		return nil
 	}
 	if ro := s.rollout.Load(); ro != nil && (ro.alive() || ro.key == rolloutKey(cfg)) {
 		return nil // running, or these sides were rolled out already
 	}
-	blue, err := s.buildBlue(cfg.OnSide(SideBlue))
+	blue, err := s.buildBlue(cfg.OnSide(serveconfig.SideBlue))
 	if err != nil {
 		return onBlueSide(err)
 	}
@@ -213,7 +200,7 @@ func onBlueSide(err error) error {
 
 // rolloutKey identifies the sides of cfg's blue/green upstreams: a
 // rollout of the same sides is not started again once retired.
-func rolloutKey(cfg *Config) string {
+func rolloutKey(cfg *serveconfig.Config) string {
 	var sides []any
 	for _, u := range cfg.Upstreams {
 		if u.HasRollout() {
@@ -287,17 +274,17 @@ func (s *Server) moveToBlue(old *Generation) {
 
 // setNewSessions changes the side new sessions get (a reload of the
 // rollout block).
-func (s *Server) setNewSessions(d Side) {
+func (s *Server) setNewSessions(d serveconfig.Side) {
 	if ro := s.rollout.Load(); ro != nil {
 		ro.newSessions.Store(int64(sideOrGreen(d)))
 	}
 }
 
-func sideOrGreen(d Side) Side {
-	if d == SideBlue {
-		return SideBlue
+func sideOrGreen(d serveconfig.Side) serveconfig.Side {
+	if d == serveconfig.SideBlue {
+		return serveconfig.SideBlue
 	}
-	return SideGreen
+	return serveconfig.SideGreen
 }
 
 // assignSide puts ss, which has just answered initialize, on blue when
@@ -305,7 +292,7 @@ func sideOrGreen(d Side) Side {
 // generation until retirement.
 func (s *Server) assignSide(ss *mcp.ServerSession) {
 	ro := s.rollout.Load()
-	if ro == nil || Side(ro.newSessions.Load()) != SideBlue || !ro.alive() {
+	if ro == nil || serveconfig.Side(ro.newSessions.Load()) != serveconfig.SideBlue || !ro.alive() {
 		return
 	}
 	st := s.notifier.state(ss)
@@ -380,7 +367,7 @@ func (s *Server) shapeRoute(ss *mcp.ServerSession, g *Generation, name string, r
 		gc = green.check
 	}
 	d, _ := routeByShape(gc, bt.check, true, facade.Call{Tool: name, Arguments: schema.Instance(&args).(map[string]any)}, nil)
-	if d != SideBlue || !ro.blue.acquire() {
+	if d != serveconfig.SideBlue || !ro.blue.acquire() {
 		return nil
 	}
 	return ro.blue
@@ -419,10 +406,10 @@ func (s *Server) rolloutStatus(sessions int) *RolloutStatus {
 	}
 	blue := int(s.bluePinned.Load())
 	st := &RolloutStatus{
-		NewSessions: Side(ro.newSessions.Load()).String(), StartedAt: ro.startAt, RetireAt: ro.retireAt,
+		NewSessions: serveconfig.Side(ro.newSessions.Load()).String(), StartedAt: ro.startAt, RetireAt: ro.retireAt,
 		Blue: ro.blueState(), BlueFingerprint: ro.blue.Fingerprint,
 		Sessions: map[string]int{"blue": blue, "green": max(sessions-blue, 0)},
-		Calls:    map[string]int64{"blue": ro.calls[SideBlue].Load(), "green": ro.calls[SideGreen].Load()},
+		Calls:    map[string]int64{"blue": ro.calls[serveconfig.SideBlue].Load(), "green": ro.calls[serveconfig.SideGreen].Load()},
 	}
 	return st
 }
@@ -445,7 +432,7 @@ func (s *Server) registerRolloutMetrics() {
 			Name: "mcpctl_serve_rollout_calls_total",
 			Help: "tools/call requests taken by each side of a blue/green rollout (blue, green).",
 		}, []string{"side"})
-		sessions := func(d Side) prometheus.Collector {
+		sessions := func(d serveconfig.Side) prometheus.Collector {
 			return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 				Name: "mcpctl_serve_rollout_sessions", Help: "Sessions on each side of a blue/green rollout.",
 				ConstLabels: prometheus.Labels{"side": d.String()},
@@ -464,7 +451,7 @@ func (s *Server) registerRolloutMetrics() {
 			}
 			return 0
 		})
-		s.metrics.reg.MustRegister(m.calls, sessions(SideBlue), sessions(SideGreen), alive)
+		s.metrics.reg.MustRegister(m.calls, sessions(serveconfig.SideBlue), sessions(serveconfig.SideGreen), alive)
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -48,10 +49,10 @@ tools:
 
 // startRollout starts a server on greenSideConfig with a blue side built
 // from blueSideConfig; timer 0 of timers is the retirement.
-func startRollout(t *testing.T, newSessions Side, timers *pinTimers) *Server {
+func startRollout(t *testing.T, newSessions serveconfig.Side, timers *pinTimers) *Server {
 	t.Helper()
 	s, path := startServer(t, greenSideConfig, timers.hook)
-	cfg, err := LoadConfig(writeFile(t, filepath.Dir(path), "blue.yaml", blueSideConfig))
+	cfg, err := serveconfig.LoadConfig(writeFile(t, filepath.Dir(path), "blue.yaml", blueSideConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func startRollout(t *testing.T, newSessions Side, timers *pinTimers) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.startRollout(blue, Rollout{NewSessions: newSessions, RetireBlueAfter: time.Hour}, "")
+	s.startRollout(blue, serveconfig.Rollout{NewSessions: newSessions, RetireBlueAfter: time.Hour}, "")
 	return s
 }
 
@@ -78,7 +79,7 @@ func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
 	for _, tr := range []string{"in-memory", "stateful HTTP"} {
 		t.Run(tr, func(t *testing.T) {
 			var timers pinTimers
-			s := startRollout(t, SideBlue, &timers)
+			s := startRollout(t, serveconfig.SideBlue, &timers)
 			var url string
 			if tr != "in-memory" {
 				url = httpServer(t, s, HTTPOptions{}).URL
@@ -105,7 +106,7 @@ func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
 				t.Errorf("blue session's call answered by %q", got)
 			}
 
-			s.setNewSessions(SideGreen) // the rollout block now says green
+			s.setNewSessions(serveconfig.SideGreen) // the rollout block now says green
 			young := connect()
 			if diff := cmp.Diff([]string{"read_multiple_files"}, young.toolNames(t)); diff != "" {
 				t.Errorf("green session's list mismatch (-want +got):\n%s", diff)
@@ -177,7 +178,7 @@ func TestBlueGreenShapeRoutingStateless(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var timers pinTimers
-			s := startRollout(t, SideGreen, &timers)
+			s := startRollout(t, serveconfig.SideGreen, &timers)
 			var tr mcp.Transport
 			if strings.HasPrefix(tc.name, "in-memory") {
 				st, ct := mcp.NewInMemoryTransports()
@@ -244,7 +245,7 @@ func TestBlueGreenInFlightCallKeepsBlue(t *testing.T) {
 	var timers pinTimers
 	s, path := startServer(t, greenSideConfig, timers.hook)
 	blueCfg := strings.Replace(blueSideConfig, "handler: {static: {text: blue}}", "handler: {http: {url: \""+slow.URL+"\"}}", 1)
-	cfg, err := LoadConfig(writeFile(t, filepath.Dir(path), "blue.yaml", blueCfg))
+	cfg, err := serveconfig.LoadConfig(writeFile(t, filepath.Dir(path), "blue.yaml", blueCfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestBlueGreenInFlightCallKeepsBlue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.startRollout(blue, Rollout{NewSessions: SideBlue}, "")
+	s.startRollout(blue, serveconfig.Rollout{NewSessions: serveconfig.SideBlue}, "")
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)
 	if err != nil {

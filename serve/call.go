@@ -18,6 +18,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/upstream"
 )
@@ -200,7 +201,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", problemPointers(ps, "(output)"))
 			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, callcheck.Lines(ps, "(output)"))), nil
 		}
-		res.StructuredContent = json.RawMessage(appendOrdered(nil, &v))
+		res.StructuredContent = json.RawMessage(canon.AppendOrdered(nil, &v))
 	}
 	m.succeeded()
 	return res, nil
@@ -210,13 +211,13 @@ func failureKind(ctx context.Context, err error) string {
 	switch {
 	case ctx.Err() != nil:
 		return "cancelled"
-	case errors.Is(err, errOutputTooLarge):
+	case errors.Is(err, handler.ErrOutputTooLarge):
 		return "output-too-large"
-	case errors.As(err, new(*timeoutError)), errors.Is(err, upstream.ErrTimeout):
+	case errors.As(err, new(*handler.TimeoutError)), errors.Is(err, upstream.ErrTimeout):
 		return "timeout"
 	case errors.Is(err, upstream.ErrUnavailable):
 		return "unavailable"
-	case errors.Is(err, errExecBusy), errors.Is(err, errExecWait):
+	case errors.Is(err, handler.ErrExecBusy), errors.Is(err, handler.ErrExecWait):
 		return "busy"
 	}
 	return "failed"
@@ -246,7 +247,7 @@ func (t *liveTool) parseArguments(raw json.RawMessage) (canon.Value, string) {
 		}
 		return v, callcheck.Message(t.in, t.inValue, inst, fmt.Errorf("got %s, expected an object", v.Kind))
 	}
-	return stripOffsets(v), ""
+	return canon.StripOffsets(v), ""
 }
 
 // problemPointers lists the distinct JSON Pointers of ps, the whole

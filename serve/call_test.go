@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -136,7 +137,7 @@ func TestOutputSchema(t *testing.T) {
 	}
 	// A static output that breaks its own outputSchema refuses the
 	// candidate: it would fail every call.
-	cfg, err := ParseConfig("c.yaml", []byte("tools:\n  - name: s\n    inputSchema: {type: object}\n    outputSchema: {type: object, required: [n]}\n    handler: {static: {json: {m: 1}}}\n"), nil)
+	cfg, err := serveconfig.ParseConfig("c.yaml", []byte("tools:\n  - name: s\n    inputSchema: {type: object}\n    outputSchema: {type: object, required: [n]}\n    handler: {static: {json: {m: 1}}}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/internal/cputime"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 // manyToolsConfig is a YAML serve config of n distinct tools, each with a
@@ -44,7 +45,7 @@ func manyToolsConfig(n int) string {
 // as a reload does (schemas compiled afresh, as in a new process).
 func loadAndBuild(tb testing.TB, path string) *Generation {
 	schema.ResetCache()
-	cfg, err := LoadConfig(path)
+	cfg, err := serveconfig.LoadConfig(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func BenchmarkConfigLoadJSONInclude(b *testing.B) {
 		var load time.Duration
 		for range b.N {
 			t0 := cputime.Process()
-			if _, err := LoadConfig(filepath.Join(dir, "c.yaml")); err != nil {
+			if _, err := serveconfig.LoadConfig(filepath.Join(dir, "c.yaml")); err != nil {
 				b.Fatal(err)
 			}
 			load += cputime.Process() - t0

@@ -5,27 +5,9 @@
 //
 // # Config
 //
-// A config (Config, LoadConfig) is YAML or JSON: server {name, version},
-// tools (MCP tool objects plus the serve-only handler, facade and deprecated
-// members) and gate: allow entries ({rule?, tool?, until?, reason}) and
-// minNotice (default 7d). Any {$file: PATH} inside a tool is replaced by
-// that JSON or YAML file, relative to the including file's folder, which
-// must lie in the config's folder tree once symlinks are resolved. Only
-// regular files are read, each at most Options.MaxFileSize bytes and within
-// a time limit (internal/safefile), and YAML aliases may not expand a
-// document past ten values per node written (an alias bomb is an error). Each tool is served with its
-// members and schema keys in the order the file wrote them (the config is
-// read as yaml.v3 nodes into an ordered canon.Value; the served bytes are
-// rendered from it); only the tool list is sorted by name. A tool entry
-// accepts exactly the MCP 2025-11-25 Tool members (name, title,
-// description, inputSchema, outputSchema, annotations, icons, execution,
-// _meta) and handler, facade and deprecated; any other key, at any level,
-// is an error listing the accepted keys, with "did you mean" for a near
-// miss. A facade block is read by facade.ParseBlock, so it is checked and
-// worded as in a --facades file. Errors are *toolset.InputError values
-// located by file, line, column (for a YAML syntax error, the line only:
-// yaml.v3 reports no column), tool and JSON Pointer. The package registers a toolset decoder, so `mcpctl canon`,
-// `lint` and `diff` read a serve config as a source.
+// The config format (Config, LoadConfig, $file includes, positions, key
+// tables) is package serveconfig's; serve builds generations from it.
+// Options.MaxFileSize limits every file a reload reads.
 //
 // # Generations and the reload pipeline
 //
@@ -100,14 +82,9 @@
 // the one replay reports for the same call. An unknown tool is a protocol
 // error listing close names (callcheck.CloseNames). A call through a facade
 // alias, or with arguments that only validate after the tool's facade, is
-// translated by facade.Apply and counted. Handlers are exec (argv, no
-// shell, JSON on stdin, timeout, output cap, cleaned environment, each
-// call in its own process group, killed when the command exits or the
-// shutdown timeout passes; at most exec.concurrency calls of a tool and
-// --exec-concurrency in all run at once, --exec-queue more wait, and a
-// call beyond is an isError result), http (POST JSON, header secrets from
-// the environment, redirects on the same origin only, error bodies
-// withheld when a header holds a secret) and static. JSON output
+// translated by facade.Apply and counted. The exec, http and static
+// handlers are package handler's; an upstream's tool is forwarded by
+// serve's own forwardHandler (gateway.go). JSON output
 // of a tool with an outputSchema is validated and served as
 // structuredContent too.
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 // Finding is one diff finding as the gate saw it.
@@ -55,8 +56,8 @@ func gate(prev *lockfile.Lock, cand *Generation, mem *gateMemory, usage diff.Usa
 	old := mem.baseline(prev.Set, cand.Set)
 	rep := diff.Compare(old, cand.Set, diff.Options{Facades: cand.Config.Facades(), OldFacades: prev.Facades,
 		Compatibility: cand.Config.Gate.Compatibility, Verify: diff.DefaultVerify, Now: now,
-		Usage: usage, QuietPeriod: cand.Config.Gate.quietPeriod()})
-	mem.escalate(rep, old, cand.Set, cand.Config.Gate.minNotice(), now)
+		Usage: usage, QuietPeriod: cand.Config.Gate.EffectiveQuietPeriod()})
+	mem.escalate(rep, old, cand.Set, cand.Config.Gate.EffectiveMinNotice(), now)
 	return decide(rep, cand.Config.Gate.Allow, allowBreaking, now)
 }
 
@@ -89,7 +90,7 @@ func (d *gateDecision) merge(e gateDecision) {
 // decide applies the gate.allow entries to a report. Only findings that
 // count for Report.GateLevel at level facade or above (not ignored; facade
 // not covered) need permission.
-func decide(rep *diff.Report, allow []AllowEntry, allowBreaking bool, now time.Time) gateDecision {
+func decide(rep *diff.Report, allow []serveconfig.AllowEntry, allowBreaking bool, now time.Time) gateDecision {
 	d := gateDecision{Report: rep}
 	if rep.GateLevel() <= diff.Safe {
 		for _, c := range rep.Changes {
@@ -107,7 +108,7 @@ func decide(rep *diff.Report, allow []AllowEntry, allowBreaking bool, now time.T
 				}
 				if !e.Expires.IsZero() && !now.Before(e.Expires) {
 					if f.Expired == "" {
-						f.Expired = fmt.Sprintf("gate.allow entry at %s (%s) expired on %s and no longer covers it", e.Pos, e.describe(), diff.ExpiryText(e.Expires))
+						f.Expired = fmt.Sprintf("gate.allow entry at %s (%s) expired on %s and no longer covers it", e.Pos, e.Describe(), diff.ExpiryText(e.Expires))
 					}
 					continue
 				}
@@ -122,20 +123,6 @@ func decide(rep *diff.Report, allow []AllowEntry, allowBreaking bool, now time.T
 	}
 	d.Refused = len(d.Blocking) > 0 && !allowBreaking
 	return d
-}
-
-func (e AllowEntry) describe() string {
-	var parts []string
-	if e.Rule != "" {
-		parts = append(parts, "rule "+e.Rule)
-	}
-	if e.Tool != "" {
-		parts = append(parts, "tool "+e.Tool)
-	}
-	if e.Path != "" {
-		parts = append(parts, "path "+e.Path)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // explain renders blocking findings for a refusal message, one per line.

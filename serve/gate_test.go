@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 func TestDecide(t *testing.T) {
@@ -16,8 +17,8 @@ func TestDecide(t *testing.T) {
 	renamed := diff.Change{Rule: "input-property-renamed", Level: diff.Facade, Tool: "search"}
 	covered := diff.Change{Rule: "input-property-renamed", Level: diff.Facade, Tool: "search", Covered: true}
 	added := diff.Change{Rule: "tool-added", Level: diff.Safe, Tool: "fetch"}
-	entry := func(rule, tool, until string) AllowEntry {
-		e := AllowEntry{Rule: rule, Tool: tool, Reason: "r", Pos: Pos{File: "c.yaml", Line: 9, Col: 7}}
+	entry := func(rule, tool, until string) serveconfig.AllowEntry {
+		e := serveconfig.AllowEntry{Rule: rule, Tool: tool, Reason: "r", Pos: serveconfig.Pos{File: "c.yaml", Line: 9, Col: 7}}
 		if until != "" {
 			u, err := diff.ParseExpiry(until, true)
 			if err != nil {
@@ -36,7 +37,7 @@ func TestDecide(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		changes       []diff.Change
-		allow         []AllowEntry
+		allow         []serveconfig.AllowEntry
 		allowBreaking bool
 		want          result
 	}{
@@ -44,14 +45,14 @@ func TestDecide(t *testing.T) {
 		{"covered facade", []diff.Change{covered}, nil, false, result{}},
 		{"uncovered facade", []diff.Change{renamed}, nil, false, result{Refused: true, Blocking: []string{"input-property-renamed"}}},
 		{"breaking", []diff.Change{removed, added}, nil, false, result{Refused: true, Blocking: []string{"tool-removed"}}},
-		{"allowed by rule and tool", []diff.Change{removed}, []AllowEntry{entry("tool-removed", "export", "")}, false, result{Allowed: []string{"tool-removed"}}},
-		{"no rule covers every rule of the tool", []diff.Change{propRemoved, renamed}, []AllowEntry{entry("", "search", "")}, false, result{Allowed: []string{"input-property-removed", "input-property-renamed"}}},
-		{"no tool covers the rule everywhere", []diff.Change{removed}, []AllowEntry{entry("tool-removed", "", "")}, false, result{Allowed: []string{"tool-removed"}}},
-		{"wrong tool", []diff.Change{removed}, []AllowEntry{entry("tool-removed", "search", "")}, false, result{Refused: true, Blocking: []string{"tool-removed"}}},
-		{"wrong rule", []diff.Change{removed}, []AllowEntry{entry("input-property-removed", "export", "")}, false, result{Refused: true, Blocking: []string{"tool-removed"}}},
-		{"until today still covers", []diff.Change{removed}, []AllowEntry{entry("tool-removed", "export", "2026-06-01")}, false, result{Allowed: []string{"tool-removed"}}},
-		{"past until", []diff.Change{removed}, []AllowEntry{entry("tool-removed", "export", "2026-05-31")}, false, result{Refused: true, Blocking: []string{"tool-removed"}, Expired: 1}},
-		{"one of two covered", []diff.Change{removed, propRemoved}, []AllowEntry{entry("", "export", "")}, false, result{Refused: true, Blocking: []string{"input-property-removed"}, Allowed: []string{"tool-removed"}}},
+		{"allowed by rule and tool", []diff.Change{removed}, []serveconfig.AllowEntry{entry("tool-removed", "export", "")}, false, result{Allowed: []string{"tool-removed"}}},
+		{"no rule covers every rule of the tool", []diff.Change{propRemoved, renamed}, []serveconfig.AllowEntry{entry("", "search", "")}, false, result{Allowed: []string{"input-property-removed", "input-property-renamed"}}},
+		{"no tool covers the rule everywhere", []diff.Change{removed}, []serveconfig.AllowEntry{entry("tool-removed", "", "")}, false, result{Allowed: []string{"tool-removed"}}},
+		{"wrong tool", []diff.Change{removed}, []serveconfig.AllowEntry{entry("tool-removed", "search", "")}, false, result{Refused: true, Blocking: []string{"tool-removed"}}},
+		{"wrong rule", []diff.Change{removed}, []serveconfig.AllowEntry{entry("input-property-removed", "export", "")}, false, result{Refused: true, Blocking: []string{"tool-removed"}}},
+		{"until today still covers", []diff.Change{removed}, []serveconfig.AllowEntry{entry("tool-removed", "export", "2026-06-01")}, false, result{Allowed: []string{"tool-removed"}}},
+		{"past until", []diff.Change{removed}, []serveconfig.AllowEntry{entry("tool-removed", "export", "2026-05-31")}, false, result{Refused: true, Blocking: []string{"tool-removed"}, Expired: 1}},
+		{"one of two covered", []diff.Change{removed, propRemoved}, []serveconfig.AllowEntry{entry("", "export", "")}, false, result{Refused: true, Blocking: []string{"input-property-removed"}, Allowed: []string{"tool-removed"}}},
 		{"allow-breaking", []diff.Change{removed}, nil, true, result{Blocking: []string{"tool-removed"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

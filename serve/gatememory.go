@@ -9,11 +9,6 @@ import (
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// DefaultMinNotice is the default gate.minNotice: how long before its
-// sunset a deprecation must be published for a removal at the sunset to
-// count as announced.
-const DefaultMinNotice = 7 * 24 * time.Hour
-
 // gateMemory is what the gate remembers of this process's publishes, so
 // that no sequence of reloads, each safe on its own, breaks a caller
 // without permission (a sunset set in the past, then the removal "after

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
 )
 
@@ -165,7 +166,7 @@ func (s *Server) supersede(fp string) {
 
 // bundleOf reads cfg's files (the config and its includes, all under the
 // config's folder) as a state bundle.
-func bundleOf(cfg *Config) (*state.Bundle, error) {
+func bundleOf(cfg *serveconfig.Config) (*state.Bundle, error) {
 	dir := filepath.Dir(cfg.Source)
 	b := &state.Bundle{Files: map[string][]byte{}}
 	for _, f := range cfg.Files {
@@ -223,7 +224,7 @@ func (s *Server) fallback() (*Generation, error) {
 	if !ok {
 		return nil, nil
 	}
-	cfg, err := loadConfig(path, safefile.Limits{MaxSize: s.opts.MaxFileSize})
+	cfg, err := serveconfig.LoadConfigLimits(path, safefile.Limits{MaxSize: s.opts.MaxFileSize})
 	if err != nil {
 		return nil, fmt.Errorf("the state's last accepted bundle: %w", err)
 	}
@@ -236,7 +237,7 @@ func (s *Server) fallback() (*Generation, error) {
 // upstreamFallback builds the state's last accepted bundle of a gateway:
 // its upstreams serve the tools the state's last contract pinned, calls
 // translated to their current lists (every upstream quarantined).
-func (s *Server) upstreamFallback(cfg *Config) (*Generation, error) {
+func (s *Server) upstreamFallback(cfg *serveconfig.Config) (*Generation, error) {
 	hist := s.opts.State.History()
 	if len(hist) == 0 || hist[len(hist)-1].Contract == nil {
 		return nil, errors.New("the state's last accepted bundle has upstreams but no contract pinning their tools")

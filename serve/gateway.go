@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/handler"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 	"github.com/mcpctl/mcpctl/upstream"
 )
@@ -42,24 +44,11 @@ type gateway struct {
 	reloads sync.WaitGroup
 }
 
-// UpstreamRef is the handler of an upstream tool: forward to the tool
-// named Tool of the upstream named Upstream.
-type UpstreamRef struct {
-	Upstream string
-	Tool     string
-	// conn is the connection's key and state what the upstream's current
-	// list is while quarantined (a tool is shared between generations
-	// only while both are the same); tr translates a quarantined
-	// upstream's calls.
-	conn, state string
-	tr          *translator
-}
-
 // upstreamConns returns the connections of cfg's upstreams, starting the
 // ones not open yet (each within its timeout; a failure is a located
 // error). With refresh (SIGHUP, POST /reload) the open ones read their
 // tool list again first.
-func (s *Server) upstreamConns(cfg *Config, refresh bool) (map[string]*upstream.Upstream, map[string]string, error) {
+func (s *Server) upstreamConns(cfg *serveconfig.Config, refresh bool) (map[string]*upstream.Upstream, map[string]string, error) {
 	dir, err := filepath.Abs(filepath.Dir(cfg.Source))
 	if err != nil {
 		return nil, nil, err
@@ -79,7 +68,7 @@ func (s *Server) upstreamConns(cfg *Config, refresh bool) (map[string]*upstream.
 }
 
 // upstreamConn returns the open connection of uc or starts it.
-func (s *Server) upstreamConn(uc *UpstreamConfig, dir string, refresh bool) (*upstream.Upstream, string, error) {
+func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refresh bool) (*upstream.Upstream, string, error) {
 	opts, err := s.upstreamOptions(uc, dir)
 	if err != nil {
 		return nil, "", err
@@ -126,7 +115,7 @@ func (s *Server) upstreamConn(uc *UpstreamConfig, dir string, refresh bool) (*up
 // connection: a stdio command resolved as exec handlers resolve theirs,
 // with the allowlisted environment; http headers read from the
 // environment.
-func (s *Server) upstreamOptions(uc *UpstreamConfig, dir string) (upstream.Options, error) {
+func (s *Server) upstreamOptions(uc *serveconfig.UpstreamConfig, dir string) (upstream.Options, error) {
 	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.upstreamBackoff, MaxBackoff: 4 * s.opts.upstreamBackoff, ProtocolVersion: s.opts.upstreamProtocol}
 	if s.opts.upstreamTransport != nil {
 		if t := s.opts.upstreamTransport(uc.Name); t != nil {
@@ -141,18 +130,18 @@ func (s *Server) upstreamOptions(uc *UpstreamConfig, dir string) (upstream.Optio
 			if !ok {
 				return opts, fmt.Errorf("header %s: environment variable %s is not set", h, env)
 			}
-			if err := checkHeaderValue(v); err != nil {
+			if err := serveconfig.CheckHeaderValue(v); err != nil {
 				return opts, fmt.Errorf("header %s (from %s): %w", h, env, err)
 			}
 			opts.Headers.Set(h, v)
 		}
 		return opts, nil
 	}
-	argv, err := resolveCommand(uc.Stdio, dir, s.opts.Getenv)
+	argv, err := handler.ResolveCommand(uc.Stdio, dir, s.opts.Getenv)
 	if err != nil {
 		return opts, err
 	}
-	opts.Command, opts.Env, opts.Dir = argv, allowedEnv(uc.Env, s.opts.Getenv), dir
+	opts.Command, opts.Env, opts.Dir = argv, handler.AllowedEnv(uc.Env, s.opts.Getenv), dir
 	return opts, nil
 }
 
@@ -283,7 +272,7 @@ func (s *Server) closeUpstreams() {
 // current one, or while quarantined the last accepted one) and, when
 // quarantined, the translator to its current one.
 type upstreamInput struct {
-	cfg    *UpstreamConfig
+	cfg    *serveconfig.UpstreamConfig
 	key    string
 	served *toolset.Set
 	tr     *translator
@@ -292,12 +281,12 @@ type upstreamInput struct {
 // withUpstreams returns cfg with the served tools of its upstreams
 // appended, and the digest of every input of the candidate: equal digests
 // build equal generations.
-func withUpstreams(cfg *Config, ups []upstreamInput) (*Config, string) {
+func withUpstreams(cfg *serveconfig.Config, ups []upstreamInput) (*serveconfig.Config, string) {
 	if len(ups) == 0 {
 		return cfg, cfg.Digest
 	}
 	full := *cfg
-	full.Tools = append([]*ToolConfig(nil), cfg.Tools...)
+	full.Tools = append([]*serveconfig.ToolConfig(nil), cfg.Tools...)
 	d := sha256.New()
 	d.Write([]byte(cfg.Digest))
 	for _, in := range ups {
@@ -330,7 +319,7 @@ func listDigest(set *toolset.Set) string {
 // upstream's own bytes with the exposed name, the upstream's facade block
 // for it, a handler forwarding under its real name, located at the
 // upstreams entry.
-func upstreamTool(in upstreamInput, t *toolset.Tool, index int, state string) *ToolConfig {
+func upstreamTool(in upstreamInput, t *toolset.Tool, index int, state string) *serveconfig.ToolConfig {
 	uc := in.cfg
 	v := t.Value.Clone()
 	for i := range v.Members {
@@ -338,8 +327,8 @@ func upstreamTool(in upstreamInput, t *toolset.Tool, index int, state string) *T
 			v.Members[i].Value = canon.Value{Kind: canon.String, Str: uc.Exposed(t.Name)}
 		}
 	}
-	tc := &ToolConfig{Name: uc.Exposed(t.Name), Index: index, Value: v, Raw: appendOrdered(nil, &v), Pos: uc.Pos, Upstream: uc.Name,
-		Handler: &HandlerConfig{Upstream: &UpstreamRef{Upstream: uc.Name, Tool: t.Name, conn: in.key, state: state, tr: in.tr}, Pos: uc.Pos}}
+	tc := &serveconfig.ToolConfig{Name: uc.Exposed(t.Name), Index: index, Value: v, Raw: canon.AppendOrdered(nil, &v), Pos: uc.Pos, Upstream: uc.Name,
+		Handler: &serveconfig.HandlerConfig{Upstream: &serveconfig.UpstreamRef{Upstream: uc.Name, Tool: t.Name, Conn: in.key, State: state, Translator: in.tr}, Pos: uc.Pos}}
 	if b, ok := uc.Facades[t.Name]; ok {
 		tc.Facade = &b
 	}
@@ -401,12 +390,12 @@ type forwardHandler struct {
 	tr *translator
 }
 
-func (h *forwardHandler) Call(ctx context.Context, args []byte) (*Output, error) {
+func (h *forwardHandler) Call(ctx context.Context, args []byte) (*handler.Output, error) {
 	name := h.tool
 	if h.tr != nil {
 		var msg string
 		if name, args, msg = h.tr.translate(h.tool, args); msg != "" {
-			return &Output{Result: errorResult(msg)}, nil
+			return &handler.Output{Result: errorResult(msg)}, nil
 		}
 	}
 	params := &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)}
@@ -421,7 +410,7 @@ func (h *forwardHandler) Call(ctx context.Context, args []byte) (*Output, error)
 		return nil, err
 	}
 	res.Meta = callMeta(res.Meta)
-	return &Output{Result: res}, nil
+	return &handler.Output{Result: res}, nil
 }
 
 // protocolMetaPrefix starts the _meta keys the MCP revision 2026-07-28

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -28,23 +29,23 @@ func TestGatewayConfigUpstreams(t *testing.T) {
     timeout: 5s
 gate: {descriptions: hold, upstream: auto-facade}
 `)
-	cfg, err := LoadConfig(path)
+	cfg, err := serveconfig.LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []*UpstreamConfig{
+	want := []*serveconfig.UpstreamConfig{
 		{Name: "files", Stdio: []string{"npx", "-y", "server-filesystem", "/srv"}, Env: []string{"HOME"}, Prefix: "fs_",
 			Exclude: []string{"write_file"}, Facades: facade.File{"read_file": {Rename: map[string]string{"file": "path"}}},
-			Refresh: 5 * time.Minute, Timeout: DefaultUpstreamTimeout},
-		{Name: "tickets", HTTP: &UpstreamHTTP{URL: "https://tickets.example.com/mcp", Headers: map[string]string{"Authorization": "TICKETS_AUTH"}}, Timeout: 5 * time.Second},
+			Refresh: 5 * time.Minute, Timeout: serveconfig.DefaultUpstreamTimeout},
+		{Name: "tickets", HTTP: &serveconfig.UpstreamHTTP{URL: "https://tickets.example.com/mcp", Headers: map[string]string{"Authorization": "TICKETS_AUTH"}}, Timeout: 5 * time.Second},
 	}
-	if d := cmp.Diff(want, cfg.Upstreams, cmpopts.IgnoreFields(UpstreamConfig{}, "Pos")); d != "" {
+	if d := cmp.Diff(want, cfg.Upstreams, cmpopts.IgnoreFields(serveconfig.UpstreamConfig{}, "Pos")); d != "" {
 		t.Errorf("mismatch (-want +got):\n%s", d)
 	}
 	if cfg.Upstreams[1].Pos.Line != 9 {
 		t.Errorf("second upstream at line %d, want 9", cfg.Upstreams[1].Pos.Line)
 	}
-	if cfg.Gate.Descriptions != DescriptionsHold || cfg.Gate.Upstream != UpstreamAutoFacade {
+	if cfg.Gate.Descriptions != serveconfig.DescriptionsHold || cfg.Gate.Upstream != serveconfig.UpstreamAutoFacade {
 		t.Errorf("gate = %+v", cfg.Gate)
 	}
 	if !cfg.Upstreams[0].Serves("read_file") || cfg.Upstreams[0].Serves("write_file") {
@@ -76,7 +77,7 @@ func TestGatewayConfigErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := writeFile(t, dir, "c.yaml", tc.config)
-			_, err := LoadConfig(path)
+			_, err := serveconfig.LoadConfig(path)
 			if err == nil {
 				t.Fatal("no error")
 			}

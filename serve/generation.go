@@ -14,7 +14,9 @@ import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 	"github.com/mcpctl/mcpctl/upstream"
 )
@@ -36,7 +38,7 @@ type Generation struct {
 	// Set is the tool set as served (for diff and status).
 	Set *toolset.Set
 	// Config is the config the generation was built from.
-	Config *Config
+	Config *serveconfig.Config
 
 	// toolsJSON is the served "tools" array: each tool's bytes in source
 	// member order, sorted by name.
@@ -55,7 +57,7 @@ type Generation struct {
 	// base is the config without its upstreams' tools; lists are the
 	// upstream tool lists served, by upstream name, and quarantined the
 	// upstreams served from their last accepted list.
-	base        *Config
+	base        *serveconfig.Config
 	lists       map[string]*toolset.Set
 	quarantined map[string]bool
 
@@ -78,7 +80,7 @@ type liveTool struct {
 	inValue  *canon.Value // the inputSchema, for callcheck's messages
 	out      *schema.Compiled
 	outValue *canon.Value // the outputSchema, or nil
-	handler  Handler
+	handler  handler.Handler
 	facade   *facade.Block
 	// check is what callcheck.CheckCall checks calls against: in,
 	// inValue and facade.
@@ -153,7 +155,7 @@ type buildOptions struct {
 	// meters resolves a tool's call meters (nil: resolved at call time).
 	meters func(name string) *toolMeters
 	// exec is the server's account of exec calls (nil: no limits).
-	exec *execPool
+	exec *handler.Pool
 	// handlerDir is the folder exec handlers resolve relative programs
 	// and working folders against; "" is the config's folder. A fallback
 	// bundle (a copy in the state) uses the served config's folder.
@@ -166,7 +168,7 @@ type buildOptions struct {
 // render the served bytes and the canonical form. It returns every problem
 // as located *toolset.InputError values, joined; on error nothing it built
 // is left open.
-func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
+func buildGeneration(cfg *serveconfig.Config, opts buildOptions) (*Generation, error) {
 	compiled, err := validateConfig(cfg, opts.prev)
 	if err != nil {
 		return nil, err
@@ -175,7 +177,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	for i, ct := range compiled {
 		parsed[i] = ct.tool
 	}
-	set, err := cfg.setOf(parsed)
+	set, err := cfg.SetOf(parsed)
 	if err != nil {
 		return nil, err
 	}
@@ -216,10 +218,10 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 		}
 		lt := &liveTool{name: t.Name, key: key, env: env, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, outValue: t.Value.Get("outputSchema"), handler: h, facade: t.Facade}
 		lt.check = &callcheck.Tool{Name: lt.name, Schema: lt.inValue, Compiled: lt.in, Facade: lt.facade}
-		if sh, ok := h.(staticHandler); ok && ct.out != nil {
+		if sh, ok := h.(handler.Static); ok && ct.out != nil {
 			// Fixed output: check it against the outputSchema now, so a
 			// violation refuses the candidate instead of failing each call.
-			v, perr := canon.Parse(sh.body)
+			v, perr := canon.Parse(sh.Body)
 			verr, inst := perr, any(nil)
 			if perr == nil {
 				inst = schema.Instance(&v)
@@ -232,7 +234,7 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 				h.Close()
 				continue
 			}
-			lt.structured = appendOrdered(nil, &v)
+			lt.structured = canon.AppendOrdered(nil, &v)
 		}
 		if opts.meters != nil {
 			lt.meters = opts.meters(t.Name)
@@ -274,8 +276,8 @@ func buildGeneration(cfg *Config, opts buildOptions) (*Generation, error) {
 	}
 	g.inputs, g.conns = cfg.Digest, opts.upstreams
 	for _, t := range cfg.Tools {
-		if u := t.Handler; u != nil && u.Upstream != nil && !slices.Contains(g.upstreamKeys, u.Upstream.conn) {
-			g.upstreamKeys = append(g.upstreamKeys, u.Upstream.conn)
+		if u := t.Handler; u != nil && u.Upstream != nil && !slices.Contains(g.upstreamKeys, u.Upstream.Conn) {
+			g.upstreamKeys = append(g.upstreamKeys, u.Upstream.Conn)
 		}
 	}
 	g.onRelease = opts.onRelease

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -150,7 +151,7 @@ func TestHardening08IncludeConfined(t *testing.T) {
 	}
 	for _, file := range []string{"../outside.json", "../../../../../../etc/passwd", filepath.Join(top, "outside.json"), "link-out.json"} {
 		path := writeFile(t, dir, "mcpctl.serve.yaml", config(file))
-		_, err := LoadConfig(path)
+		_, err := serveconfig.LoadConfig(path)
 		var ie *toolset.InputError
 		if !errors.As(err, &ie) || ie.Line != 4 || ie.Pointer != "/tools/0/inputSchema" || !strings.Contains(ie.Msg, "outside the folder") {
 			t.Errorf("$file %s: got %v, want a located error at line 4, /tools/0/inputSchema, saying it is outside the folder", file, err)
@@ -158,7 +159,7 @@ func TestHardening08IncludeConfined(t *testing.T) {
 	}
 	for _, file := range []string{"schemas/in.json", "link-in.json", "./schemas/../schemas/in.json"} {
 		path := writeFile(t, dir, "mcpctl.serve.yaml", config(file))
-		if _, err := LoadConfig(path); err != nil {
+		if _, err := serveconfig.LoadConfig(path); err != nil {
 			t.Errorf("$file %s: %v", file, err)
 		}
 	}
@@ -373,15 +374,15 @@ func TestHardening04MinNotice(t *testing.T) {
 		{"7d", 7 * 24 * time.Hour, false}, {"36h", 36 * time.Hour, false}, {"0s", 0, false},
 		{"-1d", 0, true}, {"-5m", 0, true}, {"7x", 0, true}, {"7", 0, true},
 	} {
-		cfg, err := ParseConfig("c.yaml", []byte("gate: {minNotice: "+tc.value+"}\n"+tools), nil)
+		cfg, err := serveconfig.ParseConfig("c.yaml", []byte("gate: {minNotice: "+tc.value+"}\n"+tools), nil)
 		switch {
 		case tc.err && err == nil:
 			t.Errorf("minNotice %s: no error", tc.value)
-		case !tc.err && (err != nil || cfg.Gate.minNotice() != tc.want):
+		case !tc.err && (err != nil || cfg.Gate.EffectiveMinNotice() != tc.want):
 			t.Errorf("minNotice %s: %v, %v; want %s", tc.value, cfg, err, tc.want)
 		}
 	}
-	if cfg, err := ParseConfig("c.yaml", []byte(tools), nil); err != nil || cfg.Gate.minNotice() != DefaultMinNotice {
+	if cfg, err := serveconfig.ParseConfig("c.yaml", []byte(tools), nil); err != nil || cfg.Gate.EffectiveMinNotice() != serveconfig.DefaultMinNotice {
 		t.Errorf("default minNotice: %v", err)
 	}
 	// The server's clock is 2026-01-15: a sunset the next day is inside
@@ -395,24 +396,6 @@ func TestHardening04MinNotice(t *testing.T) {
 		writeFile(t, filepath.Dir(path), filepath.Base(path), tc.gate+tools+"    handler: {static: {text: ok}}\n    deprecated: {sunset: "+tc.sunset+"}\n")
 		if rr := s.Reload(t.Context(), "test"); rr.Result != tc.want {
 			t.Errorf("%q sunset %s: %s, want %s", tc.gate, tc.sunset, rr.Result, tc.want)
-		}
-	}
-}
-
-// TestHardening02RecursiveAlias (found by FuzzServeConfig): an alias inside
-// the value it names (y: &b [{e: {z: [*b]}}]) nested forever, its JSON
-// Pointers growing with depth, until memory ran out. It is a located error
-// now, and so is any nesting deeper than maxNesting.
-func TestHardening02RecursiveAlias(t *testing.T) {
-	deep := "x: " + strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1) + "\ntools: []\n"
-	for _, tc := range []struct{ config, want string }{
-		{"y: &b [{e: {z: [*b, *b, *b]}}]\ntools: []\n", "c.yaml:1:17: /y/0/e/z/0/0/e/z/0: alias *b refers to a value that contains it"},
-		{"y: &b {z: *b}\ntools: []\n", "c.yaml:1:11: /y/z/z: alias *b refers to a value that contains it"},
-		{deep, "values nest deeper than 1000 levels"},
-	} {
-		_, err := ParseConfig("c.yaml", []byte(tc.config), nil)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("got %v, want an error saying %q", err, tc.want)
 		}
 	}
 }

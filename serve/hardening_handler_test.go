@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -33,7 +32,7 @@ func envFunc(env map[string]string) func(string) (string, bool) {
 // build (an environment variable), located at the header.
 func TestHardening20HeaderCRLFRefusedAtBuild(t *testing.T) {
 	cfg := "tools:\n  - name: t\n    inputSchema: {type: object}\n    handler:\n      http:\n        url: http://127.0.0.1:1/\n        headers:\n          X-Ok: fine\n          X-Bad: \"a\\r\\nX-Injected: 1\"\n"
-	_, err := ParseConfig("c.yaml", []byte(cfg), nil)
+	_, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 	var ie *toolset.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("a header value with CR/LF was accepted: %v", err)
@@ -43,14 +42,14 @@ func TestHardening20HeaderCRLFRefusedAtBuild(t *testing.T) {
 	}
 	for _, bad := range []string{`"X Bad"`, `"X-Bad:"`, `""`} {
 		c := strings.Replace(cfg, `X-Bad: "a\r\nX-Injected: 1"`, bad+": v", 1)
-		if _, err := ParseConfig("c.yaml", []byte(c), nil); !errors.As(err, &ie) || ie.Line != 9 {
+		if _, err := serveconfig.ParseConfig("c.yaml", []byte(c), nil); !errors.As(err, &ie) || ie.Line != 9 {
 			t.Errorf("header name %s: %v, want a located error at line 9", bad, err)
 		}
 	}
 
 	// From the environment: refused when the generation is built.
 	cfg = "tools:\n  - name: t\n    inputSchema: {type: object}\n    handler:\n      http:\n        url: http://127.0.0.1:1/\n        headers: {Authorization: \"Bearer ${TOKEN}\"}\n"
-	c, err := ParseConfig("c.yaml", []byte(cfg), nil)
+	c, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,13 +265,31 @@ func TestHardening18ShutdownKillsProcessGroups(t *testing.T) {
 	waitDead(t, "the command and its child after shutdown", pids...)
 }
 
-func gaugeValue(t *testing.T, g prometheus.Gauge) float64 {
+// execMetric reads an exec pool metric from s's registry: a gauge
+// (reason "") or the refused counter with that reason label.
+func execMetric(t *testing.T, s *Server, name, reason string) float64 {
 	t.Helper()
-	var m dto.Metric
-	if err := g.Write(&m); err != nil {
+	mfs, err := s.metrics.reg.Gather()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return m.GetGauge().GetValue()
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if m.GetGauge() != nil && reason == "" {
+				return m.GetGauge().GetValue()
+			}
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "reason" && l.GetValue() == reason {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no metric %s{reason=%q}", name, reason)
+	return 0
 }
 
 // Issue 8 item 14: there was no limit on concurrent exec calls (one client
@@ -313,7 +330,7 @@ func TestHardening14ExecConcurrencyLimits(t *testing.T) {
 		deadline := time.Now().Add(waitLong)
 		for !cond() {
 			if time.Now().After(deadline) {
-				t.Fatalf("waiting for %s: running %v, waiting %v, started %d", what, gaugeValue(t, s.exec.running), gaugeValue(t, s.exec.waiting), runs())
+				t.Fatalf("waiting for %s: running %v, waiting %v, started %d", what, execMetric(t, s, "mcpctl_serve_exec_running", ""), execMetric(t, s, "mcpctl_serve_exec_waiting", ""), runs())
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
@@ -321,11 +338,11 @@ func TestHardening14ExecConcurrencyLimits(t *testing.T) {
 	call("a")
 	call("a")
 	call("a") // over the tool's 2: waits
-	waitFor("two a running, one waiting", func() bool { return runs() == 2 && gaugeValue(t, s.exec.waiting) == 1 })
+	waitFor("two a running, one waiting", func() bool { return runs() == 2 && execMetric(t, s, "mcpctl_serve_exec_waiting", "") == 1 })
 	call("b")
 	waitFor("b running", func() bool { return runs() == 3 })
 	call("b") // over the server's 3: waits; the queue (2) is full now
-	waitFor("two waiting", func() bool { return gaugeValue(t, s.exec.waiting) == 2 })
+	waitFor("two waiting", func() bool { return execMetric(t, s, "mcpctl_serve_exec_waiting", "") == 2 })
 	text := func(r *mcp.CallToolResult) string { return r.Content[0].(*mcp.TextContent).Text }
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "b", Arguments: map[string]any{}})
 	if err != nil || !res.IsError || !strings.Contains(text(res), "busy") {
@@ -336,10 +353,10 @@ func TestHardening14ExecConcurrencyLimits(t *testing.T) {
 	if err != nil || !res.IsError || !strings.Contains(text(res), "busy") {
 		t.Errorf("a call with the queue full: %v %+v, want busy", err, res)
 	}
-	if got := gaugeValue(t, s.exec.running); got != 3 || runs() != 3 {
+	if got := execMetric(t, s, "mcpctl_serve_exec_running", ""); got != 3 || runs() != 3 {
 		t.Errorf("running = %v, started %d, want 3 (the server's limit)", got, runs())
 	}
-	if n := counterValue(t, s.exec.refused.WithLabelValues("queue-full")); n != 2 {
+	if n := execMetric(t, s, "mcpctl_serve_exec_refused_total", "queue-full"); n != 2 {
 		t.Errorf("refused{queue-full} = %v, want 2", n)
 	}
 	if err := os.WriteFile(release, nil, 0o600); err != nil {
@@ -353,7 +370,9 @@ func TestHardening14ExecConcurrencyLimits(t *testing.T) {
 	if runs() != 5 {
 		t.Errorf("%d commands ran, want 5", runs())
 	}
-	waitFor("nothing running or waiting", func() bool { return gaugeValue(t, s.exec.running) == 0 && gaugeValue(t, s.exec.waiting) == 0 })
+	waitFor("nothing running or waiting", func() bool {
+		return execMetric(t, s, "mcpctl_serve_exec_running", "") == 0 && execMetric(t, s, "mcpctl_serve_exec_waiting", "") == 0
+	})
 }
 
 // Issue 8 item 14: a call that waits for a slot longer than its tool's
@@ -375,7 +394,7 @@ func TestHardening14ExecWaitTimeout(t *testing.T) {
 		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hold", Arguments: map[string]any{}})
 	}()
 	deadline := time.Now().Add(waitLong)
-	for gaugeValue(t, s.exec.running) != 1 {
+	for execMetric(t, s, "mcpctl_serve_exec_running", "") != 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("hold never ran")
 		}
@@ -385,7 +404,7 @@ func TestHardening14ExecWaitTimeout(t *testing.T) {
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "no slot") {
 		t.Errorf("a call that waited past its timeout: %v %+v, want an isError result saying no slot became free", err, res)
 	}
-	if n := counterValue(t, s.exec.refused.WithLabelValues("timeout")); n != 1 {
+	if n := execMetric(t, s, "mcpctl_serve_exec_refused_total", "timeout"); n != 1 {
 		t.Errorf("refused{timeout} = %v, want 1", n)
 	}
 }
@@ -395,14 +414,14 @@ func TestHardening14ExecWaitTimeout(t *testing.T) {
 func TestHardening14ConcurrencyKeyChecked(t *testing.T) {
 	for _, v := range []string{"0", "-1", "1.5", `"4"`, "2000000"} {
 		cfg := "tools:\n  - name: t\n    handler:\n      exec: {command: [x], concurrency: " + v + "}\n"
-		_, err := ParseConfig("c.yaml", []byte(cfg), nil)
+		_, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 		var ie *toolset.InputError
 		if !errors.As(err, &ie) || ie.Line != 4 || ie.Pointer != "/tools/0/handler/exec/concurrency" {
 			t.Errorf("concurrency: %s: %v, want an error at c.yaml:4, /tools/0/handler/exec/concurrency", v, err)
 		}
 	}
 	cfg := "tools:\n  - name: t\n    handler:\n      exec: {command: [x], concurrency: 3}\n"
-	c, err := ParseConfig("c.yaml", []byte(cfg), nil)
+	c, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 	if err != nil || c.Tools[0].Handler.Exec.Concurrency != 3 {
 		t.Errorf("concurrency: 3: %v", err)
 	}

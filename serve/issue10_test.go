@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -22,8 +23,8 @@ import (
 // ignores), accepts until: (through that day) with a located deprecation
 // warning, refuses both at once, and takes path: like ignores.
 func TestIssue10Item6GateAllowExpires(t *testing.T) {
-	parse := func(entry string) (*Config, error) {
-		return ParseConfig("c.yaml", []byte("tools: []\ngate:\n  allow:\n    - "+entry+"\n"), nil)
+	parse := func(entry string) (*serveconfig.Config, error) {
+		return serveconfig.ParseConfig("c.yaml", []byte("tools: []\ngate:\n  allow:\n    - "+entry+"\n"), nil)
 	}
 	day := func(s string) time.Time {
 		d, err := time.Parse(time.DateOnly, s)
@@ -74,7 +75,7 @@ func TestIssue10Item6AllowPath(t *testing.T) {
 	at := func(p string) diff.Change {
 		return diff.Change{Rule: "input-property-removed", Level: diff.Breaking, Tool: "search", Path: p}
 	}
-	allow := []AllowEntry{{Tool: "search", Path: "/properties/q", Reason: "r", Pos: Pos{File: "c.yaml", Line: 3, Col: 7}}}
+	allow := []serveconfig.AllowEntry{{Tool: "search", Path: "/properties/q", Reason: "r", Pos: serveconfig.Pos{File: "c.yaml", Line: 3, Col: 7}}}
 	d := decide(&diff.Report{Changes: []diff.Change{at("/properties/q"), at("/properties/q/enum"), at("/properties/qq")}}, allow, false, now)
 	var blocking []string
 	for _, f := range d.Blocking {
@@ -123,7 +124,7 @@ func TestIssue10Item6ExpiredAllowInRefusal(t *testing.T) {
 // is now a located error saying only names are allowed.
 func TestIssue10Item7ExecEnvNamesOnly(t *testing.T) {
 	cfg := "tools:\n  - name: a\n    inputSchema: {type: object}\n    handler:\n      exec:\n        command: [./run]\n        env: [HOME, A=b]\n"
-	_, err := ParseConfig("c.yaml", []byte(cfg), nil)
+	_, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 	var ie *toolset.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("got %v, want an *toolset.InputError", err)
@@ -132,7 +133,7 @@ func TestIssue10Item7ExecEnvNamesOnly(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("error:\n got %s\nwant %s", err, want)
 	}
-	if _, err := ParseConfig("c.yaml", []byte(strings.Replace(cfg, ", A=b", "", 1)), nil); err != nil {
+	if _, err := serveconfig.ParseConfig("c.yaml", []byte(strings.Replace(cfg, ", A=b", "", 1)), nil); err != nil {
 		t.Errorf("names only: %v", err)
 	}
 }

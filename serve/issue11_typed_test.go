@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 // TestIssue11CompileErrorPointerTyped: a schema that does not compile is
@@ -16,9 +17,9 @@ func TestIssue11CompileErrorPointerTyped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc := &ToolConfig{Name: "t", Value: v}
+	tc := &serveconfig.ToolConfig{Name: "t", Value: v}
 	var got []string
-	compileTool(&compiledTool{cfg: tc}, func(_ *ToolConfig, ptr, _ string, _ ...any) { got = append(got, ptr) })
+	compileTool(&compiledTool{cfg: tc}, func(_ *serveconfig.ToolConfig, ptr, _ string, _ ...any) { got = append(got, ptr) })
 	want := "/inputSchema/properties/it's/type"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("pointers = %q, want [%q]", got, want)

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
 )
 
@@ -79,21 +80,21 @@ func TestIssue12GateKeys(t *testing.T) {
   transitive: 3
   quietPeriod: 2d
 `)
-	cfg, err := LoadConfig(path)
+	cfg, err := serveconfig.LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := cfg.Gate
-	if g.Baseline != filepath.Join(dir, "sub", "tools.lock.json") || g.Compatibility != diff.Full || g.Transitive != 3 || g.quietPeriod() != 48*time.Hour {
+	if g.Baseline != filepath.Join(dir, "sub", "tools.lock.json") || g.Compatibility != diff.Full || g.Transitive != 3 || g.EffectiveQuietPeriod() != 48*time.Hour {
 		t.Errorf("gate = %+v", g)
 	}
-	if d := (GateConfig{}).quietPeriod(); d != DefaultQuietPeriod {
+	if d := (serveconfig.GateConfig{}).EffectiveQuietPeriod(); d != serveconfig.DefaultQuietPeriod {
 		t.Errorf("default quietPeriod = %v", d)
 	}
 	for _, bad := range []string{"compatibility: sideways", "transitive: 0", "quietPeriod: -1h", `baseline: ""`} {
 		p := writeFile(t, dir, "bad.yaml", i12v1+"gate: {"+bad+"}\n")
 		var ie interface{ Error() string }
-		if _, err := LoadConfig(p); err == nil || !errors.As(err, &ie) {
+		if _, err := serveconfig.LoadConfig(p); err == nil || !errors.As(err, &ie) {
 			t.Errorf("%s: err = %v, want a located error", bad, err)
 		}
 	}
@@ -143,7 +144,7 @@ func TestIssue12RestartCannotBypassTheGate(t *testing.T) {
 // writeLock writes the contract of the config at cfg as a lockfile.
 func writeLock(t testing.TB, cfg, path string) {
 	t.Helper()
-	c, err := LoadConfig(cfg)
+	c, err := serveconfig.LoadConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,10 +443,10 @@ func TestIssue12UsageCounters(t *testing.T) {
 	c.call("tools/call", map[string]any{"name": "search", "arguments": map[string]any{"q": "x"}})
 	c.call("tools/call", map[string]any{"name": "search", "arguments": map[string]any{"query": "x"}})
 	_, st = i12Restart(t, s, st, cfg)
-	if w := st.Usage("search", "", DefaultQuietPeriod); w.Calls != 2 {
+	if w := st.Usage("search", "", serveconfig.DefaultQuietPeriod); w.Calls != 2 {
 		t.Errorf("search calls = %d, want 2", w.Calls)
 	}
-	if w := st.Usage("search", facade.RuleKey(facade.MemberRename, "query"), DefaultQuietPeriod); w.Calls != 1 {
+	if w := st.Usage("search", facade.RuleKey(facade.MemberRename, "query"), serveconfig.DefaultQuietPeriod); w.Calls != 1 {
 		t.Errorf("rename calls = %d, want 1", w.Calls)
 	}
 }

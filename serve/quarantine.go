@@ -12,6 +12,7 @@ import (
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -37,7 +38,7 @@ type translator struct {
 
 // newTranslator diffs accepted against current (the upstream's own tool
 // names) and prepares the checks of the current tools.
-func newTranslator(uc *UpstreamConfig, accepted, current *toolset.Set, auto bool, now time.Time) *translator {
+func newTranslator(uc *serveconfig.UpstreamConfig, accepted, current *toolset.Set, auto bool, now time.Time) *translator {
 	rep := diff.Compare(accepted, current, diff.Options{Facades: uc.Facades, Verify: diff.DefaultVerify, Now: now})
 	tr := &translator{upstream: uc.Name, current: current, facades: []facade.File{uc.Facades}, changes: rep.Changes, targets: map[string][]*callcheck.Tool{}}
 	if auto {
@@ -249,7 +250,7 @@ var docRules = map[string]bool{
 // them, renames included (diff compares a renamed tool with the tool it
 // replaced), so a rename does not launder a changed text.
 func holdDescriptions(d *gateDecision, live, cand *Generation, allowBreaking bool) {
-	if cand.Config.Gate.Descriptions != DescriptionsHold {
+	if cand.Config.Gate.Descriptions != serveconfig.DescriptionsHold {
 		return
 	}
 	owned := map[string]bool{}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -17,7 +18,7 @@ import (
 // owner maps each such exposed name to its upstream. ok is false when a
 // tool cannot be attributed to one upstream (two upstreams with the same
 // prefix, or none).
-func contractLists(cfg *Config, contract *toolset.Set) (lists map[string]*toolset.Set, owner map[string]string, ok bool) {
+func contractLists(cfg *serveconfig.Config, contract *toolset.Set) (lists map[string]*toolset.Set, owner map[string]string, ok bool) {
 	own := map[string]bool{}
 	for _, t := range cfg.Tools {
 		own[t.Name] = true
@@ -48,8 +49,8 @@ func contractLists(cfg *Config, contract *toolset.Set) (lists map[string]*toolse
 
 // prefixOwner is the upstream whose prefix is the longest one name starts
 // with, or nil when none or two do.
-func prefixOwner(ups []*UpstreamConfig, name string) *UpstreamConfig {
-	var best *UpstreamConfig
+func prefixOwner(ups []*serveconfig.UpstreamConfig, name string) *serveconfig.UpstreamConfig {
+	var best *serveconfig.UpstreamConfig
 	tie := false
 	for _, uc := range ups {
 		if !strings.HasPrefix(name, uc.Prefix) {
@@ -76,7 +77,7 @@ func renamedTool(t *toolset.Tool, name string) *toolset.Tool {
 			v.Members[i].Value = canon.Value{Kind: canon.String, Str: name}
 		}
 	}
-	return &toolset.Tool{Name: name, Raw: appendOrdered(nil, &v), Value: v, Source: t.Source, Offset: -1, Index: t.Index}
+	return &toolset.Tool{Name: name, Raw: canon.AppendOrdered(nil, &v), Value: v, Source: t.Source, Offset: -1, Index: t.Index}
 }
 
 // quarantineAtStart is gateUpstreams for the first candidate, refused

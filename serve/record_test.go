@@ -22,6 +22,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 const recordConfig = `server: {name: rec}
@@ -167,7 +168,7 @@ func TestRecordCalls(t *testing.T) {
 
 	// The recorded folder replays against the same config with every
 	// expectation met.
-	cfg, err := LoadConfig(s.opts.ConfigPath)
+	cfg, err := serveconfig.LoadConfig(s.opts.ConfigPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestRecordRedaction(t *testing.T) {
 		{"after a facade: nothing secret moved", `[]`, `{"q":"x"}`, `{"q":"x"}`, `{"query":"x"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: "+tc.redact+"}\n"), nil)
+			cfg, err := serveconfig.ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: "+tc.redact+"}\n"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -274,7 +275,7 @@ func TestRecordRedactionOldNames(t *testing.T) {
 		Rename:  map[string]string{"pp": "passphrase", "oldpin": "pin", "/a/k": "/auth/key2", "q": "query"},
 		Aliases: []facade.Alias{{Name: "old", Rename: map[string]string{"tok": "access_token"}}},
 	}
-	cfg, err := ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: [pin, /auth/key2]}\n"), nil)
+	cfg, err := serveconfig.ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: [pin, /auth/key2]}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +595,7 @@ func BenchmarkRecordCall(b *testing.B) {
 		b.ReportMetric(float64(recT)/float64(plainT), "x-baseline")
 	})
 	b.Run("writer-line", func(b *testing.B) {
-		cfg, err := ParseConfig("c.yaml", []byte(recordConfig), nil)
+		cfg, err := serveconfig.ParseConfig("c.yaml", []byte(recordConfig), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

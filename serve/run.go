@@ -179,7 +179,7 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	}
 	if err := s.inflight.wait(deadline); err != nil {
 		s.log.Warn("shutdown timeout: abandoning in-flight calls, killing their commands", "inFlight", s.inflight.count())
-		s.exec.kill()
+		s.exec.Kill()
 	}
 	// A call is done before the SDK writes its response: let the responses
 	// out before the sessions close (HTTP requests still being answered,

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 // sameCallConfig declares one tool whose facade has every step kind.
@@ -59,7 +60,7 @@ func TestServeAndReplayAnswerAlike(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = ss.Close() })
 	cs := newSDKClient(t, ct, "").cs
-	cfg, err := LoadConfig(path)
+	cfg, err := serveconfig.LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,7 +144,7 @@ func TestScenarioBurstCoalesced(t *testing.T) {
 		prev = now
 		time.Sleep(20 * time.Millisecond)
 	}
-	want, err := ParseConfig(path, []byte(last), nil)
+	want, err := serveconfig.ParseConfig(path, []byte(last), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -138,7 +140,7 @@ type Server struct {
 	notifier *notifier
 	metrics  *metrics
 	rec      *recorder // nil unless recording
-	exec     *execPool
+	exec     *handler.Pool
 	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
 
@@ -212,7 +214,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
 	s.metrics.reg.MustRegister(upstreamCollector{s})
-	s.exec = newExecPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
+	s.exec = handler.NewPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.initGateState()
@@ -273,7 +275,7 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
 		s.closeUpstreams()
-		s.exec.kill()
+		s.exec.Kill()
 		s.notifier.wait()
 		s.rec.close()
 		s.stopRollout()
@@ -419,12 +421,12 @@ func (s *Server) candidate(seq uint64, trigger string) (cand *Generation, unchan
 	}()
 	lim := safefile.Limits{MaxSize: s.opts.MaxFileSize}
 	for range maxStaleBuilds {
-		var cfg *Config
+		var cfg *serveconfig.Config
 		cfg, cand, unchanged, err = s.build(lim, trigger)
 		if s.opts.beforePublish != nil {
 			s.opts.beforePublish(seq)
 		}
-		if unchanged || cfg == nil || !cfg.changedOnDisk(lim) {
+		if unchanged || cfg == nil || !cfg.ChangedOnDisk(lim) {
 			return cand, unchanged, err
 		}
 		if cand != nil {
@@ -444,8 +446,8 @@ var errStale = errors.New("the config kept changing on disk while candidates wer
 
 // build reads the config, logs its warnings (a deprecated key) and builds a
 // candidate (none when its inputs are the live generation's).
-func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *Generation, unchanged bool, err error) {
-	cfg, err = loadConfig(s.opts.ConfigPath, lim)
+func (s *Server) build(lim safefile.Limits, trigger string) (cfg *serveconfig.Config, cand *Generation, unchanged bool, err error) {
+	cfg, err = serveconfig.LoadConfigLimits(s.opts.ConfigPath, lim)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -463,7 +465,7 @@ func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *
 //
 // The upstreams in quarantine are served from the accepted list given for
 // them, their calls translated to their current lists.
-func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string]*toolset.Set) (cand *Generation, unchanged bool, err error) {
+func (s *Server) buildCandidate(cfg *serveconfig.Config, refresh bool, quarantine map[string]*toolset.Set) (cand *Generation, unchanged bool, err error) {
 	conns, keys, err := s.upstreamConns(cfg, refresh)
 	if err != nil {
 		return nil, false, err
@@ -473,7 +475,7 @@ func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string
 	for _, uc := range cfg.Upstreams {
 		in := upstreamInput{cfg: uc, key: keys[uc.Name], served: conns[uc.Name].Tools()}
 		if accepted := quarantine[uc.Name]; accepted != nil {
-			in.tr = newTranslator(uc, accepted, in.served, cfg.Gate.Upstream == UpstreamAutoFacade, s.opts.Now())
+			in.tr = newTranslator(uc, accepted, in.served, cfg.Gate.Upstream == serveconfig.UpstreamAutoFacade, s.opts.Now())
 			in.served = accepted
 		}
 		ups = append(ups, in)
@@ -519,7 +521,7 @@ func (s *Server) gate(prev *lockfile.Lock, cand *Generation, now time.Time) (d g
 			err = s.bug(panicReload, v)
 		}
 	}()
-	d = gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.quietPeriod()), s.opts.AllowBreaking, now)
+	d = gate(prev, cand, &s.mem, s.usage(cand.Config.Gate.EffectiveQuietPeriod()), s.opts.AllowBreaking, now)
 	holdDescriptions(&d, s.live.Load(), cand, s.opts.AllowBreaking)
 	return d, nil
 }

@@ -3,29 +3,8 @@ package serve
 import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
-
-// Side is one side of a blue/green rollout (docs/serve.md#bluegreen).
-type Side int
-
-// The sides a call can be routed to.
-const (
-	// SideNeither: the call is valid on no side; its verdict carries the
-	// self-healing message (or the unknown-tool message).
-	SideNeither Side = iota
-	SideGreen
-	SideBlue
-)
-
-func (d Side) String() string {
-	switch d {
-	case SideGreen:
-		return "green"
-	case SideBlue:
-		return "blue"
-	}
-	return "neither"
-}
 
 // routeByShape decides where a call of a client that sees green's list
 // (stateless HTTP, the 2026-07-28 revision) goes during a blue/green
@@ -44,31 +23,31 @@ func (d Side) String() string {
 // green or blue is nil when that side has no such tool. The verdict is
 // callcheck.CheckCall's for the side chosen; it is the green verdict for
 // SideNeither.
-func routeByShape(green, blue *callcheck.Tool, blueAlive bool, call facade.Call, names []string) (Side, callcheck.Verdict) {
+func routeByShape(green, blue *callcheck.Tool, blueAlive bool, call facade.Call, names []string) (serveconfig.Side, callcheck.Verdict) {
 	if !blueAlive {
 		blue = nil
 	}
 	if green != nil {
 		if v, ok := green.Accepts(call); ok {
-			return SideGreen, v
+			return serveconfig.SideGreen, v
 		}
 	}
 	if blue != nil {
 		if v, ok := blue.Accepts(call); ok {
-			return SideBlue, v
+			return serveconfig.SideBlue, v
 		}
 	}
 	switch {
 	case green != nil:
 		gv := callcheck.CheckCall(green, call, names)
 		if gv.Outcome == callcheck.Translated {
-			return SideGreen, gv
+			return serveconfig.SideGreen, gv
 		}
-		return SideNeither, gv
+		return serveconfig.SideNeither, gv
 	case blue != nil && call.Tool == blue.Name:
 		asSent := *blue
 		asSent.Facade = nil // blue's accepted schema, as sent: no translation
-		return SideNeither, callcheck.CheckCall(&asSent, call, names)
+		return serveconfig.SideNeither, callcheck.CheckCall(&asSent, call, names)
 	}
-	return SideNeither, callcheck.CheckCall(nil, call, names)
+	return serveconfig.SideNeither, callcheck.CheckCall(nil, call, names)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -77,21 +78,21 @@ func TestShapeRouting(t *testing.T) {
 		green, blue   *callcheck.Tool
 		alive         bool
 		call          facade.Call
-		want          Side
+		want          serveconfig.Side
 		wantOutcome   callcheck.Outcome
 		wantInMessage string
 	}{
-		{"valid on both: green", green, blue, true, call(tool, `{"paths":["a"]}`), SideGreen, callcheck.Accepted, ""},
-		{"valid only on blue, blue alive: blue", green, blue, true, call(tool, `{"paths":[]}`), SideBlue, callcheck.Accepted, ""},
-		{"valid only on blue, blue retired: self-healing error", green, blue, false, call(tool, `{"paths":[]}`), SideNeither, callcheck.Rejected, "/paths"},
-		{"valid only on green (blue closed its schema): green", green, blue, true, call(tool, `{"paths":["a"],"x":1}`), SideGreen, callcheck.Accepted, ""},
-		{"valid nowhere: green's self-healing error", green, blue, true, call(tool, `{"paths":"a"}`), SideNeither, callcheck.Rejected, "example of valid arguments"},
-		{"tool only on blue, alive: blue", nil, blue, true, call(tool, `{"paths":[]}`), SideBlue, callcheck.Accepted, ""},
-		{"tool only on blue, invalid: blue's message", nil, blue, true, call(tool, `{}`), SideNeither, callcheck.Rejected, "/paths"},
-		{"tool only on blue, retired: unknown tool", nil, blue, false, call(tool, `{"paths":[]}`), SideNeither, callcheck.Unknown, tool},
-		{"blue as sent before green's facade: blue", greenDefaults, blueClosed, true, call("search", `{"q":"x"}`), SideBlue, callcheck.Accepted, ""},
-		{"blue retired: green's facade", greenDefaults, blueClosed, false, call("search", `{"q":"x"}`), SideGreen, callcheck.Translated, ""},
-		{"blue's own facade is not applied", checkTool(t, "search", greenDefaults.Schema, nil), checkTool(t, "search", blueClosed.Schema, &facade.Block{Rename: map[string]string{"query": "q"}}), true, call("search", `{"query":"x"}`), SideNeither, callcheck.Rejected, "/limit"},
+		{"valid on both: green", green, blue, true, call(tool, `{"paths":["a"]}`), serveconfig.SideGreen, callcheck.Accepted, ""},
+		{"valid only on blue, blue alive: blue", green, blue, true, call(tool, `{"paths":[]}`), serveconfig.SideBlue, callcheck.Accepted, ""},
+		{"valid only on blue, blue retired: self-healing error", green, blue, false, call(tool, `{"paths":[]}`), serveconfig.SideNeither, callcheck.Rejected, "/paths"},
+		{"valid only on green (blue closed its schema): green", green, blue, true, call(tool, `{"paths":["a"],"x":1}`), serveconfig.SideGreen, callcheck.Accepted, ""},
+		{"valid nowhere: green's self-healing error", green, blue, true, call(tool, `{"paths":"a"}`), serveconfig.SideNeither, callcheck.Rejected, "example of valid arguments"},
+		{"tool only on blue, alive: blue", nil, blue, true, call(tool, `{"paths":[]}`), serveconfig.SideBlue, callcheck.Accepted, ""},
+		{"tool only on blue, invalid: blue's message", nil, blue, true, call(tool, `{}`), serveconfig.SideNeither, callcheck.Rejected, "/paths"},
+		{"tool only on blue, retired: unknown tool", nil, blue, false, call(tool, `{"paths":[]}`), serveconfig.SideNeither, callcheck.Unknown, tool},
+		{"blue as sent before green's facade: blue", greenDefaults, blueClosed, true, call("search", `{"q":"x"}`), serveconfig.SideBlue, callcheck.Accepted, ""},
+		{"blue retired: green's facade", greenDefaults, blueClosed, false, call("search", `{"q":"x"}`), serveconfig.SideGreen, callcheck.Translated, ""},
+		{"blue's own facade is not applied", checkTool(t, "search", greenDefaults.Schema, nil), checkTool(t, "search", blueClosed.Schema, &facade.Block{Rename: map[string]string{"query": "q"}}), true, call("search", `{"query":"x"}`), serveconfig.SideNeither, callcheck.Rejected, "/limit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,7 +114,7 @@ func TestShapeRoutingTranslatesAfterRetirement(t *testing.T) {
 	green := realCheckTool(t, "2025.11.25", "read_text_file", &facade.Block{Rename: map[string]string{"file": "path"}})
 	old := call("read_text_file", `{"file":"/a"}`)
 	side, v := routeByShape(green, blue, false, old, nil)
-	if side != SideGreen || v.Outcome != callcheck.Translated {
+	if side != serveconfig.SideGreen || v.Outcome != callcheck.Translated {
 		t.Fatalf("got %s %v (%s), want green translated", side, v.Outcome, v.Message)
 	}
 	if diff := cmp.Diff(map[string]any{"path": "/a"}, v.Call.Arguments); diff != "" {

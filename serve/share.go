@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 // Sharing unchanged tools between generations (docs/serve.md#active-conversations-pinning, "Pinned
@@ -36,25 +38,25 @@ func recordEnv(getenv func(string) (string, bool), reads map[string]envRead) fun
 // bytes: the handler config, the facade and the config's folder (relative
 // commands resolve against it). Positions are left out, so moving an entry
 // in the file keeps it shared. "" means not shareable.
-func toolKey(t *ToolConfig, dir string) string {
+func toolKey(t *serveconfig.ToolConfig, dir string) string {
 	if t.Handler == nil {
 		return ""
 	}
 	k := struct {
 		Dir        string
-		Exec       *ExecConfig
-		HTTP       *HTTPConfig
+		Exec       *serveconfig.ExecConfig
+		HTTP       *serveconfig.HTTPConfig
 		StaticText *string
 		StaticJSON []byte
 		Facade     *facade.Block
 		Upstream   []string
 	}{Dir: dir, Exec: t.Handler.Exec, HTTP: t.Handler.HTTP, Facade: t.Facade}
 	if u := t.Handler.Upstream; u != nil {
-		k.Upstream = []string{u.Upstream, u.Tool, u.conn, u.state}
+		k.Upstream = []string{u.Upstream, u.Tool, u.Conn, u.State}
 	}
 	if st := t.Handler.Static; st != nil {
 		if st.JSON != nil {
-			k.StaticJSON = appendOrdered(nil, st.JSON)
+			k.StaticJSON = canon.AppendOrdered(nil, st.JSON)
 		} else {
 			k.StaticText = &st.Text
 		}
@@ -71,7 +73,7 @@ func toolKey(t *ToolConfig, dir string) string {
 // the same values for every environment variable its handler read. It
 // returns nil otherwise, or when prev's tool was already let go (its
 // generations released while this candidate was being built).
-func reuseTool(prev *Generation, t *ToolConfig, key string, getenv func(string) (string, bool)) *liveTool {
+func reuseTool(prev *Generation, t *serveconfig.ToolConfig, key string, getenv func(string) (string, bool)) *liveTool {
 	if prev == nil || key == "" {
 		return nil
 	}

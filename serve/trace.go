@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/mcpctl/mcpctl/internal/textcut"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
@@ -46,18 +46,6 @@ const (
 	maxSpanToolName = 128
 	maxSpanStatus   = 1024
 )
-
-// cutText returns s when it has at most n bytes, else its first n bytes or
-// fewer (never half a UTF-8 sequence) and "…".
-func cutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
 
 // tracing makes serve's spans: one per tools/call (a child of the caller's
 // trace when params._meta carries W3C traceparent/tracestate) and one per
@@ -100,7 +88,7 @@ func (t tracing) call(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallT
 	}
 	name := ""
 	if req.Params != nil {
-		name = cutText(req.Params.Name, maxSpanToolName)
+		name = textcut.Cut(req.Params.Name, maxSpanToolName)
 	}
 	attrs := []attribute.KeyValue{attrMethod.String("tools/call"), attrToolName.String(name), attrOperation.String("execute_tool")}
 	attrs = append(attrs, sessionAttrs(ss, req.GetExtra())...)
@@ -108,7 +96,7 @@ func (t tracing) call(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallT
 	defer span.End()
 	res, err := do(ctx)
 	if err != nil {
-		span.SetStatus(codes.Error, cutText(err.Error(), maxSpanStatus))
+		span.SetStatus(codes.Error, textcut.Cut(err.Error(), maxSpanStatus))
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
 			code := strconv.FormatInt(je.Code, 10)

@@ -4,19 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/mcpctl/mcpctl/internal/parallel"
 	"github.com/mcpctl/mcpctl/lint"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // compiledTool is a validated tool: its schemas compiled.
 type compiledTool struct {
-	cfg *ToolConfig
+	cfg *serveconfig.ToolConfig
 	in  *schema.Compiled
 	out *schema.Compiled // nil without an outputSchema
 	// tool is the tool set entry lint checked (Config.setTool), nil when
@@ -38,18 +37,18 @@ type compiledTool struct {
 // A tool whose served bytes equal those of the same tool in prev (the live
 // generation, or nil) was valid there: it is not linted again and its
 // compiled schemas are reused (schema compilation is most of a build).
-func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
+func validateConfig(cfg *serveconfig.Config, prev *Generation) ([]*compiledTool, error) {
 	var errs []error
-	add := func(t *ToolConfig, ptr, format string, args ...any) {
+	add := func(t *serveconfig.ToolConfig, ptr, format string, args ...any) {
 		errs = append(errs, toolError(t, ptr, format, args...))
 	}
 	// Names, tools and aliases together, case-insensitively.
 	type owner struct {
-		tool  *ToolConfig
+		tool  *serveconfig.ToolConfig
 		alias bool
 	}
 	seen := map[string]owner{}
-	claim := func(t *ToolConfig, name, ptr string, alias bool) {
+	claim := func(t *serveconfig.ToolConfig, name, ptr string, alias bool) {
 		if err := lint.ValidName(name); err != nil {
 			add(t, ptr, "%v (%s)", err, lint.RuleNameInvalid)
 			return
@@ -89,7 +88,7 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 			claim(t, a.Name, fmt.Sprintf("/facade/aliases/%d", i), true)
 		}
 	}
-	unchanged := func(t *ToolConfig) *liveTool {
+	unchanged := func(t *serveconfig.ToolConfig) *liveTool {
 		if prev == nil {
 			return nil
 		}
@@ -106,7 +105,7 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 	// errors keep the tools' order.
 	out := make([]*compiledTool, len(cfg.Tools))
 	toolErrs := make([][]error, len(cfg.Tools))
-	eachParallel(len(cfg.Tools), func(i int) {
+	parallel.Each(len(cfg.Tools), func(i int) {
 		t := cfg.Tools[i]
 		ct := &compiledTool{cfg: t}
 		out[i] = ct
@@ -114,10 +113,10 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 			ct.in, ct.out = pt.in, pt.out
 			return
 		}
-		addTool := func(t *ToolConfig, ptr, format string, args ...any) {
+		addTool := func(t *serveconfig.ToolConfig, ptr, format string, args ...any) {
 			toolErrs[i] = append(toolErrs[i], toolError(t, ptr, format, args...))
 		}
-		st, err := cfg.setTool(t)
+		st, err := cfg.SetTool(t)
 		if err != nil {
 			addTool(t, "", "rendering the tool: %v", err) // a bug
 			return
@@ -139,7 +138,7 @@ func validateConfig(cfg *Config, prev *Generation) ([]*compiledTool, error) {
 // lintTool adds the MCP validity errors of st, the set entry of t, as
 // `mcpctl lint` finds them (names aside: validateConfig checks them,
 // aliases included).
-func lintTool(st *toolset.Tool, t *ToolConfig, add func(t *ToolConfig, ptr, format string, args ...any)) {
+func lintTool(st *toolset.Tool, t *serveconfig.ToolConfig, add func(t *serveconfig.ToolConfig, ptr, format string, args ...any)) {
 	for _, f := range lint.ValidateTool(st) {
 		if f.Severity != lint.SeverityError || f.Rule == lint.RuleNameInvalid {
 			continue
@@ -150,7 +149,7 @@ func lintTool(st *toolset.Tool, t *ToolConfig, add func(t *ToolConfig, ptr, form
 
 // compileTool compiles ct's schemas, adding an error for each that does not
 // compile.
-func compileTool(ct *compiledTool, add func(t *ToolConfig, ptr, format string, args ...any)) {
+func compileTool(ct *compiledTool, add func(t *serveconfig.ToolConfig, ptr, format string, args ...any)) {
 	t := ct.cfg
 	if c, err := schema.Compile(t.Value.Get("inputSchema")); err != nil {
 		add(t, "/inputSchema"+schemaErrorPointer(err), "inputSchema does not compile: %v", err)
@@ -167,7 +166,7 @@ func compileTool(ct *compiledTool, add func(t *ToolConfig, ptr, format string, a
 }
 
 // aliasNameFolded returns the alias of t whose lower case is key.
-func aliasNameFolded(t *ToolConfig, key string) string {
+func aliasNameFolded(t *serveconfig.ToolConfig, key string) string {
 	for _, a := range t.Facade.Aliases {
 		if strings.ToLower(a.Name) == key {
 			return a.Name
@@ -187,43 +186,11 @@ func schemaErrorPointer(err error) string {
 }
 
 // toolError is a validation error of tool t at ptr, located in its file.
-func toolError(t *ToolConfig, ptr, format string, args ...any) error {
+func toolError(t *serveconfig.ToolConfig, ptr, format string, args ...any) error {
 	p := t.PosOf(ptr)
 	msg := fmt.Sprintf(format, args...)
 	if t.Upstream != "" {
 		msg = fmt.Sprintf("upstream %q: %s", t.Upstream, msg)
 	}
 	return &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: ptr, Msg: msg}
-}
-
-// eachParallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and
-// returns when all have returned. A panic in fn is raised again in the
-// caller, where the reload's recovery handles it.
-func eachParallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var panicked atomic.Pointer[any]
-	for range workers {
-		wg.Go(func() {
-			defer func() {
-				if v := recover(); v != nil {
-					panicked.CompareAndSwap(nil, &v)
-				}
-			}()
-			for i := int(next.Add(1) - 1); i < n && panicked.Load() == nil; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
-	if v := panicked.Load(); v != nil {
-		panic(*v)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/mcpctl/mcpctl/internal/safefile"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 // Watch watches the config and every file it includes and reloads after
@@ -70,7 +71,7 @@ func (s *Server) Watch(ctx context.Context) error {
 
 	// A change between the first load and the watches being set up would be
 	// missed: check once now.
-	if cfg, err := loadConfig(s.opts.ConfigPath, safefile.Limits{MaxSize: s.opts.MaxFileSize}); err != nil || cfg.Digest != s.live.Load().Config.Digest {
+	if cfg, err := serveconfig.LoadConfigLimits(s.opts.ConfigPath, safefile.Limits{MaxSize: s.opts.MaxFileSize}); err != nil || cfg.Digest != s.live.Load().Config.Digest {
 		reload <- struct{}{}
 	}
 	if s.watchReady != nil {

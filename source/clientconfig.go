@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/internal/mcpclient"
+	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -46,7 +47,7 @@ func ReadClientConfig(file, dir string) ([]toolset.ClientServer, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &toolset.InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+		return nil, &toolset.InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", safefile.UnwrapPath(err)), Err: err}
 	}
 	servers, err := toolset.DecodeClientConfig(file, data)
 	if err != nil {

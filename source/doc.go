@@ -5,7 +5,7 @@
 // servers, through toolset's MCP client) and client-config:FILE#NAME (one
 // server of an MCP client's configuration). It is the one place that knows
 // every kind of source, serve configs included (read through package
-// serve's parser), so toolset stays the Tool and Set types and their
+// serveconfig's parser), so toolset stays the Tool and Set types and their
 // decoding. See docs/diff.md#inputs.
 //
 //	set, err := source.Load(ctx, "git:origin/main:tools.lock.json", source.LoadOptions{})

@@ -78,27 +78,19 @@ func Load(ctx context.Context, source string, opts LoadOptions) (*toolset.Set, e
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", safefile.UnwrapPath(err)), Err: err}
 	}
 	if fi.IsDir() {
 		return LoadDir(source, path)
 	}
 	data, err := safefile.Read(path, safefile.Limits{})
 	if err != nil {
-		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", safefile.UnwrapPath(err)), Err: err}
 	}
 	if IsServeConfig(path, data) {
 		return decodeServeConfig(path, data, safefile.Under(filepath.Dir(path), safefile.Limits{}))
 	}
 	return toolset.Decode(source, data)
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // LoadDir reads a folder of per-tool snapshot files (*.json or *.snap, one
@@ -107,7 +99,7 @@ func unwrapPathError(err error) error {
 func LoadDir(source, dir string) (*toolset.Set, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read folder: %v", unwrapPathError(err)), Err: err}
+		return nil, &toolset.InputError{Source: source, Offset: -1, Msg: fmt.Sprintf("cannot read folder: %v", safefile.UnwrapPath(err)), Err: err}
 	}
 	var tools []*toolset.Tool
 	for _, e := range entries {
@@ -118,7 +110,7 @@ func LoadDir(source, dir string) (*toolset.Set, error) {
 		file := filepath.Join(source, name)
 		data, err := safefile.Read(filepath.Join(dir, name), safefile.Limits{})
 		if err != nil {
-			return nil, &toolset.InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPathError(err)), Err: err}
+			return nil, &toolset.InputError{Source: file, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", safefile.UnwrapPath(err)), Err: err}
 		}
 		t, err := toolset.DecodeTool(file, data, len(tools))
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -46,11 +46,11 @@ func IsServeConfig(name string, data []byte) bool {
 
 // decodeServeConfig decodes a serve config (docs/serve.md#config: YAML or
 // JSON with a top-level tools list beside server and gate) into the tool
-// set it serves, through package serve's parser. readFile reads a {$file:
+// set it serves, through package serveconfig's parser. readFile reads a {$file:
 // PATH} include by path (joined to the including file's folder); nil means
 // includes cannot be resolved (standard input).
 func decodeServeConfig(source string, data []byte, readFile func(string) ([]byte, error)) (*toolset.Set, error) {
-	cfg, err := serve.ParseConfig(source, data, readFile)
+	cfg, err := serveconfig.ParseConfig(source, data, readFile)
 	if err != nil {
 		return nil, err
 	}

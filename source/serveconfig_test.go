@@ -11,7 +11,7 @@ import (
 
 // TestServeConfigAsSource: a serve config (YAML or JSON, with $file
 // includes) is a source: its served tools, without serve-only members, and
-// one fingerprint for both forms. source reads it through package serve's
+// one fingerprint for both forms. source reads it through package serveconfig's
 // parser directly (it was reached through a function variable serve set in
 // init, issue 11).
 func TestServeConfigAsSource(t *testing.T) {

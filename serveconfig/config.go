@@ -1,11 +1,10 @@
-package serve
+package serveconfig
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/internal/parallel"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -130,6 +130,25 @@ type HandlerConfig struct {
 	Pos      Pos
 }
 
+// UpstreamRef is the handler of an upstream tool: forward to the tool
+// named Tool of the upstream named Upstream. Package serve builds it for
+// each tool an upstream lists; no config key sets it.
+type UpstreamRef struct {
+	Upstream string
+	Tool     string
+	// Conn is the connection's key and State what the upstream's current
+	// list is while quarantined (a tool is shared between generations
+	// only while both are the same).
+	Conn, State string
+	// Translator translates a quarantined upstream's calls: serve's own
+	// type, opaque to the config format (nil: none).
+	Translator any
+}
+
+// DefaultToolConcurrency is how many calls of one exec tool may run at
+// once (the exec handler's concurrency key).
+const DefaultToolConcurrency = 8
+
 // ExecConfig runs a command without a shell: the call's arguments as JSON on
 // standard input, standard output as the result.
 type ExecConfig struct {
@@ -212,15 +231,21 @@ const (
 // as safe.
 const DefaultQuietPeriod = diff.DefaultQuietPeriod
 
-// quietPeriod is gate.quietPeriod or its default.
-func (g GateConfig) quietPeriod() time.Duration {
+// DefaultMinNotice is the default gate.minNotice: how long before its
+// sunset a deprecation must be published for a removal at the sunset to
+// count as announced.
+const DefaultMinNotice = 7 * 24 * time.Hour
+
+// EffectiveQuietPeriod is gate.quietPeriod or its default.
+func (g GateConfig) EffectiveQuietPeriod() time.Duration {
 	if g.QuietPeriod == nil {
 		return DefaultQuietPeriod
 	}
 	return *g.QuietPeriod
 }
 
-func (g GateConfig) minNotice() time.Duration {
+// EffectiveMinNotice is gate.minNotice or its default.
+func (g GateConfig) EffectiveMinNotice() time.Duration {
 	if g.MinNotice == nil {
 		return DefaultMinNotice
 	}
@@ -246,6 +271,21 @@ const (
 	DefaultMaxOutput = 1 << 20
 )
 
+// Describe names what e allows: "rule R, tool T, path P" (the parts set).
+func (e AllowEntry) Describe() string {
+	var parts []string
+	if e.Rule != "" {
+		parts = append(parts, "rule "+e.Rule)
+	}
+	if e.Tool != "" {
+		parts = append(parts, "tool "+e.Tool)
+	}
+	if e.Path != "" {
+		parts = append(parts, "path "+e.Path)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // IsConfigName reports whether a file name looks like a serve config by its
 // extension (.yaml or .yml).
 func IsConfigName(name string) bool {
@@ -263,28 +303,20 @@ func IsConfigName(name string) bool {
 // resolved (an absolute path, ../ or a symlink out of it is refused, so no
 // file outside is served in tools/list).
 func LoadConfig(path string) (*Config, error) {
-	return loadConfig(path, safefile.Limits{})
+	return LoadConfigLimits(path, safefile.Limits{})
 }
 
-// loadConfig is LoadConfig with limits on every file read.
-func loadConfig(path string, lim safefile.Limits) (*Config, error) {
+// LoadConfigLimits is LoadConfig with limits on every file read.
+func LoadConfigLimits(path string, lim safefile.Limits) (*Config, error) {
 	data, err := safefile.Read(path, lim)
 	if err != nil {
-		return nil, &toolset.InputError{Source: path, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", unwrapPath(err)), Err: err}
+		return nil, &toolset.InputError{Source: path, Offset: -1, Msg: fmt.Sprintf("cannot read: %v", safefile.UnwrapPath(err)), Err: err}
 	}
 	read := safefile.Under(filepath.Dir(path), lim)
 	return ParseConfig(path, data, func(p string) ([]byte, error) {
 		b, err := read(p)
-		return b, unwrapPath(err)
+		return b, safefile.UnwrapPath(err)
 	})
-}
-
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // ParseConfig parses config bytes named source; readFile reads includes by
@@ -341,10 +373,10 @@ func inputsDigest(files []includedFile) string {
 	return hex.EncodeToString(d.Sum(nil))
 }
 
-// changedOnDisk reports whether cfg's inputs (the config and every file it
+// ChangedOnDisk reports whether cfg's inputs (the config and every file it
 // included) differ now from when cfg was read: a file's bytes changed, or
 // it can no longer be read.
-func (cfg *Config) changedOnDisk(lim safefile.Limits) bool {
+func (cfg *Config) ChangedOnDisk(lim safefile.Limits) bool {
 	files := make([]includedFile, 0, len(cfg.Files))
 	for _, p := range cfg.Files {
 		data, err := safefile.Read(p, lim)
@@ -533,7 +565,7 @@ func (p *cfgParser) tools(cfg *Config, v *canon.Value, ptr string) error {
 	// reported is the first entry's.
 	tools := make([]*ToolConfig, len(v.Items))
 	errs := make([]error, len(v.Items))
-	eachParallel(len(v.Items), func(i int) {
+	parallel.Each(len(v.Items), func(i int) {
 		tools[i], errs[i] = p.tool(&v.Items[i], ptr+"/"+strconv.Itoa(i), i)
 	})
 	for _, err := range errs {
@@ -591,7 +623,7 @@ func (p *cfgParser) tool(v *canon.Value, ptr string, index int) (*ToolConfig, er
 		markDeprecated(&served, t.Deprecated)
 	}
 	t.Value = served
-	t.Raw = appendOrdered(nil, &served)
+	t.Raw = canon.AppendOrdered(nil, &served)
 	return t, nil
 }
 
@@ -840,7 +872,7 @@ func (p *cfgParser) httpHandler(v *canon.Value, ptr, tool string) (*HTTPConfig, 
 				hp := mp + "/" + canon.EscapePointer(hm.Key)
 				s, err = p.scalarString(&hm.Value, hp, tool)
 				if err == nil {
-					if herr := checkHeader(hm.Key, s); herr != nil {
+					if herr := CheckHeader(hm.Key, s); herr != nil {
 						err = p.keyErrAt(hp, tool, "header %q: %v", hm.Key, herr)
 					}
 				}
@@ -1124,19 +1156,19 @@ func (p *cfgParser) warnAt(ptr, format string, args ...any) {
 
 // Set returns the config's tools as a tool set (the served objects), for
 // canon, lint and diff. Two tools with one name are an *toolset.InputError.
-func (c *Config) Set() (*toolset.Set, error) { return c.setOf(nil) }
+func (c *Config) Set() (*toolset.Set, error) { return c.SetOf(nil) }
 
-// setOf is Set, given the entries already made by setTool (parsed[i] for
+// SetOf is Set, given the entries already made by SetTool (parsed[i] for
 // c.Tools[i]; a missing or nil one is made here, on every core).
-func (c *Config) setOf(parsed []*toolset.Tool) (*toolset.Set, error) {
+func (c *Config) SetOf(parsed []*toolset.Tool) (*toolset.Set, error) {
 	tools := make([]*toolset.Tool, len(c.Tools))
 	errs := make([]error, len(c.Tools))
-	eachParallel(len(c.Tools), func(i int) {
+	parallel.Each(len(c.Tools), func(i int) {
 		if i < len(parsed) && parsed[i] != nil {
 			tools[i] = parsed[i]
 			return
 		}
-		tools[i], errs[i] = c.setTool(c.Tools[i])
+		tools[i], errs[i] = c.SetTool(c.Tools[i])
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -1157,10 +1189,10 @@ func (c *Config) setOf(parsed []*toolset.Tool) (*toolset.Set, error) {
 	return set, nil
 }
 
-// setTool returns t as an entry of the config's tool set: its served bytes
+// SetTool returns t as an entry of the config's tool set: its served bytes
 // parsed again (the value carries offsets into Raw), located in the
 // config.
-func (c *Config) setTool(t *ToolConfig) (*toolset.Tool, error) {
+func (c *Config) SetTool(t *ToolConfig) (*toolset.Tool, error) {
 	v, err := canon.Parse(t.Raw)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: rendering: %w", t.Name, err) // a bug

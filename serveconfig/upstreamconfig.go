@@ -1,4 +1,4 @@
-package serve
+package serveconfig
 
 import (
 	"slices"
@@ -193,7 +193,7 @@ func (p *cfgParser) envHeaders(v *canon.Value, ptr string) (map[string]string, e
 	for i := range v.Members {
 		m := &v.Members[i]
 		hp := ptr + "/" + canon.EscapePointer(m.Key)
-		if err := checkHeader(m.Key, ""); err != nil {
+		if err := CheckHeader(m.Key, ""); err != nil {
 			return nil, p.keyErrAt(hp, "", "header %q: %v", m.Key, err)
 		}
 		env := m.Value.Get("env")

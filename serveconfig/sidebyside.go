@@ -1,4 +1,4 @@
-package serve
+package serveconfig
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/internal/parallel"
 )
 
 // places maps JSON Pointers from the config's root to where their values
@@ -158,7 +159,7 @@ func (c *converter) toolItems(n *yaml.Node, file, ptr string) (canon.Value, erro
 	c.places.tools = make([]*places, len(kids))
 	items := make([]canon.Value, len(kids))
 	failed := make([]bool, len(kids))
-	eachParallel(len(kids), func(i int) {
+	parallel.Each(len(kids), func(i int) {
 		k := &converter{readFile: c.readFile, places: newPlaces(countNodes(n.Content[i])), budget: c.budget, charged: c.charged, entry: true, depth: c.depth}
 		kids[i], c.places.tools[i] = k, k.places
 		var err error

@@ -1,4 +1,4 @@
-package serve
+package serveconfig
 
 import (
 	"bytes"
@@ -327,7 +327,7 @@ func (c *converter) include(n *yaml.Node, rel, file, ptr string) (canon.Value, e
 			return canon.Value{}, c.errorf(n, file, ptr, "YAML aliases expand the document past %d values per node written (an alias bomb?): write the values out", aliasFactor)
 		}
 		c.recordJSON(&v, canon.NewLines(data), path, ptr)
-		return stripOffsets(v), nil
+		return canon.StripOffsets(v), nil
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -364,19 +364,6 @@ func (c *converter) recordJSON(v *canon.Value, data *canon.Lines, file, ptr stri
 			c.recordJSON(&m.Value, data, file, mp)
 		}
 	}
-}
-
-// stripOffsets clears byte offsets that refer to another file.
-func stripOffsets(v canon.Value) canon.Value {
-	v.Start, v.End = 0, 0
-	for i := range v.Items {
-		v.Items[i] = stripOffsets(v.Items[i])
-	}
-	for i := range v.Members {
-		v.Members[i].KeyStart = 0
-		v.Members[i].Value = stripOffsets(v.Members[i].Value)
-	}
-	return v
 }
 
 func isJSONPath(p string) bool { return strings.EqualFold(filepath.Ext(p), ".json") }
@@ -473,45 +460,4 @@ var yamlParserProblems = map[string]bool{
 	"found duplicate %YAML directive":        true,
 	"found incompatible YAML document":       true,
 	"found undefined tag handle":             true,
-}
-
-// appendOrdered appends v as compact JSON with object members in their
-// order (the served form, docs/canon.md#canonical-form: source key order preserved). Strings
-// are escaped as RFC 8785 does (valid JSON); numbers are written as their
-// text.
-func appendOrdered(dst []byte, v *canon.Value) []byte {
-	switch v.Kind {
-	case canon.Null:
-		return append(dst, "null"...)
-	case canon.Bool:
-		if v.Bool {
-			return append(dst, "true"...)
-		}
-		return append(dst, "false"...)
-	case canon.Number:
-		return append(dst, v.Str...)
-	case canon.String:
-		return canon.AppendString(dst, v.Str)
-	case canon.Array:
-		dst = append(dst, '[')
-		for i := range v.Items {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendOrdered(dst, &v.Items[i])
-		}
-		return append(dst, ']')
-	case canon.Object:
-		dst = append(dst, '{')
-		for i := range v.Members {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = canon.AppendString(dst, v.Members[i].Key)
-			dst = append(dst, ':')
-			dst = appendOrdered(dst, &v.Members[i].Value)
-		}
-		return append(dst, '}')
-	}
-	return dst
 }

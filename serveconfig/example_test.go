@@ -1,15 +1,15 @@
-package serve_test
+package serveconfig_test
 
 import (
 	"fmt"
 
-	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 // A tool is served with its members in the order the config wrote them;
 // handler, facade and deprecated are serve's own and are not served.
 func ExampleParseConfig() {
-	cfg, err := serve.ParseConfig("docs.yaml", []byte(`
+	cfg, err := serveconfig.ParseConfig("docs.yaml", []byte(`
 server: {name: docs, version: 1.4.0}
 tools:
   - name: search_documents

@@ -1,4 +1,4 @@
-package serve
+package handler
 
 import (
 	"bytes"
@@ -18,9 +18,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/internal/proc"
-	"github.com/mcpctl/mcpctl/upstream"
+	"github.com/mcpctl/mcpctl/internal/safefile"
+	"github.com/mcpctl/mcpctl/internal/textcut"
+	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
 // Handler executes one tool call. args is the validated
@@ -46,37 +49,33 @@ type Output struct {
 	Result *mcp.CallToolResult
 }
 
-// buildHandler makes the handler of one tool. dir is the config's folder
+// Build makes the exec, http or static handler of one tool. dir is the config's folder
 // (relative commands and working folders are resolved against it); getenv
 // reads the server's environment; pool (nil: no limits) is the server's
 // account of exec calls.
-func buildHandler(h *HandlerConfig, dir string, getenv func(string) (string, bool), pool *execPool, ups map[string]*upstream.Upstream) (Handler, error) {
+func Build(h *serveconfig.HandlerConfig, dir string, getenv func(string) (string, bool), pool *Pool) (Handler, error) {
 	switch {
-	case h.Upstream != nil:
-		up := ups[h.Upstream.Upstream]
-		if up == nil {
-			return nil, fmt.Errorf("upstream %q is not connected", h.Upstream.Upstream)
-		}
-		return &forwardHandler{up: up, tool: h.Upstream.Tool, tr: h.Upstream.tr}, nil
 	case h.Exec != nil:
 		return newExecHandler(h.Exec, dir, getenv, pool)
 	case h.HTTP != nil:
 		return newHTTPHandler(h.HTTP, getenv)
 	case h.Static != nil:
 		if h.Static.JSON != nil {
-			return staticHandler{body: appendOrdered(nil, h.Static.JSON)}, nil
+			return Static{Body: canon.AppendOrdered(nil, h.Static.JSON)}, nil
 		}
-		return staticHandler{body: []byte(h.Static.Text)}, nil
+		return Static{Body: []byte(h.Static.Text)}, nil
 	}
 	return nil, errors.New("handler needs one of exec, http or static")
 }
 
-type staticHandler struct{ body []byte }
+// Static answers every call with the same output: Body, the static
+// block's JSON (as written) or text.
+type Static struct{ Body []byte }
 
-func (s staticHandler) Call(context.Context, []byte) (*Output, error) {
-	return &Output{Body: s.body}, nil
+func (s Static) Call(context.Context, []byte) (*Output, error) {
+	return &Output{Body: s.Body}, nil
 }
-func (staticHandler) Close() {}
+func (Static) Close() {}
 
 // execHandler runs a command without a shell (see ExecConfig), each call
 // in a process group of its own: when the command exits, what it left
@@ -89,12 +88,12 @@ type execHandler struct {
 	env       []string
 	timeout   time.Duration
 	maxOutput int64
-	pool      *execPool
+	pool      *Pool
 	slots     chan struct{}
 }
 
-func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool), pool *execPool) (*execHandler, error) {
-	argv, err := resolveCommand(c.Command, dir, getenv)
+func newExecHandler(c *serveconfig.ExecConfig, dir string, getenv func(string) (string, bool), pool *Pool) (*execHandler, error) {
+	argv, err := ResolveCommand(c.Command, dir, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -107,16 +106,16 @@ func newExecHandler(c *ExecConfig, dir string, getenv func(string) (string, bool
 	}
 	n := c.Concurrency
 	if n <= 0 {
-		n = DefaultToolConcurrency
+		n = serveconfig.DefaultToolConcurrency
 	}
-	return &execHandler{argv: argv, dir: wd, env: allowedEnv(c.Env, getenv), timeout: c.Timeout, maxOutput: c.MaxOutput, pool: pool, slots: make(chan struct{}, n)}, nil
+	return &execHandler{argv: argv, dir: wd, env: AllowedEnv(c.Env, getenv), timeout: c.Timeout, maxOutput: c.MaxOutput, pool: pool, slots: make(chan struct{}, n)}, nil
 }
 
-// resolveCommand returns command with its program resolved as exec
+// ResolveCommand returns command with its program resolved as exec
 // handlers and stdio upstreams resolve it: an absolute path as is, a
 // relative path with a slash against dir, a bare name through PATH; the
 // program must be an executable file.
-func resolveCommand(command []string, dir string, getenv func(string) (string, bool)) ([]string, error) {
+func ResolveCommand(command []string, dir string, getenv func(string) (string, bool)) ([]string, error) {
 	argv := append([]string(nil), command...)
 	prog := argv[0]
 	switch {
@@ -132,7 +131,7 @@ func resolveCommand(command []string, dir string, getenv func(string) (string, b
 	}
 	fi, err := os.Stat(prog)
 	if err != nil {
-		return nil, fmt.Errorf("command %q: %v", command[0], unwrapPath(err))
+		return nil, fmt.Errorf("command %q: %v", command[0], safefile.UnwrapPath(err))
 	}
 	if fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("command %q: %s is not an executable file", command[0], prog)
@@ -141,9 +140,9 @@ func resolveCommand(command []string, dir string, getenv func(string) (string, b
 	return argv, nil
 }
 
-// allowedEnv is the environment of a command started by mcpctl: PATH and
+// AllowedEnv is the environment of a command started by mcpctl: PATH and
 // the variables names lists, as NAME=VALUE, when set; nothing else.
-func allowedEnv(names []string, getenv func(string) (string, bool)) []string {
+func AllowedEnv(names []string, getenv func(string) (string, bool)) []string {
 	env := []string{}
 	seen := map[string]bool{}
 	for _, n := range append([]string{"PATH"}, names...) {
@@ -173,8 +172,8 @@ func lookPath(prog string, getenv func(string) (string, bool)) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-// errOutputTooLarge is returned when a handler's output exceeds its cap.
-var errOutputTooLarge = errors.New("output too large")
+// ErrOutputTooLarge is returned when a handler's output exceeds its cap.
+var ErrOutputTooLarge = errors.New("output too large")
 
 func (h *execHandler) Call(parent context.Context, args []byte) (*Output, error) {
 	// The timeout bounds the whole call, the wait for a slot included.
@@ -195,25 +194,25 @@ func (h *execHandler) Call(parent context.Context, args []byte) (*Output, error)
 	case errors.Is(err, errExecShutdown):
 		return nil, err
 	case out.overflow:
-		return nil, fmt.Errorf("%w: the command wrote more than %d bytes", errOutputTooLarge, h.maxOutput)
+		return nil, fmt.Errorf("%w: the command wrote more than %d bytes", ErrOutputTooLarge, h.maxOutput)
 	case parent.Err() != nil:
 		return nil, fmt.Errorf("the call was cancelled: %w", parent.Err())
 	case ctx.Err() != nil:
-		return nil, &timeoutError{what: "the command did not finish", d: h.timeout}
+		return nil, &TimeoutError{what: "the command did not finish", d: h.timeout}
 	case err != nil:
 		return nil, exitError(err, errOut)
 	}
 	return &Output{Body: out.buf.Bytes()}, nil
 }
 
-// timeoutError is returned when a handler did not finish within its
+// TimeoutError is returned when a handler did not finish within its
 // timeout.
-type timeoutError struct {
+type TimeoutError struct {
 	what string
 	d    time.Duration
 }
 
-func (e *timeoutError) Error() string { return fmt.Sprintf("%s within %s", e.what, e.d) }
+func (e *TimeoutError) Error() string { return fmt.Sprintf("%s within %s", e.what, e.d) }
 
 // exitError words the failure of a command that ran.
 func exitError(err error, errOut *capWriter) error {
@@ -397,7 +396,7 @@ type httpHandler struct {
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-func newHTTPHandler(c *HTTPConfig, getenv func(string) (string, bool)) (*httpHandler, error) {
+func newHTTPHandler(c *serveconfig.HTTPConfig, getenv func(string) (string, bool)) (*httpHandler, error) {
 	u, err := parseEndpoint(c.URL)
 	if err != nil {
 		return nil, err
@@ -464,7 +463,7 @@ func expandHeader(name, val string, getenv func(string) (string, bool)) (string,
 		switch {
 		case !ok:
 			missing = append(missing, n)
-		case checkHeaderValue(s) != nil:
+		case serveconfig.CheckHeaderValue(s) != nil:
 			bad = append(bad, n)
 		}
 		return s
@@ -473,44 +472,9 @@ func expandHeader(name, val string, getenv func(string) (string, bool)) (string,
 	case len(missing) > 0:
 		return "", fmt.Errorf("header %s: environment variable %s is not set", name, strings.Join(missing, ", "))
 	case len(bad) > 0:
-		return "", fmt.Errorf("header %s: environment variable %s: %w", name, strings.Join(bad, ", "), errHeaderValue)
+		return "", fmt.Errorf("header %s: environment variable %s: %w", name, strings.Join(bad, ", "), serveconfig.ErrHeaderValue)
 	}
 	return v, nil
-}
-
-// Errors of header fields a config names (RFC 9110 section 5).
-var (
-	errHeaderName  = errors.New("a header name must be a token (letters, digits and !#$%&'*+-.^_`|~, no spaces or colons)")
-	errHeaderValue = errors.New("a header value must not hold a line break (CR, LF) or another control character but tab")
-)
-
-// checkHeader reports whether name and value can be sent as one HTTP
-// header field: the name a token (RFC 9110 section 5.1), the value free of
-// control characters but horizontal tab (section 5.5), so that no value can
-// end the field and start another.
-func checkHeader(name, value string) error {
-	if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
-		return errHeaderName
-	}
-	return checkHeaderValue(value)
-}
-
-func checkHeaderValue(v string) error {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return errHeaderValue
-		}
-	}
-	return nil
-}
-
-// isTokenChar reports whether r may appear in an RFC 9110 token.
-func isTokenChar(r rune) bool {
-	switch {
-	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		return true
-	}
-	return r < 0x80 && strings.ContainsRune("!#$%&'*+-.^_`|~", r)
 }
 
 // errCrossOriginRedirect is returned when an endpoint redirects to another
@@ -555,7 +519,7 @@ func (h *httpHandler) Call(ctx context.Context, args []byte) (*Output, error) {
 		}
 		var ue interface{ Timeout() bool }
 		if errors.As(err, &ue) && ue.Timeout() {
-			return nil, &timeoutError{what: "the endpoint did not answer", d: h.timeout}
+			return nil, &TimeoutError{what: "the endpoint did not answer", d: h.timeout}
 		}
 		return nil, fmt.Errorf("the request failed: %v", redactURL(err))
 	}
@@ -565,7 +529,7 @@ func (h *httpHandler) Call(ctx context.Context, args []byte) (*Output, error) {
 		return nil, fmt.Errorf("reading the response: %v", err)
 	}
 	if int64(len(body)) > h.max {
-		return nil, fmt.Errorf("%w: the response has more than %d bytes", errOutputTooLarge, h.max)
+		return nil, fmt.Errorf("%w: the response has more than %d bytes", ErrOutputTooLarge, h.max)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, h.statusError(resp.Status, body)
@@ -579,7 +543,7 @@ func (h *httpHandler) statusError(status string, body []byte) error {
 	if h.secret {
 		return fmt.Errorf("the endpoint answered %s (its body is not shown: the request carried secret headers, which an error page may echo)", status)
 	}
-	msg := cutText(strings.ToValidUTF8(strings.TrimSpace(string(body)), ""), 512)
+	msg := textcut.Cut(strings.ToValidUTF8(strings.TrimSpace(string(body)), ""), 512)
 	return fmt.Errorf("the endpoint answered %s: %s", status, msg)
 }
 

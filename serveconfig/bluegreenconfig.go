@@ -1,7 +1,8 @@
-package serve
+package serveconfig
 
 import (
 	"slices"
+	"time"
 
 	"github.com/mcpctl/mcpctl/canon"
 )
@@ -170,3 +171,17 @@ func (p *cfgParser) checkSides(u *UpstreamConfig, v *canon.Value, ptr string) er
 	}
 	return nil
 }
+
+// Rollout is an upstream's rollout block: rollout: {newSessions,
+// retireBlueAfter}.
+type Rollout struct {
+	// NewSessions is the side sessions that initialize get: SideGreen (the
+	// default) or SideBlue.
+	NewSessions Side
+	// RetireBlueAfter is how long after the rollout starts blue is
+	// retired; 0 means DefaultRetireBlueAfter.
+	RetireBlueAfter time.Duration
+}
+
+// DefaultRetireBlueAfter is the default rollout.retireBlueAfter.
+const DefaultRetireBlueAfter = time.Hour

@@ -1,8 +1,9 @@
-package serve
+package serveconfig
 
 import (
 	"bytes"
 
+	"github.com/mcpctl/mcpctl/internal/parallel"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -134,7 +135,7 @@ func (c *toolsCut) parse() (*yaml.Node, bool) {
 	c.pieces[len(c.pieces)-1].end = c.end
 	docs := make([]yaml.Node, len(c.pieces)+1)
 	failed := make([]bool, len(docs))
-	eachParallel(len(docs), func(i int) {
+	parallel.Each(len(docs), func(i int) {
 		var text []byte
 		if i == 0 {
 			text = c.rootText()

@@ -1,4 +1,4 @@
-package serve
+package handler
 
 import (
 	"context"
@@ -21,29 +21,26 @@ const (
 	// DefaultExecQueue is how many exec calls may wait for a slot; one
 	// more is refused at once.
 	DefaultExecQueue = 128
-	// DefaultToolConcurrency is how many calls of one exec tool may run at
-	// once.
-	DefaultToolConcurrency = 8
 )
 
 // Errors of an exec call that found no slot; the call's result says which.
 var (
-	// errExecBusy: the wait queue was full.
-	errExecBusy = errors.New("the server is busy: too many calls of exec tools are running and waiting; try again later")
-	// errExecWait: the call's timeout passed (or the call was cancelled)
+	// ErrExecBusy: the wait queue was full.
+	ErrExecBusy = errors.New("the server is busy: too many calls of exec tools are running and waiting; try again later")
+	// ErrExecWait: the call's timeout passed (or the call was cancelled)
 	// while it waited for a slot.
-	errExecWait = errors.New("no slot to run the command became free within the tool's timeout; try again later")
+	ErrExecWait = errors.New("no slot to run the command became free within the tool's timeout; try again later")
 	// errShutdown: the server is shutting down and runs no new command.
 	errExecShutdown = errors.New("the server is shutting down")
 )
 
-// execPool is the server's account of exec calls: a limit on how many run
+// Pool is the server's account of exec calls: a limit on how many run
 // at once (global, and per tool through the handler's own slots), a bound
 // on how many wait for a slot, and the process group of every command
-// running, which shutdown kills (kill). A nil *execPool limits nothing and
+// running, which shutdown kills (Kill). A nil *Pool limits nothing and
 // tracks nothing (handlers built outside a server). Safe for concurrent
 // use.
-type execPool struct {
+type Pool struct {
 	slots    chan struct{} // one token per running call, in the whole server
 	maxWait  int64
 	waitingN atomic.Int64
@@ -56,16 +53,16 @@ type execPool struct {
 	refused          *prometheus.CounterVec
 }
 
-// newExecPool makes the pool of a server and registers its metrics.
+// NewPool makes the pool of a server and registers its metrics.
 // concurrency and queue ≤ 0 mean the defaults.
-func newExecPool(concurrency, queue int, reg prometheus.Registerer) *execPool {
+func NewPool(concurrency, queue int, reg prometheus.Registerer) *Pool {
 	if concurrency <= 0 {
 		concurrency = DefaultExecConcurrency
 	}
 	if queue <= 0 {
 		queue = DefaultExecQueue
 	}
-	p := &execPool{
+	p := &Pool{
 		slots: make(chan struct{}, concurrency), maxWait: int64(queue), procs: map[*exec.Cmd]struct{}{},
 		running: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "mcpctl_serve_exec_running",
@@ -90,7 +87,7 @@ func newExecPool(concurrency, queue int, reg prometheus.Registerer) *execPool {
 // acquire takes a slot of tool (the tool's own limit; nil: none) and one
 // of the server's, waiting in the bounded queue while there is none; ctx
 // bounds the wait. It returns the function that gives both back.
-func (p *execPool) acquire(ctx context.Context, tool chan struct{}) (release func(), err error) {
+func (p *Pool) acquire(ctx context.Context, tool chan struct{}) (release func(), err error) {
 	var global chan struct{}
 	if p != nil {
 		global = p.slots
@@ -114,29 +111,29 @@ func (p *execPool) acquire(ctx context.Context, tool chan struct{}) (release fun
 
 // wait takes tool's slot, then global's, as they become free, counted in
 // the wait queue; a full queue or the end of ctx is an error.
-func (p *execPool) wait(ctx context.Context, tool, global chan struct{}) error {
+func (p *Pool) wait(ctx context.Context, tool, global chan struct{}) error {
 	if p != nil {
 		if p.waitingN.Add(1) > p.maxWait {
 			p.waitingN.Add(-1)
 			p.refused.WithLabelValues("queue-full").Inc()
-			return errExecBusy
+			return ErrExecBusy
 		}
 		p.waiting.Inc()
 		defer func() { p.waitingN.Add(-1); p.waiting.Dec() }()
 	}
 	if !take(ctx, tool) {
 		p.refuse("timeout")
-		return errExecWait
+		return ErrExecWait
 	}
 	if !take(ctx, global) {
 		give(tool)
 		p.refuse("timeout")
-		return errExecWait
+		return ErrExecWait
 	}
 	return nil
 }
 
-func (p *execPool) refuse(reason string) {
+func (p *Pool) refuse(reason string) {
 	if p != nil {
 		p.refused.WithLabelValues(reason).Inc()
 	}
@@ -183,9 +180,9 @@ func give(sem chan struct{}) {
 	}
 }
 
-// started notes a command that started; after kill it is killed at once
+// started notes a command that started; after Kill it is killed at once
 // and errExecShutdown returned.
-func (p *execPool) started(cmd *exec.Cmd) error {
+func (p *Pool) started(cmd *exec.Cmd) error {
 	if p == nil {
 		return nil
 	}
@@ -201,7 +198,7 @@ func (p *execPool) started(cmd *exec.Cmd) error {
 }
 
 // ended notes a command whose process group was killed after it exited.
-func (p *execPool) ended(cmd *exec.Cmd) {
+func (p *Pool) ended(cmd *exec.Cmd) {
 	if p == nil {
 		return
 	}
@@ -210,10 +207,10 @@ func (p *execPool) ended(cmd *exec.Cmd) {
 	p.mu.Unlock()
 }
 
-// kill kills the process group of every running command, and of every
+// Kill kills the process group of every running command, and of every
 // command started from now on. Shutdown calls it when its timeout has
 // passed, so no command outlives the server.
-func (p *execPool) kill() {
+func (p *Pool) Kill() {
 	if p == nil {
 		return
 	}
