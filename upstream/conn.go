@@ -35,13 +35,13 @@ func (u *Upstream) connect(ctx context.Context) (*conn, *toolset.Set, error) {
 	session, err := u.client.Connect(ctx, c.lister.Transport(t), &mcp.ClientSessionOptions{ProtocolVersion: toolset.PinnedProtocolVersion})
 	if err != nil {
 		c.kill()
-		return nil, nil, err
+		return nil, nil, u.redact(err)
 	}
 	c.session = session
 	set, err := c.lister.List(ctx, session)
 	if err != nil {
 		c.close()
-		return nil, nil, err
+		return nil, nil, u.redact(err)
 	}
 	go func() {
 		_ = session.Wait()
@@ -240,6 +240,7 @@ func (u *Upstream) list(ctx context.Context, c *conn) (bool, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if err != nil {
+		err = u.redact(err)
 		u.lastErr = err
 		return false, err
 	}
