@@ -19,6 +19,7 @@ import (
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 // Options configures a Server.
@@ -460,6 +461,15 @@ func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string
 	if err != nil {
 		return nil, false, err
 	}
+	cand, unchanged, err = s.buildWith(cfg, conns, keys, quarantine)
+	if err != nil && quarantine == nil {
+		return s.isolateUpstreams(cfg, conns, keys, err)
+	}
+	return cand, unchanged, err
+}
+
+// buildWith is buildCandidate over the upstreams' open connections.
+func (s *Server) buildWith(cfg *Config, conns map[string]*upstream.Upstream, keys map[string]string, quarantine map[string]bool) (cand *Generation, unchanged bool, err error) {
 	live := s.live.Load()
 	ups := make([]upstreamInput, 0, len(cfg.Upstreams))
 	for _, uc := range cfg.Upstreams {
