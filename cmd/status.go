@@ -15,6 +15,7 @@ import (
 	"github.com/mcpctl/mcpctl/serve"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 func init() { extraCommands = append(extraCommands, newStatusCmd) }
@@ -126,6 +127,21 @@ func fetchStatus(ctx context.Context, admin string, opts statusOptions) ([]byte,
 	return body, &st, nil
 }
 
+// writeUpstreams prints the gateway's upstreams (docs/serve.md#gateway).
+func writeUpstreams(b *strings.Builder, ups []upstream.Status) {
+	if len(ups) == 0 {
+		return
+	}
+	b.WriteString("\nupstreams:\n")
+	for _, u := range ups {
+		fmt.Fprintf(b, "  %s  %s  %d tools  %d restarts", u.Name, u.State, u.Tools, u.Restarts)
+		if u.LastError != "" {
+			fmt.Fprintf(b, "  last error: %s", u.LastError)
+		}
+		b.WriteString("\n")
+	}
+}
+
 // renderStatus prints a status readably.
 func renderStatus(st *serve.Status, now time.Time) string {
 	var b strings.Builder
@@ -152,6 +168,8 @@ func renderStatus(st *serve.Status, now time.Time) string {
 		}
 	}
 	writePending(&b, st.Pending)
+	writeUpstreams(&b, st.Upstreams)
+	writeRollout(&b, st.Rollout, now)
 	fmt.Fprintf(&b, "\nsessions: %d (%d initialized)", st.Sessions.Total, st.Sessions.Initialized)
 	if len(st.Sessions.ByGeneration) > 0 {
 		keys := make([]string, 0, len(st.Sessions.ByGeneration))
@@ -244,6 +262,9 @@ func writeReload(b *strings.Builder, r *serve.ReloadResult) {
 		if r.AllowedBreaking {
 			b.WriteString("    let through by --allow-breaking\n")
 		}
+	case serve.ResultQuarantined:
+		fmt.Fprintf(b, "    upstream(s) %s quarantined; serving generation %d (%s)\n", strings.Join(r.Quarantined, ", "), r.Version, shortHash(r.Fingerprint))
+		fmt.Fprintf(b, "    pending: %s (mcpctl approve or reject)\n", r.Candidate)
 	case serve.ResultRefused:
 		if r.Reason != "" {
 			fmt.Fprintf(b, "    %s\n", r.Reason)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpctl/mcpctl/serve"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 func TestStatusCommand(t *testing.T) {
@@ -123,6 +124,28 @@ func TestHardening7StatusAdminToken(t *testing.T) {
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), tc.args, &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}); code != tc.want {
 			t.Errorf("%v: exit %d, want %d: %s", tc.args, code, tc.want, errOut.String())
+		}
+	}
+}
+
+func TestRenderStatusUpstreams(t *testing.T) {
+	st := &serve.Status{Upstreams: []upstream.Status{
+		{Name: "files", State: serve.StateQuarantined, Tools: 14, Restarts: 0},
+		{Name: "tickets", State: upstream.StateRestarting, Tools: 3, Restarts: 2, LastError: "the server closed the connection"},
+	}}
+	want := "\nupstreams:\n  files  quarantined  14 tools  0 restarts\n  tickets  restarting  3 tools  2 restarts  last error: the server closed the connection\n"
+	if text := renderStatus(st, st.PublishedAt); !strings.Contains(text, want) {
+		t.Errorf("status output lacks %q:\n%s", want, text)
+	}
+}
+
+func TestRenderStatusQuarantinedReload(t *testing.T) {
+	st := &serve.Status{LastReload: &serve.ReloadResult{Trigger: "upstream:files", Result: serve.ResultQuarantined, Version: 3, Fingerprint: "abcdef0123456789", Candidate: "fedcba", Quarantined: []string{"files"}}}
+	want := "last reload: quarantined (upstream:files)"
+	text := renderStatus(st, st.PublishedAt)
+	for _, w := range []string{want, "    upstream(s) files quarantined; serving generation 3 (abcdef012345)\n", "    pending: fedcba (mcpctl approve or reject)\n"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("status output lacks %q:\n%s", w, text)
 		}
 	}
 }

@@ -156,8 +156,8 @@ func (s *Server) Status() Status {
 // GET /readyz (200 once the first generation is published and the
 // transports are up, else 503), GET /status (Status as JSON), GET /metrics
 // (Prometheus text format) and POST /reload (runs the reload pipeline and
-// answers its ReloadResult: 200 published or unchanged, 409 refused or
-// superseded), POST /approve and POST /reject (a Decision: see Approve
+// answers its ReloadResult: 200 published, unchanged or quarantined, 409
+// refused or superseded), POST /approve and POST /reject (a Decision: see Approve
 // and Reject; docs/serve.md#state).
 //
 // Every request must name a loopback host (Host: 127.0.0.1, [::1] or

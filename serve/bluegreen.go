@@ -106,7 +106,7 @@ func (s *Server) startRollout(blue *Generation, r Rollout, key string) {
 	for _, d := range []Side{SideGreen, SideBlue} {
 		ro.callsC[d] = s.rolloutMetrics.calls.WithLabelValues(d.String())
 	}
-	if live := s.live.Load(); live != nil {
+	if live := s.live.Load(); live != nil && blue.Version == 0 {
 		blue.Version = live.Version
 	}
 	onRelease := blue.onRelease
@@ -211,6 +211,12 @@ func (s *Server) beginRollout(old, cand *Generation) {
 	if ro := s.rollout.Load(); ok && ro != nil && ro.alive() {
 		s.setNewSessions(r.NewSessions)
 	} else if ok && blue != nil {
+		// Blue lists under the version of the contract its sessions keep:
+		// old's, or at start the first generation's.
+		blue.Version = cand.Version
+		if old != nil {
+			blue.Version = old.Version
+		}
 		s.startRollout(blue, r, rolloutKey(cand.Config))
 		blue = nil
 		if old != nil {

@@ -118,17 +118,21 @@ func TestBlueGreenGateway(t *testing.T) {
 		t.Errorf("blue session's call of a tool only blue has: %s", got)
 	}
 
-	// A client without a session sees green and is routed by shape.
-	c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: stateless.URL}, "2025-11-25")
-	if d := cmp.Diff([]string{"read_multiple_files"}, c.toolNames(t)); d != "" {
-		t.Errorf("stateless list mismatch (-want +got):\n%s", d)
-	}
-	for _, tc := range []struct {
-		args map[string]any
-		want string
-	}{{one, "green"}, {empty, "blue"}} {
-		if got := took(t, c, blue, green, "read_multiple_files", tc.args); got != tc.want {
-			t.Errorf("stateless call %v: %s, want %s", tc.args, got, tc.want)
+	// Clients without a session (2026-07-28, and stateless HTTP at
+	// 2025-11-25) see green and are routed by shape.
+	var c *sdkClient
+	for _, version := range []string{"", "2025-11-25"} {
+		c = newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: stateless.URL}, version)
+		if d := cmp.Diff([]string{"read_multiple_files"}, c.toolNames(t)); d != "" {
+			t.Errorf("stateless list (revision %q) mismatch (-want +got):\n%s", version, d)
+		}
+		for _, tc := range []struct {
+			args map[string]any
+			want string
+		}{{one, "green"}, {empty, "blue"}} {
+			if got := took(t, c, blue, green, "read_multiple_files", tc.args); got != tc.want {
+				t.Errorf("stateless call %v (revision %q): %s, want %s", tc.args, version, got, tc.want)
+			}
 		}
 	}
 	st := s.Status().Rollout

@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,23 +14,11 @@ import (
 // realFilesystem returns the entry points of the real
 // @modelcontextprotocol/server-filesystem releases e2e/ installs (fs-old:
 // 2025.8.18, fs-new: 2025.11.25), skipping the test when node or the
-// packages are missing.
+// packages are missing (failing under MCPCTL_E2E=1: see e2eModules).
 func realFilesystem(t *testing.T) (old, young string) {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the real server-filesystem cannot run")
-	}
-	e2e, err := filepath.Abs(filepath.Join("..", "e2e", "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, young = filepath.Join(e2e, "fs-old", "dist", "index.js"), filepath.Join(e2e, "fs-new", "dist", "index.js")
-	for _, p := range []string{old, young} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("%s is missing: run (cd e2e && npm ci) to test against the real server-filesystem", p)
-		}
-	}
-	return old, young
+	e2e := e2eModules(t, "fs-old", "fs-new")
+	return filepath.Join(e2e, "fs-old", "dist", "index.js"), filepath.Join(e2e, "fs-new", "dist", "index.js")
 }
 
 // The real server-filesystem 2025.8.18 (blue) and 2025.11.25 (green), over

@@ -164,17 +164,33 @@ func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
 	}
 }
 
-// A client without a session (stateless streamable HTTP, at 2026-07-28
-// and at 2025-11-25) lists green; its calls are routed by their shape:
+// A client without a session (stateless streamable HTTP at 2026-07-28 and
+// 2025-11-25, and a 2026-07-28 client in memory) lists green; its calls are routed by their shape:
 // {"paths": []}, valid only under blue's schema, reaches blue while blue is
 // alive and gets green's self-healing error once blue is retired; so does
 // a call of a tool green dropped (an unknown tool after retirement).
 func TestBlueGreenShapeRoutingStateless(t *testing.T) {
-	for _, version := range []string{"", "2025-11-25"} {
-		t.Run("revision "+version, func(t *testing.T) {
+	for _, tc := range []struct{ name, version string }{
+		{"stateless HTTP 2026-07-28", ""},
+		{"stateless HTTP 2025-11-25", "2025-11-25"},
+		{"in-memory 2026-07-28", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			var timers pinTimers
 			s := startRollout(t, SideGreen, &timers)
-			c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: httpServer(t, s, HTTPOptions{Stateless: true}).URL}, version)
+			var tr mcp.Transport
+			if strings.HasPrefix(tc.name, "in-memory") {
+				st, ct := mcp.NewInMemoryTransports()
+				ss, err := s.Connect(context.Background(), st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = ss.Close() })
+				tr = ct
+			} else {
+				tr = &mcp.StreamableClientTransport{Endpoint: httpServer(t, s, HTTPOptions{Stateless: true}).URL}
+			}
+			c := newSDKClient(t, tr, tc.version)
 			if diff := cmp.Diff([]string{"read_multiple_files"}, c.toolNames(t)); diff != "" {
 				t.Errorf("stateless list mismatch (-want +got):\n%s", diff)
 			}

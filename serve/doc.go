@@ -69,6 +69,18 @@
 // Options.PinTTL passes (noticed on its next request or by a timer); it
 // then moves to the live generation with one list_changed if that differs.
 //
+// # Blue/green
+//
+// An upstream with blue: and green: sides (UpstreamConn, Rollout) serves
+// green as the live generation and builds a blue generation beside it
+// (bluegreen.go). Sessions that initialize while rollout.newSessions is
+// blue, and those connected when the rollout starts, are pinned to blue
+// with the machinery above until retireBlueAfter, then move with one
+// list_changed; calls of clients without sessions go where their
+// arguments validate (routeByShape). Blue's connections close after its
+// last session and call; Status.Rollout and mcpctl_serve_rollout_* count
+// sessions and calls per side.
+//
 // # Notifications
 //
 // capabilities.tools.listChanged is advertised. After a publish whose

@@ -188,5 +188,24 @@ func (s *Server) fallback() (*Generation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the state's last accepted bundle: %w", err)
 	}
+	if len(cfg.Upstreams) > 0 {
+		return s.upstreamFallback(cfg)
+	}
 	return buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, exec: s.exec})
+}
+
+// upstreamFallback builds the state's last accepted bundle of a gateway:
+// its upstreams serve the tools the state's last contract pinned, calls
+// translated to their current lists (every upstream quarantined).
+func (s *Server) upstreamFallback(cfg *Config) (*Generation, error) {
+	hist := s.opts.State.History()
+	if len(hist) == 0 || hist[len(hist)-1].Contract == nil {
+		return nil, errors.New("the state's last accepted bundle has upstreams but no contract pinning their tools")
+	}
+	lists, _, ok := contractLists(cfg, hist[len(hist)-1].Contract.Set)
+	if !ok {
+		return nil, errors.New("the state's last contract cannot be split by upstream (two upstreams share a prefix)")
+	}
+	cand, _, err := s.buildCandidate(cfg, false, lists)
+	return cand, err
 }

@@ -260,6 +260,10 @@ func TestGatewayHTTPUpstreamHeadersFromEnvAndRealName(t *testing.T) {
 		}
 	})
 	cs := connectSDK(t, s, nil)
+	// The upstream's list_changed arrives over HTTP too (its standalone
+	// SSE stream).
+	f.set("web_only", "New.", `{"type":"object"}`)
+	waitUntil(t, "the upstream's new tool", func() bool { return s.Live().Set.Lookup("web_web_only") != nil })
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "web_read_file", Arguments: map[string]any{"path": "a"}})
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res.Content[0])

@@ -10,9 +10,9 @@ import (
 // ConfigKeys documents every key of a serve config. The parser's
 // unknown-key messages use its names, and the JSON Schema
 // docs/schema/serve.schema.json and docs/config.md are generated from it.
-var ConfigKeys = keydoc.Key{Type: keydoc.Object, Keys: []keydoc.Key{
+var ConfigKeys = keydoc.Key{Type: keydoc.Object, Schema: map[string]any{"anyOf": []any{map[string]any{"required": []any{"tools"}}, map[string]any{"required": []any{"upstreams"}}}}, Keys: []keydoc.Key{
 	{Name: "server", Type: keydoc.Object, Doc: "What the server says about itself in initialize (MCP 2025-11-25 basic/lifecycle, serverInfo and instructions).", Keys: serverKeyDocs},
-	{Name: "tools", Type: keydoc.Array, Required: true, Doc: "The tools served, in this order.", Items: &toolEntryKey},
+	{Name: "tools", Type: keydoc.Array, Doc: "The tools served, in this order. A config has tools, upstreams or both.", Items: &toolEntryKey},
 	{Name: "gate", Type: keydoc.Object, Doc: "Explicit permissions for changes the gate would refuse.", Keys: gateKeyDocs},
 	{Name: "record", Type: keydoc.Object, Doc: "What `serve --record` redacts besides members whose name looks like a secret.", Keys: recordKeyDocs},
 	{Name: "upstreams", Type: keydoc.Array, Doc: "MCP servers mcpctl does not host, served beside the tools through the same gate (a gateway; docs/serve.md#gateway).", Items: &keydoc.Key{Type: keydoc.Object, Keys: upstreamKeyDocs}},

@@ -21,6 +21,9 @@ import (
 // 2026-07-28 (sessionless) clients are never pinned: that revision forbids
 // per-connection tool lists, and facades carry compatibility there.
 //
+// Blue/green rollouts (bluegreen.go) pin a session to the blue generation
+// the same way, with the retirement time as expiry (pin.blue).
+//
 // A pin holds a reference on its generation, so the generation (and the
 // handlers only it uses) stays alive until the last pin and the last call
 // let go; unchanged tools are shared between generations (share.go).

@@ -92,6 +92,9 @@ func (tr *translator) translate(tool string, raw []byte) (name string, args []by
 		return "", nil, fmt.Sprintf("Upstream %q changed tool %q (%s); this call cannot be translated to its new shape: %s",
 			tr.upstream, tool, tr.describe(tool), verdict.Message)
 	}
+	if verdict.Outcome == callcheck.Accepted {
+		return target, raw, "" // as sent: the bytes the client wrote
+	}
 	out, err := json.Marshal(verdict.Call.Arguments)
 	if err != nil {
 		return "", nil, err.Error()
@@ -123,6 +126,7 @@ func (tr *translator) describe(tool string) string {
 // quarantineFor returns the upstreams whose changes are all that refused
 // a candidate (by name), or nil when a finding that needs permission is
 // on a tool of the config: then the candidate is refused as a whole.
+// Tools are attributed by the generations' configs.
 func quarantineFor(findings []Finding, gens ...*Generation) map[string]bool {
 	owner := map[string]string{}
 	for _, g := range gens {
@@ -135,6 +139,12 @@ func quarantineFor(findings []Finding, gens ...*Generation) map[string]bool {
 			}
 		}
 	}
+	return quarantineOwned(findings, owner)
+}
+
+// quarantineOwned is quarantineFor with owner mapping exposed tool names
+// to their upstreams.
+func quarantineOwned(findings []Finding, owner map[string]string) map[string]bool {
 	hold := map[string]bool{}
 	for _, f := range findings {
 		if !f.NeedsPermission || f.AllowedBy != "" {
@@ -168,7 +178,7 @@ func (s *Server) gateUpstreams(live, cand *Generation, now time.Time, res *Reloa
 	if hold == nil || base == nil {
 		return
 	}
-	alt, unchanged, err := s.buildCandidate(base, false, hold)
+	alt, unchanged, err := s.buildCandidate(base, false, live.acceptedLists(hold))
 	if err != nil {
 		s.log.Error("cannot build the quarantined candidate; the live generation stays", "error", err)
 		return

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -254,10 +255,93 @@ func TestGatewayRestartRegatedAgainstBaseline(t *testing.T) {
 	}
 	s.Close()
 	// The upstream narrowed an enum while the gateway was down: the
-	// restart is gated against the baseline and refused.
+	// restart is gated against the baseline, and the upstream starts
+	// quarantined, serving the baseline's tools.
 	files.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
-	_, err = New(context.Background(), opts)
-	if !errors.Is(err, ErrRefusedAtStart) || !strings.Contains(err.Error(), "fs_search") {
-		t.Fatalf("restart with a breaking upstream change: %v, want ErrRefusedAtStart naming fs_search", err)
+	s, err = New(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("restart with a breaking upstream change: %v", err)
+	}
+	defer s.Close()
+	if st := s.Status(); st.LastReload.Result != ResultQuarantined || enumOf(t, s, "fs_search") != "fast,full" {
+		t.Errorf("restart: %s, enum %s; want quarantined serving the baseline's fast,full", st.LastReload.Result, enumOf(t, s, "fs_search"))
+	}
+	cs := connectSDK(t, s, nil)
+	if _, isErr := sdkCall(t, cs, "fs_search", map[string]any{"query": "q", "mode": "full"}); !isErr {
+		t.Error("a call the upstream cannot take any more was forwarded")
+	}
+	// A breaking change of the config's own tools still refuses the start.
+	writeFile(t, dir, "mcpctl.serve.yaml", config+"tools: []\n")
+	writeFile(t, dir, "tools.lock.json", strings.Replace(lock.String(), `"tools": [`, `"tools": [{"name":"local","inputSchema":{"type":"object"}},`, 1))
+	if _, err := New(context.Background(), opts); !errors.Is(err, ErrRefusedAtStart) {
+		t.Errorf("restart without a config tool of the baseline: %v, want ErrRefusedAtStart", err)
+	} else if !strings.Contains(err.Error(), `"local"`) {
+		t.Errorf("refusal does not name the removed tool: %v", err)
+	}
+}
+
+// TestGatewayUpstreamReleaseInConfigQuarantined: the config moves an
+// upstream to a new release (here: a new connection) whose change is
+// breaking; the old release's contract stays served, translated onto the
+// new release, and the old connection is closed.
+func TestGatewayUpstreamReleaseInConfigQuarantined(t *testing.T) {
+	old, next := newFakeUpstream(t), newFakeUpstream(t)
+	next.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
+	var mu sync.Mutex
+	current := old
+	s, path := startServer(t, "upstreams:\n  - {name: files, stdio: [server-v1], prefix: fs_}\n", func(o *Options) {
+		o.upstreamTransport = func(string) func() mcp.Transport {
+			mu.Lock()
+			defer mu.Unlock()
+			return current.transport
+		}
+	})
+	cs := connectSDK(t, s, nil)
+	mu.Lock()
+	current = next
+	mu.Unlock()
+	writeFile(t, filepath.Dir(path), filepath.Base(path), "upstreams:\n  - {name: files, stdio: [server-v2], prefix: fs_, timeout: 61s}\n")
+	if res := s.Reload(context.Background(), "watch"); res.Result != ResultQuarantined {
+		t.Fatalf("reload: %s (%s)", res.Result, res.Reason)
+	}
+	if text, isErr := sdkCall(t, cs, "fs_search", map[string]any{"query": "q", "mode": "fast"}); isErr {
+		t.Fatalf("call: %s", text)
+	}
+	if c := recvWithin(t, "the new release's call", next.calls); c != `search {"mode":"fast","query":"q"}` {
+		t.Errorf("new release saw %q", c)
+	}
+	if _, isErr := sdkCall(t, cs, "fs_search", map[string]any{"query": "q", "mode": "full"}); !isErr {
+		t.Error("a call the new release cannot take was not refused")
+	}
+	if n := len(s.gw.conns); n != 1 {
+		t.Errorf("%d connections open, want the new release's only", n)
+	}
+}
+
+// TestGatewayFallbackBundleKeepsUpstreamTools: a restart whose config the
+// gate refuses serves the state's last accepted bundle; for a gateway that
+// bundle's upstream tools come from the state's contract (before, the
+// bundle was built without them: every upstream tool vanished).
+func TestGatewayFallbackBundleKeepsUpstreamTools(t *testing.T) {
+	files := newFakeUpstream(t)
+	dir := t.TempDir()
+	st := i12State(t, filepath.Join(dir, "state"))
+	path := writeFile(t, dir, "mcpctl.serve.yaml", gatewayConfig)
+	opts := Options{ConfigPath: path, State: st, Now: i12Clock}
+	useFakes(map[string]*fakeUpstream{"files": files})(&opts)
+	s, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := s.Live().Fingerprint
+	s.Close()
+	writeFile(t, dir, "mcpctl.serve.yaml", strings.Replace(gatewayConfig, "  - name: local\n    inputSchema: {type: object}\n    handler: {static: {text: hi}}\n", "  - name: other\n    inputSchema: {type: object}\n    handler: {static: {text: hi}}\n", 1))
+	s, err = New(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	defer s.Close()
+	if got := s.Live().Tools(); s.Live().Fingerprint != want {
+		t.Errorf("fallback serves %v, want the last accepted contract (local and the fs_ tools)", got)
 	}
 }

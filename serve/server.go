@@ -213,7 +213,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.mem.state = opts.State
 	s.notifier = newNotifier(s)
 	res := s.Reload(ctx, "startup")
-	if res.Result != ResultPublished {
+	if res.Result != ResultPublished && res.Result != ResultQuarantined {
 		s.baseCancel()
 		s.closeUpstreams()
 		if res.err != nil {
@@ -454,9 +454,9 @@ func (s *Server) build(lim safefile.Limits, trigger string) (cfg *Config, cand *
 // tool lists (refresh: read them again first); unchanged, and no
 // candidate, when its inputs are the live generation's.
 //
-// The upstreams in quarantine are served from the live generation's list
-// of them, their calls translated to their current lists.
-func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string]bool) (cand *Generation, unchanged bool, err error) {
+// The upstreams in quarantine are served from the accepted list given for
+// them, their calls translated to their current lists.
+func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string]*toolset.Set) (cand *Generation, unchanged bool, err error) {
 	conns, keys, err := s.upstreamConns(cfg, refresh)
 	if err != nil {
 		return nil, false, err
@@ -474,7 +474,7 @@ func (s *Server) buildWith(cfg *Config, conns map[string]*upstream.Upstream, key
 	ups := make([]upstreamInput, 0, len(cfg.Upstreams))
 	for _, uc := range cfg.Upstreams {
 		in := upstreamInput{cfg: uc, key: keys[uc.Name], served: conns[uc.Name].Tools()}
-		if accepted := live.acceptedList(uc.Name); quarantine[uc.Name] && accepted != nil {
+		if accepted := quarantine[uc.Name]; accepted != nil {
 			in.tr = newTranslator(uc, accepted, in.served, cfg.Gate.Upstream == UpstreamAutoFacade, s.opts.Now())
 			in.served = accepted
 		}
@@ -501,13 +501,16 @@ func (s *Server) buildWith(cfg *Config, conns map[string]*upstream.Upstream, key
 	return cand, false, err
 }
 
-// acceptedList is the list of the upstream named name that g serves (nil
-// when g is nil or does not serve it).
-func (g *Generation) acceptedList(name string) *toolset.Set {
-	if g == nil {
-		return nil
+// acceptedLists are the lists g serves of the upstreams named in names
+// (those it does not serve are left out).
+func (g *Generation) acceptedLists(names map[string]bool) map[string]*toolset.Set {
+	out := map[string]*toolset.Set{}
+	for name := range names {
+		if l := g.lists[name]; l != nil {
+			out[name] = l
+		}
 	}
-	return g.lists[name]
+	return out
 }
 
 // gate runs the gate (gate.go) on cand against prev; a panic is a
@@ -546,7 +549,7 @@ func (s *Server) first(cand *Generation, now time.Time, res *ReloadResult, trigg
 	// The contract gated against was served before this process: its
 	// deprecations are noticed as a first generation's are.
 	s.mem.published(nil, choice.Contract.Set, now)
-	if s.gated(choice.Contract, nil, cand, now, res, trigger) {
+	if s.gated(choice.Contract, nil, cand, now, res, trigger) || s.quarantineAtStart(choice.Contract, cand, now, res, trigger) {
 		return
 	}
 	fb, err := s.fallback()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,10 +17,9 @@ import (
 //	cs, _ := client.Connect(ctx, l.Transport(toolset.CommandTransport(cmd, d, nil)), nil)
 //	set, err := l.List(ctx, cs)
 //
-// A transport wrapped by Transport hides the go-sdk's streamable HTTP
-// session hook, so a streamable HTTP connection opens no standalone SSE
-// stream (server notifications arrive only with responses): poll such a
-// server for changes.
+// For streamable HTTP use HTTPTransport instead of Transport: a wrapped
+// connection hides the go-sdk's session hook, and without it no standalone
+// SSE stream is opened (no list_changed).
 type Lister struct {
 	c *capture
 	f *fetcher
@@ -36,13 +34,6 @@ func NewLister(source string) *Lister {
 // Wrap a fresh transport for each connection.
 func (l *Lister) Transport(t mcp.Transport) mcp.Transport {
 	return &captureTransport{inner: t, c: l.c}
-}
-
-// HTTPClient returns an HTTP client for a streamable HTTP transport wrapped
-// by Transport: it sends h with every request (see WithHeaders) and the
-// MCP-Protocol-Version header the server answered in initialize.
-func (l *Lister) HTTPClient(base http.RoundTripper, h http.Header) *http.Client {
-	return &http.Client{Transport: &versionHeader{base: WithHeaders(base, h), c: l.c}}
 }
 
 // List reads every tools/list page over session and returns the tools as

@@ -31,8 +31,7 @@ const terminateDelay = 2 * time.Second
 // revision toolset pins) and reads its tool list.
 func (u *Upstream) connect(ctx context.Context) (*conn, *toolset.Set, error) {
 	c := &conn{lister: toolset.NewLister(u.source()), ended: make(chan struct{})}
-	t := u.transport(c)
-	session, err := u.client.Connect(ctx, c.lister.Transport(t), &mcp.ClientSessionOptions{ProtocolVersion: toolset.PinnedProtocolVersion})
+	session, err := u.client.Connect(ctx, u.transport(c), &mcp.ClientSessionOptions{ProtocolVersion: toolset.PinnedProtocolVersion})
 	if err != nil {
 		c.kill()
 		return nil, nil, u.redact(err)
@@ -62,13 +61,14 @@ func (u *Upstream) source() string {
 	return "upstream:" + u.opts.Name
 }
 
-// transport makes the client transport of one connection.
+// transport makes the client transport of one connection, its tools/list
+// results shown to c's lister.
 func (u *Upstream) transport(c *conn) mcp.Transport {
 	switch {
 	case u.opts.Transport != nil:
-		return u.opts.Transport()
+		return c.lister.Transport(u.opts.Transport())
 	case u.opts.URL != "":
-		return &mcp.StreamableClientTransport{Endpoint: u.opts.URL, HTTPClient: c.lister.HTTPClient(u.base, u.opts.Headers), MaxRetries: 2, DisableStandaloneSSE: true}
+		return c.lister.HTTPTransport(u.opts.URL, u.base, u.opts.Headers)
 	}
 	argv := u.opts.Command
 	cmd := exec.CommandContext(u.ctx, argv[0], argv[1:]...)
@@ -77,9 +77,9 @@ func (u *Upstream) transport(c *conn) mcp.Transport {
 	cmd.WaitDelay = time.Second
 	proc.SetGroup(cmd)
 	c.cmd = cmd
-	return toolset.CommandTransport(cmd, terminateDelay, func(line string) {
+	return c.lister.Transport(toolset.CommandTransport(cmd, terminateDelay, func(line string) {
 		u.log.Warn("skipped a line of the upstream's stdout that is not JSON-RPC", "line", truncate(line))
-	})
+	}))
 }
 
 // close ends the session (for stdio: the server is asked to exit, then
