@@ -469,7 +469,7 @@ func (s *Server) buildCandidate(cfg *Config, refresh bool, quarantine map[string
 }
 
 // buildWith is buildCandidate over the upstreams' open connections.
-func (s *Server) buildWith(cfg *Config, conns map[string]*upstream.Upstream, keys map[string]string, quarantine map[string]bool) (cand *Generation, unchanged bool, err error) {
+func (s *Server) buildWith(cfg *Config, conns map[string]*upstream.Upstream, keys map[string]string, quarantine map[string]*toolset.Set) (cand *Generation, unchanged bool, err error) {
 	live := s.live.Load()
 	ups := make([]upstreamInput, 0, len(cfg.Upstreams))
 	for _, uc := range cfg.Upstreams {

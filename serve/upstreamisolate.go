@@ -2,6 +2,7 @@ package serve
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/mcpctl/mcpctl/upstream"
 )
@@ -17,11 +18,13 @@ import (
 // succeeds with it. Without such upstreams, or when the build fails even
 // so, err is returned.
 func (s *Server) isolateUpstreams(cfg *Config, conns map[string]*upstream.Upstream, keys map[string]string, err error) (*Generation, bool, error) {
-	changed := changedUpstreams(cfg, s.live.Load(), conns)
+	live := s.live.Load()
+	changed := changedUpstreams(cfg, live, conns)
 	if len(changed) == 0 {
 		return nil, false, err
 	}
-	hold := maps.Clone(changed)
+	accepted := live.acceptedLists(changed)
+	hold := maps.Clone(accepted)
 	cand, unchanged, berr := s.buildWith(cfg, conns, keys, hold)
 	if berr != nil {
 		return nil, false, err
@@ -30,7 +33,7 @@ func (s *Server) isolateUpstreams(cfg *Config, conns map[string]*upstream.Upstre
 		delete(hold, name)
 		c, u, e := s.buildWith(cfg, conns, keys, hold)
 		if e != nil {
-			hold[name] = true
+			hold[name] = accepted[name]
 			continue
 		}
 		if cand != nil {
@@ -39,7 +42,7 @@ func (s *Server) isolateUpstreams(cfg *Config, conns map[string]*upstream.Upstre
 		cand, unchanged = c, u
 	}
 	s.log.Warn("upstream tool list(s) cannot be served: their last accepted tools stay served, calls translated to their current ones",
-		"upstreams", sortedKeys(hold), "error", err)
+		"upstreams", slices.Sorted(maps.Keys(hold)), "error", err)
 	return cand, unchanged, nil
 }
 
@@ -47,8 +50,11 @@ func (s *Server) isolateUpstreams(cfg *Config, conns map[string]*upstream.Upstre
 // live serves.
 func changedUpstreams(cfg *Config, live *Generation, conns map[string]*upstream.Upstream) map[string]bool {
 	out := map[string]bool{}
+	if live == nil {
+		return out
+	}
 	for _, uc := range cfg.Upstreams {
-		acc, up := live.acceptedList(uc.Name), conns[uc.Name]
+		acc, up := live.lists[uc.Name], conns[uc.Name]
 		if acc != nil && up != nil && listDigest(acc) != listDigest(up.Tools()) {
 			out[uc.Name] = true
 		}
