@@ -108,6 +108,12 @@ func (s *Server) upstreamConn(uc *UpstreamConfig, dir string, refresh bool) (*up
 	if s.gw.conns == nil {
 		s.gw.conns = map[string]*upstream.Upstream{}
 	}
+	if first := s.gw.conns[key]; first != nil {
+		// A concurrent build (an approval beside a reload) started it
+		// first: one connection per key.
+		go up.Close()
+		return first, key, nil
+	}
 	s.gw.conns[key] = up
 	return up, key, nil
 }

@@ -1,0 +1,84 @@
+package serve
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/internal/upstreamtest"
+)
+
+// kitGateway starts a gateway whose upstream "kit" is the test kit's
+// mutable upstream over in-memory transports.
+func kitGateway(t *testing.T, config string, tweak ...func(*Options)) (*Server, *upstreamtest.Upstream, *reloads) {
+	t.Helper()
+	u := upstreamtest.New(nil, upstreamtest.DefaultTools()...)
+	r := newReloads()
+	hook := func(o *Options) {
+		o.upstreamTransport = func(string) func() mcp.Transport {
+			return func() mcp.Transport {
+				tr, err := u.Transport(context.Background())
+				if err != nil {
+					t.Error(err)
+				}
+				return tr
+			}
+		}
+	}
+	s, _ := startServer(t, config, append([]func(*Options){hook, r.hook}, tweak...)...)
+	return s, u, r
+}
+
+// A property renamed upstream with the rename declared in the upstream's
+// facades: the gate counts the facade as covering the change, so it is
+// published, and old calls are translated at the gateway.
+func TestGatewayKitRenameCoveredByDeclaredFacadePublished(t *testing.T) {
+	s, u, r := kitGateway(t, "upstreams:\n  - {name: kit, stdio: [kit], facades: {echo: {rename: {message: text}}}}\n")
+	cs := connectSDK(t, s, nil)
+	if err := u.RenameProperty("echo", "message", "text"); err != nil {
+		t.Fatal(err)
+	}
+	res := r.waitFor(t, "the rename", func(res ReloadResult) bool { return res.Trigger == "upstream:kit" && res.Result != ResultUnchanged })
+	if res.Result != ResultPublished {
+		t.Fatalf("reload %s (%s), want published (the declared facade covers the rename)", res.Result, res.Reason)
+	}
+	text, isErr := sdkCall(t, cs, "echo", map[string]any{"message": "hi"})
+	if isErr || !strings.Contains(text, `"text":"hi"`) {
+		t.Errorf("old call: %v %q, want it translated to text", isErr, text)
+	}
+}
+
+// The same rename undeclared, with gate.upstream: auto-facade: quarantined,
+// and the old call is translated by diff's verified suggestion.
+func TestGatewayKitRenameQuarantinedAndAutoTranslated(t *testing.T) {
+	s, u, r := kitGateway(t, "upstreams:\n  - {name: kit, stdio: [kit]}\ngate: {upstream: auto-facade}\n")
+	cs := connectSDK(t, s, nil)
+	if err := u.RenameProperty("echo", "message", "text"); err != nil {
+		t.Fatal(err)
+	}
+	res := r.waitFor(t, "the rename", func(res ReloadResult) bool { return res.Trigger == "upstream:kit" && res.Result != ResultUnchanged })
+	if res.Result != ResultQuarantined {
+		t.Fatalf("reload %s (%s), want quarantined", res.Result, res.Reason)
+	}
+	text, isErr := sdkCall(t, cs, "echo", map[string]any{"message": "hi", "mode": "loud"})
+	if isErr || !strings.Contains(text, `"text":"hi"`) {
+		t.Errorf("old call: %v %q, want it translated to text", isErr, text)
+	}
+}
+
+// An upstream tool the gateway cannot serve (its schema does not compile)
+// refuses the candidate with an error naming the upstream; the live
+// generation stays.
+func TestGatewayKitInvalidUpstreamToolRefusedLocated(t *testing.T) {
+	s, u, r := kitGateway(t, "upstreams:\n  - {name: kit, stdio: [kit]}\n")
+	v := s.Live().Version
+	if err := u.Add(&mcp.Tool{Name: "bad name!", InputSchema: map[string]any{"type": "object"}}); err != nil {
+		t.Fatal(err)
+	}
+	res := r.waitFor(t, "the refusal", func(res ReloadResult) bool { return res.Trigger == "upstream:kit" && res.Result != ResultUnchanged })
+	if res.Result != ResultRefused || s.Live().Version != v || len(res.Errors) == 0 || !strings.Contains(res.Errors[0], `upstream "kit"`) {
+		t.Errorf("reload %s, errors %q, want refused naming upstream \"kit\"", res.Result, res.Errors)
+	}
+}
