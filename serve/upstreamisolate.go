@@ -15,8 +15,9 @@ import (
 // upstreams are served from their last accepted lists, calls translated to
 // their current ones as for a quarantine (docs/serve.md#gateway); then each,
 // in name order, is given its current list again when the build still
-// succeeds with it. Without such upstreams, or when the build fails even
-// so, err is returned.
+// succeeds with it. Without such upstreams, when the build fails even so,
+// or when they hold nothing else up (the contract served would be live's),
+// err is returned: the reload is refused with the located error.
 func (s *Server) isolateUpstreams(cfg *Config, conns map[string]*upstream.Upstream, keys map[string]string, err error) (*Generation, bool, error) {
 	live := s.live.Load()
 	changed := changedUpstreams(cfg, live, conns)
@@ -40,6 +41,13 @@ func (s *Server) isolateUpstreams(cfg *Config, conns map[string]*upstream.Upstre
 			cand.discard()
 		}
 		cand, unchanged = c, u
+	}
+	if unchanged || cand.Fingerprint == live.Fingerprint {
+		// Nothing else held up: refused as it is.
+		if cand != nil {
+			cand.discard()
+		}
+		return nil, false, err
 	}
 	s.log.Warn("upstream tool list(s) cannot be served: their last accepted tools stay served, calls translated to their current ones",
 		"upstreams", slices.Sorted(maps.Keys(hold)), "error", err)
