@@ -51,9 +51,19 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	return (&mcp.IOTransport{Reader: in, Writer: out}).Connect(ctx)
 }
 
+// MaxMessageSize bounds one line of a stdio server's output (64 MiB): a
+// longer JSON-RPC message ends the connection with ErrMessageTooLarge (a
+// line that is not JSON-RPC is skipped, whatever its length, without being
+// kept).
+const MaxMessageSize = 64 << 20
+
+// ErrMessageTooLarge ends a stdio connection whose server sent a message
+// longer than MaxMessageSize.
+var ErrMessageTooLarge = errors.New("the server sent a message longer than the limit")
+
 // jsonLines passes through the lines of r that can start a JSON-RPC
 // message (first non-blank byte '{' or '[') and blank lines, and hands
-// every other line to warn.
+// every other line (its first bytes) to warn.
 type jsonLines struct {
 	r    *bufio.Reader
 	warn func(string)
@@ -62,11 +72,9 @@ type jsonLines struct {
 
 func (j *jsonLines) Read(p []byte) (int, error) {
 	for len(j.buf) == 0 {
-		line, err := j.r.ReadBytes('\n')
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[' {
-			if j.warn != nil {
-				j.warn(string(trimmed))
-			}
+		line, err := j.line()
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 && !isJSONStart(trimmed[0]) {
+			j.skipped(trimmed)
 			line = nil
 		}
 		j.buf = line
@@ -80,6 +88,44 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	n := copy(p, j.buf)
 	j.buf = j.buf[n:]
 	return n, nil
+}
+
+func isJSONStart(c byte) bool { return c == '{' || c == '[' }
+
+// line reads the next line, newline included. A line that is not
+// JSON-RPC is skipped to its end as soon as its first non-blank byte says
+// so, and only its first bytes are returned; a JSON-RPC line longer than
+// MaxMessageSize is ErrMessageTooLarge.
+func (j *jsonLines) line() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := j.r.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxMessageSize {
+			return nil, fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, MaxMessageSize)
+		}
+		line = append(line, chunk...)
+		if t := bytes.TrimLeft(line, " \t\r\n"); len(t) > 0 && !isJSONStart(t[0]) {
+			return line[:min(len(line), maxQuoted+1)], j.discard(err)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// discard reads to the end of the current line (err is the last read's).
+func (j *jsonLines) discard(err error) error {
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = j.r.ReadSlice('\n')
+	}
+	return err
+}
+
+// skipped hands a line that is not JSON-RPC to warn.
+func (j *jsonLines) skipped(line []byte) {
+	if j.warn != nil {
+		j.warn(string(line))
+	}
 }
 
 // processStdin is the server's stdin; closing it ends the server.
