@@ -7,8 +7,8 @@
 //      verified, gate.upstream: auto-facade), /status lists it pending,
 //      nobody is notified
 //   3. approved (POST /approve)                -> published, one list_changed
-//   4. progress relayed: server-everything's longRunningOperation (and the
-//      mutable upstream's count, printed only)
+//   4. progress relayed: server-everything's longRunningOperation and the
+//      mutable upstream's count
 //
 // The upstreams are internal/upstreamtest/cmd/mutableupstream (changed
 // through its control file) and @modelcontextprotocol/server-everything
@@ -173,18 +173,19 @@ async function scenarios(client, control, status, admin, notified) {
   console.log("ok   approved: published, list_changed");
 
   // 4. progress relayed under the client's token (the SDK routes a
-  // notification to onprogress by it): server-everything's
-  // longRunningOperation, one notification per 100 ms step. That every
-  // notification arrives, also when the upstream answers right after its
-  // last one (the mutable upstream's count), is pinned by the Go test
-  // TestGatewayRelaysEveryProgressNotification; here count's share is only
-  // printed.
-  for (const [name, args, must] of [["ev_longRunningOperation", { duration: 0.3, steps: 3 }, true], ["count", { n: 1 }, false]]) {
+  // notification to onprogress by it), as the upstream sent it:
+  // server-everything's longRunningOperation (one per 100 ms step) and the
+  // mutable upstream's count (all three right before its result). Over
+  // streamable HTTP a notification the gateway relays after it has written
+  // the result is lost (0 to 3 of count's arrive; the Go gateway tests
+  // count them in memory), so count's are printed, not required, and the
+  // last of longRunningOperation's is not required either.
+  for (const [name, args, least] of [["ev_longRunningOperation", { duration: 0.3, steps: 3 }, 2], ["count", { n: 1 }, 0]]) {
     const seen = [];
     const res = await client.callTool({ name, arguments: args }, undefined, { onprogress: (p) => seen.push(p) });
     assert.equal(res.isError ?? false, false, `${name} succeeded`);
-    assert.ok(seen.every((p) => p.total === 3 && p.progress >= 1 && p.progress <= 3), `${name}: progress as the upstream sent it: ${JSON.stringify(seen)}`);
-    if (must) assert.ok(seen.length >= 2, `${name}: ${seen.length} of 3 progress notifications relayed before the result`);
+    assert.deepEqual(seen.map((p) => [p.progress, p.total]), [[1, 3], [2, 3], [3, 3]].slice(0, seen.length), `${name}: progress as the upstream sent it`);
+    assert.ok(seen.length >= least, `${name}: ${seen.length} of 3 progress notifications before the result, want at least ${least}`);
     console.log(`     ${name}: ${seen.length} of 3 progress notifications before the result`);
   }
   console.log("ok   progress relayed");

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Blue/green rollouts (docs/serve.md#bluegreen). An upstream with blue:
@@ -180,10 +183,31 @@ func (s *Server) withBlue(cfg *Config, cand *Generation) error {
 	}
 	blue, err := s.buildBlue(cfg.OnSide(SideBlue))
 	if err != nil {
-		return err
+		return onBlueSide(err)
 	}
 	cand.blue = blue
 	return nil
+}
+
+// onBlueSide words the errors of building the blue generation (joined
+// located errors) as the blue side's, each still located.
+func onBlueSide(err error) error {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		var ie *toolset.InputError
+		if errors.As(e, &ie) {
+			c := *ie
+			c.Msg = "blue side: " + c.Msg
+			out[i] = &c
+			continue
+		}
+		out[i] = fmt.Errorf("blue side: %w", e)
+	}
+	return errors.Join(out...)
 }
 
 // rolloutKey identifies the sides of cfg's blue/green upstreams: a

@@ -2,15 +2,18 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/internal/upstreamtest"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // Blue/green in front of real MCP servers: two go-sdk upstreams (the
@@ -217,4 +220,24 @@ func TestBlueGreenRolloutStartKeepsConnectedSessionsOnBlue(t *testing.T) {
 		t.Errorf("moved session's list mismatch (-want +got):\n%s", d)
 	}
 	waitUntil(t, "blue stopped", func() bool { return s.Status().Rollout.Blue == "stopped" })
+}
+
+// A blue side that cannot start refuses the config with a located error
+// naming the side; nothing is served.
+func TestBlueGreenBlueCannotStart(t *testing.T) {
+	_, _, _, greenURL := sideServers(t)
+	dead := httptest.NewServer(nil)
+	deadURL := dead.URL
+	dead.Close() // nothing listens there now
+	path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", sidesConfig(deadURL, greenURL, "green"))
+	_, err := New(context.Background(), Options{ConfigPath: path, upstreamBackoff: time.Millisecond})
+	if err == nil {
+		t.Fatal("New served a config whose blue side cannot start")
+	}
+	if !errors.Is(err, toolset.ErrInput) {
+		t.Errorf("error does not wrap toolset.ErrInput: %v", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, `mcpctl.serve.yaml:2:5: blue side: upstream "files"`) {
+		t.Errorf("error %q does not name the blue side, the upstream and where it is written", msg)
+	}
 }

@@ -135,6 +135,13 @@ func TestGatewayRealFilesystemMinItemsBreak(t *testing.T) {
 		t.Fatalf("2025.8.18 paths = %v, want no minItems", p)
 	}
 	r.deploy(t, "new")
+	// Quarantined means served so: the live generation holds the
+	// quarantine (until then, calls reach 2025.11.25 as sent; pending is
+	// recorded first: -race showed the witness refused by the upstream).
+	waitUntil(t, "files quarantined", func() bool {
+		st := s.upstreamStatus()
+		return len(st) == 1 && st[0].State == StateQuarantined
+	})
 	waitUntil(t, "the 2025.11.25 candidate pending", func() bool { return len(s.Pending()) == 1 })
 	p := s.Pending()[0]
 	if len(p.Findings) == 0 {

@@ -49,6 +49,12 @@ func (u *Upstream) FollowControl(ctx context.Context, path string, interval time
 	if err != nil {
 		return err
 	}
+	return u.followFrom(ctx, path, offset, interval, log)
+}
+
+// followFrom applies the lines appended to path after offset, polling every
+// interval, until a crash line (ErrCrash) or the end of ctx.
+func (u *Upstream) followFrom(ctx context.Context, path string, offset int64, interval time.Duration, log *slog.Logger) error {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
@@ -57,6 +63,7 @@ func (u *Upstream) FollowControl(ctx context.Context, path string, interval time
 			return ctx.Err()
 		case <-tick.C:
 		}
+		var err error
 		if offset, err = u.applyFrom(path, offset, true, log); err != nil {
 			return err
 		}

@@ -38,7 +38,14 @@ func Main(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.W
 	defer cancel()
 	crashed := make(chan error, 1)
 	if *control != "" {
-		go func() { crashed <- u.FollowControl(ctx, *control, *poll, log) }()
+		// The changes already in the file are applied before serving, so a
+		// restarted program answers its first tools/list with them.
+		offset, err := u.applyFrom(*control, 0, false, log)
+		if err != nil {
+			log.Error("control file", "err", err)
+			return ExitCrash
+		}
+		go func() { crashed <- u.followFrom(ctx, *control, offset, *poll, log) }()
 	}
 	served := make(chan error, 1)
 	go func() { served <- u.Server().Run(ctx, &mcp.IOTransport{Reader: stdin, Writer: stdout}) }()

@@ -130,13 +130,19 @@ func (u *Upstream) Transport(ctx context.Context) (mcp.Transport, error) {
 	return ct, nil
 }
 
-// Connect connects c to the upstream in process.
+// ProtocolVersion is the MCP revision Connect initializes at: the one the
+// gateway speaks to its upstreams. (At 2026-07-28 a client opens
+// subscriptions/listen, and go-sdk v1.8.0's ServerSession.Close can wait
+// forever for a listen that arrived just before it: Crash would hang.)
+const ProtocolVersion = "2025-11-25"
+
+// Connect connects c to the upstream in process, at ProtocolVersion.
 func (u *Upstream) Connect(ctx context.Context, c *mcp.Client) (*mcp.ClientSession, error) {
 	t, err := u.Transport(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return c.Connect(ctx, t, nil)
+	return c.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 }
 
 // HTTPHandler serves the upstream over streamable HTTP (MCP 2025-11-25,
@@ -146,7 +152,8 @@ func (u *Upstream) HTTPHandler() http.Handler {
 }
 
 // Crash closes every session, as a crashing process would. The upstream
-// keeps its tools and accepts new sessions afterwards.
+// keeps its tools and accepts new sessions afterwards. Sessions should be
+// at ProtocolVersion (see there).
 func (u *Upstream) Crash() {
 	for ss := range u.server.Sessions() {
 		_ = ss.Close()

@@ -235,6 +235,10 @@ func TestChangeErrorsAreTyped(t *testing.T) {
 	}
 }
 
+// TestCrashEndsSessionsAndAcceptsNewOnes. Reproduction of a hang (1 run in
+// 30 under -race) before Connect pinned ProtocolVersion: the client opened
+// subscriptions/listen (2026-07-28) and Crash's ServerSession.Close waited
+// for it.
 func TestCrashEndsSessionsAndAcceptsNewOnes(t *testing.T) {
 	u := New(nil, DefaultTools()...)
 	c := connect(t, u)
@@ -250,7 +254,10 @@ func TestCrashEndsSessionsAndAcceptsNewOnes(t *testing.T) {
 
 // TestMainFollowsControlFileAndCrashes runs the stdio program in process:
 // changes appended to the control file reach the client as list_changed, a
-// restart re-applies them (but not an earlier crash), a crash line exits 3.
+// restart re-applies them (but not an earlier crash) before it serves, a
+// crash line exits 3. Reproduction: "restarted program lost the rename"
+// (11 runs in 40 under -race) while the first application of the file ran
+// beside the server instead of before it.
 func TestMainFollowsControlFileAndCrashes(t *testing.T) {
 	control := filepath.Join(t.TempDir(), "control.jsonl")
 	c, exit := runMain(t, control)
@@ -289,7 +296,7 @@ func runMain(t *testing.T, control string) (*client, chan int) {
 		exit <- code
 	}()
 	mc, c := newClient()
-	cs, err := mc.Connect(t.Context(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	cs, err := mc.Connect(t.Context(), &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
