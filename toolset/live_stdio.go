@@ -46,8 +46,14 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err := t.cmd.Start(); err != nil {
 		return nil, err
 	}
+	// Waiting from the start closes stdout when the server exits, even
+	// while a child it forked holds stdout open: the session then ends.
+	out := &processStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate, exited: make(chan struct{})}
+	go func() {
+		out.err = t.cmd.Wait()
+		close(out.exited)
+	}()
 	in := io.NopCloser(&jsonLines{r: bufio.NewReader(stdout), warn: t.warn})
-	out := &processStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate}
 	return (&mcp.IOTransport{Reader: in, Writer: out}).Connect(ctx)
 }
 
@@ -133,18 +139,19 @@ type processStdin struct {
 	io.WriteCloser
 	cmd       *exec.Cmd
 	terminate time.Duration
+	// exited is closed when the server has exited, with err its Wait's.
+	exited chan struct{}
+	err    error
 }
 
 func (s *processStdin) Close() error {
 	if err := s.WriteCloser.Close(); err != nil {
 		return fmt.Errorf("closing stdin: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
 	wait := func() (error, bool) {
 		select {
-		case err := <-done:
-			return err, true
+		case <-s.exited:
+			return s.err, true
 		case <-time.After(s.terminate):
 			return nil, false
 		}
