@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -153,6 +154,12 @@ func (s *Server) buildBlue(cfg *Config) (*Generation, error) {
 func (s *Server) blueUsesConn(key string) bool {
 	ro := s.rollout.Load()
 	return ro != nil && !ro.stopped.Load() && ro.blue.usesConn(key)
+}
+
+// usesConn reports whether one of g's tools forwards over the connection
+// key.
+func (g *Generation) usesConn(key string) bool {
+	return slices.Contains(g.upstreamKeys, key)
 }
 
 // blueStopped closes blue's upstream connections once blue's last

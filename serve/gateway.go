@@ -33,6 +33,10 @@ type gateway struct {
 	// before are kept in missed and reloaded then.
 	started bool
 	missed  map[string]bool
+	// users counts, per connection key, the published generations not
+	// released yet that forward over it (pinned sessions and in-flight
+	// calls keep old generations): a connection is closed only at 0.
+	users map[string]int
 	// reloads counts the reloads upstreams' changes started (Close waits
 	// for them).
 	reloads sync.WaitGroup
@@ -123,7 +127,7 @@ func (s *Server) upstreamConn(uc *UpstreamConfig, dir string, refresh bool) (*up
 // with the allowlisted environment; http headers read from the
 // environment.
 func (s *Server) upstreamOptions(uc *UpstreamConfig, dir string) (upstream.Options, error) {
-	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.upstreamBackoff, MaxBackoff: 4 * s.opts.upstreamBackoff}
+	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.upstreamBackoff, MaxBackoff: 4 * s.opts.upstreamBackoff, ProtocolVersion: s.opts.upstreamProtocol}
 	if s.opts.upstreamTransport != nil {
 		if t := s.opts.upstreamTransport(uc.Name); t != nil {
 			opts.Transport = t
@@ -201,22 +205,63 @@ func (s *Server) startUpstreamReloads() {
 	}
 }
 
-// pruneUpstreams closes the connections the live generation does not use
-// (after each reload: a refused candidate's new connection, a removed or
-// changed upstream).
-func (s *Server) pruneUpstreams() {
-	live := s.live.Load()
+// pruneUpstreams closes the connections no published generation still
+// uses (after each reload: a refused candidate's new connection, a removed
+// or changed upstream once the generations serving it are released).
+func (s *Server) pruneUpstreams() { s.closeUnused(false) }
+
+// closeUnused closes the connections no unreleased published generation
+// uses; retiredOnly keeps those never published (a build in progress may
+// have just started them).
+func (s *Server) closeUnused(retiredOnly bool) {
 	s.gw.mu.Lock()
 	var gone []*upstream.Upstream
 	for key, up := range s.gw.conns {
-		if live == nil || !live.usesConn(key) && !s.blueUsesConn(key) {
+		n, published := s.gw.users[key]
+		if n == 0 && (published || !retiredOnly) && !s.blueUsesConn(key) {
 			gone = append(gone, up)
 			delete(s.gw.conns, key)
+			delete(s.gw.users, key)
 		}
 	}
 	s.gw.mu.Unlock()
 	for _, up := range gone {
 		up.Close()
+	}
+}
+
+// useUpstreams counts g, being published, as a user of its connections.
+func (s *Server) useUpstreams(g *Generation) {
+	s.gw.mu.Lock()
+	defer s.gw.mu.Unlock()
+	if s.gw.users == nil {
+		s.gw.users = map[string]int{}
+	}
+	for _, k := range g.upstreamKeys {
+		s.gw.users[k]++
+	}
+}
+
+// released is the onRelease of generations: a published generation's
+// last reference is gone, so its connections lose a user (closed at the
+// next reload when none is left).
+func (s *Server) released(g *Generation) {
+	if g.Version > 0 && len(g.upstreamKeys) > 0 {
+		s.gw.mu.Lock()
+		for _, k := range g.upstreamKeys {
+			s.gw.users[k]--
+		}
+		if !s.gw.closed {
+			s.gw.reloads.Add(1)
+			go func() {
+				defer s.gw.reloads.Done()
+				s.closeUnused(true)
+			}()
+		}
+		s.gw.mu.Unlock()
+	}
+	if s.opts.onRelease != nil {
+		s.opts.onRelease(g)
 	}
 }
 
@@ -232,17 +277,6 @@ func (s *Server) closeUpstreams() {
 		up.Close()
 	}
 	s.gw.reloads.Wait()
-}
-
-// usesConn reports whether one of g's tools forwards over the connection
-// key.
-func (g *Generation) usesConn(key string) bool {
-	for _, k := range g.upstreamKeys {
-		if k == key {
-			return true
-		}
-	}
-	return false
 }
 
 // upstreamInput is one upstream of a candidate: the list served (its

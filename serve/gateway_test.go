@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 const gatewayConfig = `tools:
@@ -236,10 +238,23 @@ upstreams:
 }
 
 func TestGatewayHTTPUpstreamHeadersFromEnvAndRealName(t *testing.T) {
+	for _, tc := range []struct{ protocol, wantName string }{
+		// 2025-11-25 has no Mcp-Name header.
+		{"", ""},
+		// 2026-07-28 sends it: the upstream's own name, never the
+		// exposed one.
+		{upstream.LatestProtocol, "read_file"},
+	} {
+		t.Run("protocol="+tc.protocol, func(t *testing.T) { testHTTPUpstream(t, tc.protocol, tc.wantName) })
+	}
+}
+
+func testHTTPUpstream(t *testing.T, protocol, wantName string) {
 	f := newFakeUpstream(t)
 	var mu sync.Mutex
 	var auth, names []string
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, nil)
+	// The go-sdk serves 2026-07-28 over stateless HTTP only.
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, &mcp.StreamableHTTPOptions{Stateless: protocol == upstream.LatestProtocol})
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		auth = append(auth, r.Header.Get("Authorization"))
@@ -252,6 +267,7 @@ func TestGatewayHTTPUpstreamHeadersFromEnvAndRealName(t *testing.T) {
 	t.Cleanup(hs.Close) // after the gateway's Close, which ends the upstream session
 	config := "upstreams:\n  - name: web\n    http: {url: '" + hs.URL + "', headers: {Authorization: {env: WEB_AUTH}}}\n    prefix: web_\n"
 	s, _ := startServer(t, config, func(o *Options) {
+		o.upstreamProtocol = protocol
 		o.Getenv = func(k string) (string, bool) {
 			if k == "WEB_AUTH" {
 				return "Bearer s3cret", true
@@ -278,12 +294,14 @@ func TestGatewayHTTPUpstreamHeadersFromEnvAndRealName(t *testing.T) {
 			t.Errorf("a request carried Authorization %q", a)
 		}
 	}
-	// The gateway speaks 2025-11-25 to its upstreams, which has no Mcp-Name
-	// header; under any revision the call goes out under the real name.
+	var calls []string
 	for _, n := range names {
-		if n != "read_file" {
-			t.Errorf("Mcp-Name %q sent, want the upstream's own name read_file", n)
+		if n != "" && n != "fake-upstream" && !strings.HasPrefix(n, "notifications/") {
+			calls = append(calls, n)
 		}
+	}
+	if wantName == "" && len(calls) > 0 || wantName != "" && !slices.Contains(calls, wantName) || slices.Contains(calls, "web_read_file") {
+		t.Errorf("Mcp-Name headers sent: %q; want %q for the call, never the exposed name", names, wantName)
 	}
 }
 
@@ -360,5 +378,91 @@ func TestGatewayAdminReloadRereadsUpstreams(t *testing.T) {
 	v := s.Live().Version
 	if res := s.Reload(context.Background(), "watch"); res.Result != ResultQuarantined || s.Live().Version != v {
 		t.Errorf("a config reload: %s, version %d, want quarantined at version %d", res.Result, s.Live().Version, v)
+	}
+}
+
+// TestGatewayPinnedSessionKeepsItsUpstreamConnection: a config edit that
+// changes how an upstream is reached starts a new connection; a session
+// pinned to the old generation keeps calling over the old one, which is
+// closed only when that generation is released (before, it was closed at
+// once and the pinned session's calls failed as unavailable).
+func TestGatewayPinnedSessionKeepsItsUpstreamConnection(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, path := startGateway(t, gatewayConfig, f, func(o *Options) { o.PinSessions = true })
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs := newSDKClient(t, ct, "2025-11-25").cs // a revision with sessions: pinned
+	waitUntil(t, "the pin", func() bool { return s.pinned.Load() == 1 })
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Dir(path), filepath.Base(path), strings.Replace(gatewayConfig, "prefix: fs_", "prefix: fs_\n    timeout: 61s", 1))
+	if res := s.Reload(context.Background(), "watch"); res.Result != ResultPublished {
+		t.Fatalf("reload: %s %s", res.Result, res.Errors)
+	}
+	if n := f.connections(); n != 2 {
+		t.Fatalf("connections = %d, want a new one for the new config", n)
+	}
+	if text, isErr := sdkCall(t, cs, "fs_read_file", map[string]any{"path": "a"}); isErr {
+		t.Errorf("pinned session's call: %s", text)
+	}
+	// The session ends: its generation is released and the old
+	// connection closed.
+	_ = cs.Close()
+	_ = ss.Close()
+	waitUntil(t, "the old connection closed", func() bool {
+		s.gw.mu.Lock()
+		defer s.gw.mu.Unlock()
+		return len(s.gw.conns) == 1
+	})
+}
+
+// upstreamMetrics reads the upstream series: "name state" → value for
+// mcpctl_serve_upstream_state, "name" → restarts.
+func upstreamMetrics(t *testing.T, s *Server) (states map[string]float64, restarts map[string]float64) {
+	t.Helper()
+	mfs, err := s.metrics.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, restarts = map[string]float64{}, map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			switch mf.GetName() {
+			case "mcpctl_serve_upstream_state":
+				states[labels["upstream"]+" "+labels["state"]] = m.GetGauge().GetValue()
+			case "mcpctl_serve_upstream_restarts_total":
+				restarts[labels["upstream"]] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	return states, restarts
+}
+
+func TestGatewayUpstreamMetrics(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.upstreamBackoff = time.Millisecond })
+	states, restarts := upstreamMetrics(t, s)
+	if d := cmp.Diff(map[string]float64{"files connected": 1}, states); d != "" || restarts["files"] != 0 {
+		t.Errorf("states mismatch (-want +got):\n%s restarts %v", d, restarts)
+	}
+	f.crash()
+	waitUntil(t, "a restart", func() bool { return s.upstreamStatus()[0].Restarts == 1 })
+	if _, restarts := upstreamMetrics(t, s); restarts["files"] != 1 {
+		t.Errorf("restarts = %v, want files 1", restarts)
+	}
+	hidden := "slow"
+	f.hidden.Store(&hidden)
+	s.Reload(context.Background(), "admin")
+	if states, _ := upstreamMetrics(t, s); states["files quarantined"] != 1 {
+		t.Errorf("states after a refused change = %v, want files quarantined", states)
 	}
 }

@@ -313,9 +313,11 @@ func TestGatewayUpstreamReleaseInConfigQuarantined(t *testing.T) {
 	if _, isErr := sdkCall(t, cs, "fs_search", map[string]any{"query": "q", "mode": "full"}); !isErr {
 		t.Error("a call the new release cannot take was not refused")
 	}
-	if n := len(s.gw.conns); n != 1 {
-		t.Errorf("%d connections open, want the new release's only", n)
-	}
+	waitUntil(t, "the old release's connection closed", func() bool {
+		s.gw.mu.Lock()
+		defer s.gw.mu.Unlock()
+		return len(s.gw.conns) == 1
+	})
 }
 
 // TestGatewayFallbackBundleKeepsUpstreamTools: a restart whose config the
@@ -343,5 +345,26 @@ func TestGatewayFallbackBundleKeepsUpstreamTools(t *testing.T) {
 	defer s.Close()
 	if got := s.Live().Tools(); s.Live().Fingerprint != want {
 		t.Errorf("fallback serves %v, want the last accepted contract (local and the fs_ tools)", got)
+	}
+}
+
+func TestGatewayAnnotationsAndTitleHeld(t *testing.T) {
+	no := false
+	for _, tc := range []struct {
+		name string
+		tool *mcp.Tool
+	}{
+		{"annotations", &mcp.Tool{Name: "read_file", Description: "Reads a file.", InputSchema: json.RawMessage(fakeReadFile), Annotations: &mcp.ToolAnnotations{OpenWorldHint: &no}}},
+		{"title", &mcp.Tool{Name: "read_file", Title: "Read any file", Description: "Reads a file.", InputSchema: json.RawMessage(fakeReadFile)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, files, _, r := gatewayWithState(t, quarantineConfig+"gate: {descriptions: hold}\n")
+			before := string(s.Live().Set.Lookup("fs_read_file").Raw)
+			files.srv.AddTool(tc.tool, files.handle)
+			res := r.waitFor(t, "the hold", func(res ReloadResult) bool { return res.Trigger == "upstream:files" && res.Result != ResultUnchanged })
+			if res.Result != ResultQuarantined || string(s.Live().Set.Lookup("fs_read_file").Raw) != before {
+				t.Errorf("reload %s (%s), want the accepted tool held", res.Result, res.Reason)
+			}
+		})
 	}
 }

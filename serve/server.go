@@ -96,6 +96,8 @@ type Options struct {
 	// upstreamTransport, when set (tests), makes the transports of the
 	// upstream named name (nil: as its config says).
 	upstreamTransport func(name string) func() mcp.Transport
+	// upstreamProtocol (tests) is upstream.Options.ProtocolVersion.
+	upstreamProtocol string
 	// upstreamBackoff (tests) is the first wait before restarting an
 	// upstream; 0 means upstream.DefaultMinBackoff.
 	upstreamBackoff time.Duration
@@ -484,7 +486,7 @@ func (s *Server) buildWith(cfg *Config, conns map[string]*upstream.Upstream, key
 	if live != nil && live.inputs == inputs {
 		return nil, true, nil
 	}
-	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns})
+	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.released, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns})
 	if cand != nil {
 		cand.inputs, cand.base = inputs, cfg
 		cand.lists, cand.quarantined = map[string]*toolset.Set{}, map[string]bool{}
@@ -639,6 +641,7 @@ func (s *Server) publish(cand *Generation, now time.Time, allowed *state.Allowan
 	}
 	s.mem.published(oldSet, cand.Set, now)
 	s.beginRollout(old, cand)
+	s.useUpstreams(cand)
 	s.live.Store(cand)
 	s.metrics.version.Set(float64(cand.Version))
 	if old != nil {

@@ -36,6 +36,12 @@ func (l *Lister) Transport(t mcp.Transport) mcp.Transport {
 	return &captureTransport{inner: t, c: l.c}
 }
 
+// WantsNewerProtocol reports whether err, the failure of a connection made
+// through this Lister asking for PinnedProtocolVersion, says the server
+// only speaks a newer revision (as LoadLive decides it before retrying
+// with the go-sdk's newest).
+func (l *Lister) WantsNewerProtocol(err error) bool { return wantsNewerProtocol(err, l.c) }
+
 // List reads every tools/list page over session and returns the tools as
 // sent. Errors are as for LoadLive.
 func (l *Lister) List(ctx context.Context, session *mcp.ClientSession) (*Set, error) {

@@ -28,15 +28,19 @@ type conn struct {
 const terminateDelay = 2 * time.Second
 
 // connect starts or reaches the server, initializes (asking for the
-// revision toolset pins) and reads its tool list.
+// revision toolset pins, or the go-sdk's newest when the server wants it:
+// see Options.ProtocolVersion) and reads its tool list.
 func (u *Upstream) connect(ctx context.Context) (*conn, *toolset.Set, error) {
-	c := &conn{lister: toolset.NewLister(u.source()), ended: make(chan struct{})}
-	session, err := u.client.Connect(ctx, u.transport(c), &mcp.ClientSessionOptions{ProtocolVersion: toolset.PinnedProtocolVersion})
+	c, err := u.initialize(ctx)
+	if err != nil && !u.newest.Load() && c.lister.WantsNewerProtocol(err) {
+		u.log.Info("upstream refused protocol " + toolset.PinnedProtocolVersion + "; using the newest the client supports")
+		u.newest.Store(true)
+		c, err = u.initialize(ctx)
+	}
 	if err != nil {
-		c.kill()
 		return nil, nil, u.redact(err)
 	}
-	c.session = session
+	session := c.session
 	set, err := c.lister.List(ctx, session)
 	if err != nil {
 		c.close()
@@ -48,6 +52,23 @@ func (u *Upstream) connect(ctx context.Context) (*conn, *toolset.Set, error) {
 		close(c.ended)
 	}()
 	return c, set, nil
+}
+
+// initialize makes one connection and initializes it (c is returned for
+// its lister even on failure).
+func (u *Upstream) initialize(ctx context.Context) (*conn, error) {
+	c := &conn{lister: toolset.NewLister(u.source()), ended: make(chan struct{})}
+	version := toolset.PinnedProtocolVersion
+	if u.newest.Load() {
+		version = ""
+	}
+	session, err := u.client.Connect(ctx, u.transport(c), &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		c.kill()
+		return c, err
+	}
+	c.session = session
+	return c, nil
 }
 
 // source names the server in tool set errors: stdio:COMMAND or its URL.

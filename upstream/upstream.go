@@ -33,6 +33,11 @@ type Options struct {
 	// Transport, when set, makes the transport of each connection (tests:
 	// in-memory transports).
 	Transport func() mcp.Transport
+	// ProtocolVersion is the MCP revision asked for in initialize:
+	// "" asks for toolset.PinnedProtocolVersion first and, when the server
+	// only speaks a newer one, the go-sdk's newest (as toolset.LoadLive
+	// does); LatestProtocol asks for the go-sdk's newest at once.
+	ProtocolVersion string
 	// Refresh polls tools/list this often beside list_changed (0: never).
 	Refresh time.Duration
 	// Timeout bounds one call and the start (0: DefaultTimeout).
@@ -55,6 +60,10 @@ const (
 	DefaultMinBackoff = 100 * time.Millisecond
 	DefaultMaxBackoff = 30 * time.Second
 )
+
+// LatestProtocol is Options.ProtocolVersion for the go-sdk's newest
+// revision (2026-07-28 in go-sdk v1.8.0).
+const LatestProtocol = "latest"
 
 // The states of an upstream (Status.State).
 const (
@@ -111,6 +120,9 @@ type Upstream struct {
 	// listMu serializes listings (Refresh and the background loop).
 	listMu   sync.Mutex
 	restarts atomic.Int64
+	// newest is set once the server refused PinnedProtocolVersion: every
+	// later connection asks for the go-sdk's newest revision.
+	newest   atomic.Bool
 	kick     chan struct{}
 	progress sync.Map // progress token → func(*mcp.ProgressNotificationParams)
 	tokens   atomic.Uint64
@@ -153,6 +165,7 @@ func newUpstream(opts Options) *Upstream {
 		log = slog.New(slog.DiscardHandler)
 	}
 	u := &Upstream{opts: opts, log: log.With("upstream", opts.Name), kick: make(chan struct{}, 1), done: make(chan struct{}), secrets: secrets(opts)}
+	u.newest.Store(opts.ProtocolVersion == LatestProtocol)
 	u.base = http.DefaultTransport.(*http.Transport).Clone()
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.client = mcp.NewClient(&mcp.Implementation{Name: "mcpctl-gateway", Version: "1"}, &mcp.ClientOptions{
