@@ -81,3 +81,34 @@ func TestAdversarialGatewayListChangedStorm(t *testing.T) {
 		t.Errorf("%d list_changed sent, want 1", told.Load())
 	}
 }
+
+// TestAdversarialGatewayCancelMidProgress: a client cancels a call after
+// its first progress notification; the upstream's request is cancelled and
+// the session keeps working.
+func TestAdversarialGatewayCancelMidProgress(t *testing.T) {
+	f := newFakeUpstream(t)
+	s, _ := startGateway(t, gatewayConfig, f)
+	progress := make(chan struct{}, 16)
+	cs := connectSDK(t, s, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+		progress <- struct{}{}
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "fs_slow", Arguments: map[string]any{}}
+		p.SetProgressToken(7)
+		_, err := cs.CallTool(ctx, p)
+		done <- err
+	}()
+	recvWithin(t, "the progress", progress)
+	cancel()
+	if name := recvWithin(t, "the upstream call cancelled", f.cancelled); name != "slow" {
+		t.Errorf("cancelled %q", name)
+	}
+	if err := recvWithin(t, "the cancelled call", done); err == nil {
+		t.Error("the cancelled call returned no error")
+	}
+	if text, isErr := sdkCall(t, cs, "fs_read_file", map[string]any{"path": "a"}); isErr {
+		t.Errorf("call after the cancel: %s", text)
+	}
+}
