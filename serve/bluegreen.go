@@ -143,6 +143,12 @@ func (s *Server) blueUsesConn(key string) bool {
 	return ro != nil && !ro.stopped.Load() && slices.Contains(ro.blue.upstreamKeys, key)
 }
 
+// usesConn reports whether one of g's tools forwards over the connection
+// key.
+func (g *Generation) usesConn(key string) bool {
+	return slices.Contains(g.upstreamKeys, key)
+}
+
 // blueStopped closes blue's upstream connections once blue's last
 // session and call are gone (in the background: the last release may be
 // on a call's path).

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 // Options configures a Server.
@@ -470,6 +471,15 @@ func (s *Server) buildCandidate(cfg *serveconfig.Config, refresh bool, quarantin
 	if err != nil {
 		return nil, false, err
 	}
+	cand, unchanged, err = s.buildWith(cfg, conns, keys, quarantine)
+	if err != nil && quarantine == nil {
+		return s.isolateUpstreams(cfg, conns, keys, err)
+	}
+	return cand, unchanged, err
+}
+
+// buildWith is buildCandidate over the upstreams' open connections.
+func (s *Server) buildWith(cfg *serveconfig.Config, conns map[string]*upstream.Upstream, keys map[string]string, quarantine map[string]*toolset.Set) (cand *Generation, unchanged bool, err error) {
 	live := s.live.Load()
 	ups := make([]upstreamInput, 0, len(cfg.Upstreams))
 	for _, uc := range cfg.Upstreams {

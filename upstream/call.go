@@ -54,6 +54,7 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	if err == nil {
 		return res, nil
 	}
+	err = u.redact(err)
 	switch {
 	case errors.Is(context.Cause(ctx), ErrTimeout):
 		return nil, &Error{Name: u.opts.Name, Msg: fmt.Sprintf("no answer within %s", u.opts.Timeout), Err: ErrTimeout}

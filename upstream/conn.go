@@ -39,13 +39,13 @@ func (u *Upstream) connect(ctx context.Context) (*conn, *toolset.Set, error) {
 		c, err = u.initialize(ctx)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, u.redact(err)
 	}
 	session := c.session
 	set, err := c.lister.List(ctx, session)
 	if err != nil {
 		c.close()
-		return nil, nil, err
+		return nil, nil, u.redact(err)
 	}
 	go func() {
 		_ = session.Wait()
@@ -262,6 +262,7 @@ func (u *Upstream) list(ctx context.Context, c *conn) (bool, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if err != nil {
+		err = u.redact(err)
 		u.lastErr = err
 		return false, err
 	}

@@ -116,6 +116,7 @@ type Upstream struct {
 	raw     string // the tools' bytes, to tell a changed listing
 	state   string
 	lastErr error
+	secrets []string // hidden in errors (see redact)
 
 	// listMu serializes listings (Refresh and the background loop).
 	listMu   sync.Mutex
@@ -164,7 +165,7 @@ func newUpstream(opts Options) *Upstream {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	u := &Upstream{opts: opts, log: log.With("upstream", opts.Name), kick: make(chan struct{}, 1), done: make(chan struct{})}
+	u := &Upstream{opts: opts, log: log.With("upstream", opts.Name), kick: make(chan struct{}, 1), done: make(chan struct{}), secrets: secrets(opts)}
 	u.newest.Store(opts.ProtocolVersion == LatestProtocol)
 	u.base = http.DefaultTransport.(*http.Transport).Clone()
 	u.ctx, u.cancel = context.WithCancel(context.Background())

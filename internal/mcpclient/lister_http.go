@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -71,10 +72,17 @@ type tapBody struct {
 	json bool
 	buf  []byte // a JSON body, or the SSE line not yet complete
 	data []byte // the data lines of the SSE event being read
+	// seen is how much of buf has no newline (events scans on from there).
+	seen int
 }
 
+// Read passes the body through; a JSON body, or an SSE line or event,
+// longer than MaxMessageSize ends it with ErrMessageTooLarge.
 func (b *tapBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	if len(b.buf)+len(b.data)+n > MaxMessageSize {
+		return n, fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, MaxMessageSize)
+	}
 	b.buf = append(b.buf, p[:n]...)
 	if b.json {
 		if err == io.EOF {
@@ -89,10 +97,13 @@ func (b *tapBody) Read(p []byte) (int, error) {
 // events consumes the complete lines of buf.
 func (b *tapBody) events() {
 	for {
-		i := bytes.IndexByte(b.buf, '\n')
+		i := bytes.IndexByte(b.buf[b.seen:], '\n')
 		if i < 0 {
+			b.seen = len(b.buf)
 			return
 		}
+		i += b.seen
+		b.seen = 0
 		line := bytes.TrimSuffix(b.buf[:i], []byte("\r"))
 		switch {
 		case len(line) == 0:

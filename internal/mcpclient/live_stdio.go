@@ -46,14 +46,30 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err := t.cmd.Start(); err != nil {
 		return nil, err
 	}
+	// Waiting from the start closes stdout when the server exits, even
+	// while a child it forked holds stdout open: the session then ends.
+	out := &processStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate, exited: make(chan struct{})}
+	go func() {
+		out.err = t.cmd.Wait()
+		close(out.exited)
+	}()
 	in := io.NopCloser(&jsonLines{r: bufio.NewReader(stdout), warn: t.warn})
-	out := &processStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate}
 	return (&mcp.IOTransport{Reader: in, Writer: out}).Connect(ctx)
 }
 
+// MaxMessageSize bounds one line of a stdio server's output (64 MiB): a
+// longer JSON-RPC message ends the connection with ErrMessageTooLarge (a
+// line that is not JSON-RPC is skipped, whatever its length, without being
+// kept).
+const MaxMessageSize = 64 << 20
+
+// ErrMessageTooLarge ends a stdio connection whose server sent a message
+// longer than MaxMessageSize.
+var ErrMessageTooLarge = errors.New("the server sent a message longer than the limit")
+
 // jsonLines passes through the lines of r that can start a JSON-RPC
 // message (first non-blank byte '{' or '[') and blank lines, and hands
-// every other line to warn.
+// every other line (its first bytes) to warn.
 type jsonLines struct {
 	r    *bufio.Reader
 	warn func(string)
@@ -62,11 +78,9 @@ type jsonLines struct {
 
 func (j *jsonLines) Read(p []byte) (int, error) {
 	for len(j.buf) == 0 {
-		line, err := j.r.ReadBytes('\n')
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[' {
-			if j.warn != nil {
-				j.warn(string(trimmed))
-			}
+		line, err := j.line()
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 && !isJSONStart(trimmed[0]) {
+			j.skipped(trimmed)
 			line = nil
 		}
 		j.buf = line
@@ -82,23 +96,62 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+func isJSONStart(c byte) bool { return c == '{' || c == '[' }
+
+// line reads the next line, newline included. A line that is not
+// JSON-RPC is skipped to its end as soon as its first non-blank byte says
+// so, and only its first bytes are returned; a JSON-RPC line longer than
+// MaxMessageSize is ErrMessageTooLarge.
+func (j *jsonLines) line() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := j.r.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxMessageSize {
+			return nil, fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, MaxMessageSize)
+		}
+		line = append(line, chunk...)
+		if t := bytes.TrimLeft(line, " \t\r\n"); len(t) > 0 && !isJSONStart(t[0]) {
+			return line[:min(len(line), maxQuoted+1)], j.discard(err)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// discard reads to the end of the current line (err is the last read's).
+func (j *jsonLines) discard(err error) error {
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = j.r.ReadSlice('\n')
+	}
+	return err
+}
+
+// skipped hands a line that is not JSON-RPC to warn.
+func (j *jsonLines) skipped(line []byte) {
+	if j.warn != nil {
+		j.warn(string(line))
+	}
+}
+
 // processStdin is the server's stdin; closing it ends the server.
 type processStdin struct {
 	io.WriteCloser
 	cmd       *exec.Cmd
 	terminate time.Duration
+	// exited is closed when the server has exited, with err its Wait's.
+	exited chan struct{}
+	err    error
 }
 
 func (s *processStdin) Close() error {
 	if err := s.WriteCloser.Close(); err != nil {
 		return fmt.Errorf("closing stdin: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
 	wait := func() (error, bool) {
 		select {
-		case err := <-done:
-			return err, true
+		case <-s.exited:
+			return s.err, true
 		case <-time.After(s.terminate):
 			return nil, false
 		}

@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -55,3 +56,33 @@ func (e *redactedError) Error() string {
 }
 
 func (e *redactedError) Unwrap() error { return e.err }
+
+// URLSecrets returns the strings of a URL to hide in errors: the password
+// and user name of its userinfo and the values of its query (Go's HTTP
+// errors print the URL with the password masked, but not the user name or
+// the query), each value decoded and as written. A URL that does not parse gives none.
+func URLSecrets(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var vals []string
+	if u.User != nil {
+		p, _ := u.User.Password()
+		vals = append(vals, p, u.User.Username())
+	}
+	for _, vs := range u.Query() {
+		vals = append(vals, vs...)
+	}
+	for _, pair := range strings.Split(u.RawQuery, "&") { // as printed
+		_, v, _ := strings.Cut(pair, "=")
+		vals = append(vals, v)
+	}
+	var out []string
+	for _, v := range vals {
+		if len(v) >= minSecret && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
