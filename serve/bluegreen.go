@@ -140,7 +140,7 @@ func (s *Server) buildBlue(cfg *serveconfig.Config) (*Generation, error) {
 // upstream connection key (pruneUpstreams keeps it open).
 func (s *Server) blueUsesConn(key string) bool {
 	ro := s.rollout.Load()
-	return ro != nil && !ro.stopped.Load() && slices.Contains(ro.blue.upstreamKeys, key)
+	return ro != nil && !ro.stopped.Load() && ro.blue.usesConn(key)
 }
 
 // usesConn reports whether one of g's tools forwards over the connection
