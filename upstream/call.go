@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,7 +59,9 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	switch {
 	case errors.Is(context.Cause(ctx), ErrTimeout):
 		return nil, &Error{Name: u.opts.Name, Msg: fmt.Sprintf("no answer within %s", u.opts.Timeout), Err: ErrTimeout}
-	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), u.current() != c:
+	// A stdio server is waited for from its start, so its exit may close
+	// the pipe under the read (os.ErrClosed) before the SDK sees EOF.
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed), u.current() != c:
 		return nil, &Error{Name: u.opts.Name, Msg: "the server went away during the call", Err: errors.Join(ErrUnavailable, err)}
 	}
 	return nil, err
