@@ -187,27 +187,8 @@ func (u *Upstream) Cancelled() <-chan string { return u.cancelled }
 // so the server never shares a map a later change mutates.
 func copyTool(t *mcp.Tool, input map[string]any) *mcp.Tool {
 	c := *t
-	c.InputSchema = deepCopy(input)
+	c.InputSchema = schema.CloneInstance(input)
 	return &c
-}
-
-// deepCopy copies a decoded JSON value.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = deepCopy(e)
-		}
-		return s
-	}
-	return v
 }
 
 // decodeObject turns a tool's input schema (any value that marshals to a JSON
