@@ -10,36 +10,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpctl/mcpctl/internal/configtest"
 	"github.com/mcpctl/mcpctl/internal/cputime"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
-// manyToolsConfig is a YAML serve config of n distinct tools, each with a
-// description, a three-property input schema, an output schema and a
-// static handler: the shape of a large generated config.
-func manyToolsConfig(n int) string {
-	var b strings.Builder
-	b.WriteString("server: {name: big, version: 1.0.0}\ntools:\n")
-	for i := range n {
-		fmt.Fprintf(&b, `  - name: tool_%05d
-    description: Tool number %d of a large generated config.
-    inputSchema:
-      type: object
-      properties:
-        query: {type: string, description: What to look for, maxLength: %d}
-        limit: {type: integer, minimum: 1, maximum: 100}
-        mode: {enum: [fast, exact]}
-      required: [query]
-    outputSchema:
-      type: object
-      properties:
-        count: {type: integer}
-    handler: {static: {json: {count: %d}}}
-`, i, i, 100+i, i)
-	}
-	return b.String()
-}
+var manyToolsConfig = configtest.ManyTools
 
 // loadAndBuild parses the config at path and builds a generation from it,
 // as a reload does (schemas compiled afresh, as in a new process).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpctl/mcpctl/internal/configtest"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -165,27 +166,7 @@ func TestHardening08IncludeConfined(t *testing.T) {
 	}
 }
 
-// aliasBomb is seven levels of &a [*b,*b,…] (10^7 values from a few
-// hundred bytes), one mapping member a line, each line indented by indent;
-// leaf is the value at the bottom.
-func aliasBomb(indent, leaf string) string {
-	var b strings.Builder
-	for i := 0; i <= 7; i++ {
-		fmt.Fprintf(&b, "%sx-bomb%d: &a%d [", indent, i, i)
-		for j := range 10 {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			if i == 0 {
-				b.WriteString(leaf)
-			} else {
-				fmt.Fprintf(&b, "*a%d", i-1)
-			}
-		}
-		b.WriteString("]\n")
-	}
-	return b.String()
-}
+var aliasBomb = configtest.AliasBomb
 
 // TestHardening02AliasBomb: seven levels of &a [*b,*b,…] in the config, in
 // a $file include, or through aliases of a $file include ran the server

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"github.com/mcpctl/mcpctl/internal/configtest"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"os"
 	"path/filepath"
@@ -16,25 +17,7 @@ import (
 // one behaviour each. Waits are event-driven (reload results, the notifier
 // settling, a ping barrier), bounded by waitLong; nothing asserts a time.
 
-const baseConfig = `server: {name: docs, version: 1.4.0}
-tools:
-  - name: search_documents
-    description: Keyword search.
-    inputSchema:
-      type: object
-      properties:
-        query: {type: string}
-        limit: {type: integer, minimum: 1, maximum: 100}
-      required: [query]
-    handler: {static: {text: found}}
-  - name: fetch_document
-    inputSchema:
-      type: object
-      properties:
-        id: {type: string}
-      required: [id]
-    handler: {static: {text: fetched}}
-`
+const baseConfig = configtest.Base
 
 // watched starts a server on config with the watcher running; the watcher
 // stops at cleanup.

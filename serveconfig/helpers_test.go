@@ -1,15 +1,15 @@
 package serveconfig
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/mcpctl/mcpctl/internal/configtest"
 )
 
-// Test inputs shared with package serve's tests, which keep their own
-// copies (test files cannot import each other across packages).
+// Test helpers; the configs themselves are shared with package serve's
+// tests through internal/configtest.
 
 // writeFile writes content to dir/name (creating folders).
 func writeFile(t testing.TB, dir, name, content string) string {
@@ -24,71 +24,10 @@ func writeFile(t testing.TB, dir, name, content string) string {
 	return p
 }
 
-// baseConfig is a two-tool config with static handlers.
-const baseConfig = `server: {name: docs, version: 1.4.0}
-tools:
-  - name: search_documents
-    description: Keyword search.
-    inputSchema:
-      type: object
-      properties:
-        query: {type: string}
-        limit: {type: integer, minimum: 1, maximum: 100}
-      required: [query]
-    handler: {static: {text: found}}
-  - name: fetch_document
-    inputSchema:
-      type: object
-      properties:
-        id: {type: string}
-      required: [id]
-    handler: {static: {text: fetched}}
-`
+// Configs shared with serve's tests.
+const baseConfig = configtest.Base
 
-// aliasBomb is seven levels of &a [*b,*b,…] (10^7 values from a few
-// hundred bytes), one mapping member a line, each line indented by indent;
-// leaf is the value at the bottom.
-func aliasBomb(indent, leaf string) string {
-	var b strings.Builder
-	for i := 0; i <= 7; i++ {
-		fmt.Fprintf(&b, "%sx-bomb%d: &a%d [", indent, i, i)
-		for j := range 10 {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			if i == 0 {
-				b.WriteString(leaf)
-			} else {
-				fmt.Fprintf(&b, "*a%d", i-1)
-			}
-		}
-		b.WriteString("]\n")
-	}
-	return b.String()
-}
-
-// manyToolsConfig is a YAML serve config of n distinct tools, each with a
-// description, a three-property input schema, an output schema and a
-// static handler: the shape of a large generated config.
-func manyToolsConfig(n int) string {
-	var b strings.Builder
-	b.WriteString("server: {name: big, version: 1.0.0}\ntools:\n")
-	for i := range n {
-		fmt.Fprintf(&b, `  - name: tool_%05d
-    description: Tool number %d of a large generated config.
-    inputSchema:
-      type: object
-      properties:
-        query: {type: string, description: What to look for, maxLength: %d}
-        limit: {type: integer, minimum: 1, maximum: 100}
-        mode: {enum: [fast, exact]}
-      required: [query]
-    outputSchema:
-      type: object
-      properties:
-        count: {type: integer}
-    handler: {static: {json: {count: %d}}}
-`, i, i, 100+i, i)
-	}
-	return b.String()
-}
+var (
+	aliasBomb       = configtest.AliasBomb
+	manyToolsConfig = configtest.ManyTools
+)
