@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 )
 
 // A record folder owned by another user passed the check (its mode,
@@ -32,7 +34,7 @@ func TestAdversarialRecordDirOwnedByAnother(t *testing.T) {
 		t.Skipf("cannot chown: %v", err)
 	}
 	path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", freeConfig)
-	s, err := New(context.Background(), Options{ConfigPath: path, RecordDir: dir, Now: func() time.Time { return time.Unix(0, 0) }})
+	s, err := New(context.Background(), Options{ConfigPath: path, RecordDir: dir, Clock: clocktest.New(time.Unix(0, 0))})
 	if err == nil {
 		s.Close()
 		t.Fatal("a record folder owned by another user was accepted")

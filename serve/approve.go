@@ -58,7 +58,7 @@ func (s *Server) Approve(ctx context.Context, d Decision) (ReloadResult, error) 
 		cand.discard()
 		return ReloadResult{}, err
 	}
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	res := ReloadResult{Trigger: "approve", At: now, Candidate: d.Fingerprint, Reason: d.Reason}
 	allowed := state.Allowance{Kind: state.Approval, Reason: d.Reason, Actor: d.Actor, Until: d.Until}
 	s.publishChanged(s.live.Load(), cand, now, &allowed, &res)

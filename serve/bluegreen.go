@@ -91,7 +91,7 @@ func (s *Server) startRollout(blue *Generation, r serveconfig.Rollout, key strin
 		return
 	}
 	s.registerRolloutMetrics()
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	ro := &rollout{blue: blue, key: key, startAt: now, retireAt: now.Add(r.RetireBlueAfter)}
 	ro.newSessions.Store(int64(sideOrGreen(r.NewSessions)))
 	for _, d := range []serveconfig.Side{serveconfig.SideGreen, serveconfig.SideBlue} {
@@ -109,7 +109,7 @@ func (s *Server) startRollout(blue *Generation, r serveconfig.Rollout, key strin
 			onRelease(g)
 		}
 	}
-	ro.stopTimer = s.afterFunc(r.RetireBlueAfter, func() { s.retire(ro) })
+	ro.stopTimer = s.opts.Clock.AfterFunc(r.RetireBlueAfter, func() { s.retire(ro) })
 	s.rollout.Store(ro)
 	s.log.Info("blue/green rollout started", "newSessions", sideOrGreen(r.NewSessions).String(), "retireAt", ro.retireAt, "blue", blue.Fingerprint)
 }

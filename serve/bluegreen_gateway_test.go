@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 	"github.com/mcpctl/mcpctl/internal/upstreamtest"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -87,8 +88,8 @@ func took(t *testing.T, c *sdkClient, blue, green *upstreamtest.Upstream, tool s
 
 func TestBlueGreenGateway(t *testing.T) {
 	blue, green, config := sides(t, "blue")
-	var timers pinTimers
-	s, path := startServer(t, config, timers.hook)
+	clk := clocktest.New(testNow)
+	s, path := startServer(t, config, withClock(clk))
 	hs := httpServer(t, s, HTTPOptions{})
 	stateless := httpServer(t, s, HTTPOptions{Stateless: true})
 	empty, one := map[string]any{"paths": []any{}}, map[string]any{"paths": []any{"a"}}
@@ -145,7 +146,7 @@ func TestBlueGreenGateway(t *testing.T) {
 
 	// Retirement: the blue session moves with one list_changed, blue stops
 	// and its connection is closed.
-	timers.fire(t, 0)
+	clk.Fire(t, 0)
 	old.waitChanged(t)
 	settle(t, s)
 	if n, m := old.count.Load(), young.count.Load(); n != 1 || m != 0 {
@@ -183,8 +184,8 @@ func TestBlueGreenGateway(t *testing.T) {
 // minItems needs permission, here --allow-breaking.)
 func TestBlueGreenRolloutStartKeepsConnectedSessionsOnBlue(t *testing.T) {
 	blue, green, blueURL, greenURL := sideServers(t)
-	var timers pinTimers
-	s, path := startServer(t, "upstreams:\n  - name: files\n    http: {url: \""+blueURL+"\"}\n", timers.hook, func(o *Options) { o.AllowBreaking = true })
+	clk := clocktest.New(testNow)
+	s, path := startServer(t, "upstreams:\n  - name: files\n    http: {url: \""+blueURL+"\"}\n", withClock(clk), func(o *Options) { o.AllowBreaking = true })
 	hs := httpServer(t, s, HTTPOptions{})
 	old := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, "2025-11-25")
 	if d := cmp.Diff([]string{"read_file", "read_multiple_files"}, old.toolNames(t)); d != "" {
@@ -210,7 +211,7 @@ func TestBlueGreenRolloutStartKeepsConnectedSessionsOnBlue(t *testing.T) {
 		t.Errorf("new session's call: %s", got)
 	}
 
-	timers.fire(t, 0) // retirement
+	clk.Fire(t, 0) // retirement
 	old.waitChanged(t)
 	settle(t, s)
 	if n, m := old.count.Load(), young.count.Load(); n != 1 || m != 0 {

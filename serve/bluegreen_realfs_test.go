@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 )
 
 // realFilesystem returns the entry points of the real
@@ -39,8 +41,8 @@ func TestBlueGreenRealServerFilesystem(t *testing.T) {
     green: {stdio: [node, "` + young + `", "` + data + `"]}
     rollout: {newSessions: blue}
 `
-	var timers pinTimers
-	s, path := startServer(t, config, timers.hook)
+	clk := clocktest.New(testNow)
+	s, path := startServer(t, config, withClock(clk))
 	hs := httpServer(t, s, HTTPOptions{})
 	stateless := httpServer(t, s, HTTPOptions{Stateless: true})
 	empty := map[string]any{"paths": []any{}}
@@ -106,7 +108,7 @@ func TestBlueGreenRealServerFilesystem(t *testing.T) {
 		t.Errorf("rollout status: sessions %v, calls %v; want 1 and 1 sessions, 2 blue calls", st.Sessions, st.Calls)
 	}
 
-	timers.fire(t, 0) // retirement
+	clk.Fire(t, 0) // retirement
 	blueSession.waitChanged(t)
 	settle(t, s)
 	if n := blueSession.count.Load(); n != 1 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -48,10 +49,10 @@ tools:
 `
 
 // startRollout starts a server on greenSideConfig with a blue side built
-// from blueSideConfig; timer 0 of timers is the retirement.
-func startRollout(t *testing.T, newSessions serveconfig.Side, timers *pinTimers) *Server {
+// from blueSideConfig; timer 0 of clk is the retirement.
+func startRollout(t *testing.T, newSessions serveconfig.Side, clk *clocktest.Fake) *Server {
 	t.Helper()
-	s, path := startServer(t, greenSideConfig, timers.hook)
+	s, path := startServer(t, greenSideConfig, withClock(clk))
 	cfg, err := serveconfig.LoadConfig(writeFile(t, filepath.Dir(path), "blue.yaml", blueSideConfig))
 	if err != nil {
 		t.Fatal(err)
@@ -78,8 +79,8 @@ func callSide(t *testing.T, c *sdkClient, tool string, args map[string]any) (str
 func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
 	for _, tr := range []string{"in-memory", "stateful HTTP"} {
 		t.Run(tr, func(t *testing.T) {
-			var timers pinTimers
-			s := startRollout(t, serveconfig.SideBlue, &timers)
+			clk := clocktest.New(testNow)
+			s := startRollout(t, serveconfig.SideBlue, clk)
 			var url string
 			if tr != "in-memory" {
 				url = httpServer(t, s, HTTPOptions{}).URL
@@ -140,7 +141,7 @@ func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
 
 			// Retirement: the blue session moves to green with exactly one
 			// list_changed; the green session hears nothing; blue stops.
-			timers.fire(t, 0)
+			clk.Fire(t, 0)
 			old.waitChanged(t)
 			settle(t, s)
 			if n, m := old.count.Load(), young.count.Load(); n != 1 || m != 0 {
@@ -156,7 +157,7 @@ func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
 			if st := s.Status().Rollout; st.Sessions["blue"] != 0 || st.Sessions["green"] != 2 {
 				t.Errorf("sessions after retirement = %v", st.Sessions)
 			}
-			timers.fire(t, 0) // a late second firing does nothing
+			clk.Fire(t, 0) // a late second firing does nothing
 			settle(t, s)
 			if n := old.count.Load(); n != 1 {
 				t.Errorf("a second retirement sent list_changed again (%d)", n)
@@ -177,8 +178,8 @@ func TestBlueGreenShapeRoutingStateless(t *testing.T) {
 		{"in-memory 2026-07-28", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var timers pinTimers
-			s := startRollout(t, serveconfig.SideGreen, &timers)
+			clk := clocktest.New(testNow)
+			s := startRollout(t, serveconfig.SideGreen, clk)
 			var tr mcp.Transport
 			if strings.HasPrefix(tc.name, "in-memory") {
 				st, ct := mcp.NewInMemoryTransports()
@@ -217,7 +218,7 @@ func TestBlueGreenShapeRoutingStateless(t *testing.T) {
 				t.Errorf("calls per side = %v, want blue 2, green 2", st.Calls)
 			}
 
-			timers.fire(t, 0) // retirement
+			clk.Fire(t, 0) // retirement
 			waitUntil(t, "blue stopped", func() bool { return s.Status().Rollout.Blue == "stopped" })
 			got, isErr := callSide(t, c, "read_multiple_files", empty)
 			if !isErr || !strings.Contains(got, "/paths") {
@@ -242,8 +243,8 @@ func TestBlueGreenInFlightCallKeepsBlue(t *testing.T) {
 		_, _ = w.Write([]byte("blue, slowly"))
 	}))
 	t.Cleanup(slow.Close)
-	var timers pinTimers
-	s, path := startServer(t, greenSideConfig, timers.hook)
+	clk := clocktest.New(testNow)
+	s, path := startServer(t, greenSideConfig, withClock(clk))
 	blueCfg := strings.Replace(blueSideConfig, "handler: {static: {text: blue}}", "handler: {http: {url: \""+slow.URL+"\"}}", 1)
 	cfg, err := serveconfig.LoadConfig(writeFile(t, filepath.Dir(path), "blue.yaml", blueCfg))
 	if err != nil {
@@ -272,7 +273,7 @@ func TestBlueGreenInFlightCallKeepsBlue(t *testing.T) {
 		answer <- res.Content[0].(*mcp.TextContent).Text
 	}()
 	recvWithin(t, "the blue call to start", started)
-	timers.fire(t, 0) // retirement with the call in flight
+	clk.Fire(t, 0) // retirement with the call in flight
 	c.waitChanged(t)
 	if got := s.Status().Rollout.Blue; got != "retired" {
 		t.Errorf("blue with a call in flight is %q, want retired", got)

@@ -51,7 +51,7 @@ func (s *Server) initGateState() {
 		s.mem.usage = s.opts.State
 		return
 	}
-	s.mem.usage = state.NewCounters(s.opts.Now)
+	s.mem.usage = state.NewCounters(s.opts.Clock.Now)
 	s.log.Info("no --state: calls are counted in memory from now on; a facade-rule removal or a removal after a sunset passes the gate only when this process has been up gate.quietPeriod without such a call, and a restart starts counting again (docs/serve.md#state)")
 }
 

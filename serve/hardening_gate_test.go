@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 	"github.com/mcpctl/mcpctl/internal/configtest"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -289,9 +290,8 @@ func TestHardening04RetroactiveSunset(t *testing.T) {
 	echo := func(extra string) string {
 		return "  - name: echo\n    inputSchema: {type: object, properties: {message: {type: string}}}\n    handler: {static: {text: ok}}\n" + extra
 	}
-	var clock atomic.Value
-	clock.Store(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
-	s, path := startServer(t, "tools:\n"+keep+echo(""), func(o *Options) { o.Now = func() time.Time { return clock.Load().(time.Time) } })
+	clock := clocktest.New(testNow)
+	s, path := startServer(t, "tools:\n"+keep+echo(""), withClock(clock))
 	reload := func(config string) ReloadResult {
 		t.Helper()
 		writeFile(t, filepath.Dir(path), filepath.Base(path), config)
@@ -336,7 +336,7 @@ func TestHardening04RetroactiveSunset(t *testing.T) {
 	if rr := reload("tools:\n" + keep + echo("    deprecated: {since: 2026-01-15, sunset: 2026-03-01}\n")); rr.Result != ResultPublished {
 		t.Fatalf("re-adding echo as published before, deprecated with notice: %s %v", rr.Result, blocking(rr))
 	}
-	clock.Store(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC))
+	clock.Set(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC))
 	if rr := reload("tools:\n" + keep); rr.Result != ResultPublished {
 		t.Errorf("removal after an announced sunset: %s %v", rr.Result, blocking(rr))
 	}

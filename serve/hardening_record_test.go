@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -103,7 +104,7 @@ func TestHardening12RecordRefusesWritableFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", freeConfig)
-		s, err := New(context.Background(), Options{ConfigPath: path, RecordDir: dir, Now: func() time.Time { return time.Unix(0, 0) }})
+		s, err := New(context.Background(), Options{ConfigPath: path, RecordDir: dir, Clock: clocktest.New(time.Unix(0, 0))})
 		if err == nil {
 			s.Close()
 			t.Errorf("mode %04o: a writable record folder was accepted", mode)

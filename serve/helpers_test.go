@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
+
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 )
 
 func TestMain(m *testing.M) {
@@ -66,13 +68,22 @@ func writeFile(t testing.TB, dir, name, content string) string {
 	return p
 }
 
+// testNow is the time of the fake clock startServer gives a server.
+var testNow = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+
+// withClock makes c the server's clock: the test moves its time and fires
+// its timers (pin expiry, blue/green retirement).
+func withClock(c *clocktest.Fake) func(*Options) {
+	return func(o *Options) { o.Clock = c }
+}
+
 // startServer writes config to a temporary folder and starts a Server on
 // it. The server is closed at cleanup.
 func startServer(t testing.TB, config string, tweak ...func(*Options)) (*Server, string) {
 	t.Helper()
 	dir := t.TempDir()
 	path := writeFile(t, dir, "mcpctl.serve.yaml", config)
-	opts := Options{ConfigPath: path, Now: func() time.Time { return time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC) }}
+	opts := Options{ConfigPath: path, Clock: clocktest.New(testNow)}
 	for _, f := range tweak {
 		f(&opts)
 	}

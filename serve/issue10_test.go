@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpctl/mcpctl/diff"
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -101,7 +102,7 @@ func TestIssue10Item6ExpiredAllowInRefusal(t *testing.T) {
 	write("tools:\n" + a + b)
 	var logs strings.Builder
 	srv, err := New(context.Background(), Options{ConfigPath: path, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-		Now: func() time.Time { return time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC) }})
+		Clock: clocktest.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,10 @@ package serve
 import (
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 )
 
 // TestIssue12FacadeRemovalByUsage: dropping the facade rename query → q
@@ -72,17 +73,16 @@ func TestIssue12UsageWithoutState(t *testing.T) {
 		{"quiet for the period, up longer", false, ResultPublished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var clock atomic.Value
-			clock.Store(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
-			s, path := startServer(t, "tools:\n"+keep+echo, func(o *Options) { o.Now = func() time.Time { return clock.Load().(time.Time) } })
+			clock := clocktest.New(testNow)
+			s, path := startServer(t, "tools:\n"+keep+echo, withClock(clock))
 			c := dialRaw(t, s)
 			c.initialize(true)
 			c.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{}})
-			clock.Store(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+			clock.Set(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 			if tc.callBefore {
 				c.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{}})
 			}
-			clock.Store(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC))
+			clock.Set(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC))
 			writeFile(t, filepath.Dir(path), filepath.Base(path), "tools:\n"+keep)
 			res := s.Reload(t.Context(), "test")
 			if res.Result != tc.want {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
@@ -52,7 +53,7 @@ func i12State(t *testing.T, dir string) *state.State {
 // i12New starts a server on cfg with st (nil: none).
 func i12New(t *testing.T, cfg string, st *state.State) (*Server, error) {
 	t.Helper()
-	s, err := New(context.Background(), Options{ConfigPath: cfg, State: st, Now: i12Clock})
+	s, err := New(context.Background(), Options{ConfigPath: cfg, State: st, Clock: clocktest.New(i12Clock())})
 	if err == nil {
 		t.Cleanup(s.Close)
 	}
@@ -184,7 +185,7 @@ func TestIssue12BaselineOnlyRefusesAtStart(t *testing.T) {
 		t.Errorf("safe against the baseline: %v", err)
 	}
 	st := i12State(t, filepath.Join(t.TempDir(), "st"))
-	s, err := New(context.Background(), Options{ConfigPath: cfg, AllowBreaking: true, State: st, Now: i12Clock})
+	s, err := New(context.Background(), Options{ConfigPath: cfg, AllowBreaking: true, State: st, Clock: clocktest.New(i12Clock())})
 	if err != nil {
 		t.Fatalf("--allow-breaking: %v", err)
 	}

@@ -121,7 +121,7 @@ func (n *notifier) state(ss *mcp.ServerSession) *sessionState {
 // begin records a session that sent initialize, and forgets it when it
 // ends (stateless HTTP makes one short session per request).
 func (n *notifier) begin(ss *mcp.ServerSession, http bool) {
-	if _, loaded := n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Now(), http: http}); !loaded {
+	if _, loaded := n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Clock.Now(), http: http}); !loaded {
 		go func() {
 			_ = ss.Wait()
 			n.forget(ss)
@@ -131,7 +131,7 @@ func (n *notifier) begin(ss *mcp.ServerSession, http bool) {
 
 // initialized marks ss initialized and sends a change it missed.
 func (n *notifier) initialized(ss *mcp.ServerSession) {
-	v, _ := n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Now()})
+	v, _ := n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Clock.Now()})
 	st := v.(*sessionState)
 	n.mu.Lock()
 	defer n.mu.Unlock()

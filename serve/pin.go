@@ -34,7 +34,7 @@ const DefaultPinTTL = time.Hour
 // pin is one session's pinned generation.
 type pin struct {
 	gen     *Generation
-	expires time.Time // on the Options.Now clock
+	expires time.Time // on the Options.Clock clock
 	// blue: the session is on the blue side of a blue/green rollout
 	// (bluegreen.go), pinned to the blue generation until retirement.
 	blue bool
@@ -52,14 +52,6 @@ func (p *pin) stopTimer() {
 	if stop != nil {
 		stop()
 	}
-}
-
-// afterFunc is the expiry timer: time.AfterFunc unless a test replaces it.
-func (s *Server) afterFunc(d time.Duration, f func()) func() bool {
-	if s.opts.pinAfter != nil {
-		return s.opts.pinAfter(d, f)
-	}
-	return time.AfterFunc(d, f).Stop
 }
 
 // registerPinMetrics adds the gauge of pinned sessions.
@@ -90,7 +82,7 @@ func (s *Server) pinSession(ss *mcp.ServerSession) {
 	if st == nil || !pinnable(ss, st) || st.pin.Load() != nil {
 		return
 	}
-	s.pinTo(ss, st, &pin{gen: s.acquireLive(), expires: s.opts.Now().Add(s.opts.PinTTL)})
+	s.pinTo(ss, st, &pin{gen: s.acquireLive(), expires: s.opts.Clock.Now().Add(s.opts.PinTTL)})
 }
 
 // pinTo installs p (whose generation reference the caller took) as the
@@ -108,7 +100,7 @@ func (s *Server) pinTo(ss *mcp.ServerSession, st *sessionState, p *pin) bool {
 	st.told = g.Fingerprint
 	s.notifier.mu.Unlock()
 	p.mu.Lock()
-	p.stop = s.afterFunc(p.expires.Sub(s.opts.Now()), func() { s.unpin(ss, st, p, true) })
+	p.stop = s.opts.Clock.AfterFunc(p.expires.Sub(s.opts.Clock.Now()), func() { s.unpin(ss, st, p, true) })
 	p.mu.Unlock()
 	if st.ended.Load() {
 		// The session ended while it was being pinned.
@@ -153,13 +145,13 @@ func (s *Server) unpin(ss *mcp.ServerSession, st *sessionState, p *pin, notify b
 }
 
 // expireDue releases the pin of ss when its TTL has passed on the
-// Options.Now clock (the lazy check on each request of the session).
+// Options.Clock (the lazy check on each request of the session).
 func (s *Server) expireDue(ss *mcp.ServerSession) {
 	st := s.notifier.state(ss)
 	if st == nil {
 		return
 	}
-	if p := st.pin.Load(); p != nil && !s.opts.Now().Before(p.expires) {
+	if p := st.pin.Load(); p != nil && !s.opts.Clock.Now().Before(p.expires) {
 		s.unpin(ss, st, p, true)
 	}
 }

@@ -14,10 +14,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/internal/clock"
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 )
 
-// Session pinning (docs/serve.md#active-conversations-pinning). Pins expire through a captured timer
-// (pinTimers) or a fake clock; nothing here asserts a time.
+// Session pinning (docs/serve.md#active-conversations-pinning). Pins expire
+// through the fake clock (clocktest.Fake): the test moves its time or fires
+// its timers; nothing here waits for, or asserts, a wall-clock time.
 
 // nextConfig keeps search_documents, removes fetch_document (breaking: the
 // tests publish it with AllowBreaking) and adds list_documents.
@@ -25,49 +29,6 @@ const nextConfig = removedConfig + `  - name: list_documents
     inputSchema: {type: object}
     handler: {static: {text: listed}}
 `
-
-// pinTimers captures the pin expiry timers so a test fires them itself.
-type pinTimers struct {
-	mu      sync.Mutex
-	fs      []func()
-	stopped []bool
-}
-
-func (p *pinTimers) hook(o *Options) {
-	o.pinAfter = func(_ time.Duration, f func()) func() bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		i := len(p.fs)
-		p.fs = append(p.fs, f)
-		p.stopped = append(p.stopped, false)
-		return func() bool {
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			was := p.stopped[i]
-			p.stopped[i] = true
-			return !was
-		}
-	}
-}
-
-// fire runs the i-th timer's function, as the timer would.
-func (p *pinTimers) fire(t *testing.T, i int) {
-	t.Helper()
-	p.mu.Lock()
-	if i >= len(p.fs) {
-		p.mu.Unlock()
-		t.Fatalf("timer %d was never started (%d started)", i, len(p.fs))
-	}
-	f := p.fs[i]
-	p.mu.Unlock()
-	f()
-}
-
-func (p *pinTimers) count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.fs)
-}
 
 // releases records released generations' versions.
 type releases struct {
@@ -149,9 +110,9 @@ func metricsText(t *testing.T, s *Server) string {
 }
 
 func TestPinnedSessionKeepsItsGeneration(t *testing.T) {
-	var timers pinTimers
+	clk := clocktest.New(testNow)
 	rel := newReleases()
-	s, path := startServer(t, baseConfig, pinning, timers.hook, rel.hook)
+	s, path := startServer(t, baseConfig, pinning, withClock(clk), rel.hook)
 	a := connected(t, s)
 	if l := a.list(); l.Meta.Gen.Version != 1 {
 		t.Fatalf("first list: version %d", l.Meta.Gen.Version)
@@ -200,10 +161,13 @@ func TestPinnedSessionKeepsItsGeneration(t *testing.T) {
 
 	// The TTL passes for a (its timer fires): it moves to generation 2 and
 	// is told once; generation 1 is released.
-	if timers.count() != 2 {
-		t.Fatalf("%d pin timers started, want 2", timers.count())
+	if clk.Timers() != 2 {
+		t.Fatalf("%d pin timers started, want 2", clk.Timers())
 	}
-	timers.fire(t, 0)
+	if due := clk.Due(0); !due.Equal(testNow.Add(DefaultPinTTL)) {
+		t.Fatalf("the pin timer is due at %v, want the session's start + DefaultPinTTL (%v)", due, testNow.Add(DefaultPinTTL))
+	}
+	clk.Fire(t, 0)
 	if n := a.countListChanged(s); n != 1 {
 		t.Errorf("got %d list_changed at pin expiry, want 1", n)
 	}
@@ -214,7 +178,7 @@ func TestPinnedSessionKeepsItsGeneration(t *testing.T) {
 		t.Error("after expiry the session still calls the removed tool")
 	}
 	rel.waitFor(t, 1)
-	timers.fire(t, 0) // a late second firing does nothing
+	clk.Fire(t, 0) // a late second firing does nothing
 	if n := a.countListChanged(s); n != 0 {
 		t.Errorf("got %d list_changed from a second firing, want 0", n)
 	}
@@ -231,35 +195,25 @@ func TestPinnedSessionKeepsItsGeneration(t *testing.T) {
 	}
 }
 
-// An expired pin is noticed on the session's next request (the Options.Now
-// clock), even when its timer has not fired.
+// An expired pin is noticed on the session's next request (Options.Clock),
+// even when its timer has not fired.
 func TestPinExpiresOnNextRequest(t *testing.T) {
-	var timers pinTimers
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
-	clock := func(o *Options) {
-		o.PinTTL = time.Minute
-		o.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	}
-	s, path := startServer(t, baseConfig, pinning, timers.hook, clock)
+	clk := clocktest.New(testNow)
+	s, path := startServer(t, baseConfig, pinning, withClock(clk), func(o *Options) { o.PinTTL = time.Minute })
 	a := connected(t, s)
 	publish(t, s, path, nextConfig)
-	mu.Lock()
-	now = now.Add(59 * time.Second)
-	mu.Unlock()
+	clk.Advance(59 * time.Second)
 	if l := a.list(); l.Meta.Gen.Version != 1 {
 		t.Fatalf("before the TTL the session lists version %d, want 1", l.Meta.Gen.Version)
 	}
-	mu.Lock()
-	now = now.Add(time.Second)
-	mu.Unlock()
+	clk.Advance(time.Second)
 	if l := a.list(); l.Meta.Gen.Version != 2 {
 		t.Errorf("after the TTL the session lists version %d, want 2", l.Meta.Gen.Version)
 	}
 	if n := a.countListChanged(s); n != 1 {
 		t.Errorf("got %d list_changed at lazy expiry, want 1", n)
 	}
-	timers.fire(t, 0) // the timer comes late: nothing more
+	clk.Fire(t, 0) // the timer comes late: nothing more
 	if n := a.countListChanged(s); n != 0 {
 		t.Errorf("got %d list_changed from the late timer, want 0", n)
 	}
@@ -267,10 +221,10 @@ func TestPinExpiresOnNextRequest(t *testing.T) {
 
 // A pin whose generation is still the live one expires silently.
 func TestPinExpiryWithoutChangeIsSilent(t *testing.T) {
-	var timers pinTimers
-	s, _ := startServer(t, baseConfig, pinning, timers.hook)
+	clk := clocktest.New(testNow)
+	s, _ := startServer(t, baseConfig, pinning, withClock(clk))
 	a := connected(t, s)
-	timers.fire(t, 0)
+	clk.Fire(t, 0)
 	if n := a.countListChanged(s); n != 0 {
 		t.Errorf("got %d list_changed for an expiry without change, want 0", n)
 	}
@@ -279,9 +233,10 @@ func TestPinExpiryWithoutChangeIsSilent(t *testing.T) {
 	}
 }
 
-// The real timer moves an idle session and the go-sdk client is told.
+// The real timer (clock.System) moves an idle session and the go-sdk
+// client is told.
 func TestPinTimerMovesIdleSession(t *testing.T) {
-	s, path := startServer(t, baseConfig, pinning, func(o *Options) { o.PinTTL = 50 * time.Millisecond })
+	s, path := startServer(t, baseConfig, pinning, func(o *Options) { o.PinTTL = 50 * time.Millisecond; o.Clock = clock.System })
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)
 	if err != nil {
@@ -307,9 +262,9 @@ func TestPinTimerMovesIdleSession(t *testing.T) {
 
 // A session that ends releases its pin: the pinned generation is released.
 func TestPinReleasedWhenSessionEnds(t *testing.T) {
-	var timers pinTimers
+	clk := clocktest.New(testNow)
 	rel := newReleases()
-	s, path := startServer(t, baseConfig, pinning, timers.hook, rel.hook)
+	s, path := startServer(t, baseConfig, pinning, withClock(clk), rel.hook)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)
 	if err != nil {
@@ -329,19 +284,17 @@ func TestPinReleasedWhenSessionEnds(t *testing.T) {
 	if s.pinned.Load() != 0 {
 		t.Errorf("%d sessions still pinned", s.pinned.Load())
 	}
-	timers.mu.Lock()
-	if !timers.stopped[0] {
+	if !clk.Stopped(0) {
 		t.Error("the expiry timer of the ended session was not stopped")
 	}
-	timers.mu.Unlock()
 }
 
 // Over stateful streamable HTTP a session is pinned; over stateless HTTP,
 // and for 2026-07-28 clients, nothing is.
 func TestPinOverHTTP(t *testing.T) {
 	t.Run("stateful", func(t *testing.T) {
-		var timers pinTimers
-		s, path := startServer(t, baseConfig, pinning, timers.hook)
+		clk := clocktest.New(testNow)
+		s, path := startServer(t, baseConfig, pinning, withClock(clk))
 		hs := httpServer(t, s, HTTPOptions{})
 		a := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, "")
 		sent := s.notifier.sent.Load()
@@ -361,7 +314,7 @@ func TestPinOverHTTP(t *testing.T) {
 		if got := s.notifier.sent.Load() - sent; got != 0 {
 			t.Errorf("server sent %d list_changed while every session was pinned, want 0", got)
 		}
-		timers.fire(t, 0)
+		clk.Fire(t, 0)
 		a.waitChanged(t)
 		settle(t, s)
 		if got := s.notifier.sent.Load() - sent; got != 1 {
@@ -376,8 +329,8 @@ func TestPinOverHTTP(t *testing.T) {
 		version string
 	}{{"stateless 2025-11-25", "2025-11-25"}, {"stateless 2026-07-28", ""}} {
 		t.Run(tc.name, func(t *testing.T) {
-			var timers pinTimers
-			s, path := startServer(t, baseConfig, pinning, timers.hook)
+			clk := clocktest.New(testNow)
+			s, path := startServer(t, baseConfig, pinning, withClock(clk))
 			hs := httpServer(t, s, HTTPOptions{Stateless: true})
 			c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, tc.version)
 			if got := c.toolNames(t); len(got) != 2 {
@@ -387,7 +340,7 @@ func TestPinOverHTTP(t *testing.T) {
 			if diff := cmp.Diff([]string{"list_documents", "search_documents"}, c.toolNames(t)); diff != "" {
 				t.Errorf("stateless client's tools mismatch (-want +got):\n%s", diff)
 			}
-			if n := timers.count(); n != 0 || s.pinned.Load() != 0 {
+			if n := clk.Timers(); n != 0 || s.pinned.Load() != 0 {
 				t.Errorf("stateless requests pinned: %d timers, %d pinned", n, s.pinned.Load())
 			}
 		})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/state"
 )
@@ -335,7 +336,7 @@ func TestGatewayFallbackBundleKeepsUpstreamTools(t *testing.T) {
 	dir := t.TempDir()
 	st := i12State(t, filepath.Join(dir, "state"))
 	path := writeFile(t, dir, "mcpctl.serve.yaml", gatewayConfig)
-	opts := Options{ConfigPath: path, State: st, Now: i12Clock}
+	opts := Options{ConfigPath: path, State: st, Clock: clocktest.New(i12Clock())}
 	useFakes(map[string]*fakeUpstream{"files": files})(&opts)
 	s, err := New(context.Background(), opts)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpctl/mcpctl/handler"
+	"github.com/mcpctl/mcpctl/internal/clock"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/serveconfig"
@@ -43,9 +44,10 @@ type Options struct {
 	// Getenv reads the environment for handlers (exec allowlists, http
 	// header secrets); nil means os.LookupEnv.
 	Getenv func(string) (string, bool)
-	// Now is the clock for gate.allow expiry, pin expiry and timestamps;
-	// nil means time.Now.
-	Now func() time.Time
+	// Clock tells the time of gate.allow expiries, sunsets, session pins
+	// and blue/green retirement, and runs the pin and retirement timers;
+	// nil means clock.System (the wall clock).
+	Clock clock.Clock
 	// RecordDir, when set, appends every tools/call as an mcpctl fixture
 	// line to RecordDir/calls-<UTC start>-<pid>-<random>.jsonl (--record; see
 	// RecordConfig and recorder for the format and redaction).
@@ -103,9 +105,6 @@ type Options struct {
 	// upstreamBackoff (tests) is the first wait before restarting an
 	// upstream; 0 means upstream.DefaultMinBackoff.
 	upstreamBackoff time.Duration
-	// pinAfter, when set (tests), replaces time.AfterFunc as the pin
-	// expiry timer; it returns the timer's stop function.
-	pinAfter func(d time.Duration, f func()) (stop func() bool)
 }
 
 // DefaultMaxFileSize is the default Options.MaxFileSize (16 MiB).
@@ -202,8 +201,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.LookupEnv
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Clock == nil {
+		opts.Clock = clock.System
 	}
 	if opts.PinTTL <= 0 {
 		opts.PinTTL = DefaultPinTTL
@@ -243,7 +242,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
 	s.mcp.AddReceivingMiddleware(s.recoverMiddleware, s.receivingMiddleware)
 	if opts.RecordDir != "" {
-		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook, opts.recordWrite)
+		rec, err := newRecorder(opts.RecordDir, opts.Clock.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook, opts.recordWrite)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -352,7 +351,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 
 	s.pubMu.Lock()
 	defer s.pubMu.Unlock()
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	res.At = now
 	live := s.live.Load()
 	if live != nil {
@@ -485,7 +484,7 @@ func (s *Server) buildWith(cfg *serveconfig.Config, conns map[string]*upstream.U
 	for _, uc := range cfg.Upstreams {
 		in := upstreamInput{cfg: uc, key: keys[uc.Name], served: conns[uc.Name].Tools()}
 		if accepted := quarantine[uc.Name]; accepted != nil {
-			in.tr = newTranslator(uc, accepted, in.served, cfg.Gate.Upstream == serveconfig.UpstreamAutoFacade, s.opts.Now())
+			in.tr = newTranslator(uc, accepted, in.served, cfg.Gate.Upstream == serveconfig.UpstreamAutoFacade, s.opts.Clock.Now())
 			in.served = accepted
 		}
 		ups = append(ups, in)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 )
 
 const shareConfig = `tools:
@@ -26,8 +28,8 @@ func TestUnchangedToolsShared(t *testing.T) {
 	env := map[string]string{"TOKEN": "t1", "PATH": "/usr/bin"}
 	setEnv := func(k, v string) { mu.Lock(); env[k] = v; mu.Unlock() }
 	getenv := func(k string) (string, bool) { mu.Lock(); defer mu.Unlock(); v, ok := env[k]; return v, ok }
-	var timers pinTimers
-	s, path := startServer(t, shareConfig, pinning, timers.hook, func(o *Options) { o.Getenv = getenv })
+	clk := clocktest.New(testNow)
+	s, path := startServer(t, shareConfig, pinning, withClock(clk), func(o *Options) { o.Getenv = getenv })
 	_ = connected(t, s) // pins generation 1, so it stays alive
 	g1 := s.Live()
 
@@ -83,8 +85,8 @@ func TestUnchangedToolsShared(t *testing.T) {
 // released, and a refused candidate gives its shared tools back.
 func TestSharedHandlerClosedByLastGeneration(t *testing.T) {
 	rel := newReleases()
-	var timers pinTimers
-	s, path := startServer(t, shareConfig, timers.hook, rel.hook, func(o *Options) {
+	clk := clocktest.New(testNow)
+	s, path := startServer(t, shareConfig, withClock(clk), rel.hook, func(o *Options) {
 		o.PinSessions = true
 		o.Getenv = func(k string) (string, bool) { return map[string]string{"TOKEN": "t"}[k], k == "TOKEN" }
 	})
@@ -102,7 +104,7 @@ func TestSharedHandlerClosedByLastGeneration(t *testing.T) {
 	if n := stable.refs.Load(); n != 2 {
 		t.Fatalf("stable held by %d after a refused candidate, want 2", n)
 	}
-	timers.fire(t, 0) // generation 1's pin ends: released, stable stays
+	clk.Fire(t, 0) // generation 1's pin ends: released, stable stays
 	rel.waitFor(t, 1)
 	if n := stable.refs.Load(); n != 1 {
 		t.Errorf("stable held by %d after generation 1 was released, want 1", n)
