@@ -19,7 +19,8 @@ import (
 // two sides mirror the real server-filesystem 2025.8.18 (blue) and
 // 2025.11.25 (green) read_multiple_files, whose paths gained minItems: 1
 // (the real breaking change); each side answers with its own name. The
-// retirement timer is captured (pinTimers) and fired by the test.
+// retirement timer is a timer of the fake clock (clocktest.Fake), fired by
+// the test.
 
 const greenSideConfig = `server: {name: files, version: 2025.11.25}
 tools:
