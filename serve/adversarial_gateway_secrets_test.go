@@ -51,7 +51,7 @@ func TestAdversarialGatewaySecrets(t *testing.T) {
 	s, _ := startServer(t, config, func(o *Options) {
 		o.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		o.RecordDir = rec
-		o.upstreamBackoff = 10 * time.Millisecond
+		o.UpstreamBackoff = 10 * time.Millisecond
 		o.Getenv = func(k string) (string, bool) {
 			if k == "WEB_AUTH" {
 				return "Bearer " + advHeaderSecret, true

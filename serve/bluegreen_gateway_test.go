@@ -231,7 +231,7 @@ func TestBlueGreenBlueCannotStart(t *testing.T) {
 	deadURL := dead.URL
 	dead.Close() // nothing listens there now
 	path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", sidesConfig(deadURL, greenURL, "green"))
-	_, err := New(context.Background(), Options{ConfigPath: path, upstreamBackoff: time.Millisecond})
+	_, err := New(context.Background(), Options{ConfigPath: path, UpstreamBackoff: time.Millisecond})
 	if err == nil {
 		t.Fatal("New served a config whose blue side cannot start")
 	}

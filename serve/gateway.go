@@ -116,7 +116,7 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 // with the allowlisted environment; http headers read from the
 // environment.
 func (s *Server) upstreamOptions(uc *serveconfig.UpstreamConfig, dir string) (upstream.Options, error) {
-	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.upstreamBackoff, MaxBackoff: 4 * s.opts.upstreamBackoff, ProtocolVersion: s.opts.upstreamProtocol}
+	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.UpstreamBackoff, MaxBackoff: 4 * s.opts.UpstreamBackoff, ProtocolVersion: s.opts.upstreamProtocol}
 	if s.opts.upstreamTransport != nil {
 		if t := s.opts.upstreamTransport(uc.Name); t != nil {
 			opts.Transport = t

@@ -126,7 +126,7 @@ func TestGatewayUpstreamChangePublishedWithOneNotification(t *testing.T) {
 
 func TestGatewayUpstreamDownCallsFailFastNamingIt(t *testing.T) {
 	f := newFakeUpstream(t)
-	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.upstreamBackoff = time.Hour })
+	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.UpstreamBackoff = time.Hour })
 	cs := connectSDK(t, s, nil)
 	f.crash()
 	waitUntil(t, "the upstream to be down", func() bool { return s.upstreamStatus()[0].State == "restarting" })
@@ -145,7 +145,7 @@ func TestGatewayUpstreamDownCallsFailFastNamingIt(t *testing.T) {
 
 func TestGatewayUpstreamRestarted(t *testing.T) {
 	f := newFakeUpstream(t)
-	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.upstreamBackoff = time.Millisecond })
+	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.UpstreamBackoff = time.Millisecond })
 	cs := connectSDK(t, s, nil)
 	f.crash()
 	waitUntil(t, "a restart", func() bool { return s.upstreamStatus()[0].Restarts == 1 })
@@ -449,7 +449,7 @@ func upstreamMetrics(t *testing.T, s *Server) (states map[string]float64, restar
 
 func TestGatewayUpstreamMetrics(t *testing.T) {
 	f := newFakeUpstream(t)
-	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.upstreamBackoff = time.Millisecond })
+	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.UpstreamBackoff = time.Millisecond })
 	states, restarts := upstreamMetrics(t, s)
 	if d := cmp.Diff(map[string]float64{"files connected": 1}, states); d != "" || restarts["files"] != 0 {
 		t.Errorf("states mismatch (-want +got):\n%s restarts %v", d, restarts)

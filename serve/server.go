@@ -77,6 +77,11 @@ type Options struct {
 	// means DefaultMaxFileSize. Only regular files are read, each within
 	// a time limit (see LoadConfig).
 	MaxFileSize int64
+	// UpstreamBackoff is the first wait before restarting a gateway
+	// upstream that went away (docs/serve.md#gateway, Crashes); it doubles
+	// after each failed attempt, up to four times UpstreamBackoff. 0 means
+	// upstream.DefaultMinBackoff doubling up to upstream.DefaultMaxBackoff.
+	UpstreamBackoff time.Duration
 
 	// beforePublish, when set (tests), runs after a candidate is built and
 	// before the publisher lock is taken, with the candidate's build number.
@@ -102,9 +107,6 @@ type Options struct {
 	upstreamTransport func(name string) func() mcp.Transport
 	// upstreamProtocol (tests) is upstream.Options.ProtocolVersion.
 	upstreamProtocol string
-	// upstreamBackoff (tests) is the first wait before restarting an
-	// upstream; 0 means upstream.DefaultMinBackoff.
-	upstreamBackoff time.Duration
 }
 
 // DefaultMaxFileSize is the default Options.MaxFileSize (16 MiB).
