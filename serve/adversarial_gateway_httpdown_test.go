@@ -19,7 +19,7 @@ func TestAdversarialGatewayHTTPUpstreamGone(t *testing.T) {
 	u := upstreamtest.New(nil, upstreamtest.DefaultTools()...)
 	hs := httptest.NewServer(u.HTTPHandler())
 	t.Cleanup(u.Crash)
-	s, _ := startServer(t, "upstreams:\n  - name: web\n    http: {url: '"+hs.URL+"'}\n    timeout: 2s\n", func(o *Options) { o.UpstreamBackoff = 10 * time.Millisecond })
+	s, _ := startServer(t, "upstreams:\n  - name: web\n    http: {url: '"+hs.URL+"'}\n    timeout: 2s\n", func(o *testOptions) { o.UpstreamBackoff = 10 * time.Millisecond })
 	cs := connectSDK(t, s, nil)
 	if text, isErr := sdkCall(t, cs, "echo", map[string]any{"message": "hi"}); isErr {
 		t.Fatalf("echo: %s", text)

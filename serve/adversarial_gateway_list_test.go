@@ -92,7 +92,7 @@ func TestAdversarialGatewayHostileToolList(t *testing.T) {
 			h.install(other)
 			r := newReloads()
 			s, _ := startServer(t, hostileListConfig, useFakes(map[string]*fakeUpstream{"files": files, "other": other}), r.hook,
-				func(o *Options) { o.UpstreamBackoff = 10 * time.Millisecond })
+				func(o *testOptions) { o.UpstreamBackoff = 10 * time.Millisecond })
 			cs := connectSDK(t, s, nil)
 			h.edit.Store(&tc.edit)
 			other.set("pong", "Pongs.", `{"type":"object"}`) // list_changed

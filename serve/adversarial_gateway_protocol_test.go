@@ -49,7 +49,8 @@ func bogusRevision(t *testing.T) func() mcp.Transport {
 func TestAdversarialGatewayUnknownProtocolRevision(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "c.yaml", "upstreams:\n  - name: bogus\n    stdio: [bogus]\n    timeout: 2s\n")
-	_, err := New(context.Background(), Options{ConfigPath: path, upstreamTransport: func(string) func() mcp.Transport { return bogusRevision(t) }})
+	_, err := newTestServer(context.Background(), testOptions{Options: Options{ConfigPath: path},
+		hooks: hooks{upstreamTransport: func(string) func() mcp.Transport { return bogusRevision(t) }}})
 	var ue *upstream.Error
 	if err == nil || !strings.Contains(err.Error(), path+":2:5:") || !errors.As(err, &ue) || ue.Name != "bogus" {
 		t.Fatalf("start: %v, want a located *upstream.Error of upstream \"bogus\"", err)

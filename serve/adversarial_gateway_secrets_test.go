@@ -48,7 +48,7 @@ func TestAdversarialGatewaySecrets(t *testing.T) {
 	config := "upstreams:\n  - name: web\n    http: {url: '" + url + "', headers: {Authorization: {env: WEB_AUTH}}}\n    prefix: web_\n    timeout: 5s\n"
 	logs := &syncBuffer{}
 	rec := t.TempDir()
-	s, _ := startServer(t, config, func(o *Options) {
+	s, _ := startServer(t, config, func(o *testOptions) {
 		o.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		o.RecordDir = rec
 		o.UpstreamBackoff = 10 * time.Millisecond

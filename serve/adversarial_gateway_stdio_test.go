@@ -25,7 +25,7 @@ func TestAdversarialGatewayStdioChildHoldsStdout(t *testing.T) {
 	control := filepath.Join(t.TempDir(), "control.jsonl")
 	script := fmt.Sprintf("echo not json-rpc; head -c 100000 /dev/zero | tr '\\\\0' x; echo; sleep 300 & exec %q -control %q -poll 5ms", bin, control)
 	s, _ := startServer(t, fmt.Sprintf("upstreams:\n  - name: m\n    stdio: [sh, -c, %q]\n    timeout: 5s\n", script),
-		func(o *Options) { o.UpstreamBackoff = time.Millisecond })
+		func(o *testOptions) { o.UpstreamBackoff = time.Millisecond })
 	cs := connectSDK(t, s, nil)
 	call := func() *mcp.CallToolResult {
 		t.Helper()

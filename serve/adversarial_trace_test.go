@@ -26,7 +26,7 @@ func TestAdversarialTraceHugeToolName(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer tp.Shutdown(context.Background())
-	s, _ := startServer(t, baseConfig, func(o *Options) { o.TracerProvider = tp })
+	s, _ := startServer(t, baseConfig, func(o *testOptions) { o.TracerProvider = tp })
 	c := dialRaw(t, s)
 	c.initialize(true)
 	huge := strings.Repeat("é", 1<<19) // 1 MiB

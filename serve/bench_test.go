@@ -379,14 +379,15 @@ func BenchmarkReloadLatency(b *testing.B) {
 	if err := os.WriteFile(path, []byte(benchConfig(tools, 1)), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(context.Background(), Options{ConfigPath: path})
+	ready := make(chan struct{})
+	o := testOptions{Options: Options{ConfigPath: path}}
+	watchReady(ready)(&o)
+	s, err := newTestServer(context.Background(), o)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
-	s.watchReady = func() { close(ready) }
 	done := make(chan struct{})
 	go func() { defer close(done); _ = s.Watch(ctx) }()
 	defer func() { cancel(); <-done }()

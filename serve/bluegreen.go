@@ -129,7 +129,7 @@ func (s *Server) buildBlue(cfg *serveconfig.Config) (*Generation, error) {
 		ups = append(ups, upstreamInput{cfg: uc, key: keys[uc.Name], served: conns[uc.Name].Tools()})
 	}
 	full, inputs := withUpstreams(cfg, ups)
-	g, err := buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, prev: s.live.Load(), exec: s.exec, upstreams: conns})
+	g, err := buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.hooks.onRelease, meters: s.toolMeters, prev: s.live.Load(), exec: s.exec, upstreams: conns})
 	if g != nil {
 		g.inputs = inputs
 	}

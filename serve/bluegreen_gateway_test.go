@@ -185,7 +185,7 @@ func TestBlueGreenGateway(t *testing.T) {
 func TestBlueGreenRolloutStartKeepsConnectedSessionsOnBlue(t *testing.T) {
 	blue, green, blueURL, greenURL := sideServers(t)
 	clk := clocktest.New(testNow)
-	s, path := startServer(t, "upstreams:\n  - name: files\n    http: {url: \""+blueURL+"\"}\n", withClock(clk), func(o *Options) { o.AllowBreaking = true })
+	s, path := startServer(t, "upstreams:\n  - name: files\n    http: {url: \""+blueURL+"\"}\n", withClock(clk), func(o *testOptions) { o.AllowBreaking = true })
 	hs := httpServer(t, s, HTTPOptions{})
 	old := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, "2025-11-25")
 	if d := cmp.Diff([]string{"read_file", "read_multiple_files"}, old.toolNames(t)); d != "" {

@@ -112,7 +112,7 @@ func TestOutputSchema(t *testing.T) {
   - name: no_schema
     inputSchema: {type: object}
     handler: {static: {json: {n: 3}}}
-`, func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(&logs, nil)) })
+`, func(o *testOptions) { o.Logger = slog.New(slog.NewJSONHandler(&logs, nil)) })
 	c := connected(t, s)
 	for _, tc := range []struct {
 		tool, text, structured string
@@ -165,7 +165,7 @@ func TestExecHandler(t *testing.T) {
   - name: stdin
     inputSchema: {type: object, properties: {x: {type: integer}}}
     handler: {exec: {command: [/bin/cat]}}
-`, func(o *Options) {
+`, func(o *testOptions) {
 		o.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	})
 	c := connected(t, s)
@@ -247,7 +247,7 @@ func TestHTTPHandler(t *testing.T) {
     handler: {http: {url: "` + backend.URL + `/fail"}}
 `
 	env := map[string]string{"API_KEY": "k-123"}
-	s, _ := startServer(t, cfg, func(o *Options) {
+	s, _ := startServer(t, cfg, func(o *testOptions) {
 		o.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	})
 	c := connected(t, s)

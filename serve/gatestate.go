@@ -231,7 +231,7 @@ func (s *Server) fallback() (*Generation, error) {
 	if len(cfg.Upstreams) > 0 {
 		return s.upstreamFallback(cfg)
 	}
-	return buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.opts.onRelease, meters: s.toolMeters, exec: s.exec, handlerDir: s.handlerDir()})
+	return buildGeneration(cfg, buildOptions{getenv: s.opts.Getenv, onRelease: s.hooks.onRelease, meters: s.toolMeters, exec: s.exec, handlerDir: s.handlerDir()})
 }
 
 // upstreamFallback builds the state's last accepted bundle of a gateway:

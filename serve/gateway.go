@@ -116,9 +116,9 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 // with the allowlisted environment; http headers read from the
 // environment.
 func (s *Server) upstreamOptions(uc *serveconfig.UpstreamConfig, dir string) (upstream.Options, error) {
-	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.UpstreamBackoff, MaxBackoff: 4 * s.opts.UpstreamBackoff, ProtocolVersion: s.opts.upstreamProtocol}
-	if s.opts.upstreamTransport != nil {
-		if t := s.opts.upstreamTransport(uc.Name); t != nil {
+	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.UpstreamBackoff, MaxBackoff: 4 * s.opts.UpstreamBackoff, ProtocolVersion: s.hooks.upstreamProtocol}
+	if s.hooks.upstreamTransport != nil {
+		if t := s.hooks.upstreamTransport(uc.Name); t != nil {
 			opts.Transport = t
 			return opts, nil
 		}
@@ -249,8 +249,8 @@ func (s *Server) released(g *Generation) {
 		}
 		s.gw.mu.Unlock()
 	}
-	if s.opts.onRelease != nil {
-		s.opts.onRelease(g)
+	if s.hooks.onRelease != nil {
+		s.hooks.onRelease(g)
 	}
 }
 

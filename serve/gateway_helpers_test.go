@@ -109,8 +109,8 @@ func (f *fakeUpstream) connections() int {
 }
 
 // useFakes makes the upstreams named in ups use the fakes.
-func useFakes(ups map[string]*fakeUpstream) func(*Options) {
-	return func(o *Options) {
+func useFakes(ups map[string]*fakeUpstream) func(*testOptions) {
+	return func(o *testOptions) {
 		o.upstreamTransport = func(name string) func() mcp.Transport {
 			if f := ups[name]; f != nil {
 				return f.transport

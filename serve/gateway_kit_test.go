@@ -12,11 +12,11 @@ import (
 
 // kitGateway starts a gateway whose upstream "kit" is the test kit's
 // mutable upstream over in-memory transports.
-func kitGateway(t *testing.T, config string, tweak ...func(*Options)) (*Server, *upstreamtest.Upstream, *reloads) {
+func kitGateway(t *testing.T, config string, tweak ...func(*testOptions)) (*Server, *upstreamtest.Upstream, *reloads) {
 	t.Helper()
 	u := upstreamtest.New(nil, upstreamtest.DefaultTools()...)
 	r := newReloads()
-	hook := func(o *Options) {
+	hook := func(o *testOptions) {
 		o.upstreamTransport = func(string) func() mcp.Transport {
 			return func() mcp.Transport {
 				tr, err := u.Transport(context.Background())
@@ -27,7 +27,7 @@ func kitGateway(t *testing.T, config string, tweak ...func(*Options)) (*Server, 
 			}
 		}
 	}
-	s, _ := startServer(t, config, append([]func(*Options){hook, r.hook}, tweak...)...)
+	s, _ := startServer(t, config, append([]func(*testOptions){hook, r.hook}, tweak...)...)
 	return s, u, r
 }
 

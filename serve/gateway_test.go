@@ -32,9 +32,9 @@ upstreams:
     tools: {exclude: [search]}
 `
 
-func startGateway(t *testing.T, config string, f *fakeUpstream, tweak ...func(*Options)) (*Server, string) {
+func startGateway(t *testing.T, config string, f *fakeUpstream, tweak ...func(*testOptions)) (*Server, string) {
 	t.Helper()
-	return startServer(t, config, append([]func(*Options){useFakes(map[string]*fakeUpstream{"files": f})}, tweak...)...)
+	return startServer(t, config, append([]func(*testOptions){useFakes(map[string]*fakeUpstream{"files": f})}, tweak...)...)
 }
 
 func TestGatewayServesUpstreamToolsUnderPrefix(t *testing.T) {
@@ -126,7 +126,7 @@ func TestGatewayUpstreamChangePublishedWithOneNotification(t *testing.T) {
 
 func TestGatewayUpstreamDownCallsFailFastNamingIt(t *testing.T) {
 	f := newFakeUpstream(t)
-	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.UpstreamBackoff = time.Hour })
+	s, _ := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.UpstreamBackoff = time.Hour })
 	cs := connectSDK(t, s, nil)
 	f.crash()
 	waitUntil(t, "the upstream to be down", func() bool { return s.upstreamStatus()[0].State == "restarting" })
@@ -145,7 +145,7 @@ func TestGatewayUpstreamDownCallsFailFastNamingIt(t *testing.T) {
 
 func TestGatewayUpstreamRestarted(t *testing.T) {
 	f := newFakeUpstream(t)
-	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.UpstreamBackoff = time.Millisecond })
+	s, _ := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.UpstreamBackoff = time.Millisecond })
 	cs := connectSDK(t, s, nil)
 	f.crash()
 	waitUntil(t, "a restart", func() bool { return s.upstreamStatus()[0].Restarts == 1 })
@@ -225,9 +225,9 @@ upstreams:
     stdio: [fake-upstream]
     prefix: fs_
 `)
-	opts := Options{ConfigPath: path}
+	opts := testOptions{Options: Options{ConfigPath: path}}
 	useFakes(map[string]*fakeUpstream{"files": f})(&opts)
-	_, err := New(context.Background(), opts)
+	_, err := newTestServer(context.Background(), opts)
 	if !errors.Is(err, toolset.ErrInput) {
 		t.Fatalf("err = %v, want a located input error", err)
 	}
@@ -266,7 +266,7 @@ func testHTTPUpstream(t *testing.T, protocol, wantName string) {
 	}))
 	t.Cleanup(hs.Close) // after the gateway's Close, which ends the upstream session
 	config := "upstreams:\n  - name: web\n    http: {url: '" + hs.URL + "', headers: {Authorization: {env: WEB_AUTH}}}\n    prefix: web_\n"
-	s, _ := startServer(t, config, func(o *Options) {
+	s, _ := startServer(t, config, func(o *testOptions) {
 		o.upstreamProtocol = protocol
 		o.Getenv = func(k string) (string, bool) {
 			if k == "WEB_AUTH" {
@@ -327,7 +327,7 @@ func TestGatewayAdvertisesToolsOnly(t *testing.T) {
 func TestGatewayCallsRecordedUnderExposedNamesAndReplay(t *testing.T) {
 	f := newFakeUpstream(t)
 	rec := filepath.Join(t.TempDir(), "rec")
-	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.RecordDir = rec })
+	s, _ := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.RecordDir = rec })
 	cs := connectSDK(t, s, nil)
 	sdkCall(t, cs, "fs_read_file", map[string]any{"path": "a"})
 	sdkCall(t, cs, "fs_read_file", map[string]any{"path": 1})
@@ -388,7 +388,7 @@ func TestGatewayAdminReloadRereadsUpstreams(t *testing.T) {
 // once and the pinned session's calls failed as unavailable).
 func TestGatewayPinnedSessionKeepsItsUpstreamConnection(t *testing.T) {
 	f := newFakeUpstream(t)
-	s, path := startGateway(t, gatewayConfig, f, func(o *Options) { o.PinSessions = true })
+	s, path := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.PinSessions = true })
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)
 	if err != nil {
@@ -449,7 +449,7 @@ func upstreamMetrics(t *testing.T, s *Server) (states map[string]float64, restar
 
 func TestGatewayUpstreamMetrics(t *testing.T) {
 	f := newFakeUpstream(t)
-	s, _ := startGateway(t, gatewayConfig, f, func(o *Options) { o.UpstreamBackoff = time.Millisecond })
+	s, _ := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.UpstreamBackoff = time.Millisecond })
 	states, restarts := upstreamMetrics(t, s)
 	if d := cmp.Diff(map[string]float64{"files connected": 1}, states); d != "" || restarts["files"] != 0 {
 		t.Errorf("states mismatch (-want +got):\n%s restarts %v", d, restarts)

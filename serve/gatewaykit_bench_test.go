@@ -78,16 +78,16 @@ func BenchmarkGateway(b *testing.B) {
 }
 
 // benchGateway is a gateway fronting the upstream at url (or as tweaked).
-func benchGateway(b *testing.B, url string, tweak ...func(*Options)) *Server {
-	opts := Options{ConfigPath: writeFile(b, b.TempDir(), "gw.yaml", fmt.Sprintf(`server: {name: gateway-bench, version: 1.0.0}
+func benchGateway(b *testing.B, url string, tweak ...func(*testOptions)) *Server {
+	o := testOptions{Options: Options{ConfigPath: writeFile(b, b.TempDir(), "gw.yaml", fmt.Sprintf(`server: {name: gateway-bench, version: 1.0.0}
 upstreams:
   - name: m
     http: {url: %q}
-`, url))}
+`, url))}}
 	for _, f := range tweak {
-		f(&opts)
+		f(&o)
 	}
-	s, err := New(context.Background(), opts)
+	s, err := newTestServer(context.Background(), o)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -76,8 +76,8 @@ func resultText(res *mcp.CallToolResult) string {
 // viaMemory makes the upstreams named in ups reach their mutable upstream
 // over in-memory transports (a new server session per connection); the
 // config still names them with stdio or http.
-func viaMemory(ups map[string]*upstreamtest.Upstream) func(*Options) {
-	return func(o *Options) {
+func viaMemory(ups map[string]*upstreamtest.Upstream) func(*testOptions) {
+	return func(o *testOptions) {
 		o.upstreamTransport = func(name string) func() mcp.Transport {
 			u := ups[name]
 			if u == nil {

@@ -129,7 +129,7 @@ func TestGatewayRealFilesystemMinItemsBreak(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := startServer(t, fmt.Sprintf("server: {name: real-fs, version: 1.0.0}\nupstreams:\n  - name: files\n    stdio: [%q]\n", r.command()),
-		func(o *Options) { o.State = st })
+		func(o *testOptions) { o.State = st })
 	c := gatewayClient(t, s)
 	if p := toolProperty(t, c, "read_multiple_files", "paths"); p == nil || p["minItems"] != nil {
 		t.Fatalf("2025.8.18 paths = %v, want no minItems", p)

@@ -25,7 +25,7 @@ func TestGatewayStdioUpstreamChangeAndCrash(t *testing.T) {
 	bin := mutableProgram(t)
 	control := filepath.Join(t.TempDir(), "control.jsonl")
 	s, _ := startServer(t, fmt.Sprintf("server: {name: stdio-gw, version: 1.0.0}\nupstreams:\n  - name: m\n    stdio: [%q, -control, %q, -poll, 5ms]\n", bin, control),
-		func(o *Options) { o.UpstreamBackoff = time.Millisecond })
+		func(o *testOptions) { o.UpstreamBackoff = time.Millisecond })
 	c := gatewayClient(t, s)
 	call := func(tool string) *mcp.CallToolResult {
 		t.Helper()

@@ -95,7 +95,7 @@ func TestHardening01HugeNumberKeepsServing(t *testing.T) {
 func TestHardening01PanicRecovered(t *testing.T) {
 	var inject atomic.Value
 	inject.Store("")
-	s, path := startServer(t, baseConfig, func(o *Options) {
+	s, path := startServer(t, baseConfig, func(o *testOptions) {
 		o.beforePublish = func(uint64) {
 			if inject.Load() == panicReload {
 				panic("injected reload panic")
@@ -214,7 +214,7 @@ func TestHardening10StaleCandidate(t *testing.T) {
 	cfgPath.Store("")
 	var once sync.Once
 	held := make(chan struct{})
-	s, path, r := watched(t, baseConfig, func(o *Options) {
+	s, path, r := watched(t, baseConfig, func(o *testOptions) {
 		o.beforePublish = func(uint64) {
 			// The big config's build: write the original back while it
 			// is "being built".
@@ -258,7 +258,7 @@ func TestHardening10StaleCandidate(t *testing.T) {
 // is logged, and the new config is published.
 func TestHardening13FolderReplaced(t *testing.T) {
 	logs := &syncBuffer{}
-	s, path, r := watched(t, baseConfig, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+	s, path, r := watched(t, baseConfig, func(o *testOptions) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 	dir := filepath.Dir(path)
 	if err := os.Rename(dir, dir+".old"); err != nil {
 		t.Fatal(err)

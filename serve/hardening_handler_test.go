@@ -92,7 +92,7 @@ func TestHardening11NoCrossHostRedirect(t *testing.T) {
   - name: moved
     inputSchema: {type: object}
     handler: {http: {url: "`+backend.URL+`/moved", headers: {X-Api-Key: "${API_KEY}"}}}
-`, func(o *Options) { o.Getenv = envFunc(map[string]string{"API_KEY": "k-secret"}) })
+`, func(o *testOptions) { o.Getenv = envFunc(map[string]string{"API_KEY": "k-secret"}) })
 	c := connected(t, s)
 	res, _ := callTool(t, c, "away", map[string]any{"a": 1})
 	if !res.IsError || !strings.Contains(res.Content[0].Text, "redirect") {
@@ -128,7 +128,7 @@ func TestHardening17UpstreamErrorDoesNotEchoSecrets(t *testing.T) {
   - name: literal
     inputSchema: {type: object}
     handler: {http: {url: "`+backend.URL+`", headers: {X-Api-Key: lit-hunter2}}}
-`, func(o *Options) { o.Getenv = envFunc(map[string]string{"TOKEN": "tok-hunter2"}) })
+`, func(o *testOptions) { o.Getenv = envFunc(map[string]string{"TOKEN": "tok-hunter2"}) })
 	c := connected(t, s)
 	res, _ := callTool(t, c, "secret", map[string]any{})
 	if !res.IsError || !strings.Contains(res.Content[0].Text, "400") {
@@ -312,7 +312,7 @@ func TestHardening14ExecConcurrencyLimits(t *testing.T) {
   - name: quick
     inputSchema: {type: object}
     handler: {exec: {command: [/bin/echo, hi], timeout: 100ms}}
-`, func(o *Options) { o.ExecConcurrency, o.ExecQueue = 3, 2 })
+`, func(o *testOptions) { o.ExecConcurrency, o.ExecQueue = 3, 2 })
 	cs := sdkSession(t, s)
 	results := make(chan *mcp.CallToolResult, 8)
 	call := func(tool string) {
@@ -387,7 +387,7 @@ func TestHardening14ExecWaitTimeout(t *testing.T) {
   - name: one
     inputSchema: {type: object}
     handler: {exec: {command: [/bin/echo, hi], timeout: 50ms}}
-`, func(o *Options) { o.ExecConcurrency = 1 })
+`, func(o *testOptions) { o.ExecConcurrency = 1 })
 	defer os.WriteFile(release, nil, 0o600)
 	cs := sdkSession(t, s)
 	go func() {

@@ -27,7 +27,7 @@ func TestHardening19DiskFullTmpfs(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
 	dir := filepath.Join(mnt, "rec")
-	s, _ := startServer(t, freeConfig, func(o *Options) { o.RecordDir = dir })
+	s, _ := startServer(t, freeConfig, func(o *testOptions) { o.RecordDir = dir })
 	cs := sdkSession(t, s)
 	written := func() float64 { return counterValue(t, s.rec.written) }
 	failed := func() float64 { return counterValue(t, s.rec.dropped.WithLabelValues(dropWriteFailed)) }

@@ -66,12 +66,12 @@ func TestHardening12RecordFileNotFollowed(t *testing.T) {
 	if err := os.Symlink(victim, old); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := startServer(t, freeConfig, func(o *Options) { o.RecordDir = dir })
+	s, _ := startServer(t, freeConfig, func(o *testOptions) { o.RecordDir = dir })
 	cs := sdkSession(t, s)
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "free", Arguments: map[string]any{"q": 1}}); err != nil {
 		t.Fatal(err)
 	}
-	s2, _ := startServer(t, freeConfig, func(o *Options) { o.RecordDir = dir })
+	s2, _ := startServer(t, freeConfig, func(o *testOptions) { o.RecordDir = dir })
 	s.Close()
 	s2.Close()
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
@@ -151,7 +151,7 @@ func (w *shortWriter) write(f *os.File, p []byte) (int, error) {
 // records of later writes replay.
 func TestHardening19ShortWriteLeavesWholeLines(t *testing.T) {
 	w := &shortWriter{fail: 2}
-	s, dir := recordingServer(t, freeConfig, func(o *Options) { o.recordWrite = w.write })
+	s, dir := recordingServer(t, freeConfig, func(o *testOptions) { o.recordWrite = w.write })
 	cs := sdkSession(t, s)
 	written := func() float64 { return counterValue(t, s.rec.written) }
 	failed := func() float64 { return counterValue(t, s.rec.dropped.WithLabelValues(dropWriteFailed)) }

@@ -488,7 +488,7 @@ func TestHardening6IdleSessionsExpire(t *testing.T) {
 func TestHardening7ReloadsCoalesced(t *testing.T) {
 	release := make(chan struct{})
 	var builds atomic.Int64
-	s, _ := startServer(t, baseConfig, func(o *Options) {
+	s, _ := startServer(t, baseConfig, func(o *testOptions) {
 		o.beforePublish = func(seq uint64) {
 			if builds.Add(1) == 2 { // the first after startup
 				<-release

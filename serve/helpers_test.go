@@ -73,21 +73,21 @@ var testNow = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 
 // withClock makes c the server's clock: the test moves its time and fires
 // its timers (pin expiry, blue/green retirement).
-func withClock(c *clocktest.Fake) func(*Options) {
-	return func(o *Options) { o.Clock = c }
+func withClock(c *clocktest.Fake) func(*testOptions) {
+	return func(o *testOptions) { o.Clock = c }
 }
 
 // startServer writes config to a temporary folder and starts a Server on
 // it. The server is closed at cleanup.
-func startServer(t testing.TB, config string, tweak ...func(*Options)) (*Server, string) {
+func startServer(t testing.TB, config string, tweak ...func(*testOptions)) (*Server, string) {
 	t.Helper()
 	dir := t.TempDir()
 	path := writeFile(t, dir, "mcpctl.serve.yaml", config)
-	opts := Options{ConfigPath: path, Clock: clocktest.New(testNow)}
+	o := testOptions{Options: Options{ConfigPath: path, Clock: clocktest.New(testNow)}}
 	for _, f := range tweak {
-		f(&opts)
+		f(&o)
 	}
-	s, err := New(context.Background(), opts)
+	s, err := newTestServer(context.Background(), o)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -274,7 +274,7 @@ func (l listed) names() []string {
 	return out
 }
 
-// reloads collects reload results (tests hook Options.onReload).
+// reloads collects reload results (its hook sets hooks.onReload).
 type reloads struct {
 	mu  sync.Mutex
 	all []ReloadResult
@@ -283,13 +283,18 @@ type reloads struct {
 
 func newReloads() *reloads { return &reloads{ch: make(chan ReloadResult, 1024)} }
 
-func (r *reloads) hook(o *Options) {
+func (r *reloads) hook(o *testOptions) {
 	o.onReload = func(res ReloadResult) {
 		r.mu.Lock()
 		r.all = append(r.all, res)
 		r.mu.Unlock()
 		r.ch <- res
 	}
+}
+
+// watchReady closes ready once Watch has set up its watches.
+func watchReady(ready chan struct{}) func(*testOptions) {
+	return func(o *testOptions) { o.watchReady = func() { close(ready) } }
 }
 
 // waitFor waits for a reload result matching pred.

@@ -19,7 +19,7 @@ import (
 // A client that stops reading must not block the reload path nor another
 // session's notification.
 func TestStalledClientBlocksNothing(t *testing.T) {
-	s, path := startServer(t, baseConfig, func(o *Options) { o.NotifyTimeout = waitLong })
+	s, path := startServer(t, baseConfig, func(o *testOptions) { o.NotifyTimeout = waitLong })
 	// The stalled session: initialized, then nobody reads what the server
 	// writes (the pipe has no buffer, so the first write blocks).
 	toServerR, toServerW := io.Pipe()
@@ -87,7 +87,7 @@ func TestInFlightCallKeepsItsGeneration(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var released []uint64
-	s, path := startServer(t, cfg("/v1"), func(o *Options) {
+	s, path := startServer(t, cfg("/v1"), func(o *testOptions) {
 		o.onRelease = func(g *Generation) {
 			mu.Lock()
 			released = append(released, g.Version)

@@ -35,8 +35,8 @@ func (s *Server) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if !ok || ss == nil {
 				break
 			}
-			if s.opts.beforeCall != nil {
-				s.opts.beforeCall(r.Params.Name)
+			if s.hooks.beforeCall != nil {
+				s.hooks.beforeCall(r.Params.Name)
 			}
 			return s.tracing.call(ctx, ss, r, func(ctx context.Context) (mcp.Result, error) { return s.callTool(ctx, ss, r) })
 		case "initialize":

@@ -39,7 +39,7 @@ type releases struct {
 
 func newReleases() *releases { return &releases{ch: make(chan uint64, 64)} }
 
-func (r *releases) hook(o *Options) {
+func (r *releases) hook(o *testOptions) {
 	o.onRelease = func(g *Generation) {
 		r.mu.Lock()
 		r.all = append(r.all, g.Version)
@@ -69,7 +69,7 @@ func (r *releases) waitFor(t *testing.T, version uint64) {
 	}
 }
 
-func pinning(o *Options) { o.PinSessions = true; o.AllowBreaking = true }
+func pinning(o *testOptions) { o.PinSessions = true; o.AllowBreaking = true }
 
 // publish rewrites the config and reloads; the result must be a published
 // change.
@@ -199,7 +199,7 @@ func TestPinnedSessionKeepsItsGeneration(t *testing.T) {
 // even when its timer has not fired.
 func TestPinExpiresOnNextRequest(t *testing.T) {
 	clk := clocktest.New(testNow)
-	s, path := startServer(t, baseConfig, pinning, withClock(clk), func(o *Options) { o.PinTTL = time.Minute })
+	s, path := startServer(t, baseConfig, pinning, withClock(clk), func(o *testOptions) { o.PinTTL = time.Minute })
 	a := connected(t, s)
 	publish(t, s, path, nextConfig)
 	clk.Advance(59 * time.Second)
@@ -236,7 +236,7 @@ func TestPinExpiryWithoutChangeIsSilent(t *testing.T) {
 // The real timer (clock.System) moves an idle session and the go-sdk
 // client is told.
 func TestPinTimerMovesIdleSession(t *testing.T) {
-	s, path := startServer(t, baseConfig, pinning, func(o *Options) { o.PinTTL = 50 * time.Millisecond; o.Clock = clock.System })
+	s, path := startServer(t, baseConfig, pinning, func(o *testOptions) { o.PinTTL = 50 * time.Millisecond; o.Clock = clock.System })
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)
 	if err != nil {
@@ -367,7 +367,7 @@ func TestPinOverHTTP(t *testing.T) {
 
 // Without --pin-sessions nothing is pinned: a session sees each publish.
 func TestNoPinningByDefault(t *testing.T) {
-	s, path := startServer(t, baseConfig, func(o *Options) { o.AllowBreaking = true })
+	s, path := startServer(t, baseConfig, func(o *testOptions) { o.AllowBreaking = true })
 	a := connected(t, s)
 	publish(t, s, path, nextConfig)
 	if n := a.countListChanged(s); n != 1 {

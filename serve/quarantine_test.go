@@ -34,7 +34,7 @@ func gatewayWithState(t *testing.T, config string) (*Server, *fakeUpstream, *fak
 	other.set("ping", "Pings.", `{"type":"object"}`)
 	r := newReloads()
 	st := i12State(t, filepath.Join(t.TempDir(), "state"))
-	s, _ := startServer(t, config, useFakes(map[string]*fakeUpstream{"files": files, "other": other}), r.hook, func(o *Options) { o.State = st })
+	s, _ := startServer(t, config, useFakes(map[string]*fakeUpstream{"files": files, "other": other}), r.hook, func(o *testOptions) { o.State = st })
 	return s, files, other, r
 }
 
@@ -238,9 +238,9 @@ func TestGatewayRestartRegatedAgainstBaseline(t *testing.T) {
 	dir := t.TempDir()
 	config := "upstreams:\n  - {name: files, stdio: [fake-upstream], prefix: fs_}\ngate: {baseline: tools.lock.json}\n"
 	path := writeFile(t, dir, "mcpctl.serve.yaml", "upstreams:\n  - {name: files, stdio: [fake-upstream], prefix: fs_}\n")
-	opts := Options{ConfigPath: path}
+	opts := testOptions{Options: Options{ConfigPath: path}}
 	useFakes(map[string]*fakeUpstream{"files": files})(&opts)
-	s, err := New(context.Background(), opts)
+	s, err := newTestServer(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestGatewayRestartRegatedAgainstBaseline(t *testing.T) {
 	writeFile(t, dir, "mcpctl.serve.yaml", config)
 
 	// The same upstream contract: starts.
-	s, err = New(context.Background(), opts)
+	s, err = newTestServer(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("restart with an unchanged upstream: %v", err)
 	}
@@ -265,7 +265,7 @@ func TestGatewayRestartRegatedAgainstBaseline(t *testing.T) {
 	// restart is gated against the baseline, and the upstream starts
 	// quarantined, serving the baseline's tools.
 	files.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
-	s, err = New(context.Background(), opts)
+	s, err = newTestServer(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("restart with a breaking upstream change: %v", err)
 	}
@@ -280,7 +280,7 @@ func TestGatewayRestartRegatedAgainstBaseline(t *testing.T) {
 	// A breaking change of the config's own tools still refuses the start.
 	writeFile(t, dir, "mcpctl.serve.yaml", config+"tools: []\n")
 	writeFile(t, dir, "tools.lock.json", strings.Replace(lock.String(), `"tools": [`, `"tools": [{"name":"local","inputSchema":{"type":"object"}},`, 1))
-	if _, err := New(context.Background(), opts); !errors.Is(err, ErrRefusedAtStart) {
+	if _, err := newTestServer(context.Background(), opts); !errors.Is(err, ErrRefusedAtStart) {
 		t.Errorf("restart without a config tool of the baseline: %v, want ErrRefusedAtStart", err)
 	} else if !strings.Contains(err.Error(), `"local"`) {
 		t.Errorf("refusal does not name the removed tool: %v", err)
@@ -296,7 +296,7 @@ func TestGatewayUpstreamReleaseInConfigQuarantined(t *testing.T) {
 	next.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
 	var mu sync.Mutex
 	current := old
-	s, path := startServer(t, "upstreams:\n  - {name: files, stdio: [server-v1], prefix: fs_}\n", func(o *Options) {
+	s, path := startServer(t, "upstreams:\n  - {name: files, stdio: [server-v1], prefix: fs_}\n", func(o *testOptions) {
 		o.upstreamTransport = func(string) func() mcp.Transport {
 			mu.Lock()
 			defer mu.Unlock()
@@ -336,16 +336,16 @@ func TestGatewayFallbackBundleKeepsUpstreamTools(t *testing.T) {
 	dir := t.TempDir()
 	st := i12State(t, filepath.Join(dir, "state"))
 	path := writeFile(t, dir, "mcpctl.serve.yaml", gatewayConfig)
-	opts := Options{ConfigPath: path, State: st, Clock: clocktest.New(i12Clock())}
+	opts := testOptions{Options: Options{ConfigPath: path, State: st, Clock: clocktest.New(i12Clock())}}
 	useFakes(map[string]*fakeUpstream{"files": files})(&opts)
-	s, err := New(context.Background(), opts)
+	s, err := newTestServer(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := s.Live().Fingerprint
 	s.Close()
 	writeFile(t, dir, "mcpctl.serve.yaml", strings.Replace(gatewayConfig, "  - name: local\n    inputSchema: {type: object}\n    handler: {static: {text: hi}}\n", "  - name: other\n    inputSchema: {type: object}\n    handler: {static: {text: hi}}\n", 1))
-	s, err = New(context.Background(), opts)
+	s, err = newTestServer(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("restart: %v", err)
 	}

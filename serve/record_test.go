@@ -50,10 +50,10 @@ record:
 
 // recordingServer starts a server on config recording into a fresh
 // folder (which does not exist yet: the server creates it).
-func recordingServer(t *testing.T, config string, tweak ...func(*Options)) (*Server, string) {
+func recordingServer(t *testing.T, config string, tweak ...func(*testOptions)) (*Server, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "rec")
-	s, _ := startServer(t, config, append([]func(*Options){func(o *Options) { o.RecordDir = dir }}, tweak...)...)
+	s, _ := startServer(t, config, append([]func(*testOptions){func(o *testOptions) { o.RecordDir = dir }}, tweak...)...)
 	return s, dir
 }
 
@@ -304,7 +304,7 @@ tools:
 record: {redact: [a]}
 `
 	dir := filepath.Join(t.TempDir(), "rec")
-	s, path := startServer(t, cfg, func(o *Options) { o.RecordDir = dir }, pinning)
+	s, path := startServer(t, cfg, func(o *testOptions) { o.RecordDir = dir }, pinning)
 	c := connected(t, s)
 	callText(t, c, "t", map[string]any{"a": "A", "b": "B1"})
 	writeFile(t, filepath.Dir(path), filepath.Base(path), strings.Replace(cfg, "[a]", "[a, b]", 1))
@@ -366,7 +366,7 @@ func TestRecordUnrecordable(t *testing.T) {
 func TestRecordQueueFullDrops(t *testing.T) {
 	entered := make(chan struct{}, 1)
 	release := make(chan struct{})
-	s, dir := recordingServer(t, recordConfig, func(o *Options) {
+	s, dir := recordingServer(t, recordConfig, func(o *testOptions) {
 		o.recordQueue = 1
 		o.recordHook = func() {
 			select {
@@ -470,7 +470,7 @@ func waitCounter(t *testing.T, what string, get func() float64, n float64) {
 func TestRecordFolderRemoved(t *testing.T) {
 	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s, dir := recordingServer(t, recordConfig, func(o *Options) { o.Logger = log })
+	s, dir := recordingServer(t, recordConfig, func(o *testOptions) { o.Logger = log })
 	cs := sdkSession(t, s)
 	const secret = "hunter2-do-not-log"
 	written := func() float64 { return counterValue(t, s.rec.written) }
@@ -514,7 +514,7 @@ func TestRecordDiskFull(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	// Every write fails with ENOSPC, as on a full disk.
 	full := func(*os.File, []byte) (int, error) { return 0, syscall.ENOSPC }
-	s, _ := startServer(t, recordConfig, func(o *Options) { o.RecordDir, o.Logger, o.recordWrite = dir, log, full })
+	s, _ := startServer(t, recordConfig, func(o *testOptions) { o.RecordDir, o.Logger, o.recordWrite = dir, log, full })
 	cs := sdkSession(t, s)
 	for i := range 3 {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": fmt.Sprint("q", i)}})

@@ -21,14 +21,13 @@ const baseConfig = configtest.Base
 
 // watched starts a server on config with the watcher running; the watcher
 // stops at cleanup.
-func watched(t *testing.T, config string, tweak ...func(*Options)) (*Server, string, *reloads) {
+func watched(t *testing.T, config string, tweak ...func(*testOptions)) (*Server, string, *reloads) {
 	t.Helper()
 	r := newReloads()
-	s, path := startServer(t, config, append([]func(*Options){r.hook}, tweak...)...)
+	ready := make(chan struct{})
+	s, path := startServer(t, config, append([]func(*testOptions){r.hook, watchReady(ready)}, tweak...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	ready := make(chan struct{})
-	s.watchReady = func() { close(ready) }
 	go func() {
 		defer close(done)
 		if err := s.Watch(ctx); err != nil {
@@ -114,7 +113,7 @@ func TestScenarioBurstCoalesced(t *testing.T) {
 	// 10 writes 20 ms apart inside one debounce window. The window is
 	// widened from the default so that a loaded machine (-race, 2 cores)
 	// cannot stretch a gap past it; the behaviour under test is coalescing.
-	s, path, r := watched(t, baseConfig, func(o *Options) { o.Debounce = 300 * time.Millisecond })
+	s, path, r := watched(t, baseConfig, func(o *testOptions) { o.Debounce = 300 * time.Millisecond })
 	c := connected(t, s)
 	var last string
 	var maxGap time.Duration
@@ -344,16 +343,17 @@ func TestScenarioIncludeChange(t *testing.T) {
 	writeFile(t, dir, "schemas/fetch.json", `{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)
 	r := newReloads()
 	path := writeFile(t, dir, "mcpctl.serve.yaml", cfg)
-	s, err := New(context.Background(), Options{ConfigPath: path})
+	ready := make(chan struct{})
+	o := testOptions{Options: Options{ConfigPath: path}}
+	r.hook(&o)
+	watchReady(ready)(&o)
+	s, err := newTestServer(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	s.opts.onReload = r.hook2()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	ready := make(chan struct{})
-	s.watchReady = func() { close(ready) }
 	go func() { defer close(done); _ = s.Watch(ctx) }()
 	defer func() { cancel(); <-done }()
 	recvWithin(t, "the watcher", ready)
@@ -372,13 +372,6 @@ func TestScenarioIncludeChange(t *testing.T) {
 	}
 }
 
-// hook2 returns the hook function itself (for a server built by hand).
-func (r *reloads) hook2() func(ReloadResult) {
-	var o Options
-	r.hook(&o)
-	return o.onReload
-}
-
 func TestScenarioConfigMapSymlinkSwap(t *testing.T) {
 	dir := t.TempDir()
 	// The layout the kubelet makes for a mounted ConfigMap.
@@ -386,15 +379,17 @@ func TestScenarioConfigMapSymlinkSwap(t *testing.T) {
 	mustSymlink(t, "..2026_01_15_12_00_00.1", filepath.Join(dir, "..data"))
 	mustSymlink(t, "..data/mcpctl.serve.yaml", filepath.Join(dir, "mcpctl.serve.yaml"))
 	r := newReloads()
-	s, err := New(context.Background(), Options{ConfigPath: filepath.Join(dir, "mcpctl.serve.yaml"), onReload: r.hook2()})
+	ready := make(chan struct{})
+	o := testOptions{Options: Options{ConfigPath: filepath.Join(dir, "mcpctl.serve.yaml")}}
+	r.hook(&o)
+	watchReady(ready)(&o)
+	s, err := newTestServer(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	ready := make(chan struct{})
-	s.watchReady = func() { close(ready) }
 	go func() { defer close(done); _ = s.Watch(ctx) }()
 	defer func() { cancel(); <-done }()
 	recvWithin(t, "the watcher", ready)
@@ -435,7 +430,7 @@ func TestStaleCandidateDiscarded(t *testing.T) {
 	// published. Build 2 must then be discarded, never overwriting C.
 	release := make(chan struct{})
 	var once sync.Once
-	s, path := startServer(t, baseConfig, func(o *Options) {
+	s, path := startServer(t, baseConfig, func(o *testOptions) {
 		o.beforePublish = func(seq uint64) {
 			if seq == 2 {
 				<-release

@@ -83,18 +83,6 @@ type Options struct {
 	// upstream.DefaultMinBackoff doubling up to upstream.DefaultMaxBackoff.
 	UpstreamBackoff time.Duration
 
-	// beforePublish, when set (tests), runs after a candidate is built and
-	// before the publisher lock is taken, with the candidate's build number.
-	beforePublish func(seq uint64)
-	// beforeCall, when set (tests), runs as a tools/call is received, with
-	// the tool name.
-	beforeCall func(tool string)
-	// onReload, when set (tests), receives every reload result after it is
-	// recorded.
-	onReload func(ReloadResult)
-	// onRelease, when set (tests), is called when a generation's last
-	// reference is dropped and its handlers are closed.
-	onRelease func(*Generation)
 	// recordQueue (tests) bounds the record queue; 0 means
 	// DefaultRecordQueue. recordHook (tests) runs in the record writer
 	// before each write.
@@ -102,11 +90,6 @@ type Options struct {
 	recordHook  func()
 	// recordWrite (tests) replaces the record writer's write to its file.
 	recordWrite func(f *os.File, p []byte) (int, error)
-	// upstreamTransport, when set (tests), makes the transports of the
-	// upstream named name (nil: as its config says).
-	upstreamTransport func(name string) func() mcp.Transport
-	// upstreamProtocol (tests) is upstream.Options.ProtocolVersion.
-	upstreamProtocol string
 }
 
 // DefaultMaxFileSize is the default Options.MaxFileSize (16 MiB).
@@ -121,6 +104,7 @@ const DefaultDebounce = 100 * time.Millisecond
 // concurrent use.
 type Server struct {
 	opts    Options
+	hooks   hooks // tests only (export_test.go)
 	log     *slog.Logger
 	mcp     *mcp.Server
 	tracing tracing
@@ -156,10 +140,6 @@ type Server struct {
 	watched   func(files []string)
 	files     []string
 
-	// watchReady, when set (tests), is called once Watch has set up its
-	// watches.
-	watchReady func()
-
 	ready    atomic.Bool
 	draining atomic.Bool
 	inflight inflight
@@ -191,6 +171,11 @@ type Server struct {
 // returns the server. A config that cannot be built is an error (wrapping
 // toolset.ErrInput for bad input); nothing is served then.
 func New(ctx context.Context, opts Options) (*Server, error) {
+	return newServer(ctx, opts, hooks{})
+}
+
+// newServer is New with the test hooks h; New passes none.
+func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	if opts.ConfigPath == "" {
 		return nil, errors.New("serve: no config path")
 	}
@@ -213,7 +198,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
+	s := &Server{opts: opts, hooks: h, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
 	s.metrics.reg.MustRegister(upstreamCollector{s})
 	s.exec = handler.NewPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
@@ -396,8 +381,8 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 	}
 	s.recordReload(res)
 	s.pruneUpstreams()
-	if s.opts.onReload != nil {
-		s.opts.onReload(res)
+	if s.hooks.onReload != nil {
+		s.hooks.onReload(res)
 	}
 	return res
 }
@@ -425,8 +410,8 @@ func (s *Server) candidate(seq uint64, trigger string) (cand *Generation, unchan
 	for range maxStaleBuilds {
 		var cfg *serveconfig.Config
 		cfg, cand, unchanged, err = s.build(lim, trigger)
-		if s.opts.beforePublish != nil {
-			s.opts.beforePublish(seq)
+		if s.hooks.beforePublish != nil {
+			s.hooks.beforePublish(seq)
 		}
 		if unchanged || cfg == nil || !cfg.ChangedOnDisk(lim) {
 			return cand, unchanged, err

@@ -29,7 +29,7 @@ func TestUnchangedToolsShared(t *testing.T) {
 	setEnv := func(k, v string) { mu.Lock(); env[k] = v; mu.Unlock() }
 	getenv := func(k string) (string, bool) { mu.Lock(); defer mu.Unlock(); v, ok := env[k]; return v, ok }
 	clk := clocktest.New(testNow)
-	s, path := startServer(t, shareConfig, pinning, withClock(clk), func(o *Options) { o.Getenv = getenv })
+	s, path := startServer(t, shareConfig, pinning, withClock(clk), func(o *testOptions) { o.Getenv = getenv })
 	_ = connected(t, s) // pins generation 1, so it stays alive
 	g1 := s.Live()
 
@@ -86,7 +86,7 @@ func TestUnchangedToolsShared(t *testing.T) {
 func TestSharedHandlerClosedByLastGeneration(t *testing.T) {
 	rel := newReleases()
 	clk := clocktest.New(testNow)
-	s, path := startServer(t, shareConfig, withClock(clk), rel.hook, func(o *Options) {
+	s, path := startServer(t, shareConfig, withClock(clk), rel.hook, func(o *testOptions) {
 		o.PinSessions = true
 		o.Getenv = func(k string) (string, bool) { return map[string]string{"TOKEN": "t"}[k], k == "TOKEN" }
 	})

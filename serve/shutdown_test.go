@@ -44,7 +44,7 @@ func (c *hungCloseConn) Close() error {
 // hold up the shutdown: Run logs it and returns.
 func TestShutdownNotHeldByHungSessionClose(t *testing.T) {
 	logs := &syncBuffer{}
-	s, _ := startServer(t, baseConfig, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+	s, _ := startServer(t, baseConfig, func(o *testOptions) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 	release := make(chan struct{})
 	var released bool
 	unblock := func() {

@@ -23,7 +23,7 @@ func TestIssue10OTelSpans(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer tp.Shutdown(context.Background())
-	s, path := startServer(t, baseConfig, func(o *Options) { o.TracerProvider = tp })
+	s, path := startServer(t, baseConfig, func(o *testOptions) { o.TracerProvider = tp })
 	c := dialRaw(t, s)
 	c.initialize(true)
 	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"

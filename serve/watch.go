@@ -74,8 +74,8 @@ func (s *Server) Watch(ctx context.Context) error {
 	if cfg, err := serveconfig.LoadConfigLimits(s.opts.ConfigPath, safefile.Limits{MaxSize: s.opts.MaxFileSize}); err != nil || cfg.Digest != s.live.Load().Config.Digest {
 		reload <- struct{}{}
 	}
-	if s.watchReady != nil {
-		s.watchReady()
+	if s.hooks.watchReady != nil {
+		s.hooks.watchReady()
 	}
 
 	timer := time.NewTimer(time.Hour)
