@@ -15,24 +15,13 @@ import (
 
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
 	"github.com/mcpctl/mcpctl/internal/durable"
 	"github.com/mcpctl/mcpctl/lockfile"
 )
 
-// clock is a test clock: Now returns t, Advance moves it.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+// newClock is the tests' fake clock; Options.Now is its Now.
+func newClock() *clocktest.Fake { return clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
 // contract builds a lockfile of tools named names, each with one string
 // property prop, and the facades ff.
@@ -53,7 +42,7 @@ func contract(t testing.TB, prop string, ff facade.File, names ...string) *lockf
 	return lock
 }
 
-func open(t testing.TB, dir string, c *clock, history int) *State {
+func open(t testing.TB, dir string, c *clocktest.Fake, history int) *State {
 	t.Helper()
 	st, err := Open(dir, Options{History: history, Now: c.Now})
 	if err != nil {
