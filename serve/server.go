@@ -18,6 +18,7 @@ import (
 	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/recording"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -48,7 +49,8 @@ type Options struct {
 	Now func() time.Time
 	// RecordDir, when set, appends every tools/call as an mcpctl fixture
 	// line to RecordDir/calls-<UTC start>-<pid>-<random>.jsonl (--record; see
-	// RecordConfig and recorder for the format and redaction).
+	// serveconfig.RecordConfig and package recording for the format and
+	// redaction).
 	RecordDir string
 	// PinSessions pins each session (2025-11-25 and earlier, stdio or
 	// stateful HTTP) to the generation live at its initialize, for
@@ -88,13 +90,6 @@ type Options struct {
 	// onRelease, when set (tests), is called when a generation's last
 	// reference is dropped and its handlers are closed.
 	onRelease func(*Generation)
-	// recordQueue (tests) bounds the record queue; 0 means
-	// DefaultRecordQueue. recordHook (tests) runs in the record writer
-	// before each write.
-	recordQueue int
-	recordHook  func()
-	// recordWrite (tests) replaces the record writer's write to its file.
-	recordWrite func(f *os.File, p []byte) (int, error)
 	// upstreamTransport, when set (tests), makes the transports of the
 	// upstream named name (nil: as its config says).
 	upstreamTransport func(name string) func() mcp.Transport
@@ -140,7 +135,7 @@ type Server struct {
 
 	notifier *notifier
 	metrics  *metrics
-	rec      *recorder // nil unless recording
+	rec      *recording.Writer // nil unless recording
 	exec     *handler.Pool
 	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
@@ -243,7 +238,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
 	s.mcp.AddReceivingMiddleware(s.recoverMiddleware, s.receivingMiddleware)
 	if opts.RecordDir != "" {
-		rec, err := newRecorder(opts.RecordDir, opts.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook, opts.recordWrite)
+		rec, err := recording.New(recording.Options{Dir: opts.RecordDir, Start: opts.Now(), Logger: log, Registerer: s.metrics.reg})
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -278,7 +273,7 @@ func (s *Server) Close() {
 		s.closeUpstreams()
 		s.exec.Kill()
 		s.notifier.wait()
-		s.rec.close()
+		s.rec.Close()
 		s.stopRollout()
 		s.unpinAll()
 		if g := s.live.Load(); g != nil {
