@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/recording"
+	"github.com/mcpctl/mcpctl/toolset"
 )
 
 // RecordConfig is the serve config's record block (--record):
@@ -54,15 +55,23 @@ func (p *cfgParser) record(rc *RecordConfig, v *canon.Value, ptr string) error {
 		}
 		for j, e := range list {
 			if err := recording.CheckEntry(e); err != nil {
-				return p.errAt(mp+"/"+strconv.Itoa(j), "", "record.redact: %v", err)
+				return p.entryErr(mp+"/"+strconv.Itoa(j), err)
 			}
 		}
 		rc.Redact = list
 	}
 	r, err := recording.NewRedactor(rc.Redact)
 	if err != nil { // checked above
-		return p.errAt(ptr, "", "record.redact: %v", err)
+		return p.entryErr(ptr, err)
 	}
 	rc.redactor = r
 	return nil
+}
+
+// entryErr locates the refused redact entry at ptr, keeping err
+// (recording.ErrRedactEntry) in the chain.
+func (p *cfgParser) entryErr(ptr string, err error) error {
+	ie := p.errAt(ptr, "", "record.redact: %v", err).(*toolset.InputError)
+	ie.Err = err
+	return ie
 }
