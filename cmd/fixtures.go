@@ -2,11 +2,11 @@ package cmd
 
 import (
 	"context"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/recording"
 )
 
 type convertOptions struct {
@@ -41,12 +41,12 @@ input; any supported format) and write them to standard output as mcpctl
 JSON Lines, one {"tool", "arguments", "generation"?, "expect"?} object per
 line — the format replay reads and mcpctl keeps its own recordings in.
 
---redact KEY,… replaces the value of every argument member with one of these
-names, at any depth, with "[redacted]"; a KEY starting with / is a JSON
-Pointer naming one position. With --redact, members whose name looks like a
-secret are redacted too, by the rule serve --record applies (words such as
-token, password, secret, api key, cookie, in any case, plural or with
-digits: passwords, refresh_tokens, apiKeys, token2).`,
+Members whose name looks like a secret are always written as "[redacted]",
+by the rule serve --record applies (words such as token, password, secret,
+api key, cookie, in any case, plural or with digits: passwords,
+refresh_tokens, apiKeys, token2). --redact KEY,… redacts the value of every
+argument member with one of these names too, at any depth; a KEY starting
+with / is a JSON Pointer naming one position.`,
 		Example: `  mcpctl fixtures convert transcript.jsonl --to jsonl > calls.jsonl
   mcpctl fixtures convert anthropic-logs/ --to jsonl --redact token,password`,
 		Args: cobra.ExactArgs(1),
@@ -55,10 +55,8 @@ digits: passwords, refresh_tokens, apiKeys, token2).`,
 			if opts.To != "jsonl" {
 				return usageErrorf("--to must be jsonl, got %q", opts.To)
 			}
-			for _, k := range opts.Redact {
-				if strings.TrimSpace(k) == "" {
-					return usageErrorf("--redact: empty key")
-				}
+			if _, err := recording.NewRedactor(opts.Redact); err != nil {
+				return usageErrorf("--redact: %v", err)
 			}
 			if runF != nil {
 				return runF(&opts)
@@ -77,5 +75,9 @@ func runConvert(ctx context.Context, s *Streams, opts convertOptions) error {
 	if err != nil {
 		return err
 	}
-	return fixtures.WriteJSONL(s.Out, calls, opts.Redact)
+	r, err := recording.NewRedactor(opts.Redact)
+	if err != nil {
+		return usageErrorf("--redact: %v", err)
+	}
+	return fixtures.WriteJSONL(s.Out, calls, r)
 }

@@ -19,10 +19,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/canon"
-	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/internal/proc"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/internal/textcut"
+	"github.com/mcpctl/mcpctl/recording"
 	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
@@ -380,7 +380,7 @@ func (w *capWriter) Write(p []byte) (int, error) {
 // never reach another host. The body of an error response is passed to the
 // client (shortened) only when the request carries no secret: no header
 // built from the environment or named like a secret (Authorization,
-// X-API-Key, …; see fixtures.LooksSecret), no credentials in the url (a
+// X-API-Key, …; see recording.LooksSecret), no credentials in the url (a
 // user, a query parameter named like a secret): an error page may echo the
 // request, and a secret must not reach the client that way.
 type httpHandler struct {
@@ -408,7 +408,7 @@ func newHTTPHandler(c *serveconfig.HTTPConfig, getenv func(string) (string, bool
 		if err != nil {
 			return nil, err
 		}
-		secret = secret || envRef.MatchString(val) || fixtures.LooksSecret(name)
+		secret = secret || envRef.MatchString(val) || recording.LooksSecret(name)
 		hdr.Set(name, v)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -444,7 +444,7 @@ func urlHasSecret(u *url.URL) bool {
 		return true
 	}
 	for name := range u.Query() {
-		if fixtures.LooksSecret(name) {
+		if recording.LooksSecret(name) {
 			return true
 		}
 	}

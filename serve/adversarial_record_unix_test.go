@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/internal/clock/clocktest"
+	"github.com/mcpctl/mcpctl/recording"
 )
 
 // A record folder owned by another user passed the check (its mode,
@@ -21,7 +22,7 @@ import (
 //	mkdir rec && chown nobody rec && mcpctl serve --record rec c.yaml
 //
 // recorded into rec. A folder owned by neither the server's user nor root
-// is now refused (ErrRecordDirUnsafe).
+// is now refused (recording.ErrDirUnsafe).
 func TestAdversarialRecordDirOwnedByAnother(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give a folder to another user")
@@ -39,8 +40,8 @@ func TestAdversarialRecordDirOwnedByAnother(t *testing.T) {
 		s.Close()
 		t.Fatal("a record folder owned by another user was accepted")
 	}
-	if !errors.Is(err, ErrRecordDirUnsafe) {
-		t.Errorf("%v, want ErrRecordDirUnsafe", err)
+	if !errors.Is(err, recording.ErrDirUnsafe) {
+		t.Errorf("%v, want recording.ErrDirUnsafe", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("files were created in the refused folder")

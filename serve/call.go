@@ -126,8 +126,8 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	// The record (nil unless --record) goes to the writer once the
 	// outcome is known: before the handler runs, so a call abandoned at
 	// shutdown is recorded too.
-	rec := s.rec.start(name, req.Params.Arguments, g, s.live.Load())
-	defer s.rec.put(rec)
+	rec := startRecord(s.rec, name, req.Params.Arguments, g, s.live.Load())
+	defer s.rec.Put(rec)
 	t, alias := g.tools[name], (*aliasRoute)(nil)
 	if t == nil {
 		if alias = g.aliases[name]; alias != nil {
@@ -136,11 +136,11 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	}
 	if t == nil {
 		s.metrics.unknownCalls.Inc()
-		rec.set(fixtures.UnknownTool)
+		recordOutcome(rec, fixtures.UnknownTool)
 		v := callcheck.CheckCall(nil, facade.Call{Tool: name}, g.names)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: v.Message}
 	}
-	rec.route(t.facade)
+	recordRoute(rec, t.facade)
 	m := t.meters
 	if m == nil {
 		m = s.toolMeters(t.name)
@@ -149,23 +149,23 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	args, msg := t.parseArguments(req.Params.Arguments)
 	if msg != "" {
 		m.invalid()
-		rec.set(fixtures.Rejected)
+		recordOutcome(rec, fixtures.Rejected)
 		return errorResult(msg), nil
 	}
 	v := callcheck.CheckCall(t.check, facade.Call{Tool: name, Arguments: schema.Instance(&args).(map[string]any)}, nil)
 	if v.Outcome == callcheck.Rejected {
 		m.invalid()
-		rec.set(fixtures.Rejected)
+		recordOutcome(rec, fixtures.Rejected)
 		return errorResult(v.Message), nil
 	}
 	argsJSON, err := s.handlerArguments(t, &v, req.Params.Arguments)
 	if err != nil {
 		m.invalid()
-		rec.set(fixtures.Rejected)
+		recordOutcome(rec, fixtures.Rejected)
 		return errorResult(err.Error()), nil
 	}
-	rec.passed(v.Outcome == callcheck.Accepted, argsJSON)
-	s.rec.put(rec)
+	recordPassed(rec, v.Outcome == callcheck.Accepted, argsJSON)
+	s.rec.Put(rec)
 
 	start := time.Now()
 	out, err := t.handler.Call(withDownstream(ctx, ss, req), argsJSON)

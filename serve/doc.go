@@ -99,9 +99,10 @@
 // With Options.RecordDir (--record), every tools/call that reaches a
 // generation is appended to a file in that folder as an mcpctl fixture line
 // ({"tool","arguments","generation","expect"}, docs/replay.md#replay-recorded-calls-against-a-new-contract), with the values
-// the config's record.redact names and secret-looking members (fixtures.LooksSecret)
-// replaced by "[redacted]"; a bounded queue and one writer goroutine keep
-// the disk off the call path, and Close writes what is queued.
+// the config's record.redact names and secret-looking members
+// (recording.LooksSecret) replaced by "[redacted]"; a recording.Writer (a
+// bounded queue and one writer goroutine) keeps the disk off the call
+// path, and Close writes what is queued.
 //
 //	s, err := serve.New(ctx, serve.Options{ConfigPath: "mcpctl.serve.yaml", Logger: log})
 //	if err != nil { … } // the first config could not be built: exit 2

@@ -29,8 +29,8 @@ func TestHardening19DiskFullTmpfs(t *testing.T) {
 	dir := filepath.Join(mnt, "rec")
 	s, _ := startServer(t, freeConfig, func(o *testOptions) { o.RecordDir = dir })
 	cs := sdkSession(t, s)
-	written := func() float64 { return counterValue(t, s.rec.written) }
-	failed := func() float64 { return counterValue(t, s.rec.dropped.WithLabelValues(dropWriteFailed)) }
+	written := func() float64 { return recordMetric(t, s, "written_total", "") }
+	failed := func() float64 { return recordMetric(t, s, "dropped_total", "write-failed") }
 	// 5,000-byte records: the 14th cannot fit whole.
 	pad := strings.Repeat("x", 5000)
 	for i := 0; failed() < 3; i++ {
@@ -51,7 +51,7 @@ func TestHardening19DiskFullTmpfs(t *testing.T) {
 	if len(calls) == 0 || float64(len(calls)) != written() || !strings.HasSuffix(got, "\n") {
 		t.Errorf("%d whole records on disk, %v counted as written; want the same, at least one", len(calls), written())
 	}
-	if n := counterValue(t, s.rec.errs.WithLabelValues("disk-full")); n < 1 {
+	if n := recordMetric(t, s, "errors_total", "disk-full"); n < 1 {
 		t.Errorf("errors{disk-full} = %v, want at least 1", n)
 	}
 }

@@ -4,23 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/mcpctl/mcpctl/canon"
-	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/serveconfig"
 )
@@ -73,14 +68,27 @@ func sdkSession(t *testing.T, s *Server) *mcp.ClientSession {
 	return cs
 }
 
-// counterValue reads a counter.
-func counterValue(t *testing.T, c prometheus.Counter) float64 {
+// recordMetric reads the counter mcpctl_serve_record_<name> of s: the
+// series whose reason or kind label is label, or the one series of a
+// counter without labels (label "").
+func recordMetric(t testing.TB, s *Server, name, label string) float64 {
 	t.Helper()
-	var m dto.Metric
-	if err := c.Write(&m); err != nil {
+	mfs, err := s.metrics.reg.Gather()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return m.GetCounter().GetValue()
+	for _, mf := range mfs {
+		if mf.GetName() != "mcpctl_serve_record_"+name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if ls := m.GetLabel(); (label == "" && len(ls) == 0) || (len(ls) == 1 && ls[0].GetValue() == label) {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no series mcpctl_serve_record_%s{%s}", name, label)
+	return 0
 }
 
 // recordedFile returns the one file in dir and its content.
@@ -162,7 +170,7 @@ func TestRecordCalls(t *testing.T) {
 			t.Errorf("%s: mode %v (%v), want %v", p, fi.Mode().Perm(), err, perm)
 		}
 	}
-	if n := counterValue(t, s.rec.written); n != float64(len(calls)) {
+	if n := recordMetric(t, s, "written_total", ""); n != float64(len(calls)) {
 		t.Errorf("written counter %v, want %d", n, len(calls))
 	}
 
@@ -223,76 +231,6 @@ func TestRecordMetricsPresentFromStart(t *testing.T) {
 	}
 }
 
-func TestRecordRedaction(t *testing.T) {
-	for _, tc := range []struct {
-		name, redact, args, want string
-		// translated: the arguments a facade made of args (redaction
-		// follows values into them), or "" when not translated.
-		translated string
-	}{
-		{"nothing configured, nothing secret", `[]`, `{"q":"x","max_tokens":5,"keyword":"k"}`, `{"q":"x","max_tokens":5,"keyword":"k"}`, ``},
-		{"default secret names", `[]`,
-			`{"access_token":"a","clientSecret":"b","X-API-Key":"c","Authorization":"d","password":"e","apiKey":"f","nested":[{"PASSWD":"g"}]}`,
-			`{"access_token":"[redacted]","clientSecret":"[redacted]","X-API-Key":"[redacted]","Authorization":"[redacted]","password":"[redacted]","apiKey":"[redacted]","nested":[{"PASSWD":"[redacted]"}]}`, ``},
-		{"a secret-looking object is redacted whole", `[]`, `{"token":{"v":1},"q":1}`, `{"token":"[redacted]","q":1}`, ``},
-		{"by name at any depth", `[ssn]`, `{"ssn":"1","p":{"ssn":"2","x":[{"ssn":3}]},"ssnx":"4"}`, `{"ssn":"[redacted]","p":{"ssn":"[redacted]","x":[{"ssn":"[redacted]"}]},"ssnx":"4"}`, ``},
-		{"by pointer only there", `[/a/pin]`, `{"a":{"pin":"1"},"b":{"pin":"2"}}`, `{"a":{"pin":"[redacted]"},"b":{"pin":"2"}}`, ``},
-		{"pointer to an array item", `[/cards/1]`, `{"cards":["a","b","c"]}`, `{"cards":["a","[redacted]","c"]}`, ``},
-		{"escaped pointer", `[/a~1b/c~0d]`, `{"a/b":{"c~d":"x","e":"y"}}`, `{"a/b":{"c~d":"[redacted]","e":"y"}}`, ``},
-		{"pointer that matches nothing", `[/nope]`, `{"a":1}`, `{"a":1}`, ``},
-		{"after a facade: renamed to a secret name", `[]`, `{"host":"h","pp":"S3"}`, `{"host":"h","pp":"[redacted]"}`, `{"host":"h","passphrase":"S3"}`},
-		{"after a facade: renamed to a configured name", `[code]`, `{"c":"x1","n":"x2"}`, `{"c":"[redacted]","n":"x2"}`, `{"code":"x1","n":"x2"}`},
-		{"after a facade: coerced from a string", `[/auth/pin]`, `{"pin":"1234","n":5}`, `{"pin":"[redacted]","n":5}`, `{"auth":{"pin":1234},"n":5}`},
-		{"after a facade: moved object", `[/creds]`, `{"login":{"u":"a","p":"b"}}`, `{"login":"[redacted]"}`, `{"creds":{"u":"a","p":"b"}}`},
-		{"after a facade: nothing secret moved", `[]`, `{"q":"x"}`, `{"q":"x"}`, `{"query":"x"}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := serveconfig.ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: "+tc.redact+"}\n"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &callRecord{tool: "t", args: json.RawMessage(tc.args), cfg: &cfg.Record, expect: fixtures.Accepted}
-			if tc.translated != "" {
-				c.expect, c.translated = fixtures.Translated, []byte(tc.translated)
-			}
-			got, err := appendRecord(nil, c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := `{"tool":"t","arguments":` + tc.want + `,"expect":"` + string(c.expect) + `"}` + "\n"
-			if d := cmp.Diff(want, string(got)); d != "" {
-				t.Errorf("mismatch (-want +got):\n%s", d)
-			}
-		})
-	}
-}
-
-// A secret sent under a name the tool's facade renames into a redacted
-// position is redacted whether or not the facade ran (valid as sent, or
-// rejected for another reason).
-func TestRecordRedactionOldNames(t *testing.T) {
-	f := &facade.Block{
-		Rename:  map[string]string{"pp": "passphrase", "oldpin": "pin", "/a/k": "/auth/key2", "q": "query"},
-		Aliases: []facade.Alias{{Name: "old", Rename: map[string]string{"tok": "access_token"}}},
-	}
-	cfg, err := serveconfig.ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: [pin, /auth/key2]}\n"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, expect := range []fixtures.Outcome{fixtures.Accepted, fixtures.Rejected} {
-		c := &callRecord{tool: "t", cfg: &cfg.Record, expect: expect, facade: f,
-			args: json.RawMessage(`{"pp":"S1","oldpin":"S2","a":{"k":"S3","j":"x"},"tok":"S4","q":"visible","x":{"pp":"deep"}}`)}
-		got, err := appendRecord(nil, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := `{"tool":"t","arguments":{"pp":"[redacted]","oldpin":"[redacted]","a":{"k":"[redacted]","j":"x"},"tok":"[redacted]","q":"visible","x":{"pp":"deep"}},"expect":"` + string(expect) + `"}` + "\n"
-		if d := cmp.Diff(want, string(got)); d != "" {
-			t.Errorf("%s: mismatch (-want +got):\n%s", expect, d)
-		}
-	}
-}
-
 // A reload that adds a redact entry applies to sessions pinned to the
 // generation before it: redaction is policy, not contract.
 func TestRecordRedactionOfPinnedSession(t *testing.T) {
@@ -341,7 +279,7 @@ func TestRecordBeforeHandler(t *testing.T) {
 		done <- err
 	}()
 	recvWithin(t, "the call to start", entered)
-	waitCounter(t, "written", func() float64 { return counterValue(t, rs.rec.written) }, 1)
+	waitCounter(t, "written", func() float64 { return recordMetric(t, rs, "written_total", "") }, 1)
 	release()
 	if err := recvWithin(t, "the call", done); err != nil {
 		t.Fatal(err)
@@ -349,65 +287,6 @@ func TestRecordBeforeHandler(t *testing.T) {
 	rs.Close()
 	if _, got := recordedFile(t, dir); strings.Count(got, "\n") != 1 || !strings.Contains(got, `"expect":"accepted"`) {
 		t.Errorf("want the call recorded once, accepted:\n%s", got)
-	}
-}
-
-func TestRecordUnrecordable(t *testing.T) {
-	for _, args := range []string{`[1]`, `"x"`, `{"a":1,"a":2}`} {
-		if _, err := appendRecord(nil, &callRecord{tool: "t", args: json.RawMessage(args)}); err == nil {
-			t.Errorf("%s: recorded, want an error (not a fixture)", args)
-		}
-	}
-	if _, err := appendRecord(nil, &callRecord{args: json.RawMessage(`{}`)}); err == nil {
-		t.Error("a call without a tool name was recorded")
-	}
-}
-
-func TestRecordQueueFullDrops(t *testing.T) {
-	entered := make(chan struct{}, 1)
-	release := make(chan struct{})
-	s, dir := recordingServer(t, recordConfig, func(o *testOptions) {
-		o.recordQueue = 1
-		o.recordHook = func() {
-			select {
-			case entered <- struct{}{}:
-			default:
-			}
-			<-release
-		}
-	})
-	cs := sdkSession(t, s)
-	call := func(q string) {
-		t.Helper()
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": q}})
-		if err != nil || res.IsError {
-			t.Fatalf("call %s failed while the writer was blocked: %v", q, err)
-		}
-	}
-	call("1")
-	<-entered // the writer holds call 1
-	call("2") // queued
-	call("3") // dropped
-	call("4") // dropped
-	if n := counterValue(t, s.rec.dropped.WithLabelValues(dropQueueFull)); n != 2 {
-		t.Errorf("dropped{queue-full} = %v, want 2", n)
-	}
-	close(release)
-	s.Close()
-	_, got := recordedFile(t, dir)
-	var qs []string
-	calls, _, err := fixtures.ReadFile("rec", []byte(got))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range calls {
-		qs = append(qs, c.Arguments["query"].(string))
-	}
-	if d := cmp.Diff([]string{"1", "2"}, qs); d != "" {
-		t.Errorf("recorded calls mismatch (-want +got):\n%s", d)
-	}
-	if n := counterValue(t, s.rec.written); n != 2 {
-		t.Errorf("written = %v, want 2", n)
 	}
 }
 
@@ -467,80 +346,10 @@ func waitCounter(t *testing.T, what string, get func() float64, n float64) {
 	}
 }
 
-func TestRecordFolderRemoved(t *testing.T) {
-	var logs syncBuffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s, dir := recordingServer(t, recordConfig, func(o *testOptions) { o.Logger = log })
-	cs := sdkSession(t, s)
-	const secret = "hunter2-do-not-log"
-	written := func() float64 { return counterValue(t, s.rec.written) }
-	for i := range 3 {
-		if i > 0 {
-			// Remove the folder under the writer: the next record
-			// notices, recreates it and starts a new file.
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-		}
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": fmt.Sprint(secret, i)}})
-		if err != nil || res.IsError {
-			t.Fatalf("call %d failed: %v", i, err)
-		}
-		waitCounter(t, "written", written, float64(i+1))
-	}
-	s.Close()
-	_, got := recordedFile(t, dir)
-	calls, _, err := fixtures.ReadFile("rec", []byte(got))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(calls) != 1 || calls[0].Arguments["query"] != secret+"2" {
-		t.Errorf("the recreated file holds %q, want only the last call", got)
-	}
-	if n := counterValue(t, s.rec.errs.WithLabelValues("vanished")); n != 2 {
-		t.Errorf("errors{vanished} = %v, want 2", n)
-	}
-	if n := strings.Count(logs.String(), "the record file was removed"); n != 1 {
-		t.Errorf("the removal was logged %d times, want once:\n%s", n, logs.String())
-	}
-	if strings.Contains(logs.String(), secret) {
-		t.Errorf("an argument value reached the logs:\n%s", logs.String())
-	}
-}
-
-func TestRecordDiskFull(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "rec")
-	var logs syncBuffer
-	log := slog.New(slog.NewTextHandler(&logs, nil))
-	// Every write fails with ENOSPC, as on a full disk.
-	full := func(*os.File, []byte) (int, error) { return 0, syscall.ENOSPC }
-	s, _ := startServer(t, recordConfig, func(o *testOptions) { o.RecordDir, o.Logger, o.recordWrite = dir, log, full })
-	cs := sdkSession(t, s)
-	for i := range 3 {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": fmt.Sprint("q", i)}})
-		if err != nil || res.IsError {
-			t.Fatalf("call %d failed because recording failed: %v", i, err)
-		}
-	}
-	failed := func() float64 { return counterValue(t, s.rec.dropped.WithLabelValues(dropWriteFailed)) }
-	waitCounter(t, "dropped{write-failed}", failed, 3)
-	s.Close()
-	// Records are written in batches: one failed write per batch.
-	if n := counterValue(t, s.rec.errs.WithLabelValues("disk-full")); n < 1 || n > 3 {
-		t.Errorf("errors{disk-full} = %v, want 1 to 3 (a failed write per batch)", n)
-	}
-	if n := counterValue(t, s.rec.written); n != 0 {
-		t.Errorf("written = %v, want 0", n)
-	}
-	if n := strings.Count(logs.String(), "recording a call failed"); n != 1 {
-		t.Errorf("the failure was logged %d times, want once:\n%s", n, logs.String())
-	}
-}
-
 // BenchmarkRecordCall measures what --record costs a tools/call over the
 // in-memory go-sdk client (x-baseline: recorded against not recorded, in
-// alternating rounds of one run), and the writer's cost per line (encode,
-// redact, append).
+// alternating rounds of one run); the writer's cost per line is
+// recording.BenchmarkAppendRecord.
 func BenchmarkRecordCall(b *testing.B) {
 	args := json.RawMessage(`{"query":"a fairly ordinary query","mode":"fast","api_key":"k","auth":{"pin":"1","n":3}}`)
 	// connect serves recordConfig, recording into a folder when rec is
@@ -593,18 +402,5 @@ func BenchmarkRecordCall(b *testing.B) {
 		b.ReportMetric(float64(recT.Nanoseconds())/float64(n*rounds), "ns/op")
 		b.ReportMetric(float64(plainT.Nanoseconds())/float64(n*rounds), "baseline-ns/op")
 		b.ReportMetric(float64(recT)/float64(plainT), "x-baseline")
-	})
-	b.Run("writer-line", func(b *testing.B) {
-		cfg, err := serveconfig.ParseConfig("c.yaml", []byte(recordConfig), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var buf []byte
-		for range b.N {
-			buf, err = appendRecord(buf[:0], &callRecord{tool: "search", args: args, gen: "f00", cfg: &cfg.Record, expect: fixtures.Accepted})
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpctl/mcpctl/internal/clock"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/lockfile"
+	"github.com/mcpctl/mcpctl/recording"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
@@ -50,7 +51,8 @@ type Options struct {
 	Clock clock.Clock
 	// RecordDir, when set, appends every tools/call as an mcpctl fixture
 	// line to RecordDir/calls-<UTC start>-<pid>-<random>.jsonl (--record; see
-	// RecordConfig and recorder for the format and redaction).
+	// serveconfig.RecordConfig and package recording for the format and
+	// redaction).
 	RecordDir string
 	// PinSessions pins each session (2025-11-25 and earlier, stdio or
 	// stateful HTTP) to the generation live at its initialize, for
@@ -82,14 +84,6 @@ type Options struct {
 	// after each failed attempt, up to four times UpstreamBackoff. 0 means
 	// upstream.DefaultMinBackoff doubling up to upstream.DefaultMaxBackoff.
 	UpstreamBackoff time.Duration
-
-	// recordQueue (tests) bounds the record queue; 0 means
-	// DefaultRecordQueue. recordHook (tests) runs in the record writer
-	// before each write.
-	recordQueue int
-	recordHook  func()
-	// recordWrite (tests) replaces the record writer's write to its file.
-	recordWrite func(f *os.File, p []byte) (int, error)
 }
 
 // DefaultMaxFileSize is the default Options.MaxFileSize (16 MiB).
@@ -125,7 +119,7 @@ type Server struct {
 
 	notifier *notifier
 	metrics  *metrics
-	rec      *recorder // nil unless recording
+	rec      *recording.Writer // nil unless recording
 	exec     *handler.Pool
 	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
@@ -229,7 +223,7 @@ func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	s.mcp.AddSendingMiddleware(s.notifier.sendingMiddleware)
 	s.mcp.AddReceivingMiddleware(s.recoverMiddleware, s.receivingMiddleware)
 	if opts.RecordDir != "" {
-		rec, err := newRecorder(opts.RecordDir, opts.Clock.Now(), opts.recordQueue, log, s.metrics.reg, opts.recordHook, opts.recordWrite)
+		rec, err := recording.New(recording.Options{Dir: opts.RecordDir, Start: opts.Clock.Now(), Logger: log, Registerer: s.metrics.reg})
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -264,7 +258,7 @@ func (s *Server) Close() {
 		s.closeUpstreams()
 		s.exec.Kill()
 		s.notifier.wait()
-		s.rec.close()
+		s.rec.Close()
 		s.stopRollout()
 		s.unpinAll()
 		if g := s.live.Load(); g != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpctl/mcpctl/facade"
+	"github.com/mcpctl/mcpctl/recording"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
@@ -75,6 +76,9 @@ func TestParseConfigErrors(t *testing.T) {
 		{"record redact not a list", "tools: []\nrecord: {redact: token}\n", `c.yaml:2:18: /record/redact: want a list of strings, got string`},
 		{"bad redact pointer", "tools: []\nrecord:\n  redact: [token, /a~2b]\n", `c.yaml:3:19: /record/redact/1: record.redact: "/a~2b" is not a JSON Pointer`},
 		{"empty redact entry", "tools: []\nrecord: {redact: [\"\"]}\n", `c.yaml:2:19: /record/redact/0: record.redact: an empty entry`},
+		// Issue 11 item 4: accepted by serve, refused by fixtures convert
+		// --redact; one rule now (recording.CheckEntry).
+		{"blank redact entry", "tools: []\nrecord: {redact: [x, \" \"]}\n", `c.yaml:2:22: /record/redact/1: record.redact: an empty entry " "`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -364,5 +368,17 @@ func TestIncludeSyntaxErrorLocated(t *testing.T) {
 	want := `s.yaml:2: /tools/0/inputSchema: invalid YAML:`
 	if err == nil || !strings.HasPrefix(strings.ReplaceAll(err.Error(), dir+"/", ""), want) {
 		t.Errorf("error %v, want it to start with %q", err, want)
+	}
+}
+
+// A refused record.redact entry is located and typed: errors.Is
+// recording.ErrRedactEntry, as fixtures convert --redact gets it.
+func TestRedactEntryErrorTyped(t *testing.T) {
+	for _, e := range []string{`""`, `" "`, `/a~2`} {
+		_, err := ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: ["+e+"]}\n"), nil)
+		var ie *toolset.InputError
+		if !errors.Is(err, recording.ErrRedactEntry) || !errors.As(err, &ie) || ie.Pointer != "/record/redact/0" {
+			t.Errorf("%s: %v, want recording.ErrRedactEntry at /record/redact/0", e, err)
+		}
 	}
 }

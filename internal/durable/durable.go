@@ -100,3 +100,9 @@ func fill(f *os.File, data []byte, perm os.FileMode, sync bool) error {
 func OpenAppend(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|oNoFollow, 0o600)
 }
+
+// CreateNew creates path (0600) for appending; an existing file or link
+// there is an error, never opened (O_EXCL, O_NOFOLLOW).
+func CreateNew(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|oNoFollow, 0o600)
+}
