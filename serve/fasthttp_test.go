@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 )
 
 // fakeFast is the FastCall of the tests: it answers the tools of results
@@ -349,5 +351,49 @@ func TestFastHTTPKeepsSessionAlive(t *testing.T) {
 	}
 	if answers["from the fast path"] == 0 || answers["ok"] == 0 {
 		t.Fatalf("answers %v: want both the fast path's and go-sdk's", answers)
+	}
+}
+
+// The fast path sits behind every protection of the listener: a plain
+// call without the bearer token, or from an Origin not allowed, is
+// refused before it, and one with them is its.
+func TestFastHTTPBehindProtections(t *testing.T) {
+	const token = "fast-path-token-1"
+	s, _ := startServer(t, freeConfig)
+	fake := newFakeFast(map[string]string{"free": fastText})
+	hs := httpServer(t, s, HTTPOptions{Token: token, AllowedOrigins: []string{"https://ok.example"}, fastCall: fake.call})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: hs.URL, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: mcpclient.WithHeaders(nil, http.Header{"Authorization": {"Bearer " + token}})},
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	fastReady(t, s, cs)
+	plain := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"free"}}`
+	for _, tc := range []struct {
+		name string
+		edit func(http.Header)
+		want int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"wrong token", func(h http.Header) { h.Set("Authorization", "Bearer nope") }, http.StatusUnauthorized},
+		{"origin not allowed", func(h http.Header) {
+			h.Set("Authorization", "Bearer "+token)
+			h.Set("Origin", "https://evil.example")
+		}, http.StatusForbidden},
+		{"allowed", func(h http.Header) {
+			h.Set("Authorization", "Bearer "+token)
+			h.Set("Origin", "https://ok.example")
+		}, http.StatusOK},
+	} {
+		code, _, body := rawPost(t, hs.URL, cs.ID(), "2025-11-25", plain, tc.edit)
+		if code != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.name, code, body, tc.want)
+		}
+	}
+	if n := len(fake.seen()); n != 1 {
+		t.Errorf("the fast path took %d calls, want the allowed one", n)
 	}
 }
