@@ -44,8 +44,8 @@ type fastHTTP struct {
 	now       func() time.Time
 
 	mu sync.Mutex
-	// flight holds the calls in flight per session and id, with the
-	// cancel of those fast serves (nil for those go-sdk serves).
+	// flight holds the requests in flight per session and id, with the
+	// cancel of the calls fast serves (nil for those go-sdk serves).
 	flight map[flightKey]context.CancelFunc
 	// served is when go-sdk last served a request of each session.
 	served map[*mcp.ServerSession]time.Time
@@ -91,6 +91,8 @@ func (f *fastHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.toSDK(w, r, ss, nil)
 	case msg.method == methodCancelled:
 		f.serveCancel(w, r, ss, sid, msg)
+	case msg.sdkOnly:
+		f.serveHeld(w, r, ss, sid, msg)
 	default:
 		f.serveCall(w, r, ss, sid, msg)
 	}
@@ -207,6 +209,27 @@ func (f *fastHTTP) serveCall(w http.ResponseWriter, r *http.Request, ss *mcp.Ser
 	_, _ = w.Write(resp)
 }
 
+// serveHeld hands go-sdk a request whose id is held in flight meanwhile,
+// so that no fast call takes it; one whose id a fast call holds is
+// refused as go-sdk refuses a duplicate (go-sdk refuses one it holds).
+func (f *fastHTTP) serveHeld(w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, sid string, msg fastMessage) {
+	key := flightKey{session: sid, id: msg.idKey}
+	f.mu.Lock()
+	cancel, held := f.flight[key]
+	if !held {
+		f.flight[key] = nil
+	}
+	f.mu.Unlock()
+	switch {
+	case cancel != nil:
+		duplicateID(w, msg.idKey)
+	case held:
+		f.toSDK(w, r, ss, nil)
+	default:
+		f.toSDK(w, r, ss, &key)
+	}
+}
+
 // serveCancel cancels a fast call in flight (202, as go-sdk answers a
 // notification); a cancellation of anything else goes to go-sdk.
 func (f *fastHTTP) serveCancel(w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, sid string, msg fastMessage) {
@@ -243,7 +266,7 @@ func (f *fastHTTP) cancelSession(sid string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for k, cancel := range f.flight {
-		if k.session == sid {
+		if k.session == sid && cancel != nil {
 			cancel()
 		}
 	}

@@ -12,8 +12,9 @@ import (
 	"github.com/mcpctl/mcpctl/canon"
 )
 
-// fastMessage is a POST body the fast path takes: a tools/call request
-// (params set) or a notifications/cancelled (idKey names the request).
+// fastMessage is a POST body the fast path reads: a tools/call request
+// (params set), a notifications/cancelled (idKey names the request), or
+// another request (sdkOnly).
 type fastMessage struct {
 	method string
 	// id is the request's id as sent (tools/call); idKey the id of the
@@ -21,13 +22,18 @@ type fastMessage struct {
 	id     json.RawMessage
 	idKey  string
 	params json.RawMessage
+	// sdkOnly marks any other request (another method, or a tools/call
+	// go-sdk serves: a progress token, …).
+	sdkOnly bool
 }
 
 // parseFastMessage parses body when it is one JSON-RPC 2.0 message of the
-// plain shape the fast path takes; anything else (a batch, invalid or
-// non-strict JSON (canon.Parse: duplicate names, invalid UTF-8), unknown
-// members, a progress token, a _meta protocol version) is false and goes
-// to go-sdk, which answers it as it always has.
+// plain shape the fast path takes; any other request with an id is
+// sdkOnly (go-sdk serves it, its id held in flight meanwhile); anything
+// else (a batch, invalid or non-strict JSON (canon.Parse: duplicate
+// names, invalid UTF-8), unknown members, a notification other than
+// cancelled) is false and goes to go-sdk, which answers it as it always
+// has.
 func parseFastMessage(body []byte) (fastMessage, bool) {
 	v, err := canon.Parse(body)
 	if err != nil || v.Kind != canon.Object || !onlyMembers(&v, "jsonrpc", "id", "method", "params") {
@@ -37,16 +43,22 @@ func parseFastMessage(body []byte) (fastMessage, bool) {
 		return fastMessage{}, false
 	}
 	method, params, id := v.Get("method"), v.Get("params"), v.Get("id")
-	if method == nil || method.Kind != canon.String || params == nil {
+	if method == nil || method.Kind != canon.String {
 		return fastMessage{}, false
 	}
-	switch method.Str {
-	case "tools/call":
-		return parseCall(body, id, params)
-	case methodCancelled:
+	if method.Str == methodCancelled && params != nil {
 		return parseCancel(id, params)
 	}
-	return fastMessage{}, false
+	key, ok := idKey(id)
+	if !ok {
+		return fastMessage{}, false
+	}
+	if method.Str == "tools/call" && params != nil {
+		if msg, ok := parseCall(body, id, params); ok {
+			return msg, true
+		}
+	}
+	return fastMessage{method: method.Str, idKey: key, sdkOnly: true}, true
 }
 
 // parseCall takes a tools/call whose params are a name, arguments (an

@@ -282,6 +282,17 @@ func TestFastHTTPInFlight(t *testing.T) {
 	if code != http.StatusBadRequest || body != want {
 		t.Fatalf("duplicate id: %d %s, want 400 %s", code, body, want)
 	}
+	// A call go-sdk would serve (a progress token) and another method with
+	// that id are refused alike (go-sdk, which never saw the fast call,
+	// answered them).
+	for _, other := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"free","_meta":{"progressToken":"p"}}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`,
+	} {
+		if code, _, body := rawPost(t, hs.URL, sid, "2025-11-25", other, nil); code != http.StatusBadRequest || body != want {
+			t.Errorf("duplicate id in %s: %d %s, want 400 %s", other, code, body, want)
+		}
+	}
 	code, _, _ = rawPost(t, hs.URL, sid, "2025-11-25", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, nil)
 	if code != http.StatusAccepted {
 		t.Fatalf("cancel answered %d, want 202", code)
