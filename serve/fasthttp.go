@@ -89,6 +89,8 @@ func (f *fastHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case !ok:
 		f.toSDK(w, r, ss, nil)
+	case f.stateless:
+		f.serveStateless(w, r, msg)
 	case msg.method == methodCancelled:
 		f.serveCancel(w, r, ss, sid, msg)
 	case msg.sdkOnly:
@@ -203,6 +205,27 @@ func (f *fastHTTP) serveCall(w http.ResponseWriter, r *http.Request, ss *mcp.Ser
 		return
 	}
 	f.land(key)
+	writeFast(w, resp)
+}
+
+// serveStateless serves a request on a stateless server, where every
+// request stands alone (go-sdk makes a session for each): nothing is held
+// in flight, and a cancellation is go-sdk's.
+func (f *fastHTTP) serveStateless(w http.ResponseWriter, r *http.Request, msg fastMessage) {
+	if msg.sdkOnly || msg.method == methodCancelled {
+		f.toSDK(w, r, nil, nil)
+		return
+	}
+	resp, ok := f.fast(r.Context(), "", msg.id, msg.params)
+	if !ok {
+		f.toSDK(w, r, nil, nil)
+		return
+	}
+	writeFast(w, resp)
+}
+
+// writeFast answers a POST with one JSON-RPC response.
+func writeFast(w http.ResponseWriter, resp []byte) {
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)

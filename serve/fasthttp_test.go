@@ -408,3 +408,38 @@ func TestFastHTTPBehindProtections(t *testing.T) {
 		t.Errorf("the fast path took %d calls, want the allowed one", n)
 	}
 }
+
+// On a stateless server every request stands alone: two clients' calls
+// with the same id are both served (the fast path held ids under the
+// session "" and refused the second as a duplicate).
+func TestFastHTTPStatelessSameIDs(t *testing.T) {
+	s, _ := startServer(t, freeConfig)
+	fake := newFakeFast(nil)
+	hs := httpServer(t, s, HTTPOptions{Stateless: true, fastCall: fake.call})
+	block := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block"}}`
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 2)
+	for range 2 {
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL, strings.NewReader(block))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				done <- 0
+				return
+			}
+			resp.Body.Close()
+			done <- resp.StatusCode
+		}()
+	}
+	recvWithin(t, "the first call", fake.started)
+	recvWithin(t, "the second call", fake.started)
+	cancel()
+	recvWithin(t, "a cancellation", fake.cancelled)
+	recvWithin(t, "a cancellation", fake.cancelled)
+	recvWithin(t, "a return", done)
+	recvWithin(t, "a return", done)
+}
