@@ -117,7 +117,7 @@ func (ex *rawExchange) call(ctx context.Context, params json.RawMessage) (json.R
 	body = append(append(body, params...), '}')
 	resp, err := ex.post(ctx, body)
 	if err != nil {
-		return nil, err
+		return nil, ex.wentAway(ctx, err)
 	}
 	defer resp.Body.Close()
 	if err := ex.status(resp); err != nil {
@@ -128,13 +128,30 @@ func (ex *rawExchange) call(ctx context.Context, params json.RawMessage) (json.R
 	case "application/json":
 		b, err := io.ReadAll(in)
 		if err != nil {
-			return nil, err
+			return nil, ex.wentAway(ctx, err)
 		}
 		return ex.response(b)
 	case "text/event-stream":
-		return ex.stream(ctx, in)
+		res, err := ex.stream(ctx, in)
+		if err != nil {
+			return nil, ex.wentAway(ctx, err)
+		}
+		return res, nil
 	}
 	return nil, &Error{Name: ex.u.opts.Name, Msg: fmt.Sprintf("answered a tools/call with Content-Type %q", resp.Header.Get("Content-Type"))}
+}
+
+// wentAway types a failure to send or read as Call types a connection
+// lost during the call (ErrUnavailable), unless ctx ended or it is
+// already typed (the server's JSON-RPC error, an answer too large,
+// credentials refused, an *Error).
+func (ex *rawExchange) wentAway(ctx context.Context, err error) error {
+	var typed *Error
+	var rpc *jsonrpc.Error
+	if ctx.Err() != nil || errors.As(err, &typed) || errors.As(err, &rpc) || errors.Is(err, mcpclient.ErrMessageTooLarge) || errors.Is(err, mcpclient.ErrCredentials) {
+		return err
+	}
+	return &Error{Name: ex.u.opts.Name, Msg: "the server went away during the call: " + err.Error(), Err: errors.Join(ErrUnavailable, err)}
 }
 
 // post sends one JSON-RPC message with the headers the go-sdk client sends

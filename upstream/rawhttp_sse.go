@@ -26,7 +26,7 @@ func (ex *rawExchange) stream(ctx context.Context, in io.Reader) (json.RawMessag
 		line, err := r.ReadBytes('\n')
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				err = &Error{Name: ex.u.opts.Name, Msg: errStreamEnded.Error(), Err: errStreamEnded}
+				err = &Error{Name: ex.u.opts.Name, Msg: errStreamEnded.Error(), Err: errors.Join(ErrUnavailable, errStreamEnded)}
 			}
 			return nil, err
 		}

@@ -236,3 +236,27 @@ func waitFor[T any](t *testing.T, what string, ch <-chan T) T {
 		panic("unreachable")
 	}
 }
+
+// A server gone (its listener closed) fails the call with ErrUnavailable,
+// as Call does, and the URL's credentials in the transport's error are
+// redacted.
+func TestCallRawServerGone(t *testing.T) {
+	const password = "pa55word-raw"
+	f := newFake()
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, nil))
+	url := strings.Replace(hs.URL, "http://", "http://alice:"+password+"@", 1)
+	u, err := upstream.Start(context.Background(), upstream.Options{Name: "web", URL: url, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(u.Close)
+	hs.CloseClientConnections()
+	hs.Close()
+	for ss := range f.srv.Sessions() {
+		_ = ss.Close()
+	}
+	_, err = u.CallRaw(context.Background(), json.RawMessage(`{"name":"echo","arguments":{"text":"x"}}`))
+	if !errors.Is(err, upstream.ErrUnavailable) || strings.Contains(err.Error(), password) {
+		t.Fatalf("CallRaw to a closed server returned %v, want ErrUnavailable without the password", err)
+	}
+}
