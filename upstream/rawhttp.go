@@ -48,7 +48,7 @@ var ErrSessionExpired = errors.New("upstream session expired")
 //
 // Errors: a JSON-RPC error of the server wraps a *jsonrpc.Error (as
 // Call's does); an *Error wrapping ErrNotRaw (nothing was sent),
-// ErrUnavailable, ErrTimeout after Options.Timeout, or ErrSessionExpired;
+// ErrUnavailable (down, or gone during the call), ErrTimeout after Options.Timeout, or ErrSessionExpired;
 // a response longer than mcpclient.MaxMessageSize wraps
 // mcpclient.ErrMessageTooLarge. When ctx ends (or the timeout passes)
 // before the answer, the server is sent notifications/cancelled for the
