@@ -48,11 +48,12 @@ var ErrSessionExpired = errors.New("upstream session expired")
 //
 // Errors: a JSON-RPC error of the server wraps a *jsonrpc.Error (as
 // Call's does); an *Error wrapping ErrNotRaw (nothing was sent),
-// ErrUnavailable (down, or gone during the call), ErrTimeout after Options.Timeout, or ErrSessionExpired;
-// a response longer than mcpclient.MaxMessageSize wraps
-// mcpclient.ErrMessageTooLarge. When ctx ends (or the timeout passes)
-// before the answer, the server is sent notifications/cancelled for the
-// request. Every error has the upstream's secrets redacted.
+// ErrUnavailable (down, or gone during the call), ErrTimeout after
+// Options.Timeout, or ErrSessionExpired; a response longer than
+// mcpclient.MaxMessageSize wraps mcpclient.ErrMessageTooLarge. When ctx
+// ends (or the timeout passes) before the answer, the server is sent
+// notifications/cancelled for the request. Every error has the
+// upstream's secrets redacted.
 func (u *Upstream) CallRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	c := u.current()
 	if c == nil {
