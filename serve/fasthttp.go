@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 )
 
 // FastCall answers one tools/call of the HTTP fast path (see fastHTTP):
@@ -330,11 +331,7 @@ func (f *fastHTTP) noteServed(ss *mcp.ServerSession) {
 // jsonContent reports whether a Content-Type is application/json, as
 // go-sdk judges it (its media type, parameters ignored).
 func jsonContent(ct string) bool {
-	if ct == "application/json" {
-		return true
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "application/json"
+	return mcpclient.MediaType(ct) == "application/json"
 }
 
 // acceptsBoth reports whether Accept values allow both application/json

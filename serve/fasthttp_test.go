@@ -206,6 +206,7 @@ func TestFastHTTPFallsThroughUnchanged(t *testing.T) {
 		{"progress token", call("1", `{"name":"free","_meta":{"progressToken":"p"}}`), nil},
 		{"empty body", "", nil},
 		{"wrong content type", plain, func(h http.Header) { h.Set("Content-Type", "text/plain") }},
+		{"content type with a bad parameter", plain, func(h http.Header) { h.Set("Content-Type", "application/json; charset") }},
 		{"accept json only", plain, func(h http.Header) { h.Set("Accept", "application/json") }},
 		{"no protocol version", plain, func(h http.Header) { h.Del("MCP-Protocol-Version") }},
 		{"unsupported protocol version", plain, func(h http.Header) { h.Set("MCP-Protocol-Version", "2024-01-01") }},

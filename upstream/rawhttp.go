@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"sync"
@@ -125,7 +124,7 @@ func (ex *rawExchange) call(ctx context.Context, params json.RawMessage) (json.R
 		return nil, err
 	}
 	in := &capped{r: resp.Body, left: mcpclient.MaxMessageSize}
-	switch mediaType(resp.Header.Get("Content-Type")) {
+	switch mcpclient.MediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
 		b, err := io.ReadAll(in)
 		if err != nil {
@@ -209,12 +208,6 @@ func (ex *rawExchange) response(b []byte) (json.RawMessage, error) {
 		return nil, &Error{Name: ex.u.opts.Name, Msg: "answered a tools/call with neither result nor error"}
 	}
 	return m.Result, nil
-}
-
-// mediaType is the media type of a Content-Type value (RFC 9110 §8.3.1).
-func mediaType(ct string) string {
-	mt, _, _ := mime.ParseMediaType(ct)
-	return mt
 }
 
 // capped reads at most left bytes; one more is ErrMessageTooLarge.
