@@ -49,6 +49,10 @@ type HTTPOptions struct {
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
 	IdleTimeout       time.Duration
+
+	// fastCall, when set, answers plain tools/call POSTs before go-sdk
+	// (fasthttp.go).
+	fastCall FastCall
 }
 
 // Listener timeouts (see HTTPOptions).
@@ -91,12 +95,12 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	if !o.Stateless {
 		s.slots.configure(max(o.MaxSessions, 0), max(o.SessionTimeout, 0))
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	h := s.newFastHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           o.Stateless,
 		Logger:              sdkLogger(s.log, "mcp-http"),
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		SessionTimeout:      max(o.SessionTimeout, 0),
-	})
+	}), o, o.fastCall)
 	origins := make([]string, 0, len(o.AllowedOrigins))
 	for _, a := range o.AllowedOrigins {
 		origins = append(origins, strings.ToLower(strings.TrimSuffix(a, "/")))

@@ -168,6 +168,7 @@ func newUpstream(opts Options) *Upstream {
 	u := &Upstream{opts: opts, log: log.With("upstream", opts.Name), kick: make(chan struct{}, 1), done: make(chan struct{}), secrets: secrets(opts)}
 	u.newest.Store(opts.ProtocolVersion == LatestProtocol)
 	u.base = http.DefaultTransport.(*http.Transport).Clone()
+	u.base.MaxIdleConnsPerHost = idleConnsPerUpstream
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.client = mcp.NewClient(&mcp.Implementation{Name: "mcpctl-gateway", Version: "1"}, &mcp.ClientOptions{
 		Logger:                      u.log,

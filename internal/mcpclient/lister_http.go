@@ -54,7 +54,7 @@ func (t *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	switch mediaType(resp.Header.Get("Content-Type")) {
+	switch MediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
 		resp.Body = &tapBody{ReadCloser: resp.Body, c: t.c, json: true}
 	case "text/event-stream":
@@ -135,14 +135,17 @@ func (b *tapBody) deliver(data []byte) {
 	}
 }
 
-// mediaType is the media type of a Content-Type value (RFC 9110 §8.3.1),
-// parsed only when it has parameters.
-func mediaType(ct string) string {
+// MediaType is the media type of a Content-Type value (RFC 9110 §8.3.1),
+// parsed only when it has parameters; "" when it does not parse.
+func MediaType(ct string) string {
 	switch ct {
 	case "application/json", "text/event-stream":
 		return ct
 	}
-	mt, _, _ := mime.ParseMediaType(ct)
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return "" // as go-sdk reads it (mime returns the type of some invalid values)
+	}
 	return mt
 }
 
