@@ -10,12 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/mcpctl/mcpctl/admin"
 	"github.com/mcpctl/mcpctl/state"
 )
 
@@ -71,11 +71,7 @@ type SessionStatus struct {
 }
 
 // CallCounts are one tool's call outcomes.
-type CallCounts struct {
-	OK      int64 `json:"ok"`
-	Error   int64 `json:"error"`
-	Invalid int64 `json:"invalid"`
-}
+type CallCounts = admin.CallCounts
 
 // Status returns the server's status.
 func (s *Server) Status() Status {
@@ -89,8 +85,8 @@ func (s *Server) Status() Status {
 		Ready:         s.ready.Load(),
 		AllowBreaking: s.opts.AllowBreaking,
 		Refused:       []ReloadResult{},
-		Calls:         map[string]CallCounts{},
-		Facades:       map[string]map[string]int64{},
+		Calls:         s.metrics.calls.Calls(),
+		Facades:       s.metrics.calls.Facades(),
 		Sessions:      SessionStatus{ByGeneration: map[string]int{}},
 		InFlight:      s.inflight.count(),
 		Pending:       s.Pending(),
@@ -136,19 +132,6 @@ func (s *Server) Status() Status {
 	}
 	s.sessionLimits(&st.Sessions)
 	st.Rollout = s.rolloutStatus(s.sessionCount())
-	s.calls.tools.Range(func(k, v any) bool {
-		c := v.(*toolCounts)
-		st.Calls[k.(string)] = CallCounts{OK: c.ok.Load(), Error: c.err.Load(), Invalid: c.invalid.Load()}
-		return true
-	})
-	s.calls.facades.Range(func(k, v any) bool {
-		tool, rule, _ := strings.Cut(k.(string), "\x00")
-		if st.Facades[tool] == nil {
-			st.Facades[tool] = map[string]int64{}
-		}
-		st.Facades[tool][rule] = v.(*atomic.Int64).Load()
-		return true
-	})
 	slices.Sort(st.Tools)
 	return st
 }

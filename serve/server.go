@@ -142,7 +142,6 @@ type Server struct {
 	metrics  *metrics
 	rec      *recorder // nil unless recording
 	exec     *handler.Pool
-	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
 
 	statusMu   sync.Mutex
