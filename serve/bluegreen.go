@@ -391,21 +391,8 @@ func (s *Server) countSide(g *Generation) {
 	}
 }
 
-// RolloutStatus is the blue/green part of /status.
-type RolloutStatus struct {
-	NewSessions string    `json:"newSessions"`
-	StartedAt   time.Time `json:"startedAt"`
-	RetireAt    time.Time `json:"retireAt"`
-	// Blue is "alive" (taking sessions and shape-routed calls), "retired"
-	// (its last sessions or calls still running) or "stopped".
-	Blue string `json:"blue"`
-	// BlueFingerprint is the fingerprint of blue's contract.
-	BlueFingerprint string `json:"blueFingerprint"`
-	// Sessions and Calls count by side ("blue", "green"): sessions open now,
-	// calls taken since the rollout started.
-	Sessions map[string]int   `json:"sessions"`
-	Calls    map[string]int64 `json:"calls"`
-}
+// RolloutStatus is the blue/green part of /status (admin.RolloutStatus).
+type RolloutStatus = admin.RolloutStatus
 
 // rolloutStatus returns the rollout's status, nil without a rollout.
 func (s *Server) rolloutStatus(sessions int) *RolloutStatus {
