@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -154,15 +155,31 @@ func decisionStatus(err error) int {
 	return http.StatusInternalServerError
 }
 
-// writeJSON answers v as indented JSON with a final newline and status
-// code (the encoding of every admin answer).
+// writeJSON answers v (Encode's bytes) with status code.
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := marshal(v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(b)
+}
+
+// Encode writes v as every admin answer is encoded (the bytes of GET
+// /status that `mcpctl status --format json` prints): indented by two
+// spaces, <, > and & escaped, with a final newline.
+func Encode(w io.Writer, v any) error {
+	b, err := marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+func marshal(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n'), err
 }
