@@ -77,8 +77,6 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	if s.draining.Load() {
 		return nil, errShuttingDown
 	}
-	s.metrics.inFlight.Inc()
-	defer s.metrics.inFlight.Dec()
 	g := s.acquireFor(ss)
 	defer func() { g.release() }()
 

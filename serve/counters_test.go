@@ -218,3 +218,30 @@ func TestMetricsNamesUnchanged(t *testing.T) {
 		t.Errorf("/metrics mismatch (-want +got):\n%s", d)
 	}
 }
+
+// TestInFlightAgrees: /status inFlight and mcpctl_serve_calls_in_flight
+// read one count; a call blocked in its handler shows in both.
+func TestInFlightAgrees(t *testing.T) {
+	s, _ := startServer(t, `tools:
+  - name: slow
+    inputSchema: {type: object}
+    handler: {exec: {command: [/bin/sleep, "30"]}}
+`)
+	c := sideClient(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+	}()
+	waitUntil(t, "the call in flight", func() bool { return s.Status().InFlight == 1 })
+	if got := parseMetrics(t, metricsText(t, s))["mcpctl_serve_calls_in_flight"]; got != 1 {
+		t.Errorf("mcpctl_serve_calls_in_flight %v while /status has 1 in flight", got)
+	}
+	cancel()
+	recvWithin(t, "the cancelled call's end", done)
+	waitUntil(t, "no call in flight", func() bool { return s.Status().InFlight == 0 })
+	if got := parseMetrics(t, metricsText(t, s))["mcpctl_serve_calls_in_flight"]; got != 0 {
+		t.Errorf("mcpctl_serve_calls_in_flight %v while /status has none in flight", got)
+	}
+}

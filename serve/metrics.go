@@ -20,7 +20,6 @@ type metrics struct {
 	// mcpctl_serve_facade_translations_total), read by /status too.
 	calls       *admin.Counters
 	callLatency *prometheus.HistogramVec
-	inFlight    prometheus.Gauge
 	lists       prometheus.Counter
 	panics      *prometheus.CounterVec
 }
@@ -54,10 +53,6 @@ func newMetrics() *metrics {
 		Help:    "Time handlers take, by tool.",
 		Buckets: prometheus.DefBuckets,
 	}, []string{"tool"})
-	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "mcpctl_serve_calls_in_flight",
-		Help: "tools/call requests being handled.",
-	})
 	m.lists = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "mcpctl_serve_lists_total",
 		Help: "tools/list requests answered.",
@@ -67,7 +62,16 @@ func newMetrics() *metrics {
 		Help: "Panics recovered (bugs, each logged with its stack) by where: call (answered as an isError result), request (a JSON-RPC internal error), reload (the candidate refused).",
 	}, []string{"where"})
 	m.reg.MustRegister(m.reloads, m.publishLatency, m.version, m.notifications, m.notificationFailures,
-		m.calls, m.callLatency, m.inFlight, m.lists, m.panics,
+		m.calls, m.callLatency, m.lists, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// inFlightGauge exports the calls in flight, the count /status reads
+// (mcpctl_serve_calls_in_flight).
+func (s *Server) inFlightGauge() prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "mcpctl_serve_calls_in_flight",
+		Help: "tools/call requests being handled.",
+	}, func() float64 { return float64(s.inflight.count()) })
 }

@@ -214,7 +214,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
-	s.metrics.reg.MustRegister(upstreamCollector{s})
+	s.metrics.reg.MustRegister(upstreamCollector{s}, s.inFlightGauge())
 	s.exec = handler.NewPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
