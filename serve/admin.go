@@ -35,7 +35,6 @@ func (s *Server) Status() Status {
 		Refused:       []ReloadResult{},
 		Calls:         s.metrics.calls.Calls(),
 		Facades:       s.metrics.calls.Facades(),
-		Sessions:      SessionStatus{ByGeneration: map[string]int{}},
 		InFlight:      s.inflight.count(),
 		Pending:       s.Pending(),
 		Upstreams:     s.upstreamStatus(),
@@ -48,39 +47,49 @@ func (s *Server) Status() Status {
 	st.Refused = append(st.Refused, s.refused...)
 	s.statusMu.Unlock()
 
-	if s.mcp != nil {
-		present := map[*mcp.ServerSession]bool{}
-		for ss := range s.mcp.Sessions() {
-			present[ss] = true
-		}
-		s.notifier.prune(present)
-		for ss := range present {
-			if sessionless(ss) {
-				continue // one request each; not a session
-			}
-			st.Sessions.Total++
-			v := uint64(0)
-			if ss := s.notifier.state(ss); ss != nil {
-				v = ss.listed.Load()
-				if pv, ok := s.pinnedVersion(ss); ok {
-					v = pv
-					if st.Sessions.Pinned == nil {
-						st.Sessions.Pinned = map[string]int{}
-					}
-					st.Sessions.Pinned[versionLabel(pv)]++
-				}
-				s.notifier.mu.Lock()
-				if ss.initialized {
-					st.Sessions.Initialized++
-				}
-				s.notifier.mu.Unlock()
-			}
-			st.Sessions.ByGeneration[versionLabel(v)]++
-		}
-	}
+	st.Sessions = s.sessionStatus()
 	s.sessionLimits(&st.Sessions)
 	st.Rollout = s.rolloutStatus(s.sessionCount())
 	slices.Sort(st.Tools)
+	return st
+}
+
+// sessionStatus counts the sessions (not sessionless requests): in total,
+// initialized, by the version they last listed or are pinned to, and
+// pinned.
+func (s *Server) sessionStatus() SessionStatus {
+	st := SessionStatus{ByGeneration: map[string]int{}}
+	if s.mcp == nil {
+		return st
+	}
+	present := map[*mcp.ServerSession]bool{}
+	for ss := range s.mcp.Sessions() {
+		present[ss] = true
+	}
+	s.notifier.prune(present)
+	for ss := range present {
+		if sessionless(ss) {
+			continue // one request each; not a session
+		}
+		st.Total++
+		v := uint64(0)
+		if ss := s.notifier.state(ss); ss != nil {
+			v = ss.listed.Load()
+			if pv, ok := s.pinnedVersion(ss); ok {
+				v = pv
+				if st.Pinned == nil {
+					st.Pinned = map[string]int{}
+				}
+				st.Pinned[versionLabel(pv)]++
+			}
+			s.notifier.mu.Lock()
+			if ss.initialized {
+				st.Initialized++
+			}
+			s.notifier.mu.Unlock()
+		}
+		st.ByGeneration[versionLabel(v)]++
+	}
 	return st
 }
 
