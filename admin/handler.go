@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,31 +156,26 @@ func decisionStatus(err error) int {
 	return http.StatusInternalServerError
 }
 
-// writeJSON answers v (Encode's bytes) with status code.
+// writeJSON answers v, encoded by Encode, with status code.
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	if err := Encode(&b, v); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_, _ = w.Write(b)
+	_, _ = w.Write(b.Bytes())
 }
 
 // Encode writes v as every admin answer is encoded (the bytes of GET
 // /status that `mcpctl status --format json` prints): indented by two
 // spaces, <, > and & escaped, with a final newline.
 func Encode(w io.Writer, v any) error {
-	b, err := marshal(v)
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(b)
+	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-func marshal(v any) ([]byte, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	return append(b, '\n'), err
 }
