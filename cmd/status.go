@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpctl/mcpctl/admin"
 	"github.com/mcpctl/mcpctl/report"
 	"github.com/mcpctl/mcpctl/serve"
-	"github.com/mcpctl/mcpctl/state"
 	"github.com/mcpctl/mcpctl/toolset"
-	"github.com/mcpctl/mcpctl/upstream"
 )
 
 type statusOptions struct {
@@ -85,15 +82,14 @@ func runStatus(ctx context.Context, s *Streams, opts statusOptions) error {
 		_, err := s.Out.Write(body)
 		return err
 	}
-	_, err = io.WriteString(s.Out, renderStatus(st, time.Now()))
-	return err
+	return report.StatusText(s.Out, st, time.Now())
 }
 
-// fetchStatus asks the admin listener at admin for its /status within
+// fetchStatus asks the admin listener at adminAddr for its /status within
 // opts.Timeout and returns the document as sent and decoded. A server that
 // cannot be asked, or answers something else, is a usage error (exit 2).
-func fetchStatus(ctx context.Context, admin string, opts statusOptions) ([]byte, *serve.Status, error) {
-	addr, err := serve.ListenAddr(admin)
+func fetchStatus(ctx context.Context, adminAddr string, opts statusOptions) ([]byte, *admin.Status, error) {
+	addr, err := serve.ListenAddr(adminAddr)
 	if err != nil {
 		return nil, nil, usageErrorf("--admin: %v", err)
 	}
@@ -126,196 +122,9 @@ func fetchStatus(ctx context.Context, admin string, opts statusOptions) ([]byte,
 	if resp.StatusCode != http.StatusOK {
 		return nil, nil, usageErrorf("%s/status answered %s", addr, resp.Status)
 	}
-	var st serve.Status
+	var st admin.Status
 	if err := json.Unmarshal(body, &st); err != nil {
 		return nil, nil, usageErrorf("%s/status did not answer a status document: %v", addr, err)
 	}
 	return body, &st, nil
-}
-
-// writeUpstreams prints the gateway's upstreams (docs/serve.md#gateway).
-func writeUpstreams(b *strings.Builder, ups []upstream.Status) {
-	if len(ups) == 0 {
-		return
-	}
-	b.WriteString("\nupstreams:\n")
-	for _, u := range ups {
-		fmt.Fprintf(b, "  %s  %s  lists %d tools  %d restarts", u.Name, u.State, u.Tools, u.Restarts)
-		if u.LastError != "" {
-			fmt.Fprintf(b, "  last error: %s", u.LastError)
-		}
-		b.WriteString("\n")
-	}
-}
-
-// renderStatus prints a status readably.
-func renderStatus(st *serve.Status, now time.Time) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "serving %s\n", st.Config)
-	fmt.Fprintf(&b, "  generation %d  fingerprint %s\n", st.Version, st.Fingerprint)
-	fmt.Fprintf(&b, "  published  %s (%s ago)\n", st.PublishedAt.Format(time.RFC3339), now.Sub(st.PublishedAt).Round(time.Second))
-	fmt.Fprintf(&b, "  tools (%d): %s\n", len(st.Tools), strings.Join(st.Tools, ", "))
-	if st.AllowBreaking {
-		b.WriteString("  --allow-breaking is on: the gate lets breaking candidates through\n")
-	}
-	if !st.Ready {
-		b.WriteString("  not ready\n")
-	}
-	if r := st.LastReload; r != nil {
-		fmt.Fprintf(&b, "\nlast reload: %s (%s) at %s\n", r.Result, r.Trigger, r.At.Format(time.RFC3339))
-		writeReload(&b, r)
-	}
-	if n := len(st.Refused); n > 0 {
-		fmt.Fprintf(&b, "\nrefused candidates (%d, newest first):\n", n)
-		for i := n - 1; i >= 0; i-- {
-			r := &st.Refused[i]
-			fmt.Fprintf(&b, "  %s (%s)\n", r.At.Format(time.RFC3339), r.Trigger)
-			writeReload(&b, r)
-		}
-	}
-	writePending(&b, st.Pending)
-	writeUpstreams(&b, st.Upstreams)
-	writeRollout(&b, st.Rollout, now)
-	writeSessions(&b, st.Sessions)
-	writeCalls(&b, st)
-	return b.String()
-}
-
-// writeSessions writes the session counts: by generation, pinned, and the
-// HTTP cap.
-func writeSessions(b *strings.Builder, ss serve.SessionStatus) {
-	fmt.Fprintf(b, "\nsessions: %d (%d initialized)", ss.Total, ss.Initialized)
-	if len(ss.ByGeneration) > 0 {
-		var parts []string
-		for _, k := range sortedKeys(ss.ByGeneration) {
-			label := "generation " + k
-			if k == "0" {
-				label = "not listed yet"
-			}
-			parts = append(parts, fmt.Sprintf("%s: %d", label, ss.ByGeneration[k]))
-		}
-		fmt.Fprintf(b, "; %s", strings.Join(parts, ", "))
-	}
-	b.WriteString("\n")
-	if len(ss.Pinned) > 0 {
-		total := 0
-		var parts []string
-		for _, k := range sortedKeys(ss.Pinned) {
-			total += ss.Pinned[k]
-			parts = append(parts, fmt.Sprintf("generation %s: %d", k, ss.Pinned[k]))
-		}
-		fmt.Fprintf(b, "  pinned: %d (%s)\n", total, strings.Join(parts, ", "))
-	}
-	if ss.Max > 0 {
-		fmt.Fprintf(b, "  http: %d of at most %d open, closed after %s idle; %d refused at the cap\n", ss.HTTPOpen, ss.Max, ss.IdleTimeout, ss.Refused)
-	}
-}
-
-// writeCalls writes the call counts per tool, the calls in flight and the
-// facade translations per tool and rule.
-func writeCalls(b *strings.Builder, st *serve.Status) {
-	if len(st.Calls) > 0 {
-		b.WriteString("\ncalls:\n")
-		names := sortedKeys(st.Calls)
-		w := 0
-		for _, n := range names {
-			w = max(w, len(n))
-		}
-		for _, n := range names {
-			c := st.Calls[n]
-			fmt.Fprintf(b, "  %-*s  ok %d  error %d  invalid %d\n", w, n, c.OK, c.Error, c.Invalid)
-		}
-	}
-	if st.InFlight > 0 {
-		fmt.Fprintf(b, "  in flight: %d\n", st.InFlight)
-	}
-	if len(st.Facades) > 0 {
-		b.WriteString("\nfacade translations:\n")
-		for _, tool := range sortedKeys(st.Facades) {
-			rules := st.Facades[tool]
-			var parts []string
-			for _, r := range sortedKeys(rules) {
-				parts = append(parts, fmt.Sprintf("%s %d", r, rules[r]))
-			}
-			fmt.Fprintf(b, "  %s: %s\n", tool, strings.Join(parts, ", "))
-		}
-	}
-}
-
-// writePending lists the candidates waiting for mcpctl approve or reject,
-// with their full fingerprints (what those commands take).
-func writePending(b *strings.Builder, ps []state.Pending) {
-	if len(ps) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "\npending candidates (%d; mcpctl approve|reject --admin ADDR FINGERPRINT --reason TEXT):\n", len(ps))
-	for _, p := range ps {
-		fmt.Fprintf(b, "  %s  refused %s\n", p.Fingerprint, p.Time.Format(time.RFC3339))
-		for _, c := range p.Findings {
-			fmt.Fprintf(b, "    - %s %s tool %q", c.Level, c.Rule, c.Tool)
-			if c.Path != "" {
-				fmt.Fprintf(b, " %s %s", c.Direction, c.Path)
-			}
-			b.WriteString("\n")
-			if c.Message != "" {
-				fmt.Fprintf(b, "      %s\n", c.Message)
-			}
-		}
-	}
-}
-
-func writeReload(b *strings.Builder, r *serve.ReloadResult) {
-	switch r.Result {
-	case serve.ResultPublished:
-		fmt.Fprintf(b, "    published generation %d (%s)", r.Version, report.ShortHash(r.Fingerprint))
-		if !r.Changed {
-			b.WriteString(", tool contract unchanged: no notification")
-		}
-		b.WriteString("\n")
-		if r.AllowedBreaking {
-			b.WriteString("    let through by --allow-breaking\n")
-		}
-	case serve.ResultQuarantined:
-		fmt.Fprintf(b, "    upstream(s) %s quarantined; serving generation %d (%s)\n", strings.Join(r.Quarantined, ", "), r.Version, report.ShortHash(r.Fingerprint))
-		fmt.Fprintf(b, "    pending: %s (mcpctl approve or reject)\n", r.Candidate)
-	case serve.ResultRefused:
-		if r.Reason != "" {
-			fmt.Fprintf(b, "    %s\n", r.Reason)
-		}
-		for _, e := range r.Errors {
-			fmt.Fprintf(b, "    %s\n", e)
-		}
-	}
-	for _, f := range r.Findings {
-		mark := " "
-		switch {
-		case f.AllowedBy != "":
-			mark = "allowed by gate.allow at " + f.AllowedBy
-		case f.NeedsPermission:
-			mark = "needs permission"
-		}
-		fmt.Fprintf(b, "    - %s %s tool %q", f.Level, f.Rule, f.Tool)
-		if f.Path != "" {
-			fmt.Fprintf(b, " %s %s", f.Direction, f.Path)
-		}
-		if strings.TrimSpace(mark) != "" {
-			fmt.Fprintf(b, " [%s]", mark)
-		}
-		b.WriteString("\n")
-		if f.Message != "" {
-			fmt.Fprintf(b, "      %s\n", f.Message)
-		}
-		if f.Expired != "" {
-			fmt.Fprintf(b, "      %s\n", f.Expired)
-		}
-	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/serve"
-	"github.com/mcpctl/mcpctl/upstream"
 )
 
 func TestStatusCommand(t *testing.T) {
@@ -65,37 +66,6 @@ func TestStatusCommand(t *testing.T) {
 	}
 }
 
-func TestRenderStatusPinned(t *testing.T) {
-	st := &serve.Status{Sessions: serve.SessionStatus{
-		Total: 3, Initialized: 3,
-		ByGeneration: map[string]int{"1": 2, "2": 1},
-		Pinned:       map[string]int{"1": 2},
-	}}
-	text := renderStatus(st, st.PublishedAt)
-	for _, want := range []string{
-		"sessions: 3 (3 initialized); generation 1: 2, generation 2: 1\n",
-		"  pinned: 2 (generation 1: 2)\n",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("status output lacks %q:\n%s", want, text)
-		}
-	}
-	st.Sessions.Pinned = nil
-	if text := renderStatus(st, st.PublishedAt); strings.Contains(text, "pinned") {
-		t.Errorf("status without pins mentions pinned:\n%s", text)
-	}
-}
-
-func TestRenderStatusSessionCap(t *testing.T) {
-	st := &serve.Status{Sessions: serve.SessionStatus{HTTPOpen: 2, Max: 10, Refused: 3, IdleTimeout: "1800s"}}
-	want := "  http: 2 of at most 10 open, closed after 1800s idle; 3 refused at the cap\n"
-	if text := renderStatus(st, st.PublishedAt); !strings.Contains(text, want) {
-		t.Errorf("status output lacks %q:\n%s", want, text)
-	}
-}
-
-// Item 7 of the hardening issue: with serve --admin-token-file, status
-// sends the token from its own --admin-token-file, and is refused without.
 func TestHardening7StatusAdminToken(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mcpctl.serve.yaml")
@@ -128,24 +98,54 @@ func TestHardening7StatusAdminToken(t *testing.T) {
 	}
 }
 
-func TestRenderStatusUpstreams(t *testing.T) {
-	st := &serve.Status{Upstreams: []upstream.Status{
-		{Name: "files", State: serve.StateQuarantined, Tools: 14, Restarts: 0},
-		{Name: "tickets", State: upstream.StateRestarting, Tools: 3, Restarts: 2, LastError: "the server closed the connection"},
-	}}
-	want := "\nupstreams:\n  files  quarantined  lists 14 tools  0 restarts\n  tickets  restarting  lists 3 tools  2 restarts  last error: the server closed the connection\n"
-	if text := renderStatus(st, st.PublishedAt); !strings.Contains(text, want) {
-		t.Errorf("status output lacks %q:\n%s", want, text)
-	}
-}
-
-func TestRenderStatusQuarantinedReload(t *testing.T) {
-	st := &serve.Status{LastReload: &serve.ReloadResult{Trigger: "upstream:files", Result: serve.ResultQuarantined, Version: 3, Fingerprint: "abcdef0123456789", Candidate: "fedcba", Quarantined: []string{"files"}}}
-	want := "last reload: quarantined (upstream:files)"
-	text := renderStatus(st, st.PublishedAt)
-	for _, w := range []string{want, "    upstream(s) files quarantined; serving generation 3 (abcdef012345)\n", "    pending: fedcba (mcpctl approve or reject)\n"} {
-		if !strings.Contains(text, w) {
-			t.Errorf("status output lacks %q:\n%s", w, text)
+// TestStatusJSONFollowsSchema: what `mcpctl status --format json` prints
+// for a real server with a refused candidate (findings from the gate)
+// follows docs/schema/status-output.schema.json, byte for byte the
+// server's /status.
+func TestStatusJSONFollowsSchema(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcpctl.serve.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
 		}
+	}
+	write("tools:\n  - name: a\n    inputSchema: {type: object, properties: {q: {type: string, enum: [x, y]}}}\n    handler: {static: {text: x}}\n  - name: b\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n")
+	srv, err := serve.New(context.Background(), serve.Options{ConfigPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	write("tools:\n  - name: a\n    inputSchema: {type: object, properties: {q: {type: string, enum: [x]}}}\n    handler: {static: {text: x}}\n")
+	if res := srv.Reload(context.Background(), "test"); res.Result != serve.ResultRefused {
+		t.Fatalf("reload: %s", res.Result)
+	}
+	hs := httptest.NewServer(srv.AdminHandler(serve.AdminOptions{}))
+	defer hs.Close()
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"status", "--admin", strings.TrimPrefix(hs.URL, "http://"), "--format", "json"}, &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "schema", "status-output.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, err := canon.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := schema.Compile(&sv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := canon.Parse(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Validate(schema.Instance(&v)); err != nil {
+		t.Errorf("status --format json does not follow status-output.schema.json: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), `"needsPermission": true`) {
+		t.Errorf("the refused candidate's findings are missing:\n%s", out.String())
 	}
 }

@@ -29,6 +29,11 @@
 // The rule catalog renders as text (a table), json or markdown
 // (RenderRules); the README's rule table is RulesMarkdown's output.
 //
+// The commands without a report format of their own render here too, their
+// JSON contracts in docs/output.md: lint findings (LintJSON), fingerprints
+// (FingerprintsText, FingerprintsJSON), a fleet's status (FleetText,
+// FleetJSON) and one server's status (StatusText, of an admin.Status).
+//
 // Example:
 //
 //	rep := diff.Compare(old, new, diff.Options{})

@@ -78,6 +78,7 @@ func TestOutputContracts(t *testing.T) {
 		"lint-output.schema.json":         {"lint.json", "lint-empty.json"},
 		"fingerprints-output.schema.json": {"fingerprints.json"},
 		"fleet-status-output.schema.json": {"fleet-converged.json", "fleet-diverged.json", "fleet-unreachable.json"},
+		"status-output.schema.json":       {"status-started.json", "status-busy.json"},
 	} {
 		sc := compileFile(t, filepath.Join("..", "docs", "schema", schemaFile))
 		for _, g := range goldens {

@@ -2,32 +2,20 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
-	"time"
 
+	"github.com/mcpctl/mcpctl/admin"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/serveconfig"
 	"github.com/mcpctl/mcpctl/state"
 )
 
 // Decision is an operator's approval or rejection of a pending candidate
-// (POST /approve, POST /reject on the admin listener; mcpctl approve and
-// reject).
-type Decision struct {
-	Fingerprint string `json:"fingerprint"`
-	Reason      string `json:"reason"`
-	// Actor names who decided (for the journal); optional.
-	Actor string `json:"actor,omitempty"`
-	// Until, for an approval, is when the operator's permission ends
-	// (journalled with it); optional.
-	Until *time.Time `json:"until,omitempty"`
-}
+// (admin.Decision).
+type Decision = admin.Decision
 
 // ErrNoReason is a decision without a reason.
-var ErrNoReason = errors.New("a decision needs a reason")
+var ErrNoReason = admin.ErrNoReason
 
 // Approve publishes the pending candidate d.Fingerprint, if the config on
 // disk still builds it (else ErrNotBuilt), and journals the approval
@@ -98,43 +86,4 @@ func (s *Server) Pending() []state.Pending {
 		return []state.Pending{}
 	}
 	return s.opts.State.PendingList()
-}
-
-// decisionHandler serves POST /approve and POST /reject: a JSON Decision
-// in, the result (or {"error": …}) out.
-func (s *Server) decisionHandler(approve bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		var d Decision
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&d); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the body must be a JSON object {fingerprint, reason, until?}: " + err.Error()})
-			return
-		}
-		var res any = map[string]string{"result": "rejected", "fingerprint": d.Fingerprint}
-		var err error
-		if approve {
-			res, err = s.Approve(r.Context(), d)
-		} else {
-			err = s.Reject(d)
-		}
-		if err != nil {
-			writeJSON(w, decisionStatus(err), map[string]string{"error": err.Error()})
-			return
-		}
-		writeJSON(w, http.StatusOK, res)
-	}
-}
-
-// decisionStatus is the HTTP status of a failed decision.
-func decisionStatus(err error) int {
-	switch {
-	case errors.Is(err, state.ErrSuperseded):
-		return http.StatusGone
-	case errors.Is(err, state.ErrNotPending):
-		return http.StatusNotFound
-	case errors.Is(err, ErrNoReason):
-		return http.StatusBadRequest
-	case errors.Is(err, ErrNotBuilt), errors.Is(err, ErrNoState):
-		return http.StatusConflict
-	}
-	return http.StatusInternalServerError
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mcpctl/mcpctl/admin"
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/schema"
@@ -52,15 +53,17 @@ type rollout struct {
 	newSessions atomic.Int64
 	retired     atomic.Bool
 	stopped     atomic.Bool
-	calls       [3]atomic.Int64 // by Side
-	callsC      [3]prometheus.Counter
-	stopTimer   func() bool
+	// calls are the server's counters of calls by Side (rolloutMetrics),
+	// base their values when the rollout started.
+	calls     [3]*atomic.Int64
+	base      [3]int64
+	stopTimer func() bool
 }
 
 // rolloutMetrics are the blue/green gauges and counters, registered once.
 type rolloutMetrics struct {
 	once  sync.Once
-	calls *prometheus.CounterVec
+	calls admin.SideCounts
 }
 
 // sideOf is the side g serves in ro: blue for the blue generation, green
@@ -94,8 +97,9 @@ func (s *Server) startRollout(blue *Generation, r serveconfig.Rollout, key strin
 	now := s.opts.Clock.Now()
 	ro := &rollout{blue: blue, key: key, startAt: now, retireAt: now.Add(r.RetireBlueAfter)}
 	ro.newSessions.Store(int64(sideOrGreen(r.NewSessions)))
+	ro.calls[serveconfig.SideGreen], ro.calls[serveconfig.SideBlue] = &s.rolloutMetrics.calls.Green, &s.rolloutMetrics.calls.Blue
 	for _, d := range []serveconfig.Side{serveconfig.SideGreen, serveconfig.SideBlue} {
-		ro.callsC[d] = s.rolloutMetrics.calls.WithLabelValues(d.String())
+		ro.base[d] = ro.calls[d].Load()
 	}
 	if live := s.live.Load(); live != nil && blue.Version == 0 {
 		blue.Version = live.Version
@@ -384,25 +388,11 @@ func (s *Server) countSide(g *Generation) {
 	if ro := s.rollout.Load(); ro != nil {
 		d := ro.sideOf(g)
 		ro.calls[d].Add(1)
-		ro.callsC[d].Inc()
 	}
 }
 
-// RolloutStatus is the blue/green part of /status.
-type RolloutStatus struct {
-	NewSessions string    `json:"newSessions"`
-	StartedAt   time.Time `json:"startedAt"`
-	RetireAt    time.Time `json:"retireAt"`
-	// Blue is "alive" (taking sessions and shape-routed calls), "retired"
-	// (its last sessions or calls still running) or "stopped".
-	Blue string `json:"blue"`
-	// BlueFingerprint is the fingerprint of blue's contract.
-	BlueFingerprint string `json:"blueFingerprint"`
-	// Sessions and Calls count by side ("blue", "green"): sessions open now,
-	// calls taken since the rollout started.
-	Sessions map[string]int   `json:"sessions"`
-	Calls    map[string]int64 `json:"calls"`
-}
+// RolloutStatus is the blue/green part of /status (admin.RolloutStatus).
+type RolloutStatus = admin.RolloutStatus
 
 // rolloutStatus returns the rollout's status, nil without a rollout.
 func (s *Server) rolloutStatus(sessions int) *RolloutStatus {
@@ -415,10 +405,13 @@ func (s *Server) rolloutStatus(sessions int) *RolloutStatus {
 		NewSessions: serveconfig.Side(ro.newSessions.Load()).String(), StartedAt: ro.startAt, RetireAt: ro.retireAt,
 		Blue: ro.blueState(), BlueFingerprint: ro.blue.Fingerprint,
 		Sessions: map[string]int{"blue": blue, "green": max(sessions-blue, 0)},
-		Calls:    map[string]int64{"blue": ro.calls[serveconfig.SideBlue].Load(), "green": ro.calls[serveconfig.SideGreen].Load()},
+		Calls:    map[string]int64{"blue": ro.callsSince(serveconfig.SideBlue), "green": ro.callsSince(serveconfig.SideGreen)},
 	}
 	return st
 }
+
+// callsSince is the calls side d took since the rollout started.
+func (ro *rollout) callsSince(d serveconfig.Side) int64 { return ro.calls[d].Load() - ro.base[d] }
 
 func (ro *rollout) blueState() string {
 	switch {
@@ -434,10 +427,6 @@ func (ro *rollout) blueState() string {
 func (s *Server) registerRolloutMetrics() {
 	m := &s.rolloutMetrics
 	m.once.Do(func() {
-		m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mcpctl_serve_rollout_calls_total",
-			Help: "tools/call requests taken by each side of a blue/green rollout (blue, green).",
-		}, []string{"side"})
 		sessions := func(d serveconfig.Side) prometheus.Collector {
 			return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 				Name: "mcpctl_serve_rollout_sessions", Help: "Sessions on each side of a blue/green rollout.",
@@ -457,7 +446,7 @@ func (s *Server) registerRolloutMetrics() {
 			}
 			return 0
 		})
-		s.metrics.reg.MustRegister(m.calls, sessions(serveconfig.SideBlue), sessions(serveconfig.SideGreen), alive)
+		s.metrics.reg.MustRegister(&m.calls, sessions(serveconfig.SideBlue), sessions(serveconfig.SideGreen), alive)
 	})
 }
 

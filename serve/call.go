@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mcpctl/mcpctl/admin"
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/facade"
@@ -23,69 +22,35 @@ import (
 	"github.com/mcpctl/mcpctl/upstream"
 )
 
-// Call outcomes, for metrics and /status.
+// Call outcomes, for metrics and /status (admin.CallCounts).
 const (
-	OutcomeOK      = "ok"      // the handler ran and its result is not an error
-	OutcomeError   = "error"   // the handler failed or its output broke its outputSchema
-	OutcomeInvalid = "invalid" // the arguments did not validate (no handler ran)
-	OutcomeUnknown = "unknown" // no such tool (a protocol error)
+	OutcomeOK      = admin.OutcomeOK
+	OutcomeError   = admin.OutcomeError
+	OutcomeInvalid = admin.OutcomeInvalid
+	OutcomeUnknown = admin.OutcomeUnknown
 )
 
-// callStats counts calls per tool and outcome, and facade translations per
-// tool and facade rule, without locks on the call path.
-type callStats struct {
-	tools   sync.Map // tool name -> *toolCounts
-	facades sync.Map // "tool\x00rule" -> *atomic.Int64
-}
-
-type toolCounts struct {
-	ok, err, invalid atomic.Int64
-}
-
-// toolMeters are one tool's counters and metrics, resolved once (when a
+// toolMeters are one tool's counters (the one source /status and /metrics
+// read: admin.Counters) and latency histogram, resolved once (when a
 // generation is built) so the call path only does atomic adds: no map or
 // label lookups, no locks.
 type toolMeters struct {
-	counts              *toolCounts
-	okC, errC, invalidC prometheus.Counter
-	latency             prometheus.Observer
+	counts  *admin.ToolCounts
+	latency prometheus.Observer
 }
 
-func (m *toolMeters) succeeded() { m.counts.ok.Add(1); m.okC.Inc() }
-func (m *toolMeters) failed()    { m.counts.err.Add(1); m.errC.Inc() }
-func (m *toolMeters) invalid()   { m.counts.invalid.Add(1); m.invalidC.Inc() }
+func (m *toolMeters) succeeded() { m.counts.OK.Add(1) }
+func (m *toolMeters) failed()    { m.counts.Error.Add(1) }
+func (m *toolMeters) invalid()   { m.counts.Invalid.Add(1) }
 
 // toolMeters returns the meters of a tool name (created on first use).
 func (s *Server) toolMeters(name string) *toolMeters {
 	if v, ok := s.meters.Load(name); ok {
 		return v.(*toolMeters)
 	}
-	m := &toolMeters{
-		counts:   s.calls.tool(name),
-		okC:      s.metrics.calls.WithLabelValues(name, OutcomeOK),
-		errC:     s.metrics.calls.WithLabelValues(name, OutcomeError),
-		invalidC: s.metrics.calls.WithLabelValues(name, OutcomeInvalid),
-		latency:  s.metrics.callLatency.WithLabelValues(name),
-	}
+	m := &toolMeters{counts: s.metrics.calls.Tool(name), latency: s.metrics.callLatency.WithLabelValues(name)}
 	v, _ := s.meters.LoadOrStore(name, m)
 	return v.(*toolMeters)
-}
-
-func (c *callStats) tool(name string) *toolCounts {
-	if v, ok := c.tools.Load(name); ok {
-		return v.(*toolCounts)
-	}
-	v, _ := c.tools.LoadOrStore(name, &toolCounts{})
-	return v.(*toolCounts)
-}
-
-func (c *callStats) facade(tool, rule string) {
-	key := tool + "\x00" + rule
-	v, ok := c.facades.Load(key)
-	if !ok {
-		v, _ = c.facades.LoadOrStore(key, new(atomic.Int64))
-	}
-	v.(*atomic.Int64).Add(1)
 }
 
 // acquireLive returns the live generation with a call reference taken.
@@ -112,8 +77,6 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 	if s.draining.Load() {
 		return nil, errShuttingDown
 	}
-	s.metrics.inFlight.Inc()
-	defer s.metrics.inFlight.Dec()
 	g := s.acquireFor(ss)
 	defer func() { g.release() }()
 
@@ -135,7 +98,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		}
 	}
 	if t == nil {
-		s.metrics.unknownCalls.Inc()
+		s.metrics.calls.AddUnknown()
 		recordOutcome(rec, fixtures.UnknownTool)
 		v := callcheck.CheckCall(nil, facade.Call{Tool: name}, g.names)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: v.Message}
@@ -274,8 +237,7 @@ func problemPointers(ps []callcheck.Problem, root string) []string {
 func (s *Server) handlerArguments(t *liveTool, v *callcheck.Verdict, raw []byte) ([]byte, error) {
 	rules := make([]string, 0, len(v.Steps))
 	for _, st := range v.Steps {
-		s.calls.facade(t.name, st.Kind)
-		s.metrics.facades.WithLabelValues(t.name, st.Kind).Inc()
+		s.metrics.calls.AddFacade(t.name, st.Kind)
 		for _, r := range st.Rules {
 			if !slices.Contains(rules, r) {
 				rules = append(rules, r)

@@ -91,10 +91,12 @@
 // # Operating
 //
 // Run serves stdio or HTTP (HTTPHandler: Origin allowlist, bearer token,
-// body limit), the admin endpoints (AdminHandler: /healthz, /readyz,
-// /status, /metrics, POST /reload) and the watcher, and shuts down
-// gracefully: new calls are refused, in-flight calls finish up to the
-// shutdown timeout, and nothing waits on a blocked stdout.
+// body limit), the admin endpoints (AdminHandler: package admin's
+// handler over this server, behind its Host, Origin and bearer checks;
+// /status assembled by Status, its counters admin.Counters) and the
+// watcher, and shuts down gracefully: new calls are refused, in-flight
+// calls finish up to the shutdown timeout, and nothing waits on a blocked
+// stdout.
 //
 // With Options.RecordDir (--record), every tools/call that reaches a
 // generation is appended to a file in that folder as an mcpctl fixture line

@@ -5,23 +5,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpctl/mcpctl/admin"
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/lockfile"
 	"github.com/mcpctl/mcpctl/serveconfig"
 )
 
-// Finding is one diff finding as the gate saw it.
-type Finding struct {
-	diff.Change
-	// NeedsPermission: breaking, or facade not covered by the candidate's
-	// own facades.
-	NeedsPermission bool `json:"needsPermission"`
-	// AllowedBy names the gate.allow entry that covers it ("file:line").
-	AllowedBy string `json:"allowedBy,omitempty"`
-	// Expired names an entry that would have covered it but is past its
-	// expires date.
-	Expired string `json:"expired,omitempty"`
-}
+// Finding is one diff finding as the gate saw it (admin.Finding).
+type Finding = admin.Finding
 
 // gateDecision is the outcome of docs/serve.md#generations-and-the-reload-pipeline step 3.
 type gateDecision struct {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpctl/mcpctl/admin"
 	"github.com/mcpctl/mcpctl/diff"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/lockfile"
@@ -22,11 +23,11 @@ var ErrRefusedAtStart = errors.New("the gate refused the config at start, with n
 
 // ErrNotBuilt is returned by Approve when the config on disk no longer
 // builds the fingerprint being approved.
-var ErrNotBuilt = errors.New("the config on disk does not build this fingerprint")
+var ErrNotBuilt = admin.ErrNotBuilt
 
 // ErrNoState is returned by Approve and Reject on a server without a
 // state (serve --state).
-var ErrNoState = errors.New("no state: start serve with --state DIR to keep pending candidates")
+var ErrNoState = admin.ErrNoState
 
 // lock is g's contract as a lockfile: its tools and their facade blocks.
 func (g *Generation) lock() *lockfile.Lock {

@@ -2,11 +2,14 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpctl/mcpctl/state"
 )
 
 // TestIssue12StalePendingNotOffered (reproduction: two refused edits of
@@ -56,8 +59,8 @@ func TestIssue12StalePendingNotOffered(t *testing.T) {
 		if p := s.Status().Pending; len(p) != 0 {
 			t.Errorf("%s: pending %+v, want none", tc.name, p)
 		}
-		if _, err := s.Approve(context.Background(), Decision{Fingerprint: second, Reason: "x"}); decisionStatus(err) != http.StatusGone {
-			t.Errorf("%s: approve of the stale candidate: %v, want 410", tc.name, err)
+		if _, err := s.Approve(context.Background(), Decision{Fingerprint: second, Reason: "x"}); !errors.Is(err, state.ErrSuperseded) {
+			t.Errorf("%s: approve of the stale candidate: %v, want state.ErrSuperseded (410)", tc.name, err)
 		}
 	}
 }

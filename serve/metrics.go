@@ -3,6 +3,8 @@ package serve
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/mcpctl/mcpctl/admin"
 )
 
 // metrics are the server's Prometheus metrics, on a registry of its own
@@ -14,13 +16,12 @@ type metrics struct {
 	version              prometheus.Gauge
 	notifications        prometheus.Counter
 	notificationFailures prometheus.Counter
-	calls                *prometheus.CounterVec
-	unknownCalls         prometheus.Counter
-	callLatency          *prometheus.HistogramVec
-	inFlight             prometheus.Gauge
-	lists                prometheus.Counter
-	facades              *prometheus.CounterVec
-	panics               *prometheus.CounterVec
+	// calls are the call and facade counters (mcpctl_serve_calls_total,
+	// mcpctl_serve_facade_translations_total), read by /status too.
+	calls       *admin.Counters
+	callLatency *prometheus.HistogramVec
+	lists       prometheus.Counter
+	panics      *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -46,34 +47,31 @@ func newMetrics() *metrics {
 		Name: "mcpctl_serve_notifications_failed_total",
 		Help: "notifications/tools/list_changed messages that could not be delivered (session gone or stalled past the timeout).",
 	})
-	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "mcpctl_serve_calls_total",
-		Help: "tools/call requests by tool and outcome (ok, error, invalid, unknown; unknown tools are counted with an empty tool label).",
-	}, []string{"tool", "outcome"})
+	m.calls = &admin.Counters{}
 	m.callLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "mcpctl_serve_handler_duration_seconds",
 		Help:    "Time handlers take, by tool.",
 		Buckets: prometheus.DefBuckets,
 	}, []string{"tool"})
-	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "mcpctl_serve_calls_in_flight",
-		Help: "tools/call requests being handled.",
-	})
 	m.lists = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "mcpctl_serve_lists_total",
 		Help: "tools/list requests answered.",
 	})
-	m.facades = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "mcpctl_serve_facade_translations_total",
-		Help: "Calls carried by a facade, by tool and facade rule (alias, inject, rename, defaults, coerce, values).",
-	}, []string{"tool", "rule"})
 	m.panics = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mcpctl_serve_panics_total",
 		Help: "Panics recovered (bugs, each logged with its stack) by where: call (answered as an isError result), request (a JSON-RPC internal error), reload (the candidate refused).",
 	}, []string{"where"})
-	m.unknownCalls = m.calls.WithLabelValues("", OutcomeUnknown)
 	m.reg.MustRegister(m.reloads, m.publishLatency, m.version, m.notifications, m.notificationFailures,
-		m.calls, m.callLatency, m.inFlight, m.lists, m.facades, m.panics,
+		m.calls, m.callLatency, m.lists, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// inFlightGauge exports the calls in flight, the count /status reads
+// (mcpctl_serve_calls_in_flight).
+func (s *Server) inFlightGauge() prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "mcpctl_serve_calls_in_flight",
+		Help: "tools/call requests being handled.",
+	}, func() float64 { return float64(s.inflight.count()) })
 }

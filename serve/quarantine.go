@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpctl/mcpctl/admin"
 	"github.com/mcpctl/mcpctl/callcheck"
 	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/diff"
@@ -21,7 +22,7 @@ import (
 // accepted tools stay served, calls translated to their current ones), the
 // rest of the candidate was published, and the refused candidate is
 // pending (docs/serve.md#gateway).
-const ResultQuarantined = "quarantined"
+const ResultQuarantined = admin.ResultQuarantined
 
 // translator carries calls made to a quarantined upstream's accepted tools
 // to its current ones: the declared facades (upstreams[].facades) and,
@@ -222,7 +223,7 @@ func (s *Server) gateUpstreams(live, cand *Generation, now time.Time, res *Reloa
 		}
 		res.Version, res.Fingerprint, res.Changed = ares.Version, ares.Fingerprint, ares.Changed
 	}
-	res.Result, res.Quarantined, res.err = ResultQuarantined, names, nil
+	res.Result, res.Quarantined, res.Cause = ResultQuarantined, names, nil
 	res.Reason = fmt.Sprintf("%s; upstream(s) %s quarantined: their last accepted tools stay served and calls are translated; the refused candidate %s is pending", res.Reason, strings.Join(names, ", "), cand.Fingerprint)
 	s.log.Warn("upstream change refused by the gate: quarantined", "trigger", trigger, "upstreams", names, "pending", cand.Fingerprint)
 }

@@ -114,7 +114,7 @@ func (s *Server) quarantineAtStart(contract *lockfile.Lock, cand *Generation, no
 		return false
 	}
 	names := sortedKeys(hold)
-	res.Result, res.Version, res.Fingerprint, res.Changed, res.Quarantined, res.err = ResultQuarantined, ares.Version, ares.Fingerprint, true, names, nil
+	res.Result, res.Version, res.Fingerprint, res.Changed, res.Quarantined, res.Cause = ResultQuarantined, ares.Version, ares.Fingerprint, true, names, nil
 	res.Reason = fmt.Sprintf("%s; upstream(s) %s quarantined at start: the accepted contract's tools of theirs are served and calls translated; the refused candidate %s is pending", res.Reason, strings.Join(names, ", "), cand.Fingerprint)
 	s.log.Warn("upstream changes refused at start: quarantined", "upstreams", names, "pending", cand.Fingerprint)
 	return true

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpctl/mcpctl/admin"
 	"github.com/mcpctl/mcpctl/handler"
 	"github.com/mcpctl/mcpctl/internal/clock"
 	"github.com/mcpctl/mcpctl/internal/safefile"
@@ -121,7 +122,6 @@ type Server struct {
 	metrics  *metrics
 	rec      *recording.Writer // nil unless recording
 	exec     *handler.Pool
-	calls    callStats
 	meters   sync.Map // tool name -> *toolMeters
 
 	statusMu   sync.Mutex
@@ -194,7 +194,7 @@ func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	}
 	s := &Server{opts: opts, hooks: h, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
 	s.registerPinMetrics()
-	s.metrics.reg.MustRegister(upstreamCollector{s})
+	s.metrics.reg.MustRegister(upstreamCollector{s}, s.inFlightGauge())
 	s.exec = handler.NewPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
@@ -204,8 +204,8 @@ func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	if res.Result != ResultPublished && res.Result != ResultQuarantined {
 		s.baseCancel()
 		s.closeUpstreams()
-		if res.err != nil {
-			return nil, res.err
+		if res.Cause != nil {
+			return nil, res.Cause
 		}
 		return nil, fmt.Errorf("serve: the first config was not published: %s", res.Result)
 	}
@@ -267,46 +267,18 @@ func (s *Server) Close() {
 	})
 }
 
-// Reload results.
+// Reload results (admin.ReloadResult.Result).
 const (
-	ResultPublished  = "published"
-	ResultUnchanged  = "unchanged"
-	ResultRefused    = "refused"
-	ResultSuperseded = "superseded"
+	ResultPublished  = admin.ResultPublished
+	ResultUnchanged  = admin.ResultUnchanged
+	ResultRefused    = admin.ResultRefused
+	ResultSuperseded = admin.ResultSuperseded
 )
 
-// ReloadResult is the outcome of one reload (docs/serve.md#generations-and-the-reload-pipeline), kept for /status.
-type ReloadResult struct {
-	Trigger string    `json:"trigger"`
-	Result  string    `json:"result"`
-	At      time.Time `json:"at"`
-	// DurationMs is the time from the start of the build to the end of the
-	// decision, in milliseconds.
-	DurationMs float64 `json:"durationMs"`
-	// Version and Fingerprint are the published generation's (for
-	// published) or the live one's.
-	Version     uint64 `json:"version"`
-	Fingerprint string `json:"fingerprint"`
-	// Candidate is the refused candidate's fingerprint, when it was built.
-	Candidate string `json:"candidateFingerprint,omitempty"`
-	// Changed: the canonical form changed, so sessions were notified.
-	Changed bool `json:"changed"`
-	// Errors are located problems of a candidate that could not be built.
-	Errors []string `json:"errors,omitempty"`
-	// Reason says in one sentence why a candidate was refused.
-	Reason   string    `json:"reason,omitempty"`
-	Findings []Finding `json:"findings,omitempty"`
-	// AllowedBreaking: published only because of --allow-breaking.
-	AllowedBreaking bool `json:"allowedBreaking,omitempty"`
-	// Quarantined names the upstreams a refused change quarantined
-	// (Result quarantined; docs/serve.md#gateway).
-	Quarantined []string `json:"quarantined,omitempty"`
-
-	err error
-}
-
-// Err returns the refusal as an error (nil unless refused).
-func (r *ReloadResult) Err() error { return r.err }
+// ReloadResult is the outcome of one reload
+// (docs/serve.md#generations-and-the-reload-pipeline), kept for /status
+// (admin.ReloadResult; Err is the refusal as an error).
+type ReloadResult = admin.ReloadResult
 
 // Reload reads the config and runs the reload pipeline (docs/serve.md#generations-and-the-reload-pipeline): build
 // a candidate off to the side, gate it against the live generation, publish
@@ -351,7 +323,7 @@ func (s *Server) reload(ctx context.Context, trigger string) ReloadResult {
 		res.Result = ResultRefused
 		res.Reason = "the candidate could not be built"
 		res.Errors = errorLines(err)
-		res.err = err
+		res.Cause = err
 		if live == nil {
 			// New returns the error, and its caller reports it: logging it
 			// too would print every problem twice.
@@ -525,7 +497,7 @@ func (s *Server) gate(prev *lockfile.Lock, cand *Generation, now time.Time) (d g
 func (s *Server) first(cand *Generation, now time.Time, res *ReloadResult, trigger string) {
 	choice, err := s.startContract(cand)
 	if err != nil {
-		res.Result, res.Reason, res.Errors, res.err = ResultRefused, "the gate's baseline could not be read", errorLines(err), err
+		res.Result, res.Reason, res.Errors, res.Cause = ResultRefused, "the gate's baseline could not be read", errorLines(err), err
 		cand.discard()
 		return
 	}
@@ -544,16 +516,16 @@ func (s *Server) first(cand *Generation, now time.Time, res *ReloadResult, trigg
 	}
 	fb, err := s.fallback()
 	if err != nil || fb == nil {
-		if res.err != nil && !errors.Is(res.err, errGateBug) {
-			res.err = fmt.Errorf("%w (gated against the %s: %s): %w", ErrRefusedAtStart, choice.From, choice.Why, res.err)
+		if res.Cause != nil && !errors.Is(res.Cause, errGateBug) {
+			res.Cause = fmt.Errorf("%w (gated against the %s: %s): %w", ErrRefusedAtStart, choice.From, choice.Why, res.Cause)
 		}
-		res.err = errors.Join(res.err, err)
+		res.Cause = errors.Join(res.Cause, err)
 		return
 	}
 	s.publish(fb, now, nil)
 	res.Result, res.Version, res.Fingerprint, res.Changed = ResultPublished, fb.Version, fb.Fingerprint, true
 	res.Reason = fmt.Sprintf("the config was refused and is pending as %s; serving the last accepted config from the state", cand.Fingerprint)
-	res.err = nil
+	res.Cause = nil
 	s.log.Warn("the config was refused at start: serving the state's last accepted config; the new one is pending (mcpctl approve or reject)",
 		"pending", cand.Fingerprint, "version", fb.Version, "fingerprint", fb.Fingerprint)
 }
@@ -569,7 +541,7 @@ func (s *Server) gated(prev *lockfile.Lock, live, cand *Generation, now time.Tim
 	}
 	d, gerr := s.gateAll(prev, liveFP, cand, now)
 	if gerr != nil {
-		res.Result, res.Reason, res.Errors, res.err = ResultRefused, "the gate failed on a bug (logged)", errorLines(gerr), fmt.Errorf("%w: %w", errGateBug, gerr)
+		res.Result, res.Reason, res.Errors, res.Cause = ResultRefused, "the gate failed on a bug (logged)", errorLines(gerr), fmt.Errorf("%w: %w", errGateBug, gerr)
 		cand.discard()
 		return false
 	}
@@ -578,7 +550,7 @@ func (s *Server) gated(prev *lockfile.Lock, live, cand *Generation, now time.Tim
 	if d.Refused {
 		res.Result = ResultRefused
 		res.Reason = fmt.Sprintf("the candidate has %d finding(s) that need permission and no gate.allow entry covers them (or start the server with --allow-breaking)", len(d.Blocking))
-		res.err = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
+		res.Cause = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
 		s.pend(cand, d, liveFP)
 		cand.discard()
 		msg := "reload refused by the gate; the live generation stays"
