@@ -192,5 +192,10 @@ func toolError(t *serveconfig.ToolConfig, ptr, format string, args ...any) error
 	if t.Upstream != "" {
 		msg = fmt.Sprintf("upstream %q: %s", t.Upstream, msg)
 	}
+	return posError(t, p, ptr, msg)
+}
+
+// posError is an error of tool t at ptr, located at p.
+func posError(t *serveconfig.ToolConfig, p serveconfig.Pos, ptr, msg string) error {
 	return &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: ptr, Msg: msg}
 }
