@@ -53,9 +53,30 @@ type serveOptions struct {
 func NewCmdServe(s *Streams, runF func(*serveOptions) error) *cobra.Command {
 	opts := serveOptions{}
 	c := &cobra.Command{
-		Use:   "serve (CONFIG | --config CONFIG)",
-		Short: "Serve the tools of a config over MCP, hot-reloading it behind a compatibility gate",
-		Long: `Serve the tools of a serve config (YAML or JSON) over MCP: stdio by default,
+		Use:     "serve (CONFIG | --config CONFIG)",
+		Short:   "Serve the tools of a config over MCP, hot-reloading it behind a compatibility gate",
+		Long:    serveLong,
+		Example: serveExample,
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := configArg(args, &opts.Config); err != nil {
+				return err
+			}
+			if err := checkServeFlags(c.Flags().Changed, opts); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(&opts)
+			}
+			return runServe(c.Context(), s, opts)
+		},
+	}
+	addServeFlags(c, &opts)
+	return c
+}
+
+// serveLong is the help text of `mcpctl serve`.
+const serveLong = `Serve the tools of a serve config (YAML or JSON) over MCP: stdio by default,
 streamable HTTP with --http. The config is watched; every change is built
 as a candidate off to the side, diffed against the live tool set and
 published with one atomic swap only when it is not breaking, or when every
@@ -110,33 +131,32 @@ and earlier) keeps listing and calling the tools that were live when it
 initialized, until it ends or --pin-ttl passes; then it moves to the live
 tools and gets one list_changed. Stateless HTTP and 2026-07-28 clients are
 never pinned (that revision forbids per-connection tool lists; facades
-carry compatibility there).`,
-		Example: `  mcpctl serve mcpctl.serve.yaml
+carry compatibility there).`
+
+const serveExample = `  mcpctl serve mcpctl.serve.yaml
   mcpctl serve --config mcpctl.serve.yaml
   mcpctl serve --http 127.0.0.1:8931 --admin 127.0.0.1:8932 mcpctl.serve.yaml
   MCPCTL_TOKEN=… mcpctl serve --http 0.0.0.0:8931 --allow-origin https://app.example.com mcpctl.serve.yaml
   mcpctl serve --http :8931 --stateless mcpctl.serve.yaml   # the 2026-07-28 sessionless mode
   mcpctl serve --record recorded/ mcpctl.serve.yaml && mcpctl replay recorded/ --against mcpctl.serve.yaml
-  mcpctl serve --http :8931 --pin-sessions --pin-ttl 30m mcpctl.serve.yaml`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			switch {
-			case len(args) == 1 && opts.Config != "":
-				return usageErrorf("give the config once: as an argument or with --config")
-			case len(args) == 1:
-				opts.Config = args[0]
-			case opts.Config == "":
-				return usageErrorf("serve needs a config file: mcpctl serve CONFIG (or --config CONFIG)")
-			}
-			if err := checkServeFlags(c.Flags().Changed, opts); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(&opts)
-			}
-			return runServe(c.Context(), s, opts)
-		},
+  mcpctl serve --http :8931 --pin-sessions --pin-ttl 30m mcpctl.serve.yaml`
+
+// configArg sets config from the CONFIG argument, given either as the
+// argument or with --config, once.
+func configArg(args []string, config *string) error {
+	switch {
+	case len(args) == 1 && *config != "":
+		return usageErrorf("give the config once: as an argument or with --config")
+	case len(args) == 1:
+		*config = args[0]
+	case *config == "":
+		return usageErrorf("serve needs a config file: mcpctl serve CONFIG (or --config CONFIG)")
 	}
+	return nil
+}
+
+// addServeFlags declares serve's flags, filling opts.
+func addServeFlags(c *cobra.Command, opts *serveOptions) {
 	f := c.Flags()
 	f.StringVar(&opts.Config, "config", "", "the serve config (YAML or JSON); the same as the CONFIG argument")
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on ADDR (HOST:PORT; a missing host binds 127.0.0.1) instead of stdio")
@@ -166,7 +186,6 @@ carry compatibility there).`,
 	f.StringVar(&opts.AdminTokenFile, "admin-token-file", "", "with --admin: file holding the bearer token /status, /metrics, POST /reload, /approve and /reject need")
 	f.StringVar(&opts.State, "state", "", "keep the gate's memory in `DIR` (created 0700): published contracts, config bundles, a journal of decisions, pending candidates, usage counters")
 	f.Int64Var(&opts.MaxFileSize, "max-file-size", serve.DefaultMaxFileSize, "largest config or $file include read, in bytes (only regular files are read)")
-	return c
 }
 
 // checkServeFlags refuses flags that would be silently ignored or
