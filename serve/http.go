@@ -23,8 +23,10 @@ type HTTPOptions struct {
 	// the 2026-07-28 revision requires; otherwise sessions are stateful.
 	Stateless bool
 	// AllowedOrigins lists the Origin values accepted (scheme://host[:port]);
-	// a request carrying any other Origin gets 403. Requests without an
-	// Origin (non-browser clients) are accepted.
+	// a request carrying any other Origin gets 403, whatever its method.
+	// Requests without an Origin (non-browser clients) are accepted,
+	// unless their Sec-Fetch-Site says another site sent a POST or DELETE
+	// (originGuard).
 	AllowedOrigins []string
 	// Token, when set, is the bearer token every request must carry
 	// (compared in constant time).
