@@ -231,49 +231,14 @@ func (p *parser) object(depth int) (Value, error) {
 		v.Members = []Member{}
 		return v, nil
 	}
-	base := len(p.members)  // on error the parse ends, so no need to pop
-	var seen map[string]int // member name → KeyStart, for large objects
+	base := len(p.members) // on error the parse ends, so no need to pop
+	dups := duplicates{}
 	for {
-		p.skipWS()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return Value{}, p.errorf(p.pos, "unexpected %s, want a member name string", p.describe(p.pos))
-		}
-		keyStart := p.pos
-		key, err := p.str()
+		m, err := p.member(depth, p.members[base:], &dups)
 		if err != nil {
 			return Value{}, err
 		}
-		// Duplicate check: linear for small objects, a map beyond that.
-		siblings := p.members[base:]
-		if len(siblings) < 16 {
-			for i := range siblings {
-				if siblings[i].Key == key {
-					return Value{}, p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, siblings[i].KeyStart)
-				}
-			}
-		} else {
-			if seen == nil {
-				seen = make(map[string]int, 2*len(siblings))
-				for i := range siblings {
-					seen[siblings[i].Key] = siblings[i].KeyStart
-				}
-			}
-			if first, dup := seen[key]; dup {
-				return Value{}, p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, first)
-			}
-			seen[key] = keyStart
-		}
-		p.skipWS()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return Value{}, p.errorf(p.pos, "unexpected %s after member name, want ':'", p.describe(p.pos))
-		}
-		p.pos++
-		p.skipWS()
-		mv, err := p.value(depth + 1)
-		if err != nil {
-			return Value{}, err
-		}
-		p.members = append(p.members, Member{Key: key, KeyStart: keyStart, Value: mv})
+		p.members = append(p.members, m)
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf(p.pos, "unexpected end of input in object opened at byte offset %d", start)
@@ -294,6 +259,64 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, p.errorf(p.pos, "unexpected %s in object, want ',' or '}'", p.describe(p.pos))
 		}
 	}
+}
+
+// member parses one object member, name, ':' and value, refusing a name
+// one of its siblings (the members before it) has.
+func (p *parser) member(depth int, siblings []Member, dups *duplicates) (Member, error) {
+	p.skipWS()
+	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		return Member{}, p.errorf(p.pos, "unexpected %s, want a member name string", p.describe(p.pos))
+	}
+	keyStart := p.pos
+	key, err := p.str()
+	if err != nil {
+		return Member{}, err
+	}
+	if first, dup := dups.check(siblings, key, keyStart); dup {
+		return Member{}, p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, first)
+	}
+	p.skipWS()
+	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		return Member{}, p.errorf(p.pos, "unexpected %s after member name, want ':'", p.describe(p.pos))
+	}
+	p.pos++
+	p.skipWS()
+	mv, err := p.value(depth + 1)
+	if err != nil {
+		return Member{}, err
+	}
+	return Member{Key: key, KeyStart: keyStart, Value: mv}, nil
+}
+
+// duplicates finds duplicate member names: linearly among few siblings,
+// by a map (built at the 16th) beyond.
+type duplicates struct {
+	seen map[string]int // member name → KeyStart
+}
+
+// check reports whether key (at byte offset keyStart) is the name of one
+// of siblings, and where that one starts.
+func (d *duplicates) check(siblings []Member, key string, keyStart int) (first int, dup bool) {
+	if len(siblings) < 16 {
+		for i := range siblings {
+			if siblings[i].Key == key {
+				return siblings[i].KeyStart, true
+			}
+		}
+		return 0, false
+	}
+	if d.seen == nil {
+		d.seen = make(map[string]int, 2*len(siblings))
+		for i := range siblings {
+			d.seen[siblings[i].Key] = siblings[i].KeyStart
+		}
+	}
+	if first, dup := d.seen[key]; dup {
+		return first, true
+	}
+	d.seen[key] = keyStart
+	return 0, false
 }
 
 func (p *parser) array(depth int) (Value, error) {

@@ -98,6 +98,12 @@ usage, 3 for a bug, 4 when the environment refuses (see help exit-codes).`,
 			return runDiff(c.Context(), s, opts)
 		},
 	}
+	addDiffFlags(c, &opts)
+	return c
+}
+
+// addDiffFlags declares diff's flags, filling opts.
+func addDiffFlags(c *cobra.Command, opts *diffOptions) {
 	f := c.Flags()
 	f.StringVar(&opts.FailOn, "fail-on", "breaking", "exit 1 when the gate level reaches this: safe, facade, breaking or never")
 	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
@@ -113,7 +119,6 @@ usage, 3 for a bug, 4 when the environment refuses (see help exit-codes).`,
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("compatibility", cobra.FixedCompletions(diff.Compatibilities(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"safe", "facade", "breaking", "never"}, cobra.ShellCompDirectiveNoFileComp))
-	return c
 }
 
 // badInput marks err as bad input (exit code 2) and keeps its message.

@@ -88,43 +88,13 @@ bad input or usage, 3 for a bug, 4 when the environment refuses.`,
 }
 
 func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
-	failOn, err := fixtures.ParseFailOn(opts.FailOn)
-	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	if !contains(report.ReplayFormats(), opts.Format) {
-		return usageErrorf("--format must be one of %s, got %q", strings.Join(report.ReplayFormats(), ", "), opts.Format)
-	}
-	if opts.Against == "" {
-		return usageErrorf("--against SOURCE is required")
-	}
-	if opts.Fixtures == "-" && opts.Against == "-" {
-		return usageErrorf("only one of FIXTURES and --against can be - (standard input)")
-	}
-	var facades facade.File
-	if opts.Facades != "" {
-		if facades, err = facade.LoadFile(opts.Facades); err != nil {
-			return badInput{err}
-		}
-	}
-	live, err := opts.Conn.options(s, "")
+	failOn, err := checkReplayUsage(opts)
 	if err != nil {
 		return err
 	}
-	set, err := source.Load(ctx, opts.Against, source.LoadOptions{Stdin: s.In, Live: live})
-	err = opts.Conn.finish(err)
+	r, err := newReplayer(ctx, s, opts)
 	if err != nil {
 		return err
-	}
-	if opts.Facades == "" && opts.Against != "-" {
-		// A serve config or a contract lockfile carries its tools' facades.
-		if facades, err = declaredFacades(opts.Against); err != nil {
-			return badInput{err}
-		}
-	}
-	r, err := fixtures.NewReplayer(set, facades)
-	if err != nil {
-		return badInput{fmt.Errorf("--facades %s: %w", opts.Facades, err)}
 	}
 	// A recording cut short (a full disk, a crash) keeps its whole lines.
 	r.Warn = func(err error) { fmt.Fprintf(s.ErrOut, "mcpctl: warning: %v\n", err) }
@@ -151,6 +121,56 @@ func runReplay(ctx context.Context, s *Streams, opts replayOptions) error {
 		return ErrFindings
 	}
 	return nil
+}
+
+// checkReplayUsage refuses flags that do not fit (a usage error) and
+// returns --fail-on.
+func checkReplayUsage(opts replayOptions) (fixtures.FailOn, error) {
+	failOn, err := fixtures.ParseFailOn(opts.FailOn)
+	if err != nil {
+		return failOn, usageErrorf("%v", err)
+	}
+	if !contains(report.ReplayFormats(), opts.Format) {
+		return failOn, usageErrorf("--format must be one of %s, got %q", strings.Join(report.ReplayFormats(), ", "), opts.Format)
+	}
+	if opts.Against == "" {
+		return failOn, usageErrorf("--against SOURCE is required")
+	}
+	if opts.Fixtures == "-" && opts.Against == "-" {
+		return failOn, usageErrorf("only one of FIXTURES and --against can be - (standard input)")
+	}
+	return failOn, nil
+}
+
+// newReplayer loads --facades and the --against source (whose own
+// facades serve when --facades is not given) into a replayer.
+func newReplayer(ctx context.Context, s *Streams, opts replayOptions) (*fixtures.Replayer, error) {
+	var facades facade.File
+	var err error
+	if opts.Facades != "" {
+		if facades, err = facade.LoadFile(opts.Facades); err != nil {
+			return nil, badInput{err}
+		}
+	}
+	live, err := opts.Conn.options(s, "")
+	if err != nil {
+		return nil, err
+	}
+	set, err := source.Load(ctx, opts.Against, source.LoadOptions{Stdin: s.In, Live: live})
+	if err = opts.Conn.finish(err); err != nil {
+		return nil, err
+	}
+	if opts.Facades == "" && opts.Against != "-" {
+		// A serve config or a contract lockfile carries its tools' facades.
+		if facades, err = declaredFacades(opts.Against); err != nil {
+			return nil, badInput{err}
+		}
+	}
+	r, err := fixtures.NewReplayer(set, facades)
+	if err != nil {
+		return nil, badInput{fmt.Errorf("--facades %s: %w", opts.Facades, err)}
+	}
+	return r, nil
 }
 
 // replayLive lists the calls it will send on stderr, asks for confirmation

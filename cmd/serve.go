@@ -53,9 +53,30 @@ type serveOptions struct {
 func NewCmdServe(s *Streams, runF func(*serveOptions) error) *cobra.Command {
 	opts := serveOptions{}
 	c := &cobra.Command{
-		Use:   "serve (CONFIG | --config CONFIG)",
-		Short: "Serve the tools of a config over MCP, hot-reloading it behind a compatibility gate",
-		Long: `Serve the tools of a serve config (YAML or JSON) over MCP: stdio by default,
+		Use:     "serve (CONFIG | --config CONFIG)",
+		Short:   "Serve the tools of a config over MCP, hot-reloading it behind a compatibility gate",
+		Long:    serveLong,
+		Example: serveExample,
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := configArg(args, &opts.Config); err != nil {
+				return err
+			}
+			if err := checkServeFlags(c.Flags().Changed, opts); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(&opts)
+			}
+			return runServe(c.Context(), s, opts)
+		},
+	}
+	addServeFlags(c, &opts)
+	return c
+}
+
+// serveLong is the help text of `mcpctl serve`.
+const serveLong = `Serve the tools of a serve config (YAML or JSON) over MCP: stdio by default,
 streamable HTTP with --http. The config is watched; every change is built
 as a candidate off to the side, diffed against the live tool set and
 published with one atomic swap only when it is not breaking, or when every
@@ -110,33 +131,32 @@ and earlier) keeps listing and calling the tools that were live when it
 initialized, until it ends or --pin-ttl passes; then it moves to the live
 tools and gets one list_changed. Stateless HTTP and 2026-07-28 clients are
 never pinned (that revision forbids per-connection tool lists; facades
-carry compatibility there).`,
-		Example: `  mcpctl serve mcpctl.serve.yaml
+carry compatibility there).`
+
+const serveExample = `  mcpctl serve mcpctl.serve.yaml
   mcpctl serve --config mcpctl.serve.yaml
   mcpctl serve --http 127.0.0.1:8931 --admin 127.0.0.1:8932 mcpctl.serve.yaml
   MCPCTL_TOKEN=… mcpctl serve --http 0.0.0.0:8931 --allow-origin https://app.example.com mcpctl.serve.yaml
   mcpctl serve --http :8931 --stateless mcpctl.serve.yaml   # the 2026-07-28 sessionless mode
   mcpctl serve --record recorded/ mcpctl.serve.yaml && mcpctl replay recorded/ --against mcpctl.serve.yaml
-  mcpctl serve --http :8931 --pin-sessions --pin-ttl 30m mcpctl.serve.yaml`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			switch {
-			case len(args) == 1 && opts.Config != "":
-				return usageErrorf("give the config once: as an argument or with --config")
-			case len(args) == 1:
-				opts.Config = args[0]
-			case opts.Config == "":
-				return usageErrorf("serve needs a config file: mcpctl serve CONFIG (or --config CONFIG)")
-			}
-			if err := checkServeFlags(c.Flags().Changed, opts); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(&opts)
-			}
-			return runServe(c.Context(), s, opts)
-		},
+  mcpctl serve --http :8931 --pin-sessions --pin-ttl 30m mcpctl.serve.yaml`
+
+// configArg sets config from the CONFIG argument, given either as the
+// argument or with --config, once.
+func configArg(args []string, config *string) error {
+	switch {
+	case len(args) == 1 && *config != "":
+		return usageErrorf("give the config once: as an argument or with --config")
+	case len(args) == 1:
+		*config = args[0]
+	case *config == "":
+		return usageErrorf("serve needs a config file: mcpctl serve CONFIG (or --config CONFIG)")
 	}
+	return nil
+}
+
+// addServeFlags declares serve's flags, filling opts.
+func addServeFlags(c *cobra.Command, opts *serveOptions) {
 	f := c.Flags()
 	f.StringVar(&opts.Config, "config", "", "the serve config (YAML or JSON); the same as the CONFIG argument")
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on ADDR (HOST:PORT; a missing host binds 127.0.0.1) instead of stdio")
@@ -166,12 +186,11 @@ carry compatibility there).`,
 	f.StringVar(&opts.AdminTokenFile, "admin-token-file", "", "with --admin: file holding the bearer token /status, /metrics, POST /reload, /approve and /reject need")
 	f.StringVar(&opts.State, "state", "", "keep the gate's memory in `DIR` (created 0700): published contracts, config bundles, a journal of decisions, pending candidates, usage counters")
 	f.Int64Var(&opts.MaxFileSize, "max-file-size", serve.DefaultMaxFileSize, "largest config or $file include read, in bytes (only regular files are read)")
-	return c
 }
 
 // checkServeFlags refuses flags that would be silently ignored or
 // meaningless (a usage error, exit 2); changed reports whether a flag was
-// given.
+// given. The first rule broken, in serveFlagRules' order, is the error.
 func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 	if opts.HTTP == "" {
 		for _, f := range []string{"stateless", "allow-origin", "token-file", "max-body", "session-timeout", "max-sessions"} {
@@ -181,39 +200,54 @@ func checkServeFlags(changed func(string) bool, opts serveOptions) error {
 		}
 	}
 	for _, o := range opts.AllowOrigins {
-		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimSuffix(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+		if !isOrigin(o) {
 			return usageErrorf("--allow-origin %q: want an origin, scheme://host[:port] (http or https)", o)
 		}
 	}
-	switch {
-	case opts.MaxBody <= 0:
-		return usageErrorf("--max-body must be a positive number of bytes, got %d", opts.MaxBody)
-	case opts.MaxFileSize <= 0:
-		return usageErrorf("--max-file-size must be a positive number of bytes, got %d", opts.MaxFileSize)
-	case opts.ShutdownTimeout <= 0:
-		return usageErrorf("--shutdown-timeout must be positive, got %s", opts.ShutdownTimeout)
-	case opts.Debounce <= 0:
-		return usageErrorf("--debounce must be positive, got %s", opts.Debounce)
-	case changed("admin-token-file") && opts.Admin == "":
-		return usageErrorf("--admin-token-file needs --admin")
-	case changed("record") && opts.Record == "":
-		return usageErrorf("--record needs a folder (it was given empty)")
-	case changed("pin-ttl") && !opts.PinSessions:
-		return usageErrorf("--pin-ttl needs --pin-sessions")
-	case opts.PinTTL <= 0:
-		return usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)
-	case opts.ExecConcurrency <= 0 || opts.ExecQueue <= 0:
-		return usageErrorf("--exec-concurrency and --exec-queue must be positive, got %d and %d", opts.ExecConcurrency, opts.ExecQueue)
-	case opts.SessionTimeout <= 0 || opts.ReadHeaderTO <= 0 || opts.ReadTO <= 0 || opts.IdleTO <= 0:
-		return usageErrorf("--session-timeout, --read-header-timeout, --read-timeout and --idle-timeout must be positive")
-	case opts.MaxSessions <= 0:
-		return usageErrorf("--max-sessions must be positive, got %d", opts.MaxSessions)
-	case opts.Stateless && (changed("session-timeout") || changed("max-sessions")):
-		return usageErrorf("--session-timeout and --max-sessions have no effect with --stateless: stateless HTTP has no sessions")
-	case opts.PinSessions && opts.Stateless:
-		return usageErrorf("--pin-sessions has no effect with --stateless: stateless HTTP has no sessions to pin")
+	for _, r := range serveFlagRules(changed, opts) {
+		if r.broken {
+			return r.err
+		}
 	}
 	return nil
+}
+
+// isOrigin reports whether o is an http or https origin,
+// scheme://host[:port] (a trailing slash allowed).
+func isOrigin(o string) bool {
+	u, err := url.Parse(o)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		strings.TrimSuffix(u.Path, "/") == "" && u.RawQuery == "" && u.Fragment == ""
+}
+
+// flagRule is one rule of checkServeFlags: broken, err is the usage error.
+type flagRule struct {
+	broken bool
+	err    error
+}
+
+// serveFlagRules are serve's rules on flag values and pairs, in the order
+// they are checked.
+func serveFlagRules(changed func(string) bool, opts serveOptions) []flagRule {
+	stateless := "have no effect with --stateless: stateless HTTP has no sessions"
+	return []flagRule{
+		{opts.MaxBody <= 0, usageErrorf("--max-body must be a positive number of bytes, got %d", opts.MaxBody)},
+		{opts.MaxFileSize <= 0, usageErrorf("--max-file-size must be a positive number of bytes, got %d", opts.MaxFileSize)},
+		{opts.ShutdownTimeout <= 0, usageErrorf("--shutdown-timeout must be positive, got %s", opts.ShutdownTimeout)},
+		{opts.Debounce <= 0, usageErrorf("--debounce must be positive, got %s", opts.Debounce)},
+		{changed("admin-token-file") && opts.Admin == "", usageErrorf("--admin-token-file needs --admin")},
+		{changed("record") && opts.Record == "", usageErrorf("--record needs a folder (it was given empty)")},
+		{changed("pin-ttl") && !opts.PinSessions, usageErrorf("--pin-ttl needs --pin-sessions")},
+		{opts.PinTTL <= 0, usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)},
+		{opts.ExecConcurrency <= 0 || opts.ExecQueue <= 0,
+			usageErrorf("--exec-concurrency and --exec-queue must be positive, got %d and %d", opts.ExecConcurrency, opts.ExecQueue)},
+		{opts.SessionTimeout <= 0 || opts.ReadHeaderTO <= 0 || opts.ReadTO <= 0 || opts.IdleTO <= 0,
+			usageErrorf("--session-timeout, --read-header-timeout, --read-timeout and --idle-timeout must be positive")},
+		{opts.MaxSessions <= 0, usageErrorf("--max-sessions must be positive, got %d", opts.MaxSessions)},
+		{opts.Stateless && (changed("session-timeout") || changed("max-sessions")),
+			usageErrorf("--session-timeout and --max-sessions %s", stateless)},
+		{opts.PinSessions && opts.Stateless, usageErrorf("--pin-sessions has no effect with --stateless: stateless HTTP has no sessions to pin")},
+	}
 }
 
 // stateHistory is how many published contracts serve --state keeps (the
@@ -225,36 +259,9 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	var httpOpts serve.HTTPOptions
-	var httpAddr, adminAddr string
-	var adminOpts serve.AdminOptions
-	if opts.HTTP != "" {
-		if httpAddr, err = serve.ListenAddr(opts.HTTP); err != nil {
-			return usageErrorf("--http: %v", err)
-		}
-		token, err := readToken(opts.TokenFile)
-		if err != nil {
-			return err
-		}
-		httpOpts = serve.HTTPOptions{Stateless: opts.Stateless, AllowedOrigins: opts.AllowOrigins, Token: token, MaxBodyBytes: opts.MaxBody,
-			SessionTimeout: opts.SessionTimeout, MaxSessions: opts.MaxSessions}
-		if !serve.IsLoopback(httpAddr) && token == "" {
-			log.Warn("serving HTTP beyond loopback without a bearer token (set --token-file or MCPCTL_TOKEN)", "addr", httpAddr)
-		}
-	}
-	httpOpts.ReadHeaderTimeout, httpOpts.ReadTimeout, httpOpts.IdleTimeout = opts.ReadHeaderTO, opts.ReadTO, opts.IdleTO
-	if opts.Admin != "" {
-		if adminAddr, err = serve.ListenAddr(opts.Admin); err != nil {
-			return usageErrorf("--admin: %v", err)
-		}
-		if !serve.IsLoopback(adminAddr) && opts.AdminTokenFile == "" {
-			return usageErrorf("--admin %s is beyond loopback: set --admin-token-file too (or bind 127.0.0.1:PORT, [::1]:PORT or localhost:PORT)", opts.Admin)
-		}
-		if opts.AdminTokenFile != "" {
-			if adminOpts.Token, err = readTokenFile("--admin-token-file", opts.AdminTokenFile); err != nil {
-				return err
-			}
-		}
+	ro, err := listenOptions(opts, log)
+	if err != nil {
+		return err
 	}
 	tp, flushTraces, err := tracerProvider(ctx)
 	if err != nil {
@@ -267,35 +274,20 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 			log.Warn("could not send the last traces", "error", err)
 		}
 	}()
-	sopts := serve.Options{
-		ConfigPath:    opts.Config,
-		Logger:        log,
-		AllowBreaking: opts.AllowBreaking,
-		Debounce:      opts.Debounce,
-		RecordDir:     opts.Record,
-		PinSessions:   opts.PinSessions,
-		PinTTL:        opts.PinTTL,
-
-		ExecConcurrency: opts.ExecConcurrency,
-		ExecQueue:       opts.ExecQueue,
-		MaxFileSize:     opts.MaxFileSize,
-	}
+	sopts := serverOptions(opts, log)
 	if tp != nil {
 		sopts.TracerProvider = tp
 	}
 	if opts.State != "" {
-		st, err := state.Open(opts.State, state.Options{History: stateHistory, Logger: log})
+		st, err := openState(opts.State, log)
 		if err != nil {
-			return fmt.Errorf("--state: %w", err)
+			return err
 		}
 		defer func() {
 			if err := st.Close(); err != nil {
 				log.Warn("state: cannot close", "error", err)
 			}
 		}()
-		for _, w := range st.Warnings() {
-			log.Warn("state", "warning", w)
-		}
 		sopts.State = st
 	}
 	srv, err := serve.New(ctx, sopts)
@@ -308,24 +300,125 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The first SIGINT/SIGTERM ends ctx (Main) and starts the drain; the
-	// second ends it at once.
+	var stopSignals func()
+	ro.Reload, ro.Force, stopSignals = handleSignals(ctx, log)
+	defer stopSignals()
+	ro.Stdin, ro.Stdout = s.In, s.Out
+	return srv.Run(ctx, ro)
+}
+
+// listenOptions are the RunOptions of serve's flags: the listeners and
+// their tokens, the watch, the shutdown timeout.
+func listenOptions(opts serveOptions, log *slog.Logger) (serve.RunOptions, error) {
+	ro := serve.RunOptions{Watch: !opts.NoWatch, ShutdownTimeout: opts.ShutdownTimeout}
+	var err error
+	if opts.HTTP != "" {
+		if ro.HTTPAddr, ro.HTTP, err = httpListen(opts, log); err != nil {
+			return ro, err
+		}
+	}
+	ro.HTTP.ReadHeaderTimeout, ro.HTTP.ReadTimeout, ro.HTTP.IdleTimeout = opts.ReadHeaderTO, opts.ReadTO, opts.IdleTO
+	if opts.Admin != "" {
+		if ro.AdminAddr, ro.Admin, err = adminListen(opts); err != nil {
+			return ro, err
+		}
+	}
+	return ro, nil
+}
+
+// httpListen is the address and options of --http.
+func httpListen(opts serveOptions, log *slog.Logger) (string, serve.HTTPOptions, error) {
+	addr, err := serve.ListenAddr(opts.HTTP)
+	if err != nil {
+		return "", serve.HTTPOptions{}, usageErrorf("--http: %v", err)
+	}
+	token, err := readToken(opts.TokenFile)
+	if err != nil {
+		return "", serve.HTTPOptions{}, err
+	}
+	if !serve.IsLoopback(addr) && token == "" {
+		log.Warn("serving HTTP beyond loopback without a bearer token (set --token-file or MCPCTL_TOKEN)", "addr", addr)
+	}
+	return addr, serve.HTTPOptions{Stateless: opts.Stateless, AllowedOrigins: opts.AllowOrigins, Token: token, MaxBodyBytes: opts.MaxBody,
+		SessionTimeout: opts.SessionTimeout, MaxSessions: opts.MaxSessions}, nil
+}
+
+// adminListen is the address and options of --admin; beyond loopback it
+// needs --admin-token-file.
+func adminListen(opts serveOptions) (string, serve.AdminOptions, error) {
+	addr, err := serve.ListenAddr(opts.Admin)
+	if err != nil {
+		return "", serve.AdminOptions{}, usageErrorf("--admin: %v", err)
+	}
+	if !serve.IsLoopback(addr) && opts.AdminTokenFile == "" {
+		return "", serve.AdminOptions{}, usageErrorf("--admin %s is beyond loopback: set --admin-token-file too (or bind 127.0.0.1:PORT, [::1]:PORT or localhost:PORT)", opts.Admin)
+	}
+	var ao serve.AdminOptions
+	if opts.AdminTokenFile != "" {
+		if ao.Token, err = readTokenFile("--admin-token-file", opts.AdminTokenFile); err != nil {
+			return "", ao, err
+		}
+	}
+	return addr, ao, nil
+}
+
+// serverOptions are the serve.Options of serve's flags (without the
+// tracer and the state).
+func serverOptions(opts serveOptions, log *slog.Logger) serve.Options {
+	return serve.Options{
+		ConfigPath:    opts.Config,
+		Logger:        log,
+		AllowBreaking: opts.AllowBreaking,
+		Debounce:      opts.Debounce,
+		RecordDir:     opts.Record,
+		PinSessions:   opts.PinSessions,
+		PinTTL:        opts.PinTTL,
+
+		ExecConcurrency: opts.ExecConcurrency,
+		ExecQueue:       opts.ExecQueue,
+		MaxFileSize:     opts.MaxFileSize,
+	}
+}
+
+// openState opens --state DIR and logs its warnings.
+func openState(dir string, log *slog.Logger) (*state.State, error) {
+	st, err := state.Open(dir, state.Options{History: stateHistory, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("--state: %w", err)
+	}
+	for _, w := range st.Warnings() {
+		log.Warn("state", "warning", w)
+	}
+	return st, nil
+}
+
+// handleSignals turns the signals into RunOptions' Reload (one receive
+// per SIGHUP while ctx lasts) and Force (closed at the second SIGINT or
+// SIGTERM: the first ends Main's context and starts the drain); stop
+// stops listening (serving ended).
+func handleSignals(ctx context.Context, log *slog.Logger) (reload, force <-chan struct{}, stop func()) {
 	stops := make(chan os.Signal, 2)
 	signal.Notify(stops, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(stops)
 	finished := make(chan struct{})
-	defer close(finished)
-	force := forceOnSecondSignal(stops, finished, log)
+	force = forceOnSecondSignal(stops, finished, log)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+	return reloadOn(ctx, hup), force, func() {
+		signal.Stop(hup)
+		close(finished)
+		signal.Stop(stops)
+	}
+}
+
+// reloadOn sends one receive per signal read from sigs until ctx ends.
+func reloadOn(ctx context.Context, sigs <-chan os.Signal) <-chan struct{} {
 	reload := make(chan struct{})
 	go func() {
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-hup:
+			case <-sigs:
 				select {
 				case reload <- struct{}{}:
 				case <-ctx.Done():
@@ -334,18 +427,7 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 			}
 		}
 	}()
-	return srv.Run(ctx, serve.RunOptions{
-		HTTPAddr:        httpAddr,
-		HTTP:            httpOpts,
-		Stdin:           s.In,
-		Stdout:          s.Out,
-		AdminAddr:       adminAddr,
-		Admin:           adminOpts,
-		Watch:           !opts.NoWatch,
-		Reload:          reload,
-		ShutdownTimeout: opts.ShutdownTimeout,
-		Force:           force,
-	})
+	return reload
 }
 
 // forceOnSecondSignal returns a channel closed at the second signal read

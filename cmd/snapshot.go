@@ -73,16 +73,8 @@ client-config:FILE#NAME for snapshot, lint, diff and canon.`,
 				}
 				return runSnapshotClientConfig(c.Context(), s, opts)
 			}
-			if dash := c.ArgsLenAtDash(); dash >= 0 {
-				if dash != 0 || len(args) == 0 {
-					return usageErrorf("give either SOURCE or -- COMMAND ARGS…")
-				}
-				opts.Command = args
-			} else {
-				if len(args) != 1 {
-					return usageErrorf("snapshot takes one SOURCE (or -- COMMAND ARGS…), got %d arguments", len(args))
-				}
-				opts.Source = args[0]
+			if err := snapshotSource(c.ArgsLenAtDash(), args, &opts); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(&opts)
@@ -95,6 +87,23 @@ client-config:FILE#NAME for snapshot, lint, diff and canon.`,
 	opts.Live.register(c.Flags())
 	c.Flags().BoolVar(&opts.Canonical, "canonical", false, "write the canonical form (one line, as canon prints it; what canon --check expects) instead of the indented lockfile")
 	return c
+}
+
+// snapshotSource sets opts.Source, or opts.Command from the arguments
+// after "--" (dash: cobra's ArgsLenAtDash, -1 without one).
+func snapshotSource(dash int, args []string, opts *snapshotOptions) error {
+	if dash >= 0 {
+		if dash != 0 || len(args) == 0 {
+			return usageErrorf("give either SOURCE or -- COMMAND ARGS…")
+		}
+		opts.Command = args
+		return nil
+	}
+	if len(args) != 1 {
+		return usageErrorf("snapshot takes one SOURCE (or -- COMMAND ARGS…), got %d arguments", len(args))
+	}
+	opts.Source = args[0]
+	return nil
 }
 
 func runSnapshot(ctx context.Context, s *Streams, opts snapshotOptions) error {

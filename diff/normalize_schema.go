@@ -606,15 +606,13 @@ func normalizeType(v *canon.Value) {
 // dropNoOps deletes keywords that constrain nothing.
 func dropNoOps(v *canon.Value) {
 	for _, kw := range []string{"additionalProperties", "items", "unevaluatedProperties", "unevaluatedItems", "propertyNames"} {
-		if x := v.Get(kw); x != nil && ((x.Kind == canon.Bool && x.Bool) || (x.Kind == canon.Object && len(x.Members) == 0)) {
+		if x := v.Get(kw); x != nil && isTrue(x) {
 			v.Delete(kw)
 		}
 	}
 	for _, kw := range []string{"minLength", "minItems", "minProperties"} {
-		if x := v.Get(kw); x != nil && x.Kind == canon.Number {
-			if r, ok := ratOf(x); ok && r.Sign() == 0 {
-				v.Delete(kw)
-			}
+		if x := v.Get(kw); x != nil && isZero(x) {
+			v.Delete(kw)
 		}
 	}
 	if x := v.Get("uniqueItems"); x != nil && x.Kind == canon.Bool && !x.Bool {
@@ -623,32 +621,52 @@ func dropNoOps(v *canon.Value) {
 	if x := v.Get("pattern"); x != nil && x.Kind == canon.String && x.Str == "" {
 		v.Delete("pattern")
 	}
-	if !v.Has("if") {
-		v.Delete("then")
-		v.Delete("else")
-	} else if !v.Has("then") && !v.Has("else") {
-		v.Delete("if")
-	}
+	dropLoneConditional(v)
 	for _, kw := range []string{"properties", "patternProperties", "dependentSchemas", "dependentRequired"} {
 		if x := v.Get(kw); x != nil && x.Kind == canon.Object && len(x.Members) == 0 {
 			v.Delete(kw)
 		}
 	}
 	if x := v.Get("required"); x != nil && x.Kind == canon.Array {
-		seen := map[string]bool{}
-		kept := x.Items[:0]
-		for _, it := range x.Items {
-			if it.Kind == canon.String && seen[it.Str] {
-				continue
-			}
-			seen[it.Str] = true
-			kept = append(kept, it)
-		}
-		x.Items = kept
+		dedupeRequired(x)
 		if len(x.Items) == 0 {
 			v.Delete("required")
 		}
 	}
+}
+
+// isZero reports whether x is the number 0.
+func isZero(x *canon.Value) bool {
+	if x.Kind != canon.Number {
+		return false
+	}
+	r, ok := ratOf(x)
+	return ok && r.Sign() == 0
+}
+
+// dropLoneConditional deletes then and else without if, and if without
+// then or else.
+func dropLoneConditional(v *canon.Value) {
+	if !v.Has("if") {
+		v.Delete("then")
+		v.Delete("else")
+	} else if !v.Has("then") && !v.Has("else") {
+		v.Delete("if")
+	}
+}
+
+// dedupeRequired keeps the first of each name in a required array.
+func dedupeRequired(x *canon.Value) {
+	seen := map[string]bool{}
+	kept := x.Items[:0]
+	for _, it := range x.Items {
+		if it.Kind == canon.String && seen[it.Str] {
+			continue
+		}
+		seen[it.Str] = true
+		kept = append(kept, it)
+	}
+	x.Items = kept
 }
 
 // constIntoEnum folds a "const" into the "enum" beside it: an instance must

@@ -598,7 +598,15 @@ func (f *routeFinder) find() map[string]route {
 	f.coerced = map[string]map[string]string{}
 	routes := map[string]route{}
 	used := map[string]bool{}
-	// Renames by name: same style key.
+	f.renamesByName(routes, used)
+	f.renamesBySchema(routes, used)
+	f.consolidations(routes)
+	return routes
+}
+
+// renamesByName adds the renames between tools of the same style key
+// (routes by removed tool, used added tools).
+func (f *routeFinder) renamesByName(routes map[string]route, used map[string]bool) {
 	byKey := map[string][]*toolset.Tool{}
 	for _, at := range f.added {
 		k := styleKey(at.Name)
@@ -616,7 +624,11 @@ func (f *routeFinder) find() map[string]route {
 			}
 		}
 	}
-	// Renames by schema: identical normalized input schema, unique pairing.
+}
+
+// renamesBySchema adds the renames between the tools left whose
+// normalized input schemas are identical, when the pairing is unique.
+func (f *routeFinder) renamesBySchema(routes map[string]route, used map[string]bool) {
 	group := map[string][2][]*toolset.Tool{}
 	var keys []string
 	for side, tools := range [2][]*toolset.Tool{f.removed, f.added} {
@@ -645,22 +657,27 @@ func (f *routeFinder) find() map[string]route {
 			routes[g[0][0].Name] = r
 		}
 	}
-	// Consolidations, in name order (which decides coercion conflicts).
+}
+
+// consolidations adds the consolidations of the removed tools left, in
+// name order (which decides coercion conflicts).
+func (f *routeFinder) consolidations(routes map[string]route) {
 	for _, rt := range f.removed {
 		if _, done := routes[rt.Name]; done {
 			continue
 		}
-		if r, ok := f.consolidation(rt); ok {
-			routes[rt.Name] = r
-			for k, v := range r.Coerce {
-				if f.coerced[r.Target] == nil {
-					f.coerced[r.Target] = map[string]string{}
-				}
-				f.coerced[r.Target][k] = v
+		r, ok := f.consolidation(rt)
+		if !ok {
+			continue
+		}
+		routes[rt.Name] = r
+		for k, v := range r.Coerce {
+			if f.coerced[r.Target] == nil {
+				f.coerced[r.Target] = map[string]string{}
 			}
+			f.coerced[r.Target][k] = v
 		}
 	}
-	return routes
 }
 
 // rename checks a removed/added pair for tool-renamed.
@@ -692,14 +709,33 @@ func (f *routeFinder) consolidation(rt *toolset.Tool) (route, bool) {
 	if !ok {
 		return route{}, false
 	}
-	type candidate struct {
-		t           *toolset.Tool
-		tgt         argSet
-		disc, value string
-		rank        int
+	cands, extended := f.consolidationCandidates(rt)
+	if len(cands) == 0 && len(extended) > 0 {
+		f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("no discriminator value is named after %s (%s: a longer name may be another operation, so it is not assumed to be this one)", rt.Name, strings.Join(extended, ", ")))
 	}
-	var cands []candidate
-	var extended []string // discriminator values that only extend a derived value
+	slices.SortStableFunc(cands, func(a, b consolidationCandidate) int { return a.rank - b.rank })
+	for _, cd := range cands {
+		if r, ok := f.consolidateInto(rt, old, cd); ok {
+			return r, true
+		}
+	}
+	return route{}, false
+}
+
+// consolidationCandidate is a new tool rt may have been consolidated
+// into: its discriminator argument disc takes value, derived from rt's
+// name (rank: the index among derivedValues).
+type consolidationCandidate struct {
+	t           *toolset.Tool
+	tgt         argSet
+	disc, value string
+	rank        int
+}
+
+// consolidationCandidates lists the new tools with a discriminator value
+// derived from rt's name, and (extended) the discriminator values that
+// only extend a derived value.
+func (f *routeFinder) consolidationCandidates(rt *toolset.Tool) (cands []consolidationCandidate, extended []string) {
 	for _, t := range f.c.new.Tools {
 		if t.Name == rt.Name {
 			continue
@@ -715,15 +751,8 @@ func (f *routeFinder) consolidation(rt *toolset.Tool) (route, bool) {
 			}
 			enum := stringEnum(a.Schema)
 			derived := derivedValues(rt.Name, t.Name)
-			found := false
-			for rank, v := range derived {
-				if slices.Contains(enum, v) {
-					cands = append(cands, candidate{t: t, tgt: tgt, disc: d, value: v, rank: rank})
-					found = true
-					break
-				}
-			}
-			if found {
+			if rank := slices.IndexFunc(derived, func(v string) bool { return slices.Contains(enum, v) }); rank >= 0 {
+				cands = append(cands, consolidationCandidate{t: t, tgt: tgt, disc: d, value: derived[rank], rank: rank})
 				continue
 			}
 			for _, e := range enum {
@@ -733,34 +762,33 @@ func (f *routeFinder) consolidation(rt *toolset.Tool) (route, bool) {
 			}
 		}
 	}
-	if len(cands) == 0 && len(extended) > 0 {
-		f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("no discriminator value is named after %s (%s: a longer name may be another operation, so it is not assumed to be this one)", rt.Name, strings.Join(extended, ", ")))
+	return cands, extended
+}
+
+// consolidateInto fits and verifies the route of rt (arguments old) into
+// cd; on failure it records why.
+func (f *routeFinder) consolidateInto(rt *toolset.Tool, old argSet, cd consolidationCandidate) (route, bool) {
+	where := fmt.Sprintf("%s has %s %q", cd.t.Name, cd.disc, cd.value)
+	fit := fitArgs(old, cd.tgt, map[string]bool{cd.disc: true}, cd.t.Name, true)
+	if len(fit.Why) > 0 {
+		f.Why[rt.Name] = append(f.Why[rt.Name], where+", but "+strings.Join(fit.Why, "; "))
+		return route{}, false
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return a.rank - b.rank })
-	for _, cd := range cands {
-		where := fmt.Sprintf("%s has %s %q", cd.t.Name, cd.disc, cd.value)
-		fit := fitArgs(old, cd.tgt, map[string]bool{cd.disc: true}, cd.t.Name, true)
-		if len(fit.Why) > 0 {
-			f.Why[rt.Name] = append(f.Why[rt.Name], where+", but "+strings.Join(fit.Why, "; "))
-			continue
-		}
-		if why := f.coerceConflict(cd.t.Name, fit.Coerce); why != "" {
-			f.Why[rt.Name] = append(f.Why[rt.Name], where+", but "+why)
-			continue
-		}
-		r := route{Rule: ruleToolConsolidated, Target: cd.t.Name, Detail: cd.disc + ": " + cd.value,
-			Alias:  facade.Alias{Name: rt.Name, Inject: map[string]any{cd.disc: cd.value}, Rename: fit.Rename},
-			Coerce: fit.Coerce, ByRole: fit.ByRole}
-		w, err := f.c.verifyRoute(rt, cd.t, r.block())
-		if err != nil {
-			f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("%s, but %v", where, err))
-			continue
-		}
-		r.Witness = w
-		r.Redescribed = redescribed(old, fit)
-		return r, true
+	if why := f.coerceConflict(cd.t.Name, fit.Coerce); why != "" {
+		f.Why[rt.Name] = append(f.Why[rt.Name], where+", but "+why)
+		return route{}, false
 	}
-	return route{}, false
+	r := route{Rule: ruleToolConsolidated, Target: cd.t.Name, Detail: cd.disc + ": " + cd.value,
+		Alias:  facade.Alias{Name: rt.Name, Inject: map[string]any{cd.disc: cd.value}, Rename: fit.Rename},
+		Coerce: fit.Coerce, ByRole: fit.ByRole}
+	w, err := f.c.verifyRoute(rt, cd.t, r.block())
+	if err != nil {
+		f.Why[rt.Name] = append(f.Why[rt.Name], fmt.Sprintf("%s, but %v", where, err))
+		return route{}, false
+	}
+	r.Witness = w
+	r.Redescribed = redescribed(old, fit)
+	return r, true
 }
 
 // coerceConflict says why coercions cannot join target's facade block: an

@@ -151,51 +151,30 @@ func Apply(f File, target string, validate func(args map[string]any) error, call
 			return call, nil, nil
 		}
 		args = schema.CloneInstance(args).(map[string]any)
-		steps, err := applyBlock(args, block.Rename, block.Values, block.Coerce, block.Defaults)
-		if err != nil {
-			return call, nil, fmt.Errorf("facade of %s: %w", target, err)
-		}
-		if len(steps) == 0 || validate(args) != nil {
-			return call, nil, first
-		}
-		return Call{Tool: target, Arguments: args}, steps, nil
+		return applyTarget(block, target, validate, call, args, nil, first)
 	}
-
 	i := slices.IndexFunc(block.Aliases, func(a Alias) bool { return a.Name == call.Tool })
 	if i < 0 {
 		return call, nil, fmt.Errorf("%w: %q is not %q or one of its aliases", ErrNoRoute, call.Tool, target)
 	}
 	alias := block.Aliases[i]
 	args = schema.CloneInstance(args).(map[string]any)
-	rule := []string{RuleKey(MemberAliases, alias.Name)}
-	steps := []Step{{Kind: StepAlias, Detail: call.Tool + " -> " + target, Rules: rule}}
-	for _, k := range slices.Sorted(maps.Keys(alias.Inject)) {
-		toks, err := parseKey(k)
-		if err != nil {
-			return call, nil, fmt.Errorf("alias %s of %s: inject: %w", alias.Name, target, err)
-		}
-		want := jsonForm(alias.Inject[k])
-		if have, ok := get(args, toks); ok && !sameJSON(have, want) {
-			return call, nil, fmt.Errorf("alias %s of %s: argument %q is %s, inject wants %s", alias.Name, target, k, jsonText(have), jsonText(want))
-		}
-		if !set(args, toks, want) {
-			return call, nil, fmt.Errorf("alias %s of %s: inject %q: a parent of that location is not an object", alias.Name, target, k)
-		}
-		steps = append(steps, Step{Kind: StepInject, Detail: k, Rules: rule})
-	}
-	more, err := applyBlock(args, alias.Rename, alias.Values, nil, alias.Defaults)
+	steps, err := applyAlias(alias, target, call.Tool, args)
 	if err != nil {
-		return call, nil, fmt.Errorf("alias %s of %s: %w", alias.Name, target, err)
+		return call, nil, err
 	}
-	for i := range more {
-		more[i].Rules = rule
-	}
-	steps = append(steps, more...)
 	first := validate(args)
 	if first == nil {
 		return Call{Tool: target, Arguments: args}, steps, nil
 	}
-	more, err = applyBlock(args, block.Rename, block.Values, block.Coerce, block.Defaults)
+	return applyTarget(block, target, validate, call, args, steps, first)
+}
+
+// applyTarget applies target's own translations (block) to args, after
+// steps; the call they make is returned when it validates, else call
+// and first, the error of the arguments before.
+func applyTarget(block Block, target string, validate func(args map[string]any) error, call Call, args map[string]any, steps []Step, first error) (Call, []Step, error) {
+	more, err := applyBlock(args, block.Rename, block.Values, block.Coerce, block.Defaults)
 	if err != nil {
 		return call, nil, fmt.Errorf("facade of %s: %w", target, err)
 	}
@@ -205,8 +184,68 @@ func Apply(f File, target string, validate func(args map[string]any) error, call
 	return Call{Tool: target, Arguments: args}, append(steps, more...), nil
 }
 
-// applyBlock applies one set of translations to args in place.
+// applyAlias routes a call of alias (named called) to target: it injects
+// the alias's values and applies its translations to args in place.
+func applyAlias(alias Alias, target, called string, args map[string]any) ([]Step, error) {
+	rule := []string{RuleKey(MemberAliases, alias.Name)}
+	steps := []Step{{Kind: StepAlias, Detail: called + " -> " + target, Rules: rule}}
+	for _, k := range slices.Sorted(maps.Keys(alias.Inject)) {
+		if err := inject(args, k, alias.Inject[k]); err != nil {
+			return nil, fmt.Errorf("alias %s of %s: %w", alias.Name, target, err)
+		}
+		steps = append(steps, Step{Kind: StepInject, Detail: k, Rules: rule})
+	}
+	more, err := applyBlock(args, alias.Rename, alias.Values, nil, alias.Defaults)
+	if err != nil {
+		return nil, fmt.Errorf("alias %s of %s: %w", alias.Name, target, err)
+	}
+	for i := range more {
+		more[i].Rules = rule
+	}
+	return append(steps, more...), nil
+}
+
+// inject sets the argument at key k to value, which it may already hold.
+func inject(args map[string]any, k string, value any) error {
+	toks, err := parseKey(k)
+	if err != nil {
+		return fmt.Errorf("inject: %w", err)
+	}
+	want := jsonForm(value)
+	if have, ok := get(args, toks); ok && !sameJSON(have, want) {
+		return fmt.Errorf("argument %q is %s, inject wants %s", k, jsonText(have), jsonText(want))
+	}
+	if !set(args, toks, want) {
+		return fmt.Errorf("inject %q: a parent of that location is not an object", k)
+	}
+	return nil
+}
+
+// applyBlock applies one set of translations to args in place: renames,
+// value maps, coercions, defaults, in that order.
 func applyBlock(args map[string]any, rename map[string]string, values map[string]map[string]any, coerce map[string]string, defaults map[string]any) ([]Step, error) {
+	steps, err := applyRenames(args, rename)
+	if err != nil {
+		return nil, err
+	}
+	more, err := applyValues(args, values)
+	if err != nil {
+		return nil, err
+	}
+	steps = append(steps, more...)
+	if more, err = applyCoerce(args, coerce); err != nil {
+		return nil, err
+	}
+	steps = append(steps, more...)
+	if more, err = applyDefaults(args, defaults); err != nil {
+		return nil, err
+	}
+	return append(steps, more...), nil
+}
+
+// applyRenames moves each argument renamed, unless its new location is
+// taken or cannot be set.
+func applyRenames(args map[string]any, rename map[string]string) ([]Step, error) {
 	var steps []Step
 	for _, from := range slices.Sorted(maps.Keys(rename)) {
 		to := rename[from]
@@ -221,22 +260,36 @@ func applyBlock(args map[string]any, rename map[string]string, values map[string
 		if slices.Equal(ft, tt) || isPrefix(ft, tt) {
 			continue
 		}
-		v, ok := get(args, ft)
-		if !ok {
-			continue
+		if move(args, ft, tt) {
+			steps = append(steps, Step{Kind: StepRename, Detail: from + " -> " + to, Rules: []string{RuleKey(MemberRename, from)}})
 		}
-		if _, taken := get(args, tt); taken || !canSet(args, tt) {
-			continue
-		}
-		remove(args, ft)
-		if !set(args, tt, v) {
-			// canSet said yes, and removing ft cannot make a parent of tt
-			// a non-object; still, never lose the value.
-			set(args, ft, v)
-			continue
-		}
-		steps = append(steps, Step{Kind: StepRename, Detail: from + " -> " + to, Rules: []string{RuleKey(MemberRename, from)}})
 	}
+	return steps, nil
+}
+
+// move moves the value at ft to tt, when there is one and tt is free and
+// can be set; it reports whether it moved it.
+func move(args map[string]any, ft, tt []string) bool {
+	v, ok := get(args, ft)
+	if !ok {
+		return false
+	}
+	if _, taken := get(args, tt); taken || !canSet(args, tt) {
+		return false
+	}
+	remove(args, ft)
+	if !set(args, tt, v) {
+		// canSet said yes, and removing ft cannot make a parent of tt
+		// a non-object; still, never lose the value.
+		set(args, ft, v)
+		return false
+	}
+	return true
+}
+
+// applyValues maps the values of the arguments through their tables.
+func applyValues(args map[string]any, values map[string]map[string]any) ([]Step, error) {
+	var steps []Step
 	for _, k := range slices.Sorted(maps.Keys(values)) {
 		toks, err := parseKey(k)
 		if err != nil {
@@ -255,6 +308,12 @@ func applyBlock(args map[string]any, rename map[string]string, values map[string
 			steps = append(steps, Step{Kind: StepValue, Detail: k, Rules: rules})
 		}
 	}
+	return steps, nil
+}
+
+// applyCoerce converts the arguments by their coercions (Coerce).
+func applyCoerce(args map[string]any, coerce map[string]string) ([]Step, error) {
+	var steps []Step
 	for _, k := range slices.Sorted(maps.Keys(coerce)) {
 		toks, err := parseKey(k)
 		if err != nil {
@@ -273,6 +332,12 @@ func applyBlock(args map[string]any, rename map[string]string, values map[string
 			steps = append(steps, Step{Kind: StepCoerce, Detail: k, Rules: []string{RuleKey(MemberCoerce, k)}})
 		}
 	}
+	return steps, nil
+}
+
+// applyDefaults sets the absent arguments that have a default.
+func applyDefaults(args map[string]any, defaults map[string]any) ([]Step, error) {
+	var steps []Step
 	for _, k := range slices.Sorted(maps.Keys(defaults)) {
 		toks, err := parseKey(k)
 		if err != nil {

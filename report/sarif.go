@@ -126,21 +126,7 @@ func sarifLevel(l diff.Level) string {
 // inside the tool object ("search/inputSchema/properties/mode"). Ignored
 // findings carry an external suppression with the ignore's reason.
 func SARIF(w io.Writer, r *diff.Report, opts Options) error {
-	driver := sarifDriver{Name: "mcpctl", Version: opts.Version, InformationURI: informationURI, Rules: []sarifRule{}}
-	index := map[string]int{}
-	for _, rule := range opts.rules() {
-		index[string(rule.ID)] = len(driver.Rules)
-		tags := rule.Tags
-		if tags == nil {
-			tags = []string{}
-		}
-		driver.Rules = append(driver.Rules, sarifRule{
-			ID:                   string(rule.ID),
-			ShortDescription:     &sarifText{rule.Purpose},
-			DefaultConfiguration: sarifConfiguration{sarifLevel(catalogLevel(rule))},
-			Properties:           sarifRuleProps{Tags: tags, Direction: rule.Direction},
-		})
-	}
+	driver, index := sarifCatalog(opts)
 	results := []sarifResult{}
 	for i := range r.Changes {
 		c := &r.Changes[i]
@@ -154,32 +140,7 @@ func SARIF(w io.Writer, r *diff.Report, opts Options) error {
 				Properties:           sarifRuleProps{Tags: []string{}, Direction: c.Direction},
 			})
 		}
-		ri := index[c.Rule]
-		lvl := c.Level
-		if lvl == diff.Facade && c.Covered {
-			lvl = diff.Safe
-		}
-		res := sarifResult{
-			RuleID:    c.Rule,
-			RuleIndex: &ri,
-			Level:     sarifLevel(lvl),
-			Message:   sarifText{sarifMessage(c)},
-			Locations: []sarifLocation{{LogicalLocations: []sarifLogical{{
-				Name:               c.Tool,
-				FullyQualifiedName: c.Tool + toolPointer(c),
-				Kind:               "function",
-			}}}},
-			Properties: sarifResultProps{
-				Tool: c.Tool, Direction: c.Direction, Pointer: toolPointer(c), MCPCtlLevel: c.Level,
-				Old: c.Old, New: c.New, Witness: c.Witness, Facade: c.Facade, Notice: c.Notice,
-				Covered: c.Covered, Undecided: c.Undecided, RuleBug: c.RuleBug,
-				Calls: c.Calls, Unused: c.Unused,
-			},
-		}
-		if c.Ignored {
-			res.Suppressions = []sarifSuppression{{Kind: "external", Justification: c.IgnoreReason}}
-		}
-		results = append(results, res)
+		results = append(results, sarifResultOf(c, index[c.Rule]))
 	}
 	log := sarifLog{
 		Schema:  sarifSchema,
@@ -197,6 +158,56 @@ func SARIF(w io.Writer, r *diff.Report, opts Options) error {
 		}},
 	}
 	return encodeJSON(w, log)
+}
+
+// sarifCatalog is the driver listing the rule catalog, and each rule's
+// index in it.
+func sarifCatalog(opts Options) (sarifDriver, map[string]int) {
+	driver := sarifDriver{Name: "mcpctl", Version: opts.Version, InformationURI: informationURI, Rules: []sarifRule{}}
+	index := map[string]int{}
+	for _, rule := range opts.rules() {
+		index[string(rule.ID)] = len(driver.Rules)
+		tags := rule.Tags
+		if tags == nil {
+			tags = []string{}
+		}
+		driver.Rules = append(driver.Rules, sarifRule{
+			ID:                   string(rule.ID),
+			ShortDescription:     &sarifText{rule.Purpose},
+			DefaultConfiguration: sarifConfiguration{sarifLevel(catalogLevel(rule))},
+			Properties:           sarifRuleProps{Tags: tags, Direction: rule.Direction},
+		})
+	}
+	return driver, index
+}
+
+// sarifResultOf is the result of finding c, of the rule at ruleIndex.
+func sarifResultOf(c *diff.Change, ruleIndex int) sarifResult {
+	lvl := c.Level
+	if lvl == diff.Facade && c.Covered {
+		lvl = diff.Safe
+	}
+	res := sarifResult{
+		RuleID:    c.Rule,
+		RuleIndex: &ruleIndex,
+		Level:     sarifLevel(lvl),
+		Message:   sarifText{sarifMessage(c)},
+		Locations: []sarifLocation{{LogicalLocations: []sarifLogical{{
+			Name:               c.Tool,
+			FullyQualifiedName: c.Tool + toolPointer(c),
+			Kind:               "function",
+		}}}},
+		Properties: sarifResultProps{
+			Tool: c.Tool, Direction: c.Direction, Pointer: toolPointer(c), MCPCtlLevel: c.Level,
+			Old: c.Old, New: c.New, Witness: c.Witness, Facade: c.Facade, Notice: c.Notice,
+			Covered: c.Covered, Undecided: c.Undecided, RuleBug: c.RuleBug,
+			Calls: c.Calls, Unused: c.Unused,
+		},
+	}
+	if c.Ignored {
+		res.Suppressions = []sarifSuppression{{Kind: "external", Justification: c.IgnoreReason}}
+	}
+	return res
 }
 
 func sarifMessage(c *diff.Change) string {

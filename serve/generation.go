@@ -181,9 +181,8 @@ func buildGeneration(cfg *serveconfig.Config, opts buildOptions) (*Generation, e
 	if err != nil {
 		return nil, err
 	}
-	getenv := opts.getenv
-	if getenv == nil {
-		getenv = os.LookupEnv
+	if opts.getenv == nil {
+		opts.getenv = os.LookupEnv
 	}
 	// Absolute, so a relative program runs the same whatever its Dir.
 	dir, err := filepath.Abs(cmp.Or(opts.handlerDir, filepath.Dir(cfg.Source)))
@@ -196,58 +195,90 @@ func buildGeneration(cfg *serveconfig.Config, opts buildOptions) (*Generation, e
 		tools:   make(map[string]*liveTool, len(compiled)),
 		aliases: map[string]*aliasRoute{},
 	}
+	if err := g.buildTools(compiled, dir, opts); err != nil {
+		return nil, err
+	}
+	g.index(opts)
+	g.onRelease = opts.onRelease
+	g.refs.Store(1)
+	return g, nil
+}
+
+// buildTools fills g.tools: a tool unchanged since opts.prev is reused,
+// every other one built (buildTool). On error every tool is dropped.
+func (g *Generation) buildTools(compiled []*compiledTool, dir string, opts buildOptions) error {
 	var errs []error
 	for _, ct := range compiled {
 		t := ct.cfg
 		key := toolKey(t, dir)
-		if pt := reuseTool(opts.prev, t, key, getenv); pt != nil {
+		if pt := reuseTool(opts.prev, t, key, opts.getenv); pt != nil {
 			g.tools[t.Name] = pt
 			continue
 		}
-		if t.Handler == nil {
-			p := t.Pos
-			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Msg: "tool has no handler (want handler: {exec: …}, {http: …} or {static: …})"})
-			continue
-		}
-		env := map[string]envRead{}
-		h, err := buildHandler(t.Handler, dir, recordEnv(getenv, env), opts.exec, opts.upstreams)
+		lt, err := buildTool(ct, key, dir, opts)
 		if err != nil {
-			p := t.Handler.Pos
-			errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler", Msg: err.Error()})
+			errs = append(errs, err)
 			continue
 		}
-		lt := &liveTool{name: t.Name, key: key, env: env, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, outValue: t.Value.Get("outputSchema"), handler: h, facade: t.Facade}
-		lt.check = &callcheck.Tool{Name: lt.name, Schema: lt.inValue, Compiled: lt.in, Facade: lt.facade}
-		if sh, ok := h.(handler.Static); ok && ct.out != nil {
-			// Fixed output: check it against the outputSchema now, so a
-			// violation refuses the candidate instead of failing each call.
-			v, perr := canon.Parse(sh.Body)
-			verr, inst := perr, any(nil)
-			if perr == nil {
-				inst = schema.Instance(&v)
-				verr = ct.out.Validate(inst)
-			}
-			if verr != nil {
-				p := t.Handler.Pos
-				errs = append(errs, &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: "/handler/static",
-					Msg: "the static output does not match the tool's outputSchema:" + callcheck.Lines(callcheck.Problems(lt.outValue, inst, verr), "(output)")})
-				h.Close()
-				continue
-			}
-			lt.structured = canon.AppendOrdered(nil, &v)
-		}
-		if opts.meters != nil {
-			lt.meters = opts.meters(t.Name)
-		}
-		lt.refs.Store(1)
 		g.tools[t.Name] = lt
 	}
 	if len(errs) > 0 {
 		for _, t := range g.tools {
 			t.drop()
 		}
-		return nil, errors.Join(errs...)
+		return errors.Join(errs...)
 	}
+	return nil
+}
+
+// buildTool builds one tool's handler and call check; key is its toolKey.
+func buildTool(ct *compiledTool, key, dir string, opts buildOptions) (*liveTool, error) {
+	t := ct.cfg
+	if t.Handler == nil {
+		return nil, posError(t, t.Pos, "", "tool has no handler (want handler: {exec: …}, {http: …} or {static: …})")
+	}
+	env := map[string]envRead{}
+	h, err := buildHandler(t.Handler, dir, recordEnv(opts.getenv, env), opts.exec, opts.upstreams)
+	if err != nil {
+		return nil, posError(t, t.Handler.Pos, "/handler", err.Error())
+	}
+	lt := &liveTool{name: t.Name, key: key, env: env, raw: t.Raw, in: ct.in, inValue: t.Value.Get("inputSchema"), out: ct.out, outValue: t.Value.Get("outputSchema"), handler: h, facade: t.Facade}
+	lt.check = &callcheck.Tool{Name: lt.name, Schema: lt.inValue, Compiled: lt.in, Facade: lt.facade}
+	if sh, ok := h.(handler.Static); ok && ct.out != nil {
+		if err := lt.checkStatic(t, sh); err != nil {
+			h.Close()
+			return nil, err
+		}
+	}
+	if opts.meters != nil {
+		lt.meters = opts.meters(t.Name)
+	}
+	lt.refs.Store(1)
+	return lt, nil
+}
+
+// checkStatic checks a static handler's fixed output against the
+// outputSchema now, so a violation refuses the candidate instead of
+// failing each call; it keeps the output as structured content.
+func (lt *liveTool) checkStatic(t *serveconfig.ToolConfig, sh handler.Static) error {
+	v, perr := canon.Parse(sh.Body)
+	verr, inst := perr, any(nil)
+	if perr == nil {
+		inst = schema.Instance(&v)
+		verr = lt.out.Validate(inst)
+	}
+	if verr != nil {
+		return posError(t, t.Handler.Pos, "/handler/static",
+			"the static output does not match the tool's outputSchema:"+callcheck.Lines(callcheck.Problems(lt.outValue, inst, verr), "(output)"))
+	}
+	lt.structured = canon.AppendOrdered(nil, &v)
+	return nil
+}
+
+// index fills what g derives from its tools: the alias routes, the
+// served bytes, the canonical form and fingerprint, the names and the
+// upstream connections it uses.
+func (g *Generation) index(opts buildOptions) {
 	for _, t := range g.tools {
 		if t.facade == nil {
 			continue
@@ -259,14 +290,14 @@ func buildGeneration(cfg *serveconfig.Config, opts buildOptions) (*Generation, e
 	// Served bytes: the tools in name order, each as written.
 	buf := make([]byte, 0, 1024)
 	buf = append(buf, '[')
-	for i, t := range set.Tools {
+	for i, t := range g.Set.Tools {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, t.Raw...)
 	}
 	g.toolsJSON = append(buf, ']')
-	g.Canonical = set.Canonical(false)
+	g.Canonical = g.Set.Canonical(false)
 	g.Fingerprint = canon.Fingerprint(g.Canonical)
 	for name := range g.tools {
 		g.names = append(g.names, name)
@@ -274,15 +305,12 @@ func buildGeneration(cfg *serveconfig.Config, opts buildOptions) (*Generation, e
 	for name := range g.aliases {
 		g.names = append(g.names, name)
 	}
-	g.inputs, g.conns = cfg.Digest, opts.upstreams
-	for _, t := range cfg.Tools {
+	g.inputs, g.conns = g.Config.Digest, opts.upstreams
+	for _, t := range g.Config.Tools {
 		if u := t.Handler; u != nil && u.Upstream != nil && !slices.Contains(g.upstreamKeys, u.Upstream.Conn) {
 			g.upstreamKeys = append(g.upstreamKeys, u.Upstream.Conn)
 		}
 	}
-	g.onRelease = opts.onRelease
-	g.refs.Store(1)
-	return g, nil
 }
 
 // discard closes a candidate that will never be published.

@@ -3,7 +3,6 @@ package serve
 import (
 	"bufio"
 	"bytes"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,8 +23,10 @@ type HTTPOptions struct {
 	// the 2026-07-28 revision requires; otherwise sessions are stateful.
 	Stateless bool
 	// AllowedOrigins lists the Origin values accepted (scheme://host[:port]);
-	// a request carrying any other Origin gets 403. Requests without an
-	// Origin (non-browser clients) are accepted.
+	// a request carrying any other Origin gets 403, whatever its method.
+	// Requests without an Origin (non-browser clients) are accepted,
+	// unless their Sec-Fetch-Site says another site sent a POST or DELETE
+	// (originGuard).
 	AllowedOrigins []string
 	// Token, when set, is the bearer token every request must carry
 	// (compared in constant time).
@@ -88,8 +87,9 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 // DefaultMaxBodyBytes is the default request body limit.
 const DefaultMaxBodyBytes = 4 << 20
 
-// HTTPHandler returns the streamable HTTP handler (go-sdk), wrapped with the
-// Origin check, the bearer token and the body limit.
+// HTTPHandler returns the streamable HTTP handler (go-sdk, with its
+// localhost Host check and body limit), wrapped with the Origin check
+// (originGuard) and the bearer token (requireToken).
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	o = o.withDefaults()
 	if !o.Stateless {
@@ -101,13 +101,8 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		SessionTimeout:      max(o.SessionTimeout, 0),
 	}), o, o.fastCall)
-	origins := make([]string, 0, len(o.AllowedOrigins))
-	for _, a := range o.AllowedOrigins {
-		origins = append(origins, strings.ToLower(strings.TrimSuffix(a, "/")))
-	}
-	token := []byte(o.Token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.admitHTTP(w, r, origins, token) {
+	mcpOnly := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.admitHTTP(w, r) {
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
@@ -128,6 +123,8 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+	allowed, trusted := originIn(o.AllowedOrigins)
+	return s.originGuard(allowed, trusted, requireToken(o.Token, mcpOnly))
 }
 
 // MCPPath is the one path the streamable HTTP listener serves MCP on (MCP
@@ -152,19 +149,11 @@ func (s *Server) HTTPMux(o HTTPOptions) http.Handler {
 	return mux
 }
 
-// admitHTTP refuses, before the body is read, a request from an Origin not
-// allowed (403), without the bearer token (401), or that would start a
-// session while the server shuts down (503). It reports whether r goes on.
-func (s *Server) admitHTTP(w http.ResponseWriter, r *http.Request, origins []string, token []byte) bool {
-	if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(origins, strings.ToLower(origin)) {
-		s.log.Warn("HTTP request from a disallowed origin refused", "origin", sanitizeOrigin(origin), "remote", r.RemoteAddr)
-		refuse(w, "Forbidden: origin not allowed", http.StatusForbidden)
-		return false
-	}
-	if !bearerOK(r, token) {
-		unauthorized(w)
-		return false
-	}
+// admitHTTP refuses (503), before the body is read, a request that
+// would start a session while the server shuts down; the Origin and the
+// token were checked before (originGuard, requireToken). It reports
+// whether r goes on.
+func (s *Server) admitHTTP(w http.ResponseWriter, r *http.Request) bool {
 	if r.Header.Get("Mcp-Session-Id") == "" && s.draining.Load() {
 		w.Header().Set("Retry-After", "1")
 		refuse(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
@@ -247,41 +236,6 @@ func batchRefused(w http.ResponseWriter, msg string) {
 	_, _ = w.Write(b)
 }
 
-// bearerOK reports whether r carries the bearer token (RFC 6750 §2.1: the
-// scheme is case-insensitive, RFC 7235 §2.1), compared in constant time;
-// an empty token accepts every request. go-sdk's auth.RequireBearerToken
-// parses the header the same way but answers 401 without a
-// WWW-Authenticate challenge and keeps the connection for the unread
-// body, so the check is done here.
-func bearerOK(r *http.Request, token []byte) bool {
-	if len(token) == 0 {
-		return true
-	}
-	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), token) == 1
-}
-
-// unauthorized answers 401 with the RFC 6750 §3 challenge.
-func unauthorized(w http.ResponseWriter) {
-	w.Header().Set("WWW-Authenticate", `Bearer realm="mcpctl"`)
-	refuse(w, "Unauthorized", http.StatusUnauthorized)
-}
-
-// refuse answers a request refused before its body was read, and closes
-// the connection after the answer: net/http would otherwise read (up to
-// 256 KiB of) the unread body, so a client that never sends it would hold
-// the connection open.
-func refuse(w http.ResponseWriter, msg string, code int) {
-	w.Header().Set("Connection", "close")
-	// net/http drains up to 256 KiB of an unread body after the handler,
-	// even when closing: a read deadline already past ends that at once.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
-	http.Error(w, msg, code)
-}
-
 // deadlineBody bounds reading body to timeout from now (the request's
 // connection read deadline), and lifts the deadline once the body is read:
 // a server-wide ReadTimeout would also cut the long-lived streams of
@@ -308,7 +262,7 @@ func (b *readDeadline) Read(p []byte) (int, error) {
 			_ = b.rc.SetReadDeadline(time.Time{})
 		} else {
 			// Timed out or too large: the rest is never read, and
-			// net/http must not wait for it either (see refuse).
+			// net/http must not wait for it either (closeAfterAnswer).
 			_ = b.rc.SetReadDeadline(time.Now())
 		}
 	}

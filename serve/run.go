@@ -55,189 +55,241 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 10 * time.Second
 	}
-	var bg sync.WaitGroup
 	runCtx, stopBG := context.WithCancel(ctx)
 	defer stopBG()
-
-	var servers []*http.Server
-	listen := func(kind, addr string, h http.Handler) error {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fmt.Errorf("%s listener: %w", kind, err)
-		}
-		srv := newListenerServer(h, o.HTTP)
-		if kind == "admin" {
-			// No admin request has a body worth waiting for, nor a stream.
-			srv.ReadTimeout = o.HTTP.withDefaults().ReadTimeout
-		}
-		servers = append(servers, srv)
-		if o.OnListen != nil {
-			o.OnListen(kind, ln.Addr().String())
-		}
-		s.log.Info("listening", "transport", kind, "addr", ln.Addr().String())
-		bg.Add(1)
-		go func() {
-			defer bg.Done()
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				s.log.Error("listener failed", "transport", kind, "error", err)
-			}
-		}()
-		return nil
+	r := &run{s: s, o: o, ctx: runCtx}
+	if err := r.listenAdmin(); err != nil {
+		return err
 	}
-	closeServers := func() {
-		for _, srv := range servers {
-			_ = srv.Close()
-		}
-	}
-	if o.AdminAddr != "" {
-		if !IsLoopback(o.AdminAddr) && o.Admin.Token == "" {
-			return fmt.Errorf("admin listener %s: %w", o.AdminAddr, ErrAdminToken)
-		}
-		if err := listen("admin", o.AdminAddr, s.AdminHandler(o.Admin)); err != nil {
-			return err
-		}
-	}
-	if o.Watch {
-		bg.Add(1)
-		go func() {
-			defer bg.Done()
-			if err := s.Watch(runCtx); err != nil {
-				s.log.Error("watching the config failed; reload with SIGHUP or POST /reload", "error", err)
-			}
-		}()
-	}
-	if s.opts.State != nil {
-		bg.Add(1)
-		go func() {
-			defer bg.Done()
-			s.opts.State.FlushEvery(runCtx, UsageFlushInterval)
-		}()
-	}
-	if o.Reload != nil {
-		bg.Add(1)
-		go func() {
-			defer bg.Done()
-			for {
-				select {
-				case <-runCtx.Done():
-					return
-				case <-o.Reload:
-					s.Reload(runCtx, "SIGHUP")
-				}
-			}
-		}()
-	}
-
-	done := ctx.Done()
-	var stdio *mcp.ServerSession
-	var stdioConn *drainTransport
-	var stdioEnded <-chan struct{}
-	if o.HTTPAddr != "" {
-		if err := listen("http", o.HTTPAddr, s.HTTPMux(o.HTTP)); err != nil {
-			closeServers()
-			return err
-		}
-	} else {
-		t := s.stdioTransport(o.Stdin, o.Stdout, runCtx.Done(), o)
-		ss, err := s.mcp.Connect(runCtx, t, nil)
-		if err != nil {
-			closeServers()
-			return fmt.Errorf("stdio: %w", err)
-		}
-		stdio, stdioConn = ss, t
-		ended := make(chan struct{})
-		bg.Add(1)
-		go func() {
-			defer bg.Done()
-			_ = ss.Wait()
-			close(ended)
-		}()
-		done = anyDone(ctx.Done(), ended)
-		stdioEnded = ended
+	r.startBackground()
+	done, err := r.startTransport(ctx)
+	if err != nil {
+		r.closeServers()
+		return err
 	}
 	s.SetReady(true)
 	<-done
+	r.shutdown(stopBG)
+	return nil
+}
 
-	// Shutdown: stop accepting, drain, close.
+// run is one Run: its options, listeners, stdio session and background
+// goroutines.
+type run struct {
+	s   *Server
+	o   RunOptions
+	ctx context.Context // ends when Run's context does, or at shutdown
+	bg  sync.WaitGroup
+
+	servers    []*http.Server
+	stdio      *mcp.ServerSession
+	stdioConn  *drainTransport
+	stdioEnded <-chan struct{}
+}
+
+// goBG runs f in a background goroutine the shutdown waits for.
+func (r *run) goBG(f func()) {
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		f()
+	}()
+}
+
+// listen serves h on addr, a listener of kind "http" or "admin".
+func (r *run) listen(kind, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s listener: %w", kind, err)
+	}
+	srv := newListenerServer(h, r.o.HTTP)
+	if kind == "admin" {
+		// No admin request has a body worth waiting for, nor a stream.
+		srv.ReadTimeout = r.o.HTTP.withDefaults().ReadTimeout
+	}
+	r.servers = append(r.servers, srv)
+	if r.o.OnListen != nil {
+		r.o.OnListen(kind, ln.Addr().String())
+	}
+	r.s.log.Info("listening", "transport", kind, "addr", ln.Addr().String())
+	r.goBG(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			r.s.log.Error("listener failed", "transport", kind, "error", err)
+		}
+	})
+	return nil
+}
+
+func (r *run) closeServers() {
+	for _, srv := range r.servers {
+		_ = srv.Close()
+	}
+}
+
+// listenAdmin starts the admin listener, if one is asked for; beyond
+// loopback it needs a token (ErrAdminToken).
+func (r *run) listenAdmin() error {
+	if r.o.AdminAddr == "" {
+		return nil
+	}
+	if !IsLoopback(r.o.AdminAddr) && r.o.Admin.Token == "" {
+		return fmt.Errorf("admin listener %s: %w", r.o.AdminAddr, ErrAdminToken)
+	}
+	return r.listen("admin", r.o.AdminAddr, r.s.AdminHandler(r.o.Admin))
+}
+
+// startBackground starts what runs beside the transports: the config
+// watch, the state's usage flushes and the reloads asked for on o.Reload.
+func (r *run) startBackground() {
+	s := r.s
+	if r.o.Watch {
+		r.goBG(func() {
+			if err := s.Watch(r.ctx); err != nil {
+				s.log.Error("watching the config failed; reload with SIGHUP or POST /reload", "error", err)
+			}
+		})
+	}
+	if s.opts.State != nil {
+		r.goBG(func() { s.opts.State.FlushEvery(r.ctx, UsageFlushInterval) })
+	}
+	if r.o.Reload != nil {
+		r.goBG(func() {
+			for {
+				select {
+				case <-r.ctx.Done():
+					return
+				case <-r.o.Reload:
+					s.Reload(r.ctx, "SIGHUP")
+				}
+			}
+		})
+	}
+}
+
+// startTransport starts streamable HTTP or stdio; it returns the channel
+// whose end starts the shutdown: ctx's, or also the stdio session's.
+func (r *run) startTransport(ctx context.Context) (<-chan struct{}, error) {
+	if r.o.HTTPAddr != "" {
+		return ctx.Done(), r.listen("http", r.o.HTTPAddr, r.s.HTTPMux(r.o.HTTP))
+	}
+	t := r.s.stdioTransport(r.o.Stdin, r.o.Stdout, r.ctx.Done(), r.o)
+	ss, err := r.s.mcp.Connect(r.ctx, t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("stdio: %w", err)
+	}
+	r.stdio, r.stdioConn = ss, t
+	ended := make(chan struct{})
+	r.goBG(func() {
+		_ = ss.Wait()
+		close(ended)
+	})
+	r.stdioEnded = ended
+	return anyDone(ctx.Done(), ended), nil
+}
+
+// shutdown stops accepting, drains calls and answers, closes the
+// sessions and the listeners, stops the background goroutines (stopBG)
+// and flushes the state.
+func (r *run) shutdown(stopBG context.CancelFunc) {
+	s := r.s
 	s.SetReady(false)
 	s.draining.Store(true)
-	s.log.Info("shutting down: waiting for in-flight calls", "inFlight", s.inflight.count(), "timeout", o.ShutdownTimeout)
-	deadline, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+	s.log.Info("shutting down: waiting for in-flight calls", "inFlight", s.inflight.count(), "timeout", r.o.ShutdownTimeout)
+	deadline, cancel := context.WithTimeout(context.Background(), r.o.ShutdownTimeout)
 	defer cancel()
-	if o.Force != nil {
-		go func() {
-			select {
-			case <-o.Force:
-				s.log.Warn("shutdown forced: abandoning in-flight calls and unwritten answers", "inFlight", s.inflight.count())
-				cancel()
-			case <-deadline.Done():
-			}
-		}()
-	}
-	for _, srv := range servers {
+	r.forceOn(deadline, cancel)
+	for _, srv := range r.servers {
 		srv.SetKeepAlivesEnabled(false)
 	}
 	if err := s.inflight.wait(deadline); err != nil {
 		s.log.Warn("shutdown timeout: abandoning in-flight calls, killing their commands", "inFlight", s.inflight.count())
 		s.exec.Kill()
 	}
-	// A call is done before the SDK writes its response: let the responses
-	// out before the sessions close (HTTP requests still being answered,
-	// stdio requests read and not yet answered). What is left is writing,
-	// so the wait is short: a client that does not read (a blocked stdout)
-	// does not hold up shutdown.
-	grace, cancelGrace := context.WithTimeout(deadline, time.Second)
-	defer cancelGrace()
-	if err := s.posts.wait(grace); err != nil {
-		s.log.Warn("shutdown: abandoning HTTP responses not written in time", "requests", s.posts.count())
-	}
-	if stdioConn != nil && stdioConn.conn != nil {
-		answered, n := stdioConn.conn.answered()
-		select {
-		case <-answered:
-		case <-stdioEnded:
-		case <-grace.Done():
-			s.log.Warn("shutdown: abandoning stdio responses not written in time", "pending", n)
-		}
-	}
-	// Close sessions without waiting on a blocked peer for long, nor on
-	// go-sdk v1.8.0's ServerSession.Close, which can hang when a
-	// 2026-07-28 client's subscriptions/listen arrived just before it: a
-	// Close still running after the bound is abandoned.
-	closed := make(chan struct{})
-	go func() {
-		defer close(closed)
-		var wg sync.WaitGroup
-		for ss := range s.mcp.Sessions() {
-			wg.Add(1)
-			go func() { defer wg.Done(); _ = ss.Close() }()
-		}
-		wg.Wait()
-	}()
-	select {
-	case <-closed:
-	case <-time.After(time.Second):
-		s.log.Warn("some sessions did not close in time (a blocked client?)")
-	}
-	if stdio != nil {
+	r.drainAnswers(deadline)
+	s.closeSessions(time.Second)
+	if r.stdio != nil {
 		s.log.Debug("stdio session closed")
 	}
-	closeServers()
+	r.closeServers()
 	s.baseCancel()
 	stopBG()
-	waitBG := make(chan struct{})
-	go func() { bg.Wait(); close(waitBG) }()
-	select {
-	case <-waitBG:
-	case <-time.After(time.Second):
-	}
+	r.waitBG(time.Second)
 	if s.opts.State != nil {
 		if err := s.opts.State.Flush(); err != nil {
 			s.log.Warn("state: cannot flush the usage counters", "error", err)
 		}
 	}
 	s.log.Info("stopped")
-	return nil
+}
+
+// forceOn ends the shutdown's deadline (cancel) when o.Force closes
+// before it.
+func (r *run) forceOn(deadline context.Context, cancel context.CancelFunc) {
+	if r.o.Force == nil {
+		return
+	}
+	go func() {
+		select {
+		case <-r.o.Force:
+			r.s.log.Warn("shutdown forced: abandoning in-flight calls and unwritten answers", "inFlight", r.s.inflight.count())
+			cancel()
+		case <-deadline.Done():
+		}
+	}()
+}
+
+// drainAnswers lets the answers out before the sessions close. A call is
+// done before the SDK writes its response: HTTP requests may still be
+// being answered, stdio requests read and not yet answered. What is left
+// is writing, so the wait is short (a second within deadline): a client
+// that does not read (a blocked stdout) does not hold up shutdown.
+func (r *run) drainAnswers(deadline context.Context) {
+	grace, cancelGrace := context.WithTimeout(deadline, time.Second)
+	defer cancelGrace()
+	if err := r.s.posts.wait(grace); err != nil {
+		r.s.log.Warn("shutdown: abandoning HTTP responses not written in time", "requests", r.s.posts.count())
+	}
+	if r.stdioConn == nil || r.stdioConn.conn == nil {
+		return
+	}
+	answered, n := r.stdioConn.conn.answered()
+	select {
+	case <-answered:
+	case <-r.stdioEnded:
+	case <-grace.Done():
+		r.s.log.Warn("shutdown: abandoning stdio responses not written in time", "pending", n)
+	}
+}
+
+// closeSessions closes every session without waiting on a blocked peer
+// longer than bound, nor on go-sdk v1.8.0's ServerSession.Close, which
+// can hang when a 2026-07-28 client's subscriptions/listen arrived just
+// before it: a Close still running after bound is abandoned.
+func (s *Server) closeSessions(bound time.Duration) {
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		var wg sync.WaitGroup
+		for ss := range s.mcp.Sessions() {
+			wg.Go(func() { _ = ss.Close() })
+		}
+		wg.Wait()
+	}()
+	select {
+	case <-closed:
+	case <-time.After(bound):
+		s.log.Warn("some sessions did not close in time (a blocked client?)")
+	}
+}
+
+// waitBG waits up to bound for the background goroutines.
+func (r *run) waitBG(bound time.Duration) {
+	waitBG := make(chan struct{})
+	go func() { r.bg.Wait(); close(waitBG) }()
+	select {
+	case <-waitBG:
+	case <-time.After(bound):
+	}
 }
 
 // UsageFlushInterval is how often Run writes the state's usage counters

@@ -38,44 +38,24 @@ type compiledTool struct {
 // generation, or nil) was valid there: it is not linted again and its
 // compiled schemas are reused (schema compilation is most of a build).
 func validateConfig(cfg *serveconfig.Config, prev *Generation) ([]*compiledTool, error) {
+	errs := checkNames(cfg)
+	out, toolErrs := validateTools(cfg, prev)
+	errs = append(errs, toolErrs...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// checkNames checks the names of cfg's tools and facade aliases, all
+// together: each valid (lint.ValidName) and unique case-insensitively.
+func checkNames(cfg *serveconfig.Config) []error {
 	var errs []error
-	add := func(t *serveconfig.ToolConfig, ptr, format string, args ...any) {
-		errs = append(errs, toolError(t, ptr, format, args...))
-	}
-	// Names, tools and aliases together, case-insensitively.
-	type owner struct {
-		tool  *serveconfig.ToolConfig
-		alias bool
-	}
-	seen := map[string]owner{}
+	seen := map[string]nameOwner{}
 	claim := func(t *serveconfig.ToolConfig, name, ptr string, alias bool) {
-		if err := lint.ValidName(name); err != nil {
-			add(t, ptr, "%v (%s)", err, lint.RuleNameInvalid)
-			return
+		if err := claimName(seen, nameOwner{tool: t, alias: alias}, name, ptr); err != nil {
+			errs = append(errs, err)
 		}
-		key := strings.ToLower(name)
-		if prev, ok := seen[key]; ok {
-			what := func(o owner, n string) string {
-				if o.alias {
-					return fmt.Sprintf("alias %q of tool %q (%s)", n, o.tool.Name, o.tool.Pos)
-				}
-				if o.tool.Upstream != "" {
-					return fmt.Sprintf("tool %q of upstream %q (%s)", n, o.tool.Upstream, o.tool.Pos)
-				}
-				return fmt.Sprintf("tool %q (%s)", n, o.tool.Pos)
-			}
-			prevName := prev.tool.Name
-			if prev.alias {
-				prevName = aliasNameFolded(prev.tool, key)
-			}
-			if prevName == name {
-				add(t, ptr, "duplicate name %q: already used by %s", name, what(prev, prevName))
-			} else {
-				add(t, ptr, "name %q differs only in case from %s; MCP names are case-sensitive (2025-11-25, Tool names), but serve refuses names equal ignoring case: clients and model APIs that fold case would call the wrong tool (%s)", name, what(prev, prevName), lint.RuleNameCaseCollision)
-			}
-			return
-		}
-		seen[key] = owner{tool: t, alias: alias}
 	}
 	for _, t := range cfg.Tools {
 		claim(t, t.Name, "/name", false)
@@ -88,51 +68,102 @@ func validateConfig(cfg *serveconfig.Config, prev *Generation) ([]*compiledTool,
 			claim(t, a.Name, fmt.Sprintf("/facade/aliases/%d", i), true)
 		}
 	}
-	unchanged := func(t *serveconfig.ToolConfig) *liveTool {
-		if prev == nil {
-			return nil
-		}
-		if pt := prev.tools[t.Name]; pt != nil && pt.raw != nil && bytes.Equal(pt.raw, t.Raw) {
-			return pt
-		}
+	return errs
+}
+
+// nameOwner is what claimed a name: a tool, or an alias of it.
+type nameOwner struct {
+	tool  *serveconfig.ToolConfig
+	alias bool
+}
+
+// describe names o as the owner of n, located.
+func (o nameOwner) describe(n string) string {
+	if o.alias {
+		return fmt.Sprintf("alias %q of tool %q (%s)", n, o.tool.Name, o.tool.Pos)
+	}
+	if o.tool.Upstream != "" {
+		return fmt.Sprintf("tool %q of upstream %q (%s)", n, o.tool.Upstream, o.tool.Pos)
+	}
+	return fmt.Sprintf("tool %q (%s)", n, o.tool.Pos)
+}
+
+// claimName records name (at ptr in o's tool) in seen, by its lower
+// case; it returns the error of an invalid name or of one already seen.
+func claimName(seen map[string]nameOwner, o nameOwner, name, ptr string) error {
+	t := o.tool
+	if err := lint.ValidName(name); err != nil {
+		return toolError(t, ptr, "%v (%s)", err, lint.RuleNameInvalid)
+	}
+	key := strings.ToLower(name)
+	prev, ok := seen[key]
+	if !ok {
+		seen[key] = o
 		return nil
 	}
-	// Each tool on its own: MCP validity as `mcpctl lint` checks it, then
-	// its schemas compiled for serving right away, while the compile cache
-	// still holds what lint compiled (a config with more schemas than the
-	// cache holds would otherwise compile each one twice).
-	// Tools are independent here, so they are checked on every core; the
-	// errors keep the tools' order.
+	prevName := prev.tool.Name
+	if prev.alias {
+		prevName = aliasNameFolded(prev.tool, key)
+	}
+	if prevName == name {
+		return toolError(t, ptr, "duplicate name %q: already used by %s", name, prev.describe(prevName))
+	}
+	return toolError(t, ptr, "name %q differs only in case from %s; MCP names are case-sensitive (2025-11-25, Tool names), but serve refuses names equal ignoring case: clients and model APIs that fold case would call the wrong tool (%s)", name, prev.describe(prevName), lint.RuleNameCaseCollision)
+}
+
+// validateTools checks each tool on its own: MCP validity as `mcpctl lint`
+// checks it, then its schemas compiled for serving right away, while the
+// compile cache still holds what lint compiled (a config with more
+// schemas than the cache holds would otherwise compile each one twice).
+// Tools are independent here, so they are checked on every core; the
+// errors keep the tools' order.
+func validateTools(cfg *serveconfig.Config, prev *Generation) ([]*compiledTool, []error) {
 	out := make([]*compiledTool, len(cfg.Tools))
 	toolErrs := make([][]error, len(cfg.Tools))
 	parallel.Each(len(cfg.Tools), func(i int) {
-		t := cfg.Tools[i]
-		ct := &compiledTool{cfg: t}
-		out[i] = ct
-		if pt := unchanged(t); pt != nil {
-			ct.in, ct.out = pt.in, pt.out
-			return
-		}
-		addTool := func(t *serveconfig.ToolConfig, ptr, format string, args ...any) {
-			toolErrs[i] = append(toolErrs[i], toolError(t, ptr, format, args...))
-		}
-		st, err := cfg.SetTool(t)
-		if err != nil {
-			addTool(t, "", "rendering the tool: %v", err) // a bug
-			return
-		}
-		ct.tool = st
-		if lintTool(st, t, addTool); len(toolErrs[i]) == 0 {
-			compileTool(ct, addTool)
-		}
+		out[i], toolErrs[i] = validateTool(cfg, cfg.Tools[i], prev)
 	})
+	var errs []error
 	for _, e := range toolErrs {
 		errs = append(errs, e...)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	return out, errs
+}
+
+// validateTool lints and compiles t, or reuses its compiled schemas from
+// prev when its served bytes are unchanged there.
+func validateTool(cfg *serveconfig.Config, t *serveconfig.ToolConfig, prev *Generation) (*compiledTool, []error) {
+	ct := &compiledTool{cfg: t}
+	if pt := prev.unchangedTool(t); pt != nil {
+		ct.in, ct.out = pt.in, pt.out
+		return ct, nil
 	}
-	return out, nil
+	var errs []error
+	add := func(t *serveconfig.ToolConfig, ptr, format string, args ...any) {
+		errs = append(errs, toolError(t, ptr, format, args...))
+	}
+	st, err := cfg.SetTool(t)
+	if err != nil {
+		add(t, "", "rendering the tool: %v", err) // a bug
+		return ct, errs
+	}
+	ct.tool = st
+	if lintTool(st, t, add); len(errs) == 0 {
+		compileTool(ct, add)
+	}
+	return ct, errs
+}
+
+// unchangedTool returns g's tool of t's name when its served bytes equal
+// t's, else nil (also for a nil g).
+func (g *Generation) unchangedTool(t *serveconfig.ToolConfig) *liveTool {
+	if g == nil {
+		return nil
+	}
+	if pt := g.tools[t.Name]; pt != nil && pt.raw != nil && bytes.Equal(pt.raw, t.Raw) {
+		return pt
+	}
+	return nil
 }
 
 // lintTool adds the MCP validity errors of st, the set entry of t, as
@@ -192,5 +223,10 @@ func toolError(t *serveconfig.ToolConfig, ptr, format string, args ...any) error
 	if t.Upstream != "" {
 		msg = fmt.Sprintf("upstream %q: %s", t.Upstream, msg)
 	}
+	return posError(t, p, ptr, msg)
+}
+
+// posError is an error of tool t at ptr, located at p.
+func posError(t *serveconfig.ToolConfig, p serveconfig.Pos, ptr, msg string) error {
 	return &toolset.InputError{Source: p.File, Offset: -1, Line: p.Line, Col: p.Col, Tool: t.Name, Pointer: ptr, Msg: msg}
 }

@@ -31,43 +31,12 @@ func (s *Server) Watch(ctx context.Context) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	defer w.Close()
-
-	filesCh := make(chan []string, 1)
-	s.watchedMu.Lock()
-	files := s.files
-	s.watched = func(f []string) {
-		// Keep only the newest list.
-		select {
-		case <-filesCh:
-		default:
-		}
-		filesCh <- f
-	}
-	s.watchedMu.Unlock()
-	defer func() {
-		s.watchedMu.Lock()
-		s.watched = nil
-		s.watchedMu.Unlock()
-	}()
-
+	files, filesCh, unsubscribe := s.subscribeFiles()
+	defer unsubscribe()
 	ws := &watchSet{w: w, dirs: map[string]bool{}, names: map[string]map[string]bool{}}
 	ws.update(files, s)
-
-	reload := make(chan struct{}, 1)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-reload:
-				s.Reload(ctx, "watch")
-			}
-		}
-	}()
-	defer wg.Wait()
+	reload, stopped := s.reloadOn(ctx)
+	defer stopped.Wait()
 
 	// A change between the first load and the watches being set up would be
 	// missed: check once now.
@@ -78,6 +47,52 @@ func (s *Server) Watch(ctx context.Context) error {
 		s.hooks.watchReady()
 	}
 
+	return s.watchLoop(ctx, ws, filesCh, reload)
+}
+
+// subscribeFiles returns the files the live generation read and a
+// channel that gets each newer list (the newest only), until unsubscribe.
+func (s *Server) subscribeFiles() (files []string, filesCh <-chan []string, unsubscribe func()) {
+	ch := make(chan []string, 1)
+	s.watchedMu.Lock()
+	defer s.watchedMu.Unlock()
+	s.watched = func(f []string) {
+		// Keep only the newest list.
+		select {
+		case <-ch:
+		default:
+		}
+		ch <- f
+	}
+	return s.files, ch, func() {
+		s.watchedMu.Lock()
+		s.watched = nil
+		s.watchedMu.Unlock()
+	}
+}
+
+// reloadOn reloads once per receive on the returned channel (a buffer of
+// one) until ctx ends; stopped is done then.
+func (s *Server) reloadOn(ctx context.Context) (chan<- struct{}, *sync.WaitGroup) {
+	reload := make(chan struct{}, 1)
+	var stopped sync.WaitGroup
+	stopped.Go(func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-reload:
+				s.Reload(ctx, "watch")
+			}
+		}
+	})
+	return reload, &stopped
+}
+
+// watchLoop follows ws's events (and the newer file lists on filesCh)
+// and asks for a reload once they have been quiet for the debounce
+// period, until ctx ends.
+func (s *Server) watchLoop(ctx context.Context, ws *watchSet, filesCh <-chan []string, reload chan<- struct{}) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -87,20 +102,14 @@ func (s *Server) Watch(ctx context.Context) error {
 			return nil
 		case f := <-filesCh:
 			ws.update(f, s)
-		case ev, ok := <-w.Events:
+		case ev, ok := <-ws.w.Events:
 			if !ok {
 				return nil
 			}
-			if ws.isFolder(ev) {
-				if ev.Has(fsnotify.Create) {
-					ws.rewatch(ev.Name, s)
-				}
-				timer.Reset(s.opts.Debounce)
-			} else if ws.relevant(ev) {
-				s.log.Debug("config change seen", "file", ev.Name, "op", ev.Op.String())
+			if ws.changed(ev, s) {
 				timer.Reset(s.opts.Debounce)
 			}
-		case err, ok := <-w.Errors:
+		case err, ok := <-ws.w.Errors:
 			if !ok {
 				return nil
 			}
@@ -114,6 +123,23 @@ func (s *Server) Watch(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// changed reports whether ev may change the config: an event on a
+// watched folder (a created one is watched anew) or on a name that
+// matters.
+func (ws *watchSet) changed(ev fsnotify.Event, s *Server) bool {
+	if ws.isFolder(ev) {
+		if ev.Has(fsnotify.Create) {
+			ws.rewatch(ev.Name, s)
+		}
+		return true
+	}
+	if ws.relevant(ev) {
+		s.log.Debug("config change seen", "file", ev.Name, "op", ev.Op.String())
+		return true
+	}
+	return false
 }
 
 // watchSet is the folders being watched and the names that matter in each.

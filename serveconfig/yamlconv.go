@@ -174,62 +174,79 @@ func (c *converter) value(n *yaml.Node, file, ptr string) (canon.Value, error) {
 		}
 		return c.value(n.Content[0], file, ptr)
 	case yaml.AliasNode:
-		if n.Alias == nil {
-			return canon.Value{}, c.errorf(n, file, ptr, "unresolved alias *%s", n.Value)
-		}
-		if c.expanding[n.Alias] {
-			return canon.Value{}, c.errorf(n, file, ptr, "alias *%s refers to a value that contains it", n.Value)
-		}
-		if c.expanding == nil {
-			c.expanding = map[*yaml.Node]bool{}
-		}
-		c.expanding[n.Alias] = true
-		defer delete(c.expanding, n.Alias)
-		return c.value(n.Alias, file, ptr)
+		return c.alias(n, file, ptr)
 	case yaml.SequenceNode:
 		if c.sideBySide(ptr) {
 			return c.toolItems(n, file, ptr)
 		}
-		items := make([]canon.Value, 0, len(n.Content))
-		for i, it := range n.Content {
-			v, err := c.value(it, file, ptr+"/"+strconv.Itoa(i))
-			if err != nil {
-				return canon.Value{}, err
-			}
-			items = append(items, v)
-		}
-		return canon.Value{Kind: canon.Array, Items: items}, nil
+		return c.sequence(n, file, ptr)
 	case yaml.MappingNode:
 		if inc, ok := includeTarget(n); ok {
 			return c.include(n, inc, file, ptr)
 		}
-		members := make([]canon.Member, 0, len(n.Content)/2)
-		seen := make(map[string]int, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, vn := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
-				return canon.Value{}, c.errorf(k, file, ptr, "a mapping key must be a string")
-			}
-			if k.ShortTag() == "!!merge" {
-				return canon.Value{}, c.errorf(k, file, ptr, "YAML merge keys (<<) are not supported; write the members out")
-			}
-			if line, dup := seen[k.Value]; dup {
-				return canon.Value{}, c.errorf(k, file, ptr, "duplicate key %q (first at line %d)", k.Value, line)
-			}
-			seen[k.Value] = k.Line
-			mp := ptr + "/" + canon.EscapePointer(k.Value)
-			c.recordKey(mp, Pos{File: file, Line: k.Line, Col: k.Column})
-			v, err := c.value(vn, file, mp)
-			if err != nil {
-				return canon.Value{}, err
-			}
-			members = append(members, canon.Member{Key: k.Value, Value: v})
-		}
-		return canon.Value{Kind: canon.Object, Members: members}, nil
+		return c.mapping(n, file, ptr)
 	case yaml.ScalarNode:
 		return c.scalar(n, file, ptr)
 	}
 	return canon.Value{}, c.errorf(n, file, ptr, "unsupported YAML node")
+}
+
+// alias converts the value alias n refers to, refusing one that contains
+// it.
+func (c *converter) alias(n *yaml.Node, file, ptr string) (canon.Value, error) {
+	if n.Alias == nil {
+		return canon.Value{}, c.errorf(n, file, ptr, "unresolved alias *%s", n.Value)
+	}
+	if c.expanding[n.Alias] {
+		return canon.Value{}, c.errorf(n, file, ptr, "alias *%s refers to a value that contains it", n.Value)
+	}
+	if c.expanding == nil {
+		c.expanding = map[*yaml.Node]bool{}
+	}
+	c.expanding[n.Alias] = true
+	defer delete(c.expanding, n.Alias)
+	return c.value(n.Alias, file, ptr)
+}
+
+// sequence converts a sequence to an array.
+func (c *converter) sequence(n *yaml.Node, file, ptr string) (canon.Value, error) {
+	items := make([]canon.Value, 0, len(n.Content))
+	for i, it := range n.Content {
+		v, err := c.value(it, file, ptr+"/"+strconv.Itoa(i))
+		if err != nil {
+			return canon.Value{}, err
+		}
+		items = append(items, v)
+	}
+	return canon.Value{Kind: canon.Array, Items: items}, nil
+}
+
+// mapping converts a mapping to an object: string keys, each once, no
+// merge keys.
+func (c *converter) mapping(n *yaml.Node, file, ptr string) (canon.Value, error) {
+	members := make([]canon.Member, 0, len(n.Content)/2)
+	seen := make(map[string]int, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, vn := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return canon.Value{}, c.errorf(k, file, ptr, "a mapping key must be a string")
+		}
+		if k.ShortTag() == "!!merge" {
+			return canon.Value{}, c.errorf(k, file, ptr, "YAML merge keys (<<) are not supported; write the members out")
+		}
+		if line, dup := seen[k.Value]; dup {
+			return canon.Value{}, c.errorf(k, file, ptr, "duplicate key %q (first at line %d)", k.Value, line)
+		}
+		seen[k.Value] = k.Line
+		mp := ptr + "/" + canon.EscapePointer(k.Value)
+		c.recordKey(mp, Pos{File: file, Line: k.Line, Col: k.Column})
+		v, err := c.value(vn, file, mp)
+		if err != nil {
+			return canon.Value{}, err
+		}
+		members = append(members, canon.Member{Key: k.Value, Value: v})
+	}
+	return canon.Value{Kind: canon.Object, Members: members}, nil
 }
 
 // read returns the bytes of the include at path, reading each file once

@@ -319,66 +319,102 @@ func RequiredNames(s *canon.Value) []string {
 }
 
 func (g *Gen) object(s *canon.Value) canon.Value {
-	out := canon.ObjectValue()
-	added := map[string]bool{}
-	add := func(k string) {
-		if added[k] {
-			return
-		}
-		ps := PropSchema(s, k)
-		if ps != nil && ps.Kind == canon.Bool && !ps.Bool {
-			return
-		}
-		added[k] = true
-		out.Members = append(out.Members, canon.Member{Key: k, Value: g.Value(ps)})
-	}
+	o := &objectGen{g: g, s: s, out: canon.ObjectValue(), added: map[string]bool{}}
 	for _, k := range RequiredNames(s) {
-		add(k)
+		o.add(k)
 	}
 	props := s.Get("properties")
-	if props != nil && props.Kind == canon.Object && g.depth < maxGenDepth {
+	if props != nil && props.Kind != canon.Object {
+		props = nil
+	}
+	if props != nil && g.depth < maxGenDepth {
 		for _, m := range props.Members {
 			if g.Rich || g.coin() {
-				add(m.Key)
+				o.add(m.Key)
 			}
 		}
 	}
-	if dr := s.Get("dependentRequired"); dr != nil && dr.Kind == canon.Object {
-		for _, m := range dr.Members {
-			if added[m.Key] && m.Value.Kind == canon.Array {
-				for _, d := range m.Value.Items {
-					if d.Kind == canon.String {
-						add(d.Str)
-					}
-				}
-			}
-		}
-	}
+	o.addDependentRequired()
 	if minP, ok := IntOf(s.Get("minProperties")); ok {
-		if props != nil && props.Kind == canon.Object {
-			for _, m := range props.Members {
-				if int64(len(out.Members)) >= minP {
-					break
-				}
-				add(m.Key)
+		o.fillTo(minP, props)
+	}
+	if maxP, ok := IntOf(s.Get("maxProperties")); ok {
+		o.trimTo(maxP)
+	}
+	o.out.IndexMembers()
+	return o.out
+}
+
+// objectGen is one object instance of schema s being generated.
+type objectGen struct {
+	g     *Gen
+	s     *canon.Value
+	out   canon.Value
+	added map[string]bool
+}
+
+// add adds member k, unless it is there or its schema is false.
+func (o *objectGen) add(k string) {
+	if o.added[k] {
+		return
+	}
+	ps := PropSchema(o.s, k)
+	if ps != nil && ps.Kind == canon.Bool && !ps.Bool {
+		return
+	}
+	o.added[k] = true
+	o.out.Members = append(o.out.Members, canon.Member{Key: k, Value: o.g.Value(ps)})
+}
+
+// addDependentRequired adds the members dependentRequired asks for by the
+// members added.
+func (o *objectGen) addDependentRequired() {
+	dr := o.s.Get("dependentRequired")
+	if dr == nil || dr.Kind != canon.Object {
+		return
+	}
+	for _, m := range dr.Members {
+		if !o.added[m.Key] || m.Value.Kind != canon.Array {
+			continue
+		}
+		for _, d := range m.Value.Items {
+			if d.Kind == canon.String {
+				o.add(d.Str)
 			}
 		}
-		for i := 0; int64(len(out.Members)) < minP && i < 64; i++ {
-			add("p" + strconv.Itoa(i))
-		}
 	}
-	if maxP, ok := IntOf(s.Get("maxProperties")); ok && int64(len(out.Members)) > maxP {
-		req := RequiredNames(s)
-		kept := out.Members[:0]
-		for _, m := range out.Members {
-			if slices.Contains(req, m.Key) || int64(len(kept)) < maxP {
-				kept = append(kept, m)
+}
+
+// fillTo adds members up to minP (minProperties): the properties first
+// (props, nil when none), then p0, p1, … (at most 64).
+func (o *objectGen) fillTo(minP int64, props *canon.Value) {
+	if props != nil {
+		for _, m := range props.Members {
+			if int64(len(o.out.Members)) >= minP {
+				break
 			}
+			o.add(m.Key)
 		}
-		out.Members = kept
 	}
-	out.IndexMembers()
-	return out
+	for i := 0; int64(len(o.out.Members)) < minP && i < 64; i++ {
+		o.add("p" + strconv.Itoa(i))
+	}
+}
+
+// trimTo drops members beyond maxP (maxProperties), the required ones
+// kept.
+func (o *objectGen) trimTo(maxP int64) {
+	if int64(len(o.out.Members)) <= maxP {
+		return
+	}
+	req := RequiredNames(o.s)
+	kept := o.out.Members[:0]
+	for _, m := range o.out.Members {
+		if slices.Contains(req, m.Key) || int64(len(kept)) < maxP {
+			kept = append(kept, m)
+		}
+	}
+	o.out.Members = kept
 }
 
 func (g *Gen) array(s *canon.Value) canon.Value {
@@ -386,40 +422,8 @@ func (g *Gen) array(s *canon.Value) canon.Value {
 	if p := s.Get("prefixItems"); p != nil && p.Kind == canon.Array {
 		prefix = p.Items
 	}
-	items := s.Get("items")
-	n := int64(0)
-	if m, ok := IntOf(s.Get("minItems")); ok {
-		n = m
-	}
-	if g.Rich && int64(len(prefix)) > n {
-		n = int64(len(prefix))
-	}
-	if g.Rng != nil {
-		n += int64(g.Rng.IntN(3))
-	}
-	contains := s.Get("contains")
-	minC := int64(0)
-	if contains != nil {
-		minC = 1
-		if m, ok := IntOf(s.Get("minContains")); ok {
-			minC = m
-		}
-		if n < minC {
-			n = minC
-		}
-	}
-	if m, ok := IntOf(s.Get("maxItems")); ok && n > m {
-		n = m
-	}
-	if items != nil && items.Kind == canon.Bool && !items.Bool && n > int64(len(prefix)) {
-		n = int64(len(prefix))
-	}
-	if n > 32 {
-		n = 32
-	}
-	if g.depth >= maxGenDepth {
-		n = min(n, 1)
-	}
+	items, contains := s.Get("items"), s.Get("contains")
+	n, minC := g.arrayLen(s, len(prefix))
 	unique := false
 	if u := s.Get("uniqueItems"); u != nil && u.Kind == canon.Bool && u.Bool {
 		unique = true
@@ -438,17 +442,57 @@ func (g *Gen) array(s *canon.Value) canon.Value {
 		}
 		v := g.Value(is)
 		if unique {
-			for try := 0; seen[string(canon.AppendJCS(nil, &v))] && try < 8; try++ {
-				vs := g.Variants(is, 8)
-				if try < len(vs) {
-					v = vs[try]
-				}
-			}
-			seen[string(canon.AppendJCS(nil, &v))] = true
+			v = g.unseen(is, v, seen)
 		}
 		out.Items = append(out.Items, v)
 	}
 	return out
+}
+
+// arrayLen is how many items an instance of array schema s gets (nPrefix
+// prefixItems), and how many of them contains (minContains) asks for.
+func (g *Gen) arrayLen(s *canon.Value, nPrefix int) (n, minC int64) {
+	if m, ok := IntOf(s.Get("minItems")); ok {
+		n = m
+	}
+	if g.Rich && int64(nPrefix) > n {
+		n = int64(nPrefix)
+	}
+	if g.Rng != nil {
+		n += int64(g.Rng.IntN(3))
+	}
+	if s.Get("contains") != nil {
+		minC = 1
+		if m, ok := IntOf(s.Get("minContains")); ok {
+			minC = m
+		}
+		n = max(n, minC)
+	}
+	if m, ok := IntOf(s.Get("maxItems")); ok && n > m {
+		n = m
+	}
+	if items := s.Get("items"); items != nil && items.Kind == canon.Bool && !items.Bool && n > int64(nPrefix) {
+		n = int64(nPrefix)
+	}
+	n = min(n, 32)
+	if g.depth >= maxGenDepth {
+		n = min(n, 1)
+	}
+	return n, minC
+}
+
+// unseen returns v, or when seen holds it one of the first variants of
+// is that seen does not (up to 8 tries), and records it in seen
+// (uniqueItems).
+func (g *Gen) unseen(is *canon.Value, v canon.Value, seen map[string]bool) canon.Value {
+	for try := 0; seen[string(canon.AppendJCS(nil, &v))] && try < 8; try++ {
+		vs := g.Variants(is, 8)
+		if try < len(vs) {
+			v = vs[try]
+		}
+	}
+	seen[string(canon.AppendJCS(nil, &v))] = true
+	return v
 }
 
 func (g *Gen) str(s *canon.Value) canon.Value {

@@ -63,30 +63,11 @@ func SplitWords(line string) ([]string, error) {
 			i += 1 + end
 			inWord = true
 		case '"':
-			start := i
-			closed := false
-			for i++; i < len(line); i++ {
-				d := line[i]
-				if d == '"' {
-					closed = true
-					break
-				}
-				if d == '\\' && i+1 < len(line) {
-					switch line[i+1] {
-					case '$', '`', '"', '\\':
-						cur.WriteByte(line[i+1])
-						i++
-						continue
-					case '\n':
-						i++
-						continue
-					}
-				}
-				cur.WriteByte(d)
+			end, err := doubleQuoted(line, i, &cur)
+			if err != nil {
+				return nil, err
 			}
-			if !closed {
-				return nil, fmt.Errorf("%w: byte offset %d: unterminated double quote", ErrWords, start)
-			}
+			i = end
 			inWord = true
 		case '|', '&', ';', '<', '>', '(', ')', '`':
 			return nil, fmt.Errorf("%w: byte offset %d: unquoted %q: the command is run directly, not by a shell; quote it to pass it literally", ErrWords, i, c)
@@ -99,6 +80,31 @@ func SplitWords(line string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+// doubleQuoted writes to cur the text of the double-quoted string that
+// starts at line[start] (SplitWords' rules) and returns the offset of its
+// closing quote.
+func doubleQuoted(line string, start int, cur *strings.Builder) (int, error) {
+	for i := start + 1; i < len(line); i++ {
+		d := line[i]
+		if d == '"' {
+			return i, nil
+		}
+		if d == '\\' && i+1 < len(line) {
+			switch line[i+1] {
+			case '$', '`', '"', '\\':
+				cur.WriteByte(line[i+1])
+				i++
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		cur.WriteByte(d)
+	}
+	return 0, fmt.Errorf("%w: byte offset %d: unterminated double quote", ErrWords, start)
 }
 
 // JoinWords is the inverse of SplitWords: it joins words with spaces,
