@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -126,6 +127,24 @@ func inMemory(srv *mcp.Server) func(b *testing.B) (*mcp.ClientSession, func()) {
 			b.Fatal(err)
 		}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs, func() { cs.Close(); ss.Close() }
+	}
+}
+
+// overStream connects a go-sdk client to s over a net.Pipe served by
+// Server.ConnectStream (the fast path's line transport): the same bytes as
+// mcp.NewInMemoryTransports, which is an IOTransport over a net.Pipe.
+func overStream(s *Server) func(b *testing.B) (*mcp.ClientSession, func()) {
+	return func(b *testing.B) (*mcp.ClientSession, func()) {
+		c, sc := net.Pipe()
+		ss, err := s.ConnectStream(context.Background(), sc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: c, Writer: c}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -130,6 +130,14 @@ func (n *notifier) begin(ss *mcp.ServerSession, http bool) {
 }
 
 // initialized marks ss initialized and sends a change it missed.
+// isInitialized reports whether the session of st sent
+// notifications/initialized.
+func (n *notifier) isInitialized(st *sessionState) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return st.initialized
+}
+
 func (n *notifier) initialized(ss *mcp.ServerSession) {
 	v, _ := n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Now()})
 	st := v.(*sessionState)

@@ -138,12 +138,13 @@ func (s *Server) Run(ctx context.Context, o RunOptions) error {
 			return err
 		}
 	} else {
-		t := s.stdioTransport(o.Stdin, o.Stdout, runCtx.Done(), o)
+		t, fast := s.stdioTransport(o.Stdin, o.Stdout, runCtx.Done(), o)
 		ss, err := s.mcp.Connect(runCtx, t, nil)
 		if err != nil {
 			closeServers()
 			return fmt.Errorf("stdio: %w", err)
 		}
+		fast.attach(ss)
 		stdio, stdioConn = ss, t
 		ended := make(chan struct{})
 		bg.Add(1)
@@ -370,17 +371,35 @@ func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.noteRevision(msg)
 	err := c.Connection.Write(ctx, msg)
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
-		c.mu.Lock()
-		delete(c.pending, resp.ID)
-		if len(c.pending) == 0 {
-			for _, w := range c.waiters {
-				close(w)
-			}
-			c.waiters = nil
-		}
-		c.mu.Unlock()
+		c.untrack(resp.ID)
 	}
 	return err
+}
+
+// track counts a request the fast path took off the input (fastLines) as
+// read; untrack as answered.
+func (c *drainConn) track(id jsonrpc.ID) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending[id] = struct{}{}
+}
+
+func (c *drainConn) untrack(id jsonrpc.ID) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, id)
+	if len(c.pending) == 0 {
+		for _, w := range c.waiters {
+			close(w)
+		}
+		c.waiters = nil
+	}
 }
 
 // noteRevision keeps the revision of the answer to initialize, before it

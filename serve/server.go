@@ -98,6 +98,11 @@ type Options struct {
 	// upstreamTransport, when set (tests), makes the transports of the
 	// upstream named name (nil: as its config says).
 	upstreamTransport func(name string) func() mcp.Transport
+	// upstreamPipe, when set (tests), makes the line-delimited streams of
+	// the upstream named name, spoken as stdio (nil: as its config says).
+	upstreamPipe func(name string) func() (io.ReadWriteCloser, error)
+	// noFastCalls (tests) sends every tools/call through the go-sdk.
+	noFastCalls bool
 	// upstreamProtocol (tests) is upstream.Options.ProtocolVersion.
 	upstreamProtocol string
 	// upstreamBackoff (tests) is the first wait before restarting an
