@@ -26,9 +26,9 @@ import (
 // one per connection with NewRawCalls and give it to RawCommandTransport
 // or PipeTransport; Call is safe for concurrent use.
 type RawCalls struct {
-	prefix  string // "mcpctl-<random>-"
-	quoted  []byte // `"mcpctl-<random>-`, what an id of ours starts with on the wire
-	seq     atomic.Uint64
+	prefix string // "mcpctl-<random>-"
+	quoted []byte // `"mcpctl-<random>-`, what an id of ours starts with on the wire
+	seq    atomic.Uint64
 
 	// wmu makes each write whole; mu guards pending and err. They are
 	// apart so that reading a response never waits on a write the server
