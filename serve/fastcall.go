@@ -44,7 +44,11 @@ type fastCall struct {
 // go-sdk. It is the seam for transports that read requests themselves
 // (stdio and in-memory here; streamable HTTP may call it too).
 func (s *Server) FastCall(ctx context.Context, ss *mcp.ServerSession, id, params json.RawMessage) ([]byte, bool) {
-	f := s.prepareFast(ss, id, params)
+	var p fastParams
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	f := s.prepareFast(ss, id, &p)
 	if f == nil {
 		return nil, false
 	}
@@ -57,12 +61,8 @@ func (s *Server) FastCall(ctx context.Context, ss *mcp.ServerSession, id, params
 // the session's generation (pinned or live; not routed to blue by its
 // shape) that an upstream serves as it is (not quarantined with a
 // translator). nil: the go-sdk takes it.
-func (s *Server) prepareFast(ss *mcp.ServerSession, id, params json.RawMessage) *fastCall {
-	if s.opts.noFastCalls || s.tracing.on || !plainID(id) || !s.fastSession(ss) {
-		return nil
-	}
-	var p fastParams
-	if json.Unmarshal(params, &p) != nil || p.Name == "" {
+func (s *Server) prepareFast(ss *mcp.ServerSession, id json.RawMessage, p *fastParams) *fastCall {
+	if s.opts.noFastCalls || s.tracing.on || p.Name == "" || !plainID(id) || !s.fastSession(ss) {
 		return nil
 	}
 	if _, ok := p.Meta["progressToken"]; ok {
@@ -85,6 +85,7 @@ func (s *Server) prepareFast(ss *mcp.ServerSession, id, params json.RawMessage) 
 	if s.opts.beforeCall != nil {
 		s.opts.beforeCall(p.Name)
 	}
+	s.fastCalls.Add(1)
 	return &fastCall{s: s, c: s.startCall(g, p.Name, p.Arguments), fwd: fwd, id: id, meta: callMeta(p.Meta)}
 }
 

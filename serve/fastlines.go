@@ -56,12 +56,16 @@ func (f *fastLines) stop() {
 	f.wg.Wait()
 }
 
-// fastPeek is what fastLines reads of a line.
+// fastPeek is what fastLines reads of a line: a tools/call's params
+// (fastParams) or a notifications/cancelled's requestId, read at once.
 type fastPeek struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	Params  *struct {
+		fastParams
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
 }
 
 var (
@@ -80,21 +84,21 @@ func (f *fastLines) take(line []byte) bool {
 		return false
 	}
 	var m fastPeek
-	if json.Unmarshal(line, &m) != nil || m.JSONRPC != "2.0" {
+	if json.Unmarshal(line, &m) != nil || m.JSONRPC != "2.0" || m.Params == nil {
 		return false
 	}
 	switch {
 	case m.Method == "tools/call" && m.ID != nil:
-		return f.call(ss, m.ID, m.Params)
+		return f.call(ss, m.ID, &m.Params.fastParams)
 	case m.Method == "notifications/cancelled" && m.ID == nil:
-		return f.cancelled(m.Params)
+		return f.cancelled(m.Params.RequestID)
 	}
 	return false
 }
 
 // call starts a fast call, unless its id is in flight already (the go-sdk
 // then answers as it does) or prepareFast leaves it to the go-sdk.
-func (f *fastLines) call(ss *mcp.ServerSession, rawID, params json.RawMessage) bool {
+func (f *fastLines) call(ss *mcp.ServerSession, rawID json.RawMessage, params *fastParams) bool {
 	id, ok := rpcID(rawID)
 	sess := f.session()
 	if !ok || sess.inFlight(id) || f.ctx.Err() != nil {
@@ -139,14 +143,8 @@ func (f *fastLines) run(ctx context.Context, id jsonrpc.ID, fc *fastCall, sess s
 
 // cancelled cancels the fast call a notifications/cancelled names, and
 // reports whether there was one.
-func (f *fastLines) cancelled(params json.RawMessage) bool {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return false
-	}
-	id, ok := rpcID(p.RequestID)
+func (f *fastLines) cancelled(requestID json.RawMessage) bool {
+	id, ok := rpcID(requestID)
 	if !ok {
 		return false
 	}

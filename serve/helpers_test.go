@@ -320,10 +320,5 @@ func (b *syncBuffer) String() string {
 // notifications/initialized.
 func (s *Server) initializedForTest(ss *mcp.ServerSession) bool {
 	st := s.notifier.state(ss)
-	if st == nil {
-		return false
-	}
-	s.notifier.mu.Lock()
-	defer s.notifier.mu.Unlock()
-	return st.initialized
+	return st != nil && s.notifier.isInitialized(st)
 }

@@ -1,0 +1,301 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/upstream"
+)
+
+// The fast path (fastcall.go, fastlines.go) against the go-sdk path: the
+// same gateway config, one with the fast path and one without
+// (Options.noFastCalls), both in front of the same go-sdk upstream.
+
+// fastRevision is the revision the fast path serves (it leaves 2026-07-28
+// sessions to the go-sdk).
+const fastRevision = "2025-11-25"
+
+// probeUpstream is a go-sdk server whose tools bring back every kind of
+// answer a forwarded call can get; started and cancelled report the slow
+// tool's calls.
+type probeUpstream struct {
+	srv       *mcp.Server
+	started   chan struct{}
+	cancelled chan struct{}
+	mu        sync.Mutex
+	ends      []net.Conn // the server's end of each pipe
+}
+
+func newProbeUpstream() *probeUpstream {
+	p := &probeUpstream{
+		srv:       mcp.NewServer(&mcp.Implementation{Name: "probe-upstream", Version: "1"}, nil),
+		started:   make(chan struct{}, 16),
+		cancelled: make(chan struct{}, 16),
+	}
+	in := map[string]any{"type": "object", "properties": map[string]any{"message": map[string]any{"type": "string"}}, "required": []any{"message"}}
+	add := func(name string, h mcp.ToolHandler) {
+		p.srv.AddTool(&mcp.Tool{Name: name, InputSchema: in}, h)
+	}
+	text := func(s string) []mcp.Content { return []mcp.Content{&mcp.TextContent{Text: s}} }
+	add("echo", func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: text(string(req.Params.Arguments)), StructuredContent: req.Params.Arguments,
+			Meta: mcp.Meta{"keep": "me", "progressToken": "theirs", "io.modelcontextprotocol/serverInfo": "hop"}}, nil
+	})
+	add("meta", func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		b, _ := json.Marshal(req.Params.Meta)
+		return &mcp.CallToolResult{Content: text(string(b))}, nil
+	})
+	add("fail", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: text("the upstream says no"), IsError: true}, nil
+	})
+	add("boom", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: 4242, Message: "boom went the upstream"}
+	})
+	add("big", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: text(strings.Repeat("0123456789abcdef", 1<<16))}, nil
+	})
+	add("unicode", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s := "héllo \u2028 \U0001F600 \"quoted\" <tag> \x01"
+		return &mcp.CallToolResult{Content: text(s), StructuredContent: map[string]any{"s": s}}, nil
+	})
+	add("slow", func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p.started <- struct{}{}
+		<-ctx.Done()
+		p.cancelled <- struct{}{}
+		return nil, ctx.Err()
+	})
+	return p
+}
+
+// pipe makes the gateway reach p over in-memory pipes framed as stdio.
+func (p *probeUpstream) pipe(o *Options) {
+	o.upstreamBackoff = 10 * time.Millisecond
+	o.upstreamPipe = func(string) func() (io.ReadWriteCloser, error) {
+		return func() (io.ReadWriteCloser, error) {
+			c, sc := net.Pipe()
+			if _, err := p.srv.Connect(context.Background(), &mcp.IOTransport{Reader: sc, Writer: sc}, nil); err != nil {
+				return nil, err
+			}
+			p.mu.Lock()
+			p.ends = append(p.ends, sc)
+			p.mu.Unlock()
+			return c, nil
+		}
+	}
+}
+
+// crash closes the upstream's end of every connection, as a server
+// process that dies.
+func (p *probeUpstream) crash() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.ends {
+		_ = c.Close()
+	}
+}
+
+const probeGatewayConfig = `server: {name: probe-gateway, version: 1.0.0}
+upstreams:
+  - name: up
+    http: {url: "http://127.0.0.1:1/unused"}
+    timeout: 300ms
+`
+
+// streamClient connects a go-sdk client at revision rev to s over an
+// in-memory pipe served by ConnectStream.
+func streamClient(t *testing.T, s *Server, rev string) *mcp.ClientSession {
+	t.Helper()
+	c, sc := net.Pipe()
+	ss, err := s.ConnectStream(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs := newSDKClient(t, &mcp.IOTransport{Reader: c, Writer: c}, rev).cs
+	// Until the server has taken notifications/initialized, calls go to
+	// the go-sdk (the fast path's first condition).
+	waitUntil(t, "the session initialized", func() bool { return s.initializedForTest(ss) })
+	return cs
+}
+
+// outcome is what a client got from one call: the result as JSON, or the
+// error's text.
+func outcome(res *mcp.CallToolResult, err error) any {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	b, _ := json.Marshal(res)
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
+}
+
+// callMetrics flattens the call metrics of s: counters by labels, and the
+// handler latency histogram's sample count by tool.
+func callMetrics(t *testing.T, s *Server) map[string]float64 {
+	t.Helper()
+	mfs, err := s.metrics.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		name := mf.GetName()
+		if !strings.HasPrefix(name, "mcpctl_serve_calls") && !strings.HasPrefix(name, "mcpctl_serve_handler") && !strings.HasPrefix(name, "mcpctl_serve_facade") {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			key := name
+			for _, l := range m.GetLabel() {
+				key += fmt.Sprintf(" %s=%s", l.GetName(), l.GetValue())
+			}
+			switch {
+			case m.GetCounter() != nil:
+				out[key] = m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				out[key] = m.GetGauge().GetValue()
+			case m.GetHistogram() != nil:
+				out[key+" count"] = float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return out
+}
+
+// TestFastPathMatchesGoSDKPath: every kind of call (valid; invalid → the
+// self-healing isError message; unknown tool → JSON-RPC error; the
+// upstream's isError, structuredContent, JSON-RPC error, timeout, big and
+// unicode results; _meta both ways) gives the same result through the
+// fast path as through the go-sdk, with the same metrics.
+func TestFastPathMatchesGoSDKPath(t *testing.T) {
+	p := newProbeUpstream()
+	fast, _ := startServer(t, probeGatewayConfig, p.pipe)
+	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *Options) { o.noFastCalls = true })
+	calls := []mcp.CallToolParams{
+		{Name: "echo", Arguments: map[string]any{"message": "hi"}},
+		{Name: "echo", Arguments: map[string]any{}},
+		{Name: "echo", Arguments: map[string]any{"message": 5}},
+		{Name: "nope", Arguments: map[string]any{"message": "x"}},
+		{Name: "fail", Arguments: map[string]any{"message": "x"}},
+		{Name: "boom", Arguments: map[string]any{"message": "x"}},
+		{Name: "big", Arguments: map[string]any{"message": "x"}},
+		{Name: "unicode", Arguments: map[string]any{"message": "é\u2028😀"}},
+		{Name: "meta", Arguments: map[string]any{"message": "x"}, Meta: mcp.Meta{"keep": "k", "io.modelcontextprotocol/clientInfo": "hop"}},
+		{Name: "slow", Arguments: map[string]any{"message": "x"}}, // the upstream's 300ms timeout
+	}
+	run := func(s *Server) []any {
+		cs := streamClient(t, s, fastRevision)
+		var got []any
+		for _, c := range calls {
+			got = append(got, outcome(cs.CallTool(context.Background(), &c)))
+		}
+		recvWithin(t, "the timed-out call cancelled upstream", p.cancelled)
+		return got
+	}
+	want, got := run(slow), run(fast)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("fast path results differ from the go-sdk path (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(callMetrics(t, slow), callMetrics(t, fast)); diff != "" {
+		t.Errorf("fast path metrics differ (-want +got):\n%s", diff)
+	}
+	// Taken: every call to a known tool (the unknown one goes to the go-sdk).
+	if n, want := fast.fastCalls.Load(), int64(len(calls)-1); n != want {
+		t.Errorf("the fast path took %d calls, want %d", n, want)
+	}
+	if n := slow.fastCalls.Load(); n != 0 {
+		t.Errorf("with the fast path off it took %d calls", n)
+	}
+}
+
+// TestFastPathUpstreamGoneMatchesGoSDKPath: a call cut by the upstream's
+// crash, and a call while it is down, fail alike on both paths.
+func TestFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T) {
+	p := newProbeUpstream()
+	down := func(o *Options) { o.upstreamBackoff = time.Hour }
+	config := strings.Replace(probeGatewayConfig, "300ms", "60s", 1)
+	fast, _ := startServer(t, config, p.pipe, down)
+	slow, _ := startServer(t, config, p.pipe, down, func(o *Options) { o.noFastCalls = true })
+	fcs, scs := streamClient(t, fast, fastRevision), streamClient(t, slow, fastRevision)
+	args := map[string]any{"message": "x"}
+	type res struct {
+		r   *mcp.CallToolResult
+		err error
+	}
+	var wg sync.WaitGroup
+	results := make([]res, 2)
+	for i, cs := range []*mcp.ClientSession{fcs, scs} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: args})
+			results[i] = res{r, err}
+		}()
+	}
+	recvWithin(t, "the first slow call", p.started)
+	recvWithin(t, "the second slow call", p.started)
+	p.crash()
+	wg.Wait()
+	if diff := cmp.Diff(outcome(results[1].r, results[1].err), outcome(results[0].r, results[0].err)); diff != "" {
+		t.Errorf("a call cut by the crash (-go-sdk path +fast path):\n%s", diff)
+	}
+	if !strings.Contains(resultText(results[0].r), "went away") {
+		t.Errorf("cut call: %v", outcome(results[0].r, results[0].err))
+	}
+	for _, s := range []*Server{fast, slow} {
+		waitUntil(t, "the upstream down", func() bool { return s.upstreamStatus()[0].State == upstream.StateRestarting })
+	}
+	fr, ferr := fcs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: args})
+	sr, serr := scs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: args})
+	if diff := cmp.Diff(outcome(sr, serr), outcome(fr, ferr)); diff != "" {
+		t.Errorf("a call while the upstream is down (-go-sdk path +fast path):\n%s", diff)
+	}
+	if !strings.Contains(resultText(fr), "unavailable") {
+		t.Errorf("call while down: %v", outcome(fr, ferr))
+	}
+	if diff := cmp.Diff(callMetrics(t, slow), callMetrics(t, fast)); diff != "" {
+		t.Errorf("fast path metrics differ (-want +got):\n%s", diff)
+	}
+}
+
+// TestFastPathCancelReachesUpstream: a client cancelling a fast call makes
+// the gateway send the upstream notifications/cancelled for its own
+// request (the upstream handler's context ends), and answers nothing; the
+// session goes on.
+func TestFastPathCancelReachesUpstream(t *testing.T) {
+	p := newProbeUpstream()
+	s, _ := startServer(t, strings.Replace(probeGatewayConfig, "300ms", "60s", 1), p.pipe)
+	cs := streamClient(t, s, fastRevision)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"message": "x"}})
+		errc <- err
+	}()
+	recvWithin(t, "the slow call upstream", p.started)
+	cancel()
+	recvWithin(t, "the upstream handler's context to end", p.cancelled)
+	if err := recvWithin(t, "the client's call to end", errc); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled call: %v", err)
+	}
+	if n := s.fastCalls.Load(); n != 1 {
+		t.Errorf("the fast path took %d calls, want 1", n)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "after"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call after the cancel: %v", outcome(res, err))
+	}
+	waitUntil(t, "nothing in flight", func() bool { return s.inflight.n.Load() == 0 })
+}
