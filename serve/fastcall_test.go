@@ -299,3 +299,91 @@ func TestFastPathCancelReachesUpstream(t *testing.T) {
 	}
 	waitUntil(t, "nothing in flight", func() bool { return s.inflight.n.Load() == 0 })
 }
+
+// TestFastPathLeavesOddLinesToTheGoSDK: lines the fast path must not take
+// get the answers the go-sdk path gives, byte for byte: a tools/call that
+// is not JSON, a batch (refused at 2025-11-25), a call with a progress
+// token (the go-sdk's), a call reusing the id of that call while it is in
+// flight, and a call whose id is not a plain string or integer.
+func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
+	p := newProbeUpstream()
+	config := strings.Replace(probeGatewayConfig, "300ms", "60s", 1)
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"`,
+		`[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}]`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"},"_meta":{"progressToken":"p"}}}`,
+		`{"jsonrpc":"2.0","id":4.0,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}`,
+		`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{"message":"x"},"_meta":{"progressToken":"p"}}}`,
+		`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"message":"same id"}}}`,
+	}
+	run := func(s *Server) []string {
+		c := dialStream(t, s)
+		c.initialize(true)
+		waitUntil(t, "the session initialized", func() bool { return s.initializedForTest(c.ss) })
+		var got []string
+		for i, l := range lines {
+			c.send(l)
+			if i == 4 {
+				recvWithin(t, "the slow call upstream", p.started)
+			} else if i < 4 {
+				got = append(got, string(c.recv()))
+			}
+		}
+		// The go-sdk answers nothing to the reused id; a ping is the
+		// barrier.
+		c.send(`{"jsonrpc":"2.0","id":99,"method":"ping"}`)
+		for {
+			l := string(c.recv())
+			got = append(got, l)
+			if strings.Contains(l, `"id":99`) {
+				c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10}}`)
+				recvWithin(t, "the slow call cancelled upstream", p.cancelled)
+				return got
+			}
+		}
+	}
+	slow, _ := startServer(t, config, p.pipe, func(o *Options) { o.noFastCalls = true })
+	fast, _ := startServer(t, config, p.pipe)
+	want, got := run(slow), run(fast)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
+	}
+	if n := fast.fastCalls.Load(); n != 0 {
+		t.Errorf("the fast path took %d of these calls", n)
+	}
+}
+
+// TestFastPathConcurrentWithGoSDKCalls: on one session, calls the fast
+// path takes and calls it leaves to the go-sdk (a progress token) run
+// concurrently, each answered with its own result.
+func TestFastPathConcurrentWithGoSDKCalls(t *testing.T) {
+	p := newProbeUpstream()
+	s, _ := startServer(t, probeGatewayConfig, p.pipe)
+	cs := streamClient(t, s, fastRevision)
+	const n = 40
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msg := fmt.Sprintf("call %d", i)
+			params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}}
+			if i%2 == 1 {
+				params.Meta = mcp.Meta{"progressToken": i}
+			}
+			res, err := cs.CallTool(context.Background(), params)
+			if err != nil || res.IsError || echoed(res)["message"] != msg {
+				errs <- fmt.Errorf("%s: %v", msg, outcome(res, err))
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := s.fastCalls.Load(); got != n/2 {
+		t.Errorf("the fast path took %d calls, want %d", got, n/2)
+	}
+}

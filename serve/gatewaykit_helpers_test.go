@@ -49,13 +49,20 @@ func mutableProgram(t testing.TB) string {
 // served by ConnectStream (framed as stdio, with the fast path).
 func gatewayClient(t *testing.T, s *Server) *sdkClient {
 	t.Helper()
+	return gatewayClientAt(t, s, "")
+}
+
+// gatewayClientAt is gatewayClient asking for revision rev ("": the
+// go-sdk's newest, whose calls the fast path leaves to the go-sdk).
+func gatewayClientAt(t *testing.T, s *Server, rev string) *sdkClient {
+	t.Helper()
 	c, sc := net.Pipe()
 	ss, err := s.ConnectStream(context.Background(), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	return newSDKClient(t, &mcp.IOTransport{Reader: c, Writer: c}, "")
+	return newSDKClient(t, &mcp.IOTransport{Reader: c, Writer: c}, rev)
 }
 
 // echoed decodes a call result's structured content as an object.
