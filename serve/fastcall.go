@@ -82,9 +82,6 @@ func (s *Server) prepareFast(ss *mcp.ServerSession, id json.RawMessage, p *fastP
 		s.leaveCall()
 		return nil
 	}
-	if s.opts.beforeCall != nil {
-		s.opts.beforeCall(p.Name)
-	}
 	s.fastCalls.Add(1)
 	return &fastCall{s: s, c: s.startCall(g, p.Name, p.Arguments), fwd: fwd, id: id, meta: callMeta(p.Meta)}
 }
@@ -137,10 +134,19 @@ func plainID(id json.RawMessage) bool {
 	return true
 }
 
-// run takes callTool's steps and returns the JSON-RPC response.
-func (f *fastCall) run(ctx context.Context) []byte {
+// run takes callTool's steps and returns the JSON-RPC response; a panic
+// is answered as recoverMiddleware answers it.
+func (f *fastCall) run(ctx context.Context) (resp []byte) {
 	defer f.s.leaveCall()
 	defer f.c.end()
+	defer func() {
+		if v := recover(); v != nil {
+			resp = f.response(f.s.callPanic(v, f.c.name))
+		}
+	}()
+	if f.s.opts.beforeCall != nil {
+		f.s.opts.beforeCall(f.c.name)
+	}
 	t, _ := f.c.resolve() // prepareFast found it
 	args, m, res := f.c.checkArgs(t)
 	if res != nil {

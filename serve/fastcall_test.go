@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,7 +111,7 @@ const probeGatewayConfig = `server: {name: probe-gateway, version: 1.0.0}
 upstreams:
   - name: up
     http: {url: "http://127.0.0.1:1/unused"}
-    timeout: 300ms
+    timeout: 2s
 `
 
 // streamClient connects a go-sdk client at revision rev to s over an
@@ -193,7 +194,7 @@ func TestFastPathMatchesGoSDKPath(t *testing.T) {
 		{Name: "big", Arguments: map[string]any{"message": "x"}},
 		{Name: "unicode", Arguments: map[string]any{"message": "é\u2028😀"}},
 		{Name: "meta", Arguments: map[string]any{"message": "x"}, Meta: mcp.Meta{"keep": "k", "io.modelcontextprotocol/clientInfo": "hop"}},
-		{Name: "slow", Arguments: map[string]any{"message": "x"}}, // the upstream's 300ms timeout
+		{Name: "slow", Arguments: map[string]any{"message": "x"}}, // the upstream's 2s timeout
 	}
 	run := func(s *Server) []any {
 		cs := streamClient(t, s, fastRevision)
@@ -225,7 +226,7 @@ func TestFastPathMatchesGoSDKPath(t *testing.T) {
 func TestFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T) {
 	p := newProbeUpstream()
 	down := func(o *Options) { o.upstreamBackoff = time.Hour }
-	config := strings.Replace(probeGatewayConfig, "300ms", "60s", 1)
+	config := strings.Replace(probeGatewayConfig, "2s", "60s", 1)
 	fast, _ := startServer(t, config, p.pipe, down)
 	slow, _ := startServer(t, config, p.pipe, down, func(o *Options) { o.noFastCalls = true })
 	fcs, scs := streamClient(t, fast, fastRevision), streamClient(t, slow, fastRevision)
@@ -276,7 +277,7 @@ func TestFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T) {
 // session goes on.
 func TestFastPathCancelReachesUpstream(t *testing.T) {
 	p := newProbeUpstream()
-	s, _ := startServer(t, strings.Replace(probeGatewayConfig, "300ms", "60s", 1), p.pipe)
+	s, _ := startServer(t, strings.Replace(probeGatewayConfig, "2s", "60s", 1), p.pipe)
 	cs := streamClient(t, s, fastRevision)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -307,7 +308,7 @@ func TestFastPathCancelReachesUpstream(t *testing.T) {
 // flight, and a call whose id is not a plain string or integer.
 func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
 	p := newProbeUpstream()
-	config := strings.Replace(probeGatewayConfig, "300ms", "60s", 1)
+	config := strings.Replace(probeGatewayConfig, "2s", "60s", 1)
 	lines := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"`,
 		`[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}]`,
@@ -385,5 +386,36 @@ func TestFastPathConcurrentWithGoSDKCalls(t *testing.T) {
 	}
 	if got := s.fastCalls.Load(); got != n/2 {
 		t.Errorf("the fast path took %d calls, want %d", got, n/2)
+	}
+}
+
+// TestFastPathPanicRecovered: a panic during a fast call (injected) is
+// the isError result the go-sdk path gives, counted, and the session goes
+// on.
+func TestFastPathPanicRecovered(t *testing.T) {
+	p := newProbeUpstream()
+	var inject atomic.Bool
+	s, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *Options) {
+		o.beforeCall = func(string) {
+			if inject.Load() {
+				panic("injected call panic")
+			}
+		}
+	})
+	cs := streamClient(t, s, fastRevision)
+	inject.Store(true)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "x"}})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "internal error in the server") {
+		t.Errorf("a panicking fast call: %v", outcome(res, err))
+	}
+	inject.Store(false)
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "x"}}); err != nil || res.IsError {
+		t.Errorf("the next call: %v", outcome(res, err))
+	}
+	if n := s.fastCalls.Load(); n != 2 {
+		t.Errorf("the fast path took %d calls, want 2", n)
+	}
+	if m := metricsText(t, s); !strings.Contains(m, "\nmcpctl_serve_panics_total{where=\"call\"} 1\n") {
+		t.Error("/metrics does not count the panic")
 	}
 }
