@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -179,11 +180,12 @@ func callMetrics(t *testing.T, s *Server) map[string]float64 {
 // self-healing isError message; unknown tool → JSON-RPC error; the
 // upstream's isError, structuredContent, JSON-RPC error, timeout, big and
 // unicode results; _meta both ways) gives the same result through the
-// fast path as through the go-sdk, with the same metrics.
+// fast path as through the go-sdk, with the same metrics and records.
 func TestFastPathMatchesGoSDKPath(t *testing.T) {
 	p := newProbeUpstream()
-	fast, _ := startServer(t, probeGatewayConfig, p.pipe)
-	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *Options) { o.noFastCalls = true })
+	fastRec, slowRec := filepath.Join(t.TempDir(), "fast"), filepath.Join(t.TempDir(), "slow")
+	fast, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *Options) { o.RecordDir = fastRec })
+	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *Options) { o.RecordDir, o.noFastCalls = slowRec, true })
 	calls := []mcp.CallToolParams{
 		{Name: "echo", Arguments: map[string]any{"message": "hi"}},
 		{Name: "echo", Arguments: map[string]any{}},
@@ -218,6 +220,13 @@ func TestFastPathMatchesGoSDKPath(t *testing.T) {
 	}
 	if n := slow.fastCalls.Load(); n != 0 {
 		t.Errorf("with the fast path off it took %d calls", n)
+	}
+	fast.Close() // writes the queued records
+	slow.Close()
+	_, fastLog := recordedFile(t, fastRec)
+	_, slowLog := recordedFile(t, slowRec)
+	if diff := cmp.Diff(slowLog, fastLog); diff != "" || strings.Count(fastLog, "\n") != len(calls) {
+		t.Errorf("--record differs (-go-sdk path +fast path):\n%s", diff)
 	}
 }
 
