@@ -55,6 +55,28 @@ func (s *Server) FastCall(ctx context.Context, ss *mcp.ServerSession, id, params
 	return f.run(ctx), true
 }
 
+// FastCallBody is FastCall for a transport that holds one JSON-RPC
+// message (body) of the session with the given Mcp-Session-Id (streamable
+// HTTP, MCP 2025-11-25 basic/transports): it takes a single tools/call
+// request the fast path accepts and returns its response; false for
+// anything else (a batch, a notification, another method, an unknown
+// session), which the go-sdk then handles unchanged.
+func (s *Server) FastCallBody(ctx context.Context, sessionID string, body []byte) ([]byte, bool) {
+	v, ok := s.notifier.byID.Load(sessionID)
+	if !ok || len(body) == 0 || body[0] != '{' {
+		return nil, false
+	}
+	var m fastPeek
+	if json.Unmarshal(body, &m) != nil || m.JSONRPC != "2.0" || m.Method != "tools/call" || m.ID == nil || m.Params == nil {
+		return nil, false
+	}
+	f := s.prepareFast(v.(*mcp.ServerSession), m.ID, &m.Params.fastParams)
+	if f == nil {
+		return nil, false
+	}
+	return f.run(ctx), true
+}
+
 // prepareFast takes the call when the fast path can answer it exactly as
 // callTool would: an initialized session before 2026-07-28, no tracing,
 // an id the go-sdk would echo as sent, no progress token, and a tool of

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -426,5 +427,44 @@ func TestFastPathPanicRecovered(t *testing.T) {
 	}
 	if m := metricsText(t, s); !strings.Contains(m, "\nmcpctl_serve_panics_total{where=\"call\"} 1\n") {
 		t.Error("/metrics does not count the panic")
+	}
+}
+
+// TestFastCallBodyForHTTPSessions: the seam for streamable HTTP answers a
+// tools/call of an initialized HTTP session by its Mcp-Session-Id, and
+// leaves other messages and unknown sessions to the go-sdk.
+func TestFastCallBodyForHTTPSessions(t *testing.T) {
+	p := newProbeUpstream()
+	s, _ := startServer(t, probeGatewayConfig, p.pipe)
+	hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{}))
+	defer hs.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: fastRevision})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"over http"}}}`)
+	var resp []byte
+	waitUntil(t, "the fast path to take the call", func() bool {
+		var ok bool
+		resp, ok = s.FastCallBody(context.Background(), cs.ID(), call)
+		return ok
+	})
+	var got struct {
+		ID     int                `json:"id"`
+		Result mcp.CallToolResult `json:"result"`
+	}
+	if err := json.Unmarshal(resp, &got); err != nil || got.ID != 7 || got.Result.IsError || !strings.Contains(resultText(&got.Result), "over http") {
+		t.Errorf("response %s (%v)", resp, err)
+	}
+	for name, c := range map[string]struct{ session, body string }{
+		"tools/list":      {cs.ID(), `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`},
+		"a notification":  {cs.ID(), `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}`},
+		"a batch":         {cs.ID(), `[` + string(call) + `]`},
+		"unknown session": {"nope", string(call)},
+	} {
+		if _, ok := s.FastCallBody(context.Background(), c.session, []byte(c.body)); ok {
+			t.Errorf("%s: taken by the fast path", name)
+		}
 	}
 }
