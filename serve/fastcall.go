@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -79,7 +80,8 @@ func (s *Server) FastCallBody(ctx context.Context, sessionID string, body []byte
 
 // prepareFast takes the call when the fast path can answer it exactly as
 // callTool would: an initialized session before 2026-07-28, no tracing,
-// an id the go-sdk would echo as sent, no progress token, and a tool of
+// an id the go-sdk would echo as sent, no progress token nor
+// io.modelcontextprotocol/ key in _meta, and a tool of
 // the session's generation (pinned or live; not routed to blue by its
 // shape) that an upstream serves as it is (not quarantined with a
 // translator). nil: the go-sdk takes it.
@@ -87,8 +89,12 @@ func (s *Server) prepareFast(ss *mcp.ServerSession, id json.RawMessage, p *fastP
 	if s.opts.noFastCalls || s.tracing.on || p.Name == "" || !plainID(id) || !s.fastSession(ss) {
 		return nil
 	}
-	if _, ok := p.Meta["progressToken"]; ok {
-		return nil
+	for k := range p.Meta {
+		// A progress token is relayed by the go-sdk path; the 2026-07-28
+		// keys may select that revision for this request.
+		if k == "progressToken" || strings.HasPrefix(k, protocolMetaPrefix) {
+			return nil
+		}
 	}
 	if s.pinning() {
 		s.expireDue(ss)
