@@ -247,19 +247,21 @@ func (s *Server) lineTransport(in io.ReadCloser, out io.WriteCloser, stop <-chan
 		fast:    fast,
 	}
 	// frameReader bounds lines; the SDK's own bound would end the session.
-	t.Transport = &mcp.IOTransport{Reader: closerOf{fr, in}, Writer: closerOf{w, out}, MaxLineLength: -1}
+	t.Transport = &mcp.IOTransport{Reader: closingReader{fr, in}, Writer: closingWriter{w, out}, MaxLineLength: -1}
 	return t, fast
 }
 
-// closerOf is r (an io.Reader or io.Writer) closed by c.
-type closerOf struct {
-	rw any
-	c  io.Closer
+// closingReader and closingWriter read or write through a filter and
+// close the stream beneath it.
+type closingReader struct {
+	io.Reader
+	io.Closer
 }
 
-func (x closerOf) Read(p []byte) (int, error)  { return x.rw.(io.Reader).Read(p) }
-func (x closerOf) Write(p []byte) (int, error) { return x.rw.(io.Writer).Write(p) }
-func (x closerOf) Close() error                { return x.c.Close() }
+type closingWriter struct {
+	io.Writer
+	io.Closer
+}
 
 // streamDrainTimeout bounds how long the end of a ConnectStream's input
 // waits for the requests read to be answered.
