@@ -470,3 +470,47 @@ func TestFastCallBodyForHTTPSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestFastPathOverRunStdio: `mcpctl serve` on stdio in front of a stdio
+// upstream (cmd/mutableupstream): the call is taken by the fast path on
+// both hops, and a call read just before the end of input is still
+// answered (the end of input waits for fast calls as for the go-sdk's).
+func TestFastPathOverRunStdio(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and starts a program")
+	}
+	bin := mutableProgram(t)
+	s, _ := startServer(t, fmt.Sprintf("server: {name: stdio-gw, version: 1.0.0}\nupstreams:\n  - name: m\n    stdio: [%q]\n", bin))
+	p := runStdioPipe(t, s)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	waitUntil(t, "the session initialized", func() bool {
+		for ss := range s.mcp.Sessions() {
+			return s.initializedForTest(ss)
+		}
+		return false
+	})
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi ✓"}}}`)
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"last"}}}`)
+	p.in.Close()
+	got := map[int]string{}
+	for range 2 {
+		var m struct {
+			ID     int                `json:"id"`
+			Result mcp.CallToolResult `json:"result"`
+		}
+		line := p.recv()
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		got[m.ID] = fmt.Sprint(echoed(&m.Result)["message"])
+	}
+	if diff := cmp.Diff(map[int]string{2: "hi ✓", 3: "last"}, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+	if n := s.fastCalls.Load(); n != 2 {
+		t.Errorf("the fast path took %d calls, want 2", n)
+	}
+}
