@@ -149,7 +149,7 @@ func TestUpstreamCallRawAnsweredTwiceKeepsTheFirst(t *testing.T) {
 
 func TestUpstreamCallRawNeverAnsweredTimesOutAndCancels(t *testing.T) {
 	s := newLineServer()
-	u := startLines(t, s, 50*time.Millisecond)
+	u := startLines(t, s, time.Second) // Timeout bounds the start too
 	_, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"t","arguments":{"mode":"never"}}`))
 	if !errors.Is(err, upstream.ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)

@@ -172,9 +172,12 @@ func TestUpstreamRestartsWithBackoff(t *testing.T) {
 	}
 }
 
+// TestUpstreamTimeoutCancelsTheUpstreamCall: Options.Timeout bounds the
+// start too, so it leaves a loaded machine time to start (50ms did not
+// under -race).
 func TestUpstreamTimeoutCancelsTheUpstreamCall(t *testing.T) {
 	f := newFake()
-	u := start(t, f, upstream.Options{Timeout: 50 * time.Millisecond})
+	u := start(t, f, upstream.Options{Timeout: time.Second})
 	_, err := u.Call(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "block"}}, nil)
 	if !errors.Is(err, upstream.ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
