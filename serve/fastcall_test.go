@@ -433,8 +433,9 @@ func TestFastPathPanicRecovered(t *testing.T) {
 }
 
 // TestFastCallBodyForHTTPSessions: the seam for streamable HTTP answers a
-// tools/call of an initialized HTTP session by its Mcp-Session-Id, and
-// leaves other messages and unknown sessions to the go-sdk.
+// tools/call of an initialized HTTP session by its Mcp-Session-Id (as
+// FastCall does given the session), and leaves other messages and unknown
+// sessions to the go-sdk.
 func TestFastCallBodyForHTTPSessions(t *testing.T) {
 	p := newProbeUpstream()
 	s, _ := startServer(t, probeGatewayConfig, p.pipe)
@@ -458,6 +459,11 @@ func TestFastCallBodyForHTTPSessions(t *testing.T) {
 	}
 	if err := json.Unmarshal(resp, &got); err != nil || got.ID != 7 || got.Result.IsError || !strings.Contains(resultText(&got.Result), "over http") {
 		t.Errorf("response %s (%v)", resp, err)
+	}
+	v, _ := s.notifier.byID.Load(cs.ID())
+	direct, ok := s.FastCall(context.Background(), v.(*mcp.ServerSession), json.RawMessage("7"), json.RawMessage(`{"name":"echo","arguments":{"message":"over http"}}`))
+	if !ok || string(direct) != string(resp) {
+		t.Errorf("FastCall = %s, %v; want FastCallBody's %s", direct, ok, resp)
 	}
 	for name, c := range map[string]struct{ session, body string }{
 		"tools/list":      {cs.ID(), `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`},
