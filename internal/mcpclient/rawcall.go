@@ -47,7 +47,7 @@ type rawResponse struct {
 
 // ErrRawClosed is wrapped (with mcp.ErrConnectionClosed) by the error of a
 // raw call whose connection ended before its response came.
-var ErrRawClosed = errors.New("connection closed")
+var ErrRawClosed = errors.New("the connection ended before the response")
 
 // RandomPrefix returns "mcpctl-<16 random hex digits>-": the start of ids
 // and progress tokens a peer cannot guess.
