@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -133,10 +134,29 @@ func inMemory(srv *mcp.Server) func(b *testing.B) (*mcp.ClientSession, func()) {
 	}
 }
 
-// overHTTP connects a go-sdk client over streamable HTTP (stateful).
+// overStream connects a go-sdk client to s over a net.Pipe served by
+// Server.ConnectStream (the fast path's line transport): the same bytes as
+// mcp.NewInMemoryTransports, which is an IOTransport over a net.Pipe.
+func overStream(s *Server) func(b *testing.B) (*mcp.ClientSession, func()) {
+	return func(b *testing.B) (*mcp.ClientSession, func()) {
+		c, sc := net.Pipe()
+		ss, err := s.ConnectStream(context.Background(), sc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: c, Writer: c}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs, func() { cs.Close(); ss.Close() }
+	}
+}
+
+// overHTTP connects a go-sdk client over streamable HTTP (stateful) at
+// revision 2025-11-25, as inMemory and overStream do.
 func overHTTP(url string) func(b *testing.B) (*mcp.ClientSession, func()) {
 	return func(b *testing.B) (*mcp.ClientSession, func()) {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpctl/mcpctl/facade"
 	"github.com/mcpctl/mcpctl/fixtures"
 	"github.com/mcpctl/mcpctl/handler"
+	"github.com/mcpctl/mcpctl/recording"
 	"github.com/mcpctl/mcpctl/schema"
 	"github.com/mcpctl/mcpctl/upstream"
 )
@@ -70,104 +71,192 @@ var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "
 // (docs/serve.md#generations-and-the-reload-pipeline, docs/serve.md#active-conversations-pinning): arguments are checked against the input schema (after
 // the tool's facade when they do not validate as sent) by
 // callcheck.CheckCall, as replay checks them, before any handler runs; the handler's output becomes content, and structuredContent when the
-// tool has an outputSchema (validated against it).
+// tool has an outputSchema (validated against it). The fast path
+// (fastcall.go) takes the same steps for the calls it forwards.
 func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToolRequest) (mcp.Result, error) {
-	s.inflight.add()
-	defer s.inflight.done()
-	if s.draining.Load() {
-		return nil, errShuttingDown
+	if err := s.enterCall(); err != nil {
+		return nil, err
 	}
-	g := s.acquireFor(ss)
-	defer func() { g.release() }()
-
+	defer s.leaveCall()
 	name := req.Params.Name
-	if bg := s.shapeRoute(ss, g, name, req.Params.Arguments); bg != nil {
-		g.release() // blue takes the call by its shape
-		g = bg
-	}
-	s.countSide(g)
-	// The record (nil unless --record) goes to the writer once the
-	// outcome is known: before the handler runs, so a call abandoned at
-	// shutdown is recorded too.
-	rec := startRecord(s.rec, name, req.Params.Arguments, g, s.live.Load())
-	defer s.rec.Put(rec)
-	t, alias := g.tools[name], (*aliasRoute)(nil)
-	if t == nil {
-		if alias = g.aliases[name]; alias != nil {
-			t = alias.target
-		}
-	}
-	if t == nil {
-		s.metrics.calls.AddUnknown()
-		recordOutcome(rec, fixtures.UnknownTool)
-		v := callcheck.CheckCall(nil, facade.Call{Tool: name}, g.names)
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: v.Message}
-	}
-	recordRoute(rec, t.facade)
-	m := t.meters
-	if m == nil {
-		m = s.toolMeters(t.name)
-	}
-
-	args, msg := t.parseArguments(req.Params.Arguments)
-	if msg != "" {
-		m.invalid()
-		recordOutcome(rec, fixtures.Rejected)
-		return errorResult(msg), nil
-	}
-	v := callcheck.CheckCall(t.check, facade.Call{Tool: name, Arguments: schema.Instance(&args).(map[string]any)}, nil)
-	if v.Outcome == callcheck.Rejected {
-		m.invalid()
-		recordOutcome(rec, fixtures.Rejected)
-		return errorResult(v.Message), nil
-	}
-	argsJSON, err := s.handlerArguments(t, &v, req.Params.Arguments)
+	g, _ := s.routeCall(ss, name, req.Params.Arguments)
+	c := s.startCall(g, name, req.Params.Arguments)
+	defer c.end()
+	t, err := c.resolve()
 	if err != nil {
-		m.invalid()
-		recordOutcome(rec, fixtures.Rejected)
-		return errorResult(err.Error()), nil
+		return nil, err
 	}
-	recordPassed(rec, v.Outcome == callcheck.Accepted, argsJSON)
-	s.rec.Put(rec)
-
+	argsJSON, m, res := c.checkArgs(t)
+	if res != nil {
+		return res, nil
+	}
 	start := time.Now()
 	out, err := t.handler.Call(withDownstream(ctx, ss, req), argsJSON)
 	m.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
-		m.failed()
-		s.log.Warn("tool call failed", "tool", t.name, "generation", g.Version, "kind", failureKind(ctx, err))
-		return errorResult(fmt.Sprintf("Tool %q failed: %v", t.name, err)), nil
+		return c.failed(ctx, t, m, err), nil
 	}
 	if out.Result != nil {
 		// An upstream's result, passed through unchanged.
-		if out.Result.IsError {
-			m.failed()
-		} else {
-			m.succeeded()
-		}
+		m.outcome(out.Result.IsError)
 		return out.Result, nil
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out.Body)}}}
+	return c.output(t, m, out.Body), nil
+}
+
+// enterCall counts a call in flight, or refuses it while the server
+// drains; leaveCall undoes it (after a nil error only).
+func (s *Server) enterCall() error {
+	s.inflight.add()
+	if s.draining.Load() {
+		s.inflight.done()
+		return errShuttingDown
+	}
+	return nil
+}
+
+func (s *Server) leaveCall() {
+	s.inflight.done()
+}
+
+// routeCall returns the generation a call runs against, with a call
+// reference taken: the session's pin or the live one, or blue when the
+// call is routed there by its shape (routed).
+func (s *Server) routeCall(ss *mcp.ServerSession, name string, args json.RawMessage) (g *Generation, routed bool) {
+	g = s.acquireFor(ss)
+	if bg := s.shapeRoute(ss, g, name, args); bg != nil {
+		g.release() // blue takes the call by its shape
+		return bg, true
+	}
+	return g, false
+}
+
+// toolCall is one tools/call past routeCall: its generation, as sent, and
+// its record (nil unless --record).
+type toolCall struct {
+	s    *Server
+	g    *Generation
+	name string
+	args json.RawMessage
+	rec  *recording.Call
+}
+
+// startCall counts the call for its blue/green side and starts its
+// record, which goes to the writer once the outcome is known: before the
+// handler runs, so a call abandoned at shutdown is recorded too. end
+// releases g.
+func (s *Server) startCall(g *Generation, name string, args json.RawMessage) *toolCall {
+	s.countSide(g)
+	return &toolCall{s: s, g: g, name: name, args: args, rec: startRecord(s.rec, name, args, g, s.live.Load())}
+}
+
+func (c *toolCall) end() {
+	c.s.rec.Put(c.rec)
+	c.g.release()
+}
+
+// lookup finds a tool of g by its name or an alias of it (nil, nil: no
+// such tool).
+func (g *Generation) lookup(name string) (*liveTool, *aliasRoute) {
+	if t := g.tools[name]; t != nil {
+		return t, nil
+	}
+	if alias := g.aliases[name]; alias != nil {
+		return alias.target, alias
+	}
+	return nil, nil
+}
+
+// resolve returns the tool the call names, or the JSON-RPC error of an
+// unknown tool (with the closest names).
+func (c *toolCall) resolve() (*liveTool, error) {
+	t, _ := c.g.lookup(c.name)
+	if t == nil {
+		c.s.metrics.calls.AddUnknown()
+		recordOutcome(c.rec, fixtures.UnknownTool)
+		v := callcheck.CheckCall(nil, facade.Call{Tool: c.name}, c.g.names)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: v.Message}
+	}
+	recordRoute(c.rec, t.facade)
+	return t, nil
+}
+
+// meters returns t's meters.
+func (s *Server) metersOf(t *liveTool) *toolMeters {
+	if t.meters != nil {
+		return t.meters
+	}
+	return s.toolMeters(t.name)
+}
+
+// outcome counts a handler's result by its isError.
+func (m *toolMeters) outcome(isError bool) {
+	if isError {
+		m.failed()
+	} else {
+		m.succeeded()
+	}
+}
+
+// checkArgs validates the call's arguments for t and returns them as the
+// handler gets them, or the isError result of invalid ones (counted).
+func (c *toolCall) checkArgs(t *liveTool) ([]byte, *toolMeters, *mcp.CallToolResult) {
+	m := c.s.metersOf(t)
+	args, msg := t.parseArguments(c.args)
+	if msg != "" {
+		m.invalid()
+		recordOutcome(c.rec, fixtures.Rejected)
+		return nil, m, errorResult(msg)
+	}
+	v := callcheck.CheckCall(t.check, facade.Call{Tool: c.name, Arguments: schema.Instance(&args).(map[string]any)}, nil)
+	if v.Outcome == callcheck.Rejected {
+		m.invalid()
+		recordOutcome(c.rec, fixtures.Rejected)
+		return nil, m, errorResult(v.Message)
+	}
+	argsJSON, err := c.s.handlerArguments(t, &v, c.args)
+	if err != nil {
+		m.invalid()
+		recordOutcome(c.rec, fixtures.Rejected)
+		return nil, m, errorResult(err.Error())
+	}
+	recordPassed(c.rec, v.Outcome == callcheck.Accepted, argsJSON)
+	c.s.rec.Put(c.rec)
+	return argsJSON, m, nil
+}
+
+// failed is the isError result of a handler that failed with err.
+func (c *toolCall) failed(ctx context.Context, t *liveTool, m *toolMeters, err error) *mcp.CallToolResult {
+	m.failed()
+	c.s.log.Warn("tool call failed", "tool", t.name, "generation", c.g.Version, "kind", failureKind(ctx, err))
+	return errorResult(fmt.Sprintf("Tool %q failed: %v", t.name, err))
+}
+
+// output is the result of a handler's output body: content, and
+// structuredContent when the tool has an outputSchema (validated).
+func (c *toolCall) output(t *liveTool, m *toolMeters, body []byte) *mcp.CallToolResult {
+	g := c.g
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
 	if t.structured != nil {
 		res.StructuredContent = json.RawMessage(t.structured)
 	} else if t.out != nil {
-		v, perr := canon.Parse(out.Body)
+		v, perr := canon.Parse(body)
 		if perr != nil {
 			m.failed()
-			s.log.Error("handler output is not JSON but the tool declares an outputSchema", "tool", t.name, "generation", g.Version)
-			return errorResult(fmt.Sprintf("Tool %q produced output that is not JSON, but it declares an outputSchema.", t.name)), nil
+			c.s.log.Error("handler output is not JSON but the tool declares an outputSchema", "tool", t.name, "generation", g.Version)
+			return errorResult(fmt.Sprintf("Tool %q produced output that is not JSON, but it declares an outputSchema.", t.name))
 		}
 		inst := schema.Instance(&v)
 		if oerr := t.out.Validate(inst); oerr != nil {
 			m.failed()
 			ps := callcheck.Problems(t.outValue, inst, oerr)
-			s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", problemPointers(ps, "(output)"))
-			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, callcheck.Lines(ps, "(output)"))), nil
+			c.s.log.Error("handler output violates the tool's outputSchema", "tool", t.name, "generation", g.Version, "at", problemPointers(ps, "(output)"))
+			return errorResult(fmt.Sprintf("Tool %q produced output that violates its own outputSchema:%s", t.name, callcheck.Lines(ps, "(output)")))
 		}
 		res.StructuredContent = json.RawMessage(canon.AppendOrdered(nil, &v))
 	}
 	m.succeeded()
-	return res, nil
+	return res
 }
 
 func failureKind(ctx context.Context, err error) string {

@@ -42,6 +42,14 @@
 // candidate shares the live generation's unchanged tools (compiled schemas,
 // handler), each refcounted by the generations holding it.
 //
+// # The fast path
+//
+// On stdio (and Server.ConnectStream) a plain tools/call to an upstream
+// is answered without the go-sdk decoding it on either hop: FastCall takes
+// callTool's own steps and forwards the arguments with upstream.CallRaw,
+// whose result bytes become the response (docs/gateway.md#the-fast-path).
+// FastCallBody is the same for a transport that holds one request body.
+//
 // # Session pinning
 //
 // With Options.PinSessions (--pin-sessions), a session of a revision that

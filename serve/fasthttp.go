@@ -56,6 +56,26 @@ type fastHTTP struct {
 // or "n" + an integer id, as decoded.
 type flightKey struct{ session, id string }
 
+// httpFast is the FastCall of HTTPHandler: o's (tests), else the
+// server's fast path (FastCall) for the session with the given id; none
+// when tests turned the fast path off. A stateless server has no session
+// to check the call's revision against, so its calls take go-sdk.
+func (s *Server) httpFast(o HTTPOptions) FastCall {
+	switch {
+	case o.fastCall != nil:
+		return o.fastCall
+	case s.hooks.noFastCalls || o.Stateless:
+		return nil
+	}
+	return func(ctx context.Context, sessionID string, id, params json.RawMessage) ([]byte, bool) {
+		v, ok := s.notifier.byID.Load(sessionID)
+		if !ok {
+			return nil, false
+		}
+		return s.FastCall(ctx, v.(*mcp.ServerSession), id, params)
+	}
+}
+
 // newFastHTTP wraps sdk with the fast path; a nil fast returns sdk.
 func (s *Server) newFastHTTP(sdk http.Handler, o HTTPOptions, fast FastCall) http.Handler {
 	if fast == nil {
@@ -117,7 +137,7 @@ func (f *fastHTTP) admits(r *http.Request) (*mcp.ServerSession, bool) {
 	if f.stateless {
 		return nil, true
 	}
-	ss, negotiated, ok := f.s.fastSession(r.Header.Get("Mcp-Session-Id"))
+	ss, negotiated, ok := f.s.initializedSession(r.Header.Get("Mcp-Session-Id"))
 	return ss, ok && negotiated == rev
 }
 
@@ -130,16 +150,17 @@ func fastRevision(rev string) bool {
 	return rev >= firstBatchlessRevision && rev < protocolSessionless && slices.Contains(mcp.SupportedProtocolVersions(), rev)
 }
 
-// fastSession returns the initialized session with the given id and
-// its negotiated revision.
-func (s *Server) fastSession(id string) (*mcp.ServerSession, string, bool) {
+// initializedSession returns the initialized session with the given id
+// and its negotiated revision.
+func (s *Server) initializedSession(id string) (*mcp.ServerSession, string, bool) {
 	if id == "" {
 		return nil, "", false
 	}
-	ss := s.findSession(id)
-	if ss == nil {
+	v, ok := s.notifier.byID.Load(id)
+	if !ok {
 		return nil, "", false
 	}
+	ss := v.(*mcp.ServerSession)
 	st := s.notifier.state(ss)
 	if st == nil {
 		return ss, "", false

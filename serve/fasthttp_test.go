@@ -89,7 +89,7 @@ func fastClient(t *testing.T, url, version string) *mcp.ClientSession {
 func fastReady(t *testing.T, s *Server, cs *mcp.ClientSession) {
 	t.Helper()
 	waitUntil(t, "the session initialized", func() bool {
-		_, _, ok := s.fastSession(cs.ID())
+		_, _, ok := s.initializedSession(cs.ID())
 		return ok
 	})
 }

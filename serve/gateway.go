@@ -123,6 +123,12 @@ func (s *Server) upstreamOptions(uc *serveconfig.UpstreamConfig, dir string) (up
 			return opts, nil
 		}
 	}
+	if s.hooks.upstreamPipe != nil {
+		if p := s.hooks.upstreamPipe(uc.Name); p != nil {
+			opts.Pipe = p
+			return opts, nil
+		}
+	}
 	if uc.HTTP != nil {
 		opts.URL, opts.Headers = uc.HTTP.URL, http.Header{}
 		for h, env := range uc.HTTP.Headers {
@@ -420,15 +426,15 @@ func (h *forwardHandler) Call(ctx context.Context, args []byte) (*handler.Output
 const protocolMetaPrefix = "io.modelcontextprotocol/"
 
 // callMeta is m without the progress token and the connection's keys (nil
-// when nothing is left).
-func callMeta(m mcp.Meta) mcp.Meta {
-	var out mcp.Meta
+// when nothing is left): an mcp.Meta, or the fast path's undecoded one.
+func callMeta[M ~map[string]V, V any](m M) M {
+	var out M
 	for k, v := range m {
 		if k == "progressToken" || strings.HasPrefix(k, protocolMetaPrefix) {
 			continue
 		}
 		if out == nil {
-			out = mcp.Meta{}
+			out = M{}
 		}
 		out[k] = v
 	}

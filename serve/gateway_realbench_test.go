@@ -14,8 +14,9 @@ import (
 // an upstream that does real work: the real server-filesystem 2025.11.25
 // (node, over stdio, from e2e/node_modules) reading a small file. Direct
 // clients reach their own server process over stdio; gateway clients reach
-// the gateway in memory, and the gateway the same server release over
-// stdio. Reported as BenchmarkGateway's (gateway/direct-throughput,
+// the gateway over an in-memory pipe framed as stdio (ConnectStream: the
+// fast path, as stdio runs it), and the gateway the same server release
+// over stdio. Reported as BenchmarkGateway's (gateway/direct-throughput,
 // added-p99-ms, …). It skips without the npm packages unless MCPCTL_E2E=1.
 func BenchmarkGatewayRealUpstream(b *testing.B) {
 	modules := e2eModules(b, "fs-new")
@@ -41,7 +42,7 @@ func BenchmarkGatewayRealUpstream(b *testing.B) {
 	// One client: a stdio server serves one session, so more direct
 	// clients would mean more node processes than the gateway's one.
 	b.Run("call/stdio/clients=1", func(b *testing.B) {
-		benchVersus(b, 1, direct, inMemory(gw.MCPServer()), read)
+		benchVersus(b, 1, direct, overStream(gw), read)
 	})
 }
 

@@ -33,8 +33,9 @@ import (
 //	                                   on a shared machine
 //
 // "inmemory" connects clients and the gateway's upstream over in-memory
-// transports where the gateway offers one, "http" everything over
-// streamable HTTP on loopback.
+// pipes (net.Pipe, framed as stdio: what mcp.NewInMemoryTransports is;
+// the gateway's side through its line transport and fast path, as its
+// stdio), "http" everything over streamable HTTP on loopback.
 func BenchmarkGateway(b *testing.B) {
 	u := benchUpstream(b)
 	upURL := upstreamURL(b, u)
@@ -63,7 +64,7 @@ func BenchmarkGateway(b *testing.B) {
 		name            string
 		direct, gateway func(b *testing.B) (*mcp.ClientSession, func())
 	}{
-		{"inmemory", inMemory(u.Server()), inMemory(gwMem.MCPServer())},
+		{"inmemory", inMemory(u.Server()), overStream(gwMem)},
 		{"http", overHTTP(upURL), overHTTP(gw.URL)},
 	}
 	for _, tr := range transports {

@@ -3,6 +3,8 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
@@ -43,16 +45,24 @@ func mutableProgram(t testing.TB) string {
 	return bin
 }
 
-// gatewayClient connects a go-sdk client to s over the in-memory transport.
+// gatewayClient connects a go-sdk client to s over an in-memory pipe
+// served by ConnectStream (framed as stdio, with the fast path).
 func gatewayClient(t *testing.T, s *Server) *sdkClient {
 	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st)
+	return gatewayClientAt(t, s, "")
+}
+
+// gatewayClientAt is gatewayClient asking for revision rev ("": the
+// go-sdk's newest, whose calls the fast path leaves to the go-sdk).
+func gatewayClientAt(t *testing.T, s *Server, rev string) *sdkClient {
+	t.Helper()
+	c, sc := net.Pipe()
+	ss, err := s.ConnectStream(context.Background(), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	return newSDKClient(t, ct, "")
+	return newSDKClient(t, &mcp.IOTransport{Reader: c, Writer: c}, rev)
 }
 
 // echoed decodes a call result's structured content as an object.
@@ -74,22 +84,17 @@ func resultText(res *mcp.CallToolResult) string {
 }
 
 // viaMemory makes the upstreams named in ups reach their mutable upstream
-// over in-memory transports (a new server session per connection); the
-// config still names them with stdio or http.
+// over in-memory pipes spoken as stdio (a new server session per
+// connection), so the gateway reads and writes lines as it does with a
+// stdio server; the config still names them with stdio or http.
 func viaMemory(ups map[string]*upstreamtest.Upstream) func(*testOptions) {
 	return func(o *testOptions) {
-		o.upstreamTransport = func(name string) func() mcp.Transport {
+		o.upstreamPipe = func(name string) func() (io.ReadWriteCloser, error) {
 			u := ups[name]
 			if u == nil {
 				return nil
 			}
-			return func() mcp.Transport {
-				t, err := u.Transport(context.Background())
-				if err != nil {
-					panic(err) // the in-process server refused a session: a bug
-				}
-				return t
-			}
+			return func() (io.ReadWriteCloser, error) { return u.Pipe(context.Background()) }
 		}
 	}
 }

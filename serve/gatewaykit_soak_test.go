@@ -18,7 +18,9 @@ import (
 // verified rename). The
 // advertised contract always promises echo {message}, so every call must
 // succeed and arrive at the upstream with the text; no goroutine may leak
-// (TestMain runs goleak).
+// (TestMain runs goleak). Half the clients speak 2025-11-25 (the fast
+// path takes their calls while the upstream's tools are published as
+// they are), half the go-sdk's newest revision (the go-sdk path).
 //
 // One window is no promise of the gateway's: between an upstream renaming a
 // property in place and its list_changed reaching the gateway, a call in
@@ -47,7 +49,11 @@ gate: {upstream: auto-facade}
 		window sync.RWMutex // held by the driver around an in-place rename
 	)
 	for i := 0; i < clients; i++ {
-		c := gatewayClient(t, s)
+		rev := ""
+		if i%2 == 0 {
+			rev = fastTestRevision
+		}
+		c := gatewayClientAt(t, s, rev)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -94,7 +100,10 @@ gate: {upstream: auto-facade}
 			t.Errorf("client %d made no call", i)
 		}
 	}
-	t.Logf("%d upstream changes; %d calls forwarded", changes, u.Calls())
+	if s.fastCalls.Load() == 0 {
+		t.Error("the fast path took no call")
+	}
+	t.Logf("%d upstream changes; %d calls forwarded, %d by the fast path", changes, u.Calls(), s.fastCalls.Load())
 }
 
 // soakCall calls echo in the shape the gateway advertises and checks the

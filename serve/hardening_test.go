@@ -331,10 +331,12 @@ func FuzzStdioFrames(f *testing.F) {
 		outR, outW := io.Pipe()
 		stop := make(chan struct{})
 		defer close(stop)
-		ss, err := s.mcp.Connect(context.Background(), s.stdioTransport(inR, outW, stop, RunOptions{ShutdownTimeout: time.Second}), nil)
+		tr, fast := s.stdioTransport(inR, outW, stop, RunOptions{ShutdownTimeout: time.Second})
+		ss, err := s.mcp.Connect(context.Background(), tr, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		fast.attach(ss)
 		probe := make(chan bool, 1)
 		read := make(chan struct{})
 		go func() {

@@ -111,9 +111,29 @@ type rawClient struct {
 
 func dialRaw(t testing.TB, s *Server) *rawClient {
 	t.Helper()
+	return dialRawWith(t, func(r io.ReadCloser, w io.WriteCloser) (*mcp.ServerSession, error) {
+		return s.Connect(context.Background(), &mcp.IOTransport{Reader: r, Writer: w})
+	})
+}
+
+// dialStream is dialRaw through Server.ConnectStream (the line transport
+// with the fast path, as stdio).
+func dialStream(t testing.TB, s *Server) *rawClient {
+	t.Helper()
+	return dialRawWith(t, func(r io.ReadCloser, w io.WriteCloser) (*mcp.ServerSession, error) {
+		return s.ConnectStream(context.Background(), struct {
+			io.Reader
+			io.Writer
+			io.Closer
+		}{r, w, w})
+	})
+}
+
+func dialRawWith(t testing.TB, connect func(io.ReadCloser, io.WriteCloser) (*mcp.ServerSession, error)) *rawClient {
+	t.Helper()
 	toServerR, toServerW := io.Pipe()
 	fromServerR, fromServerW := io.Pipe()
-	ss, err := s.Connect(context.Background(), &mcp.IOTransport{Reader: toServerR, Writer: fromServerW})
+	ss, err := connect(toServerR, fromServerW)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,10 +356,5 @@ func (b *syncBuffer) String() string {
 // notifications/initialized.
 func (s *Server) initializedForTest(ss *mcp.ServerSession) bool {
 	st := s.notifier.state(ss)
-	if st == nil {
-		return false
-	}
-	s.notifier.mu.Lock()
-	defer s.notifier.mu.Unlock()
-	return st.initialized
+	return st != nil && s.notifier.isInitialized(st)
 }

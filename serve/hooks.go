@@ -1,6 +1,10 @@
 package serve
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // hooks are the test seams of a Server: functions called at points of the
 // pipeline a test observes or slows down, and the upstream connections a
@@ -22,6 +26,11 @@ type hooks struct {
 	// upstreamTransport makes the transports of the upstream named name
 	// (nil: as its config says).
 	upstreamTransport func(name string) func() mcp.Transport
+	// upstreamPipe makes the line-delimited streams of the upstream named
+	// name, spoken as stdio (nil: as its config says).
+	upstreamPipe func(name string) func() (io.ReadWriteCloser, error)
 	// upstreamProtocol is upstream.Options.ProtocolVersion.
 	upstreamProtocol string
+	// noFastCalls sends every tools/call through the go-sdk.
+	noFastCalls bool
 }

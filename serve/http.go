@@ -49,8 +49,8 @@ type HTTPOptions struct {
 	ReadTimeout       time.Duration
 	IdleTimeout       time.Duration
 
-	// fastCall, when set, answers plain tools/call POSTs before go-sdk
-	// (fasthttp.go).
+	// fastCall (tests), when set, answers plain tools/call POSTs before
+	// go-sdk instead of the server's own fast path (fasthttp.go).
 	fastCall FastCall
 }
 
@@ -100,7 +100,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		Logger:              sdkLogger(s.log, "mcp-http"),
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		SessionTimeout:      max(o.SessionTimeout, 0),
-	}), o, o.fastCall)
+	}), o, s.httpFast(o))
 	mcpOnly := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.admitHTTP(w, r) {
 			return

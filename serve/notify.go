@@ -44,8 +44,10 @@ type notifier struct {
 	// sessions maps *mcp.ServerSession to *sessionState. Request paths only
 	// Load from it (lock-free); writers hold mu for the notification state.
 	sessions sync.Map
-	mu       sync.Mutex
-	flight   inflight
+	// byID maps the Mcp-Session-Id of a session in sessions to it.
+	byID   sync.Map
+	mu     sync.Mutex
+	flight inflight
 	// sent counts delivered notifications (as the metric does).
 	sent atomic.Int64
 }
@@ -122,11 +124,22 @@ func (n *notifier) state(ss *mcp.ServerSession) *sessionState {
 // ends (stateless HTTP makes one short session per request).
 func (n *notifier) begin(ss *mcp.ServerSession, http bool) {
 	if _, loaded := n.sessions.LoadOrStore(ss, &sessionState{started: n.s.opts.Clock.Now(), http: http}); !loaded {
+		if id := ss.ID(); id != "" {
+			n.byID.Store(id, ss)
+		}
 		go func() {
 			_ = ss.Wait()
 			n.forget(ss)
 		}()
 	}
+}
+
+// isInitialized reports whether the session of st sent
+// notifications/initialized.
+func (n *notifier) isInitialized(st *sessionState) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return st.initialized
 }
 
 // initialized marks ss initialized and sends a change it missed.
@@ -185,6 +198,7 @@ func (n *notifier) changed(g *Generation) {
 // forget drops the state of a session that ended, releasing its pin.
 func (n *notifier) forget(ss *mcp.ServerSession) {
 	if v, ok := n.sessions.LoadAndDelete(ss); ok {
+		n.byID.CompareAndDelete(ss.ID(), ss)
 		n.s.forgetPin(ss, v.(*sessionState))
 	}
 }

@@ -43,6 +43,13 @@ func (s *Server) bug(where string, v any, attrs ...any) *PanicError {
 	return pe
 }
 
+// callPanic records a panic recovered during a tools/call of tool and
+// returns the call's isError result.
+func (s *Server) callPanic(v any, tool string) *mcp.CallToolResult {
+	s.bug(panicCall, v, "method", "tools/call", "tool", tool)
+	return errorResult(fmt.Sprintf("Tool %q failed: internal error in the server (a bug, logged); other calls are not affected.", tool))
+}
+
 // recoverMiddleware is the outermost receiving middleware: a panic while
 // handling one request answers that request (a tools/call with an isError
 // result, anything else with a JSON-RPC internal error) and is logged and
@@ -59,8 +66,7 @@ func (s *Server) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 					tool = r.Params.Name
 				}
-				s.bug(panicCall, v, "method", method, "tool", tool)
-				res, err = errorResult(fmt.Sprintf("Tool %q failed: internal error in the server (a bug, logged); other calls are not affected.", tool)), nil
+				res, err = s.callPanic(v, tool), nil
 				return
 			}
 			s.bug(panicRequest, v, "method", method)

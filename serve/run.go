@@ -172,11 +172,12 @@ func (r *run) startTransport(ctx context.Context) (<-chan struct{}, error) {
 	if r.o.HTTPAddr != "" {
 		return ctx.Done(), r.listen("http", r.o.HTTPAddr, r.s.HTTPMux(r.o.HTTP))
 	}
-	t := r.s.stdioTransport(r.o.Stdin, r.o.Stdout, r.ctx.Done(), r.o)
+	t, fast := r.s.stdioTransport(r.o.Stdin, r.o.Stdout, r.ctx.Done(), r.o)
 	ss, err := r.s.mcp.Connect(r.ctx, t, nil)
 	if err != nil {
 		return nil, fmt.Errorf("stdio: %w", err)
 	}
+	fast.attach(ss)
 	r.stdio, r.stdioConn = ss, t
 	ended := make(chan struct{})
 	r.goBG(func() {
@@ -422,17 +423,35 @@ func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.noteRevision(msg)
 	err := c.Connection.Write(ctx, msg)
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
-		c.mu.Lock()
-		delete(c.pending, resp.ID)
-		if len(c.pending) == 0 {
-			for _, w := range c.waiters {
-				close(w)
-			}
-			c.waiters = nil
-		}
-		c.mu.Unlock()
+		c.untrack(resp.ID)
 	}
 	return err
+}
+
+// track counts a request the fast path took off the input (fastLines) as
+// read; untrack as answered.
+func (c *drainConn) track(id jsonrpc.ID) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending[id] = struct{}{}
+}
+
+func (c *drainConn) untrack(id jsonrpc.ID) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, id)
+	if len(c.pending) == 0 {
+		for _, w := range c.waiters {
+			close(w)
+		}
+		c.waiters = nil
+	}
 }
 
 // noteRevision keeps the revision of the answer to initialize, before it

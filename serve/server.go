@@ -103,6 +103,8 @@ type Server struct {
 	log     *slog.Logger
 	mcp     *mcp.Server
 	tracing tracing
+	// fastCalls counts the calls the fast path took (fastcall.go).
+	fastCalls atomic.Int64
 
 	live atomic.Pointer[Generation]
 	// pubMu serializes writers (publish, refuse, status of the last

@@ -3,12 +3,14 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,6 +62,8 @@ type frameReader struct {
 	// flight (the transport's connection, once connected).
 	session func() stdioSession
 	log     *slog.Logger
+	// fast, when set, takes the lines the fast path answers.
+	fast *fastLines
 
 	pending []byte // an admitted line not yet read by the transport
 	err     error  // the input's error, returned once pending is read
@@ -69,6 +73,8 @@ type frameReader struct {
 type stdioSession interface {
 	revision() string
 	inFlight(id jsonrpc.ID) bool
+	track(id jsonrpc.ID)
+	untrack(id jsonrpc.ID)
 }
 
 // errLineTooLong marks a line over the length limit.
@@ -126,6 +132,8 @@ func (r *frameReader) admit(line []byte) []byte {
 	line = bytes.TrimSpace(line)
 	switch {
 	case len(line) == 0:
+		return nil
+	case r.fast != nil && r.fast.take(line): // before json.Valid: it reads the line whole
 		return nil
 	case !json.Valid(line):
 		r.answer(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
@@ -216,19 +224,59 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// stdioTransport is the stdio transport of Run: frameReader in front of
-// the SDK's IOTransport, wrapped by drainTransport.
-func (s *Server) stdioTransport(in io.Reader, out io.Writer, stop <-chan struct{}, o RunOptions) *drainTransport {
+// stdioTransport is the stdio transport of Run: frameReader (with the
+// fast path) in front of the SDK's IOTransport, wrapped by drainTransport.
+// Attach the fast path to the session once connected.
+func (s *Server) stdioTransport(in io.Reader, out io.Writer, stop <-chan struct{}, o RunOptions) (*drainTransport, *fastLines) {
+	return s.lineTransport(readCloser{in}, writeCloser{out}, stop, o.ShutdownTimeout)
+}
+
+// lineTransport is a line-delimited transport over in and out (closing
+// the connection closes both).
+func (s *Server) lineTransport(in io.ReadCloser, out io.WriteCloser, stop <-chan struct{}, timeout time.Duration) (*drainTransport, *fastLines) {
 	w := &lockedWriter{w: out}
-	t := &drainTransport{stop: stop, timeout: o.ShutdownTimeout, log: s.log}
+	t := &drainTransport{stop: stop, timeout: timeout, log: s.log}
+	session := func() stdioSession { return t.session() }
+	fast := newFastLines(s, w, session)
 	fr := &frameReader{
 		in:      bufio.NewReaderSize(in, 64<<10),
 		out:     w,
 		maxLine: mcp.DefaultMaxLineLength,
-		session: func() stdioSession { return t.session() },
+		session: session,
 		log:     s.log,
+		fast:    fast,
 	}
 	// frameReader bounds lines; the SDK's own bound would end the session.
-	t.Transport = &mcp.IOTransport{Reader: readCloser{fr}, Writer: writeCloser{w}, MaxLineLength: -1}
-	return t
+	t.Transport = &mcp.IOTransport{Reader: closingReader{fr, in}, Writer: closingWriter{w, out}, MaxLineLength: -1}
+	return t, fast
+}
+
+// closingReader and closingWriter read or write through a filter and
+// close the stream beneath it.
+type closingReader struct {
+	io.Reader
+	io.Closer
+}
+
+type closingWriter struct {
+	io.Writer
+	io.Closer
+}
+
+// streamDrainTimeout bounds how long the end of a ConnectStream's input
+// waits for the requests read to be answered.
+const streamDrainTimeout = 10 * time.Second
+
+// ConnectStream serves one session over a line-delimited stream (one end
+// of a net.Pipe, say), framed as stdio (MCP 2025-11-25
+// basic/transports) and with the fast path in front of the go-sdk as Run's
+// stdio has it. Closing the session closes rwc.
+func (s *Server) ConnectStream(ctx context.Context, rwc io.ReadWriteCloser) (*mcp.ServerSession, error) {
+	t, fast := s.lineTransport(rwc, rwc, nil, streamDrainTimeout)
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	fast.attach(ss)
+	return ss, nil
 }

@@ -53,13 +53,15 @@ const (
 type tracing struct {
 	tracer trace.Tracer
 	prop   propagation.TraceContext
+	on     bool // a TracerProvider was given
 }
 
 func newTracing(tp trace.TracerProvider) tracing {
+	on := tp != nil
 	if tp == nil {
 		tp = noop.NewTracerProvider()
 	}
-	return tracing{tracer: tp.Tracer(tracerName)}
+	return tracing{tracer: tp.Tracer(tracerName), on: on}
 }
 
 // metaCarrier reads W3C trace context from a request's _meta (MCP

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +38,7 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	p := *params
 	var r *progressRelay
 	if progress != nil {
-		tok := "mcpctl-" + strconv.FormatUint(u.tokens.Add(1), 10)
+		tok := u.tokenPrefix + strconv.FormatUint(u.tokens.Add(1), 10)
 		r = newProgressRelay(progress, c.lister.WatchProgress(tok))
 		u.progress.Store(tok, r)
 		defer u.progress.Delete(tok)
@@ -55,16 +56,65 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	if err == nil {
 		return res, nil
 	}
+	return nil, u.callError(ctx, c, err)
+}
+
+// CallRaw forwards one tools/call whose params (the server's own tool
+// name, arguments and _meta, as JSON) are sent as they are, and returns
+// the server's result as it sent it. Over stdio (and Options.Pipe) the
+// request goes on the connection beside the go-sdk client and its response
+// is taken off before the go-sdk reads it (mcpclient.RawCalls): nothing is
+// decoded on the way. Over streamable HTTP before 2026-07-28 it is POSTed
+// in the go-sdk client's session (callRawHTTP); otherwise it is Call
+// without progress, its result encoded again. Errors are Call's; when ctx ends first, the server is
+// sent notifications/cancelled for the request.
+func (u *Upstream) CallRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	c := u.current()
+	if c == nil {
+		return nil, u.unavailable()
+	}
+	if c.raw == nil {
+		res, err := u.callRawHTTP(ctx, c, params)
+		if errors.Is(err, errNotRaw) {
+			return u.callDecoded(ctx, params)
+		}
+		return res, err
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
+	defer cancel()
+	res, err := c.raw.Call(ctx, "tools/call", params)
+	if err != nil {
+		return nil, u.callError(ctx, c, err)
+	}
+	return res, nil
+}
+
+// callDecoded is CallRaw through the go-sdk client (HTTP upstreams).
+func (u *Upstream) callDecoded(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p mcp.CallToolParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, fmt.Errorf("upstream %q: tools/call params: %w", u.opts.Name, err)
+	}
+	res, err := u.Call(ctx, &p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}
+
+// callError maps the failure of a call over c (ctx the call's, with
+// Options.Timeout) to the errors Call documents.
+func (u *Upstream) callError(ctx context.Context, c *conn, err error) error {
 	err = u.redact(err)
 	switch {
 	case errors.Is(context.Cause(ctx), ErrTimeout):
-		return nil, &Error{Name: u.opts.Name, Msg: fmt.Sprintf("no answer within %s", u.opts.Timeout), Err: ErrTimeout}
+		return &Error{Name: u.opts.Name, Msg: fmt.Sprintf("no answer within %s", u.opts.Timeout), Err: ErrTimeout}
 	// A stdio server is waited for from its start, so its exit may close
 	// the pipe under the read (os.ErrClosed) before the SDK sees EOF.
 	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed), u.current() != c:
-		return nil, &Error{Name: u.opts.Name, Msg: "the server went away during the call", Err: errors.Join(ErrUnavailable, err)}
+		return &Error{Name: u.opts.Name, Msg: "the server went away during the call", Err: errors.Join(ErrUnavailable, err)}
 	}
-	return nil, err
+	return err
 }
 
 // progressDrain bounds how long a call that got its response waits for

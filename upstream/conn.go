@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"errors"
+	"io"
 	"os/exec"
 	"strings"
 	"time"
@@ -20,7 +21,10 @@ type conn struct {
 	session *mcp.ClientSession
 	lister  *mcpclient.Lister
 	cmd     *exec.Cmd // stdio only
-	ended   chan struct{}
+	// raw sends calls beside the session (stdio and Options.Pipe; nil
+	// over HTTP).
+	raw   *mcpclient.RawCalls
+	ended chan struct{}
 }
 
 // terminateDelay is how long closing a stdio session waits for the server
@@ -91,6 +95,9 @@ func (u *Upstream) transport(c *conn) mcp.Transport {
 		return c.lister.Transport(u.opts.Transport())
 	case u.opts.URL != "":
 		return c.lister.HTTPTransport(u.opts.URL, u.base, u.opts.Headers)
+	case u.opts.Pipe != nil:
+		c.raw = mcpclient.NewRawCalls()
+		return c.lister.Transport(&pipeTransport{dial: u.opts.Pipe, warn: u.skipped, raw: c.raw})
 	}
 	argv := u.opts.Command
 	cmd := exec.CommandContext(u.ctx, argv[0], argv[1:]...)
@@ -99,9 +106,28 @@ func (u *Upstream) transport(c *conn) mcp.Transport {
 	cmd.WaitDelay = time.Second
 	proc.SetGroup(cmd)
 	c.cmd = cmd
-	return c.lister.Transport(mcpclient.CommandTransport(cmd, terminateDelay, func(line string) {
-		u.log.Warn("skipped a line of the upstream's stdout that is not JSON-RPC", "line", truncate(line))
-	}))
+	c.raw = mcpclient.NewRawCalls()
+	return c.lister.Transport(mcpclient.RawCommandTransport(cmd, terminateDelay, u.skipped, c.raw))
+}
+
+// skipped logs a line of the server's output that is not JSON-RPC.
+func (u *Upstream) skipped(line string) {
+	u.log.Warn("skipped a line of the upstream's stdout that is not JSON-RPC", "line", truncate(line))
+}
+
+// pipeTransport dials Options.Pipe when the go-sdk connects.
+type pipeTransport struct {
+	dial func() (io.ReadWriteCloser, error)
+	warn func(string)
+	raw  *mcpclient.RawCalls
+}
+
+func (t *pipeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	rwc, err := t.dial()
+	if err != nil {
+		return nil, err
+	}
+	return mcpclient.PipeTransport(rwc, t.warn, t.raw).Connect(ctx)
 }
 
 // close ends the session (for stdio: the server is asked to exit, then

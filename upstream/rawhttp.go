@@ -18,11 +18,12 @@ import (
 	"github.com/mcpctl/mcpctl/internal/mcpclient"
 )
 
-// ErrNotRaw is wrapped by the error of a CallRaw that sent nothing because
-// the raw path cannot take the call: the upstream is not a streamable HTTP
-// server, or its session speaks 2026-07-28 or later (whose requests carry
-// headers and _meta the go-sdk client writes). The caller calls Call.
-var ErrNotRaw = errors.New("the raw HTTP path cannot take this call")
+// errNotRaw is wrapped by the error of a callRawHTTP that sent nothing
+// because the raw path cannot take the call: the upstream is not a
+// streamable HTTP server, or its session speaks 2026-07-28 or later (whose
+// requests carry headers and _meta the go-sdk client writes). CallRaw then
+// makes the call through the go-sdk client.
+var errNotRaw = errors.New("the raw HTTP path cannot take this call")
 
 // ErrSessionExpired is wrapped by the error of a CallRaw the server
 // answered 404 Not Found: it no longer knows the session (MCP 2025-11-25
@@ -30,7 +31,7 @@ var ErrNotRaw = errors.New("the raw HTTP path cannot take this call")
 // reconnect (Relist); the call was not made.
 var ErrSessionExpired = errors.New("upstream session expired")
 
-// CallRaw sends one tools/call straight to a streamable HTTP upstream (MCP
+// callRawHTTP is CallRaw over streamable HTTP: it sends one tools/call straight to the upstream (MCP
 // 2025-11-25 basic/transports, "Sending Messages to the Server") in the
 // session the go-sdk client opened, and returns the server's result bytes
 // unchanged. params is the request's params object as the server must
@@ -46,21 +47,17 @@ var ErrSessionExpired = errors.New("upstream session expired")
 // empty result, roots/list: no roots, anything else: method not found).
 //
 // Errors: a JSON-RPC error of the server wraps a *jsonrpc.Error (as
-// Call's does); an *Error wrapping ErrNotRaw (nothing was sent),
+// Call's does); an *Error wrapping errNotRaw (nothing was sent),
 // ErrUnavailable (down, or gone during the call), ErrTimeout after
 // Options.Timeout, or ErrSessionExpired; a response longer than
 // mcpclient.MaxMessageSize wraps mcpclient.ErrMessageTooLarge. When ctx
 // ends (or the timeout passes) before the answer, the server is sent
 // notifications/cancelled for the request. Every error has the
 // upstream's secrets redacted.
-func (u *Upstream) CallRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	c := u.current()
-	if c == nil {
-		return nil, u.unavailable()
-	}
+func (u *Upstream) callRawHTTP(ctx context.Context, c *conn, params json.RawMessage) (json.RawMessage, error) {
 	rev := c.session.InitializeResult().ProtocolVersion
 	if u.opts.URL == "" || u.opts.Transport != nil || rev >= protocolSessionless {
-		return nil, &Error{Name: u.opts.Name, Msg: "not a pre-2026-07-28 streamable HTTP session", Err: ErrNotRaw}
+		return nil, &Error{Name: u.opts.Name, Msg: "not a pre-2026-07-28 streamable HTTP session", Err: errNotRaw}
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
 	defer cancel()

@@ -216,13 +216,15 @@ func TestCallRawSessionExpired(t *testing.T) {
 	}
 }
 
-// An upstream that is not streamable HTTP is not raw-able: nothing sent.
-func TestCallRawNotHTTP(t *testing.T) {
+// An upstream that is neither streamable HTTP nor stdio (here an
+// in-memory go-sdk transport) is not raw-able: CallRaw makes the call
+// through the go-sdk client, and it is answered.
+func TestCallRawNotHTTPGoesThroughGoSDK(t *testing.T) {
 	f := newFake()
 	u := start(t, f, upstream.Options{})
-	_, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"echo","arguments":{"text":"x"}}`))
-	if !errors.Is(err, upstream.ErrNotRaw) {
-		t.Fatalf("CallRaw over an in-memory transport returned %v, want ErrNotRaw", err)
+	res, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"echo","arguments":{"text":"x"}}`))
+	if err != nil || !strings.Contains(string(res), `"content"`) {
+		t.Fatalf("CallRaw over an in-memory transport: %s, %v; want the go-sdk client's answer", res, err)
 	}
 }
 

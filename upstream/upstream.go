@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -12,11 +13,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 	"github.com/mcpctl/mcpctl/toolset"
 )
 
-// Options configures one upstream. Exactly one of Command, URL and
-// Transport is set.
+// Options configures one upstream. Exactly one of Command, URL,
+// Transport and Pipe is set.
 type Options struct {
 	// Name names the upstream in errors, logs and Status.
 	Name string
@@ -33,6 +35,10 @@ type Options struct {
 	// Transport, when set, makes the transport of each connection (tests:
 	// in-memory transports).
 	Transport func() mcp.Transport
+	// Pipe, when set, opens a line-delimited byte stream to the server
+	// for each connection, spoken as a stdio server's (tests: one end of a
+	// net.Pipe), raw calls included (see CallRaw).
+	Pipe func() (io.ReadWriteCloser, error)
 	// ProtocolVersion is the MCP revision asked for in initialize:
 	// "" asks for mcpclient.PinnedProtocolVersion first and, when the server
 	// only speaks a newer one, the go-sdk's newest (as mcpclient.LoadLive
@@ -127,6 +133,9 @@ type Upstream struct {
 	kick     chan struct{}
 	progress sync.Map // progress token → *progressRelay
 	tokens   atomic.Uint64
+	// tokenPrefix starts the progress tokens of calls: random, so that a
+	// server cannot guess another call's token.
+	tokenPrefix string
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -165,7 +174,7 @@ func newUpstream(opts Options) *Upstream {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	u := &Upstream{opts: opts, log: log.With("upstream", opts.Name), kick: make(chan struct{}, 1), done: make(chan struct{}), secrets: secrets(opts)}
+	u := &Upstream{opts: opts, log: log.With("upstream", opts.Name), kick: make(chan struct{}, 1), done: make(chan struct{}), secrets: secrets(opts), tokenPrefix: mcpclient.RandomPrefix()}
 	u.newest.Store(opts.ProtocolVersion == LatestProtocol)
 	u.base = http.DefaultTransport.(*http.Transport).Clone()
 	u.base.MaxIdleConnsPerHost = idleConnsPerUpstream

@@ -37,12 +37,13 @@ type fake struct {
 	mu    sync.Mutex
 	last  *mcp.ServerSession
 	conns atomic.Int32
-	// cancelled receives once per call whose context the server saw end.
-	cancelled chan struct{}
+	// started receives once per blocking call the server began;
+	// cancelled once per call whose context the server saw end.
+	started, cancelled chan struct{}
 }
 
 func newFake() *fake {
-	f := &fake{srv: mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "1"}, nil), cancelled: make(chan struct{}, 8)}
+	f := &fake{srv: mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "1"}, nil), started: make(chan struct{}, 8), cancelled: make(chan struct{}, 8)}
 	f.srv.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var args struct{ Text string }
@@ -51,6 +52,7 @@ func newFake() *fake {
 				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "half"})
 			}
 			if args.Text == "block" {
+				f.started <- struct{}{}
 				<-ctx.Done()
 				f.cancelled <- struct{}{}
 				return nil, ctx.Err()
@@ -170,9 +172,12 @@ func TestUpstreamRestartsWithBackoff(t *testing.T) {
 	}
 }
 
+// TestUpstreamTimeoutCancelsTheUpstreamCall: Options.Timeout bounds the
+// start too, so it leaves a loaded machine time to start (50ms did not
+// under -race).
 func TestUpstreamTimeoutCancelsTheUpstreamCall(t *testing.T) {
 	f := newFake()
-	u := start(t, f, upstream.Options{Timeout: 50 * time.Millisecond})
+	u := start(t, f, upstream.Options{Timeout: time.Second})
 	_, err := u.Call(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "block"}}, nil)
 	if !errors.Is(err, upstream.ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
@@ -189,7 +194,7 @@ func TestUpstreamCallerCancelCancelsTheUpstreamCall(t *testing.T) {
 		_, err := u.Call(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "block"}}, nil)
 		errc <- err
 	}()
-	time.Sleep(10 * time.Millisecond)
+	<-f.started // cancelled before it is sent, a call never reaches the server
 	cancel()
 	<-f.cancelled
 	if err := <-errc; !errors.Is(err, context.Canceled) {

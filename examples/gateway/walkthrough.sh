@@ -107,10 +107,12 @@ open_session() {
   echo "$sid"
 }
 
-# rpc SID BODY: one JSON-RPC request in session SID; prints the answer.
+# rpc SID BODY: one JSON-RPC request in session SID; prints the answer,
+# which a streamable HTTP server may send as an event stream (data: lines)
+# or as one application/json body (the gateway's fast path does).
 rpc() {
   curl -fsS -X POST "$MCP_URL" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    -H "Mcp-Session-Id: $1" -H 'MCP-Protocol-Version: 2025-11-25' -d "$2" | sed -n 's/^data: //p'
+    -H "Mcp-Session-Id: $1" -H 'MCP-Protocol-Version: 2025-11-25' -d "$2" | sed -n -e 's/^data: //p' -e '/^{/p'
 }
 
 notifications() { grep -c 'notifications/tools/list_changed' "$work/$1.events" || true; }

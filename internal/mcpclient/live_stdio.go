@@ -28,10 +28,45 @@ func CommandTransport(cmd *exec.Cmd, terminate time.Duration, warn func(line str
 	return &commandTransport{cmd: cmd, terminate: terminate, warn: warn}
 }
 
+// RawCommandTransport is CommandTransport with raw's calls sent on the
+// same connection (see RawCalls).
+func RawCommandTransport(cmd *exec.Cmd, terminate time.Duration, warn func(line string), raw *RawCalls) mcp.Transport {
+	return &commandTransport{cmd: cmd, terminate: terminate, warn: warn, raw: raw}
+}
+
+// PipeTransport is a client transport over a line-delimited byte stream
+// already connected to a server (tests: one end of a net.Pipe), read and
+// written as CommandTransport reads and writes a server's stdio, with
+// raw's calls (nil: none) sent on the same connection.
+func PipeTransport(rwc io.ReadWriteCloser, warn func(line string), raw *RawCalls) mcp.Transport {
+	return &pipeTransport{rwc: rwc, warn: warn, raw: raw}
+}
+
+type pipeTransport struct {
+	rwc  io.ReadWriteCloser
+	warn func(string)
+	raw  *RawCalls
+}
+
+func (t *pipeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	return lineConnect(ctx, t.rwc, t.rwc, t.warn, t.raw)
+}
+
+// lineConnect connects the go-sdk's IOTransport over in (through
+// jsonLines, which hands raw its responses) and out.
+func lineConnect(ctx context.Context, in io.Reader, out io.WriteCloser, warn func(string), raw *RawCalls) (mcp.Connection, error) {
+	if raw != nil {
+		out = raw.writer(out)
+	}
+	r := io.NopCloser(&jsonLines{r: bufio.NewReader(in), warn: warn, raw: raw})
+	return (&mcp.IOTransport{Reader: r, Writer: out}).Connect(ctx)
+}
+
 type commandTransport struct {
 	cmd       *exec.Cmd
 	terminate time.Duration
 	warn      func(string)
+	raw       *RawCalls
 }
 
 func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -53,8 +88,7 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		out.err = t.cmd.Wait()
 		close(out.exited)
 	}()
-	in := io.NopCloser(&jsonLines{r: bufio.NewReader(stdout), warn: t.warn})
-	return (&mcp.IOTransport{Reader: in, Writer: out}).Connect(ctx)
+	return lineConnect(ctx, stdout, out, t.warn, t.raw)
 }
 
 // MaxMessageSize bounds one line of a stdio server's output (64 MiB): a
@@ -69,10 +103,12 @@ var ErrMessageTooLarge = errors.New("the server sent a message longer than the l
 
 // jsonLines passes through the lines of r that can start a JSON-RPC
 // message (first non-blank byte '{' or '[') and blank lines, and hands
-// every other line (its first bytes) to warn.
+// every other line (its first bytes) to warn. Responses to raw's calls
+// go to raw instead; the end of r ends raw's calls.
 type jsonLines struct {
 	r    *bufio.Reader
 	warn func(string)
+	raw  *RawCalls
 	buf  []byte
 }
 
@@ -82,9 +118,12 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 && !isJSONStart(trimmed[0]) {
 			j.skipped(trimmed)
 			line = nil
+		} else if j.raw.take(trimmed) {
+			line = nil
 		}
 		j.buf = line
 		if err != nil {
+			j.raw.close(err)
 			if len(j.buf) > 0 {
 				break
 			}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"sort"
 	"sync"
@@ -128,6 +130,18 @@ func (u *Upstream) Transport(ctx context.Context) (mcp.Transport, error) {
 		return nil, fmt.Errorf("upstreamtest: connect: %w", err)
 	}
 	return ct, nil
+}
+
+// Pipe connects a new server session over one end of a net.Pipe, spoken
+// as stdio (mcp.IOTransport: what mcp.NewInMemoryTransports does), and
+// returns the other end, for a client that reads and writes lines itself.
+func (u *Upstream) Pipe(ctx context.Context) (io.ReadWriteCloser, error) {
+	c, s := net.Pipe()
+	if _, err := u.server.Connect(ctx, &mcp.IOTransport{Reader: s, Writer: s}, nil); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("upstreamtest: connect: %w", err)
+	}
+	return c, nil
 }
 
 // ProtocolVersion is the MCP revision Connect initializes at: the one the

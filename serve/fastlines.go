@@ -1,0 +1,169 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fastLines is the fast path on a line-delimited transport (stdio, and the
+// in-memory streams of ConnectStream): frameReader shows it each admitted
+// line before the go-sdk reads it; it takes the tools/call requests
+// prepareFast accepts, runs each in its own goroutine and writes the
+// response on out (the writer the go-sdk shares, one whole line per
+// Write), and takes notifications/cancelled for them. Every other line
+// goes to the go-sdk unchanged.
+type fastLines struct {
+	s   *Server
+	out io.Writer
+	// session is the connection as frameReader sees it: the fast calls
+	// are counted in its requests in flight (the end of input waits for
+	// them as for the go-sdk's).
+	session func() stdioSession
+	ss      atomic.Pointer[mcp.ServerSession] // set once connected
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	calls  map[jsonrpc.ID]context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newFastLines(s *Server, out io.Writer, session func() stdioSession) *fastLines {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &fastLines{s: s, out: out, session: session, ctx: ctx, cancel: cancel, calls: map[jsonrpc.ID]context.CancelFunc{}}
+}
+
+// attach starts taking calls for ss, until it ends: then its fast calls
+// are cancelled and waited for.
+func (f *fastLines) attach(ss *mcp.ServerSession) {
+	f.ss.Store(ss)
+	go func() {
+		_ = ss.Wait()
+		f.stop()
+	}()
+}
+
+// stop cancels the fast calls in flight and waits for them.
+func (f *fastLines) stop() {
+	f.cancel()
+	f.wg.Wait()
+}
+
+// fastPeek is what fastLines reads of a line: a tools/call's params
+// (fastParams) or a notifications/cancelled's requestId, read at once.
+type fastPeek struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  *struct {
+		fastParams
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+var (
+	toolsCallMethod = []byte(`"tools/call"`)
+	cancelledMethod = []byte(`"notifications/cancelled"`)
+)
+
+// take reports whether it took line (one JSON-RPC message, not a batch).
+func (f *fastLines) take(line []byte) bool {
+	ss := f.ss.Load()
+	if ss == nil || line[0] != '{' {
+		return false
+	}
+	call, cancel := bytes.Contains(line, toolsCallMethod), bytes.Contains(line, cancelledMethod)
+	if !call && !cancel {
+		return false
+	}
+	var m fastPeek
+	if json.Unmarshal(line, &m) != nil || m.JSONRPC != "2.0" || m.Params == nil {
+		return false
+	}
+	switch {
+	case m.Method == "tools/call" && m.ID != nil:
+		return f.call(ss, m.ID, &m.Params.fastParams)
+	case m.Method == "notifications/cancelled" && m.ID == nil:
+		return f.cancelled(m.Params.RequestID)
+	}
+	return false
+}
+
+// call starts a fast call, unless its id is in flight already (the go-sdk
+// then answers as it does) or prepareFast leaves it to the go-sdk.
+func (f *fastLines) call(ss *mcp.ServerSession, rawID json.RawMessage, params *fastParams) bool {
+	id, ok := rpcID(rawID)
+	sess := f.session()
+	if !ok || sess.inFlight(id) || f.ctx.Err() != nil {
+		return false
+	}
+	f.mu.Lock()
+	_, dup := f.calls[id]
+	f.mu.Unlock()
+	if dup {
+		return false
+	}
+	fc := f.s.prepareFast(ss, rawID, params)
+	if fc == nil {
+		return false
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	f.mu.Lock()
+	f.calls[id] = cancel
+	f.mu.Unlock()
+	sess.track(id)
+	f.wg.Add(1)
+	go f.run(ctx, id, fc, sess)
+	return true
+}
+
+// run runs fc and writes its response, unless the call was cancelled (as
+// the go-sdk, it then answers nothing: MCP 2025-11-25
+// basic/utilities/cancellation).
+func (f *fastLines) run(ctx context.Context, id jsonrpc.ID, fc *fastCall, sess stdioSession) {
+	defer f.wg.Done()
+	resp := fc.run(ctx)
+	if ctx.Err() == nil {
+		_, _ = f.out.Write(append(resp, '\n'))
+	}
+	f.mu.Lock()
+	cancel := f.calls[id]
+	delete(f.calls, id)
+	f.mu.Unlock()
+	cancel()
+	sess.untrack(id)
+}
+
+// cancelled cancels the fast call a notifications/cancelled names, and
+// reports whether there was one.
+func (f *fastLines) cancelled(requestID json.RawMessage) bool {
+	id, ok := rpcID(requestID)
+	if !ok {
+		return false
+	}
+	f.mu.Lock()
+	cancel := f.calls[id]
+	f.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
+}
+
+// rpcID reads a JSON-RPC id as the go-sdk does (a string or a number).
+func rpcID(raw json.RawMessage) (jsonrpc.ID, bool) {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(v)
+	return id, err == nil && id.IsValid()
+}
