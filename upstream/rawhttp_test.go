@@ -51,7 +51,11 @@ func rawFakeHeld(t testing.TB, o mcp.StreamableHTTPOptions, header http.Header) 
 	})
 	f.srv.AddTool(&mcp.Tool{Name: "asks", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		pingErr := req.Session.Ping(ctx, nil)
+		// A server of a revision before 2026-07-28 may still ask these
+		// during a call; the raw path must answer as the go-sdk client does.
+		//lint:ignore SA1019 deprecated since 2026-07-28, still sent by older servers
 		roots, rootsErr := req.Session.ListRoots(ctx, nil)
+		//lint:ignore SA1019 deprecated since 2026-07-28, still sent by older servers
 		_, sampleErr := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
 		n := -1
 		if roots != nil {
