@@ -3,9 +3,12 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,16 +34,44 @@ func upstreamURL(t testing.TB, u *upstreamtest.Upstream) string {
 	return hs.URL
 }
 
-// mutableProgram builds internal/upstreamtest/cmd/mutableupstream into a
-// temporary folder and returns its path.
+// mutable is internal/upstreamtest/cmd/mutableupstream, built once per
+// test binary into a folder TestMain removes.
+var mutable struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// mutableProgram returns the path of the mutableupstream program, building
+// it on first use.
 func mutableProgram(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mutableupstream")
-	out, err := exec.Command("go", "build", "-o", bin, "../internal/upstreamtest/cmd/mutableupstream").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build mutableupstream: %v\n%s", err, out)
+	mutable.once.Do(func() {
+		if mutable.dir, mutable.err = os.MkdirTemp("", "serve-test-"); mutable.err != nil {
+			return
+		}
+		mutable.path = filepath.Join(mutable.dir, "mutableupstream")
+		out, err := exec.Command("go", "build", "-o", mutable.path, "../internal/upstreamtest/cmd/mutableupstream").CombinedOutput()
+		if err != nil {
+			mutable.err = fmt.Errorf("%w\n%s", err, out)
+		}
+	})
+	if mutable.err != nil {
+		t.Fatalf("build mutableupstream: %v", mutable.err)
 	}
-	return bin
+	return mutable.path
+}
+
+// removeBuilt runs the tests, then removes what mutableProgram built.
+type removeBuilt struct{ m *testing.M }
+
+func (r removeBuilt) Run() int {
+	defer func() {
+		if mutable.dir != "" {
+			_ = os.RemoveAll(mutable.dir)
+		}
+	}()
+	return r.m.Run()
 }
 
 // gatewayClient connects a go-sdk client to s over the in-memory transport.
