@@ -3,12 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,44 +29,11 @@ func upstreamURL(t testing.TB, u *upstreamtest.Upstream) string {
 	return hs.URL
 }
 
-// mutable is internal/upstreamtest/cmd/mutableupstream, built once per
-// test binary into a folder TestMain removes.
-var mutable struct {
-	once      sync.Once
-	dir, path string
-	err       error
-}
-
-// mutableProgram returns the path of the mutableupstream program, building
-// it on first use.
+// mutableProgram returns the path of internal/upstreamtest/cmd/mutableupstream,
+// built once per test binary.
 func mutableProgram(t testing.TB) string {
 	t.Helper()
-	mutable.once.Do(func() {
-		if mutable.dir, mutable.err = os.MkdirTemp("", "serve-test-"); mutable.err != nil {
-			return
-		}
-		mutable.path = filepath.Join(mutable.dir, "mutableupstream")
-		out, err := exec.Command("go", "build", "-o", mutable.path, "../internal/upstreamtest/cmd/mutableupstream").CombinedOutput()
-		if err != nil {
-			mutable.err = fmt.Errorf("%w\n%s", err, out)
-		}
-	})
-	if mutable.err != nil {
-		t.Fatalf("build mutableupstream: %v", mutable.err)
-	}
-	return mutable.path
-}
-
-// removeBuilt runs the tests, then removes what mutableProgram built.
-type removeBuilt struct{ m *testing.M }
-
-func (r removeBuilt) Run() int {
-	defer func() {
-		if mutable.dir != "" {
-			_ = os.RemoveAll(mutable.dir)
-		}
-	}()
-	return r.m.Run()
+	return builtProgram(t, "../internal/upstreamtest/cmd/mutableupstream")
 }
 
 // gatewayClient connects a go-sdk client to s over the in-memory transport.
