@@ -168,6 +168,7 @@ func gitRepo(t *testing.T, base, head string) string {
 // markdown report in the job summary, and fails at fail-on breaking but not
 // at never; a safe change passes.
 func TestGitHubActionSteps(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -196,6 +197,7 @@ func TestGitHubActionSteps(t *testing.T) {
 // linux/amd64 is downloaded, checked against checksums.txt and put on the
 // PATH; a checksum that does not match fails the step.
 func TestGitHubActionInstallsRelease(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"curl", "sha256sum", "tar"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skip(tool + " is not installed")

@@ -48,6 +48,7 @@ func TestAdversarialSnapshotLockfileNames(t *testing.T) {
 // instead of diffing it. Sources now follow "--". Reproduction: action.yml
 // with lockfile: -x.json on a pull request that removes a tool.
 func TestAdversarialActionLockfileNames(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

@@ -18,6 +18,7 @@ import (
 
 // TestMain lets testscript run mcpctl in-process as a command.
 func TestMain(m *testing.M) {
+	quickRaceExit()
 	testscript.Main(m, map[string]func(){
 		"mcpctl": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// chatty-mcp-server is a stdio MCP server with one tool that first
@@ -26,6 +27,17 @@ func TestMain(m *testing.M) {
 		// silent-mcp-server reads its stdin and never answers.
 		"silent-mcp-server": func() { _, _ = io.Copy(io.Discard, os.Stdin); os.Exit(0) },
 	})
+}
+
+// quickRaceExit: under -race, every mcpctl a script or an action test
+// starts is this race-enabled test binary, which sleeps 1 s before exiting
+// unless GORACE says otherwise (a race it detects still fails it, exit 66).
+// testscript and os.Environ pass GORACE on to those processes; this one
+// read it at start and keeps its own setting.
+func quickRaceExit() {
+	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
+		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
+	}
 }
 
 // TestScripts runs the CLI end-to-end scripts in testdata/script/*.txtar.

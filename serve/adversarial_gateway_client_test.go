@@ -54,6 +54,7 @@ func TestAdversarialGatewayProgressTokenCollision(t *testing.T) {
 // list) starts no reload and tells no client anything; calls keep working
 // through it.
 func TestAdversarialGatewayListChangedStorm(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	r := newReloads()
 	s, _ := startGateway(t, gatewayConfig, f, r.hook)

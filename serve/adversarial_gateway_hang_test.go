@@ -13,6 +13,7 @@ import (
 // must not stop calls, nor hold a reload longer than the upstream's
 // timeout: the reload ends, the live generation stays.
 func TestAdversarialGatewayListNeverAnswers(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	var hang atomic.Bool
 	f.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {

@@ -16,6 +16,7 @@ import (
 // disappears: calls get the gateway's "upstream unavailable" error, not a
 // transport error, and the gateway keeps serving.
 func TestAdversarialGatewayHTTPUpstreamGone(t *testing.T) {
+	t.Parallel()
 	u := upstreamtest.New(nil, upstreamtest.DefaultTools()...)
 	hs := httptest.NewServer(u.HTTPHandler())
 	t.Cleanup(u.Crash)

@@ -57,6 +57,7 @@ upstreams:
 // other upstream; and once the hostile upstream is fixed, its next change
 // is published.
 func TestAdversarialGatewayHostileToolList(t *testing.T) {
+	t.Parallel()
 	tool := func(name, schema string) *mcp.Tool {
 		return &mcp.Tool{Name: name, Description: "Hostile.", InputSchema: json.RawMessage(schema)}
 	}

@@ -14,6 +14,7 @@ import (
 // together with a rename or a small schema change must not get it served
 // before approval: the listing a client reads keeps the accepted tool.
 func TestAdversarialGatewayRugPull(t *testing.T) {
+	t.Parallel()
 	hold := quarantineConfig + "gate:\n  descriptions: hold\n  upstream: auto-facade\n  allow: [{rule: tool-renamed, reason: renames are fine}]\n"
 	withOptional := `{"type":"object","properties":{"path":{"type":"string"},"head":{"type":"integer"},"tail":{"type":"integer"}},"required":["path"]}`
 	tests := []struct {

@@ -18,6 +18,7 @@ import (
 // gateway must see the crash, restart it and serve calls again; garbage
 // written to stdout before the server starts is skipped.
 func TestAdversarialGatewayStdioChildHoldsStdout(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and starts a program")
 	}

@@ -23,6 +23,7 @@ import (
 // name SHOULD be 1 to 128 characters) and the status description to 1 KiB;
 // a traceparent that is malformed or huge is ignored.
 func TestAdversarialTraceHugeToolName(t *testing.T) {
+	t.Parallel()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer tp.Shutdown(context.Background())

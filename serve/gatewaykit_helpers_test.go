@@ -6,8 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http/httptest"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -33,16 +31,11 @@ func upstreamURL(t testing.TB, u *upstreamtest.Upstream) string {
 	return hs.URL
 }
 
-// mutableProgram builds internal/upstreamtest/cmd/mutableupstream into a
-// temporary folder and returns its path.
+// mutableProgram returns the path of internal/upstreamtest/cmd/mutableupstream,
+// built once per test binary.
 func mutableProgram(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mutableupstream")
-	out, err := exec.Command("go", "build", "-o", bin, "../internal/upstreamtest/cmd/mutableupstream").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build mutableupstream: %v\n%s", err, out)
-	}
-	return bin
+	return builtProgram(t, "../internal/upstreamtest/cmd/mutableupstream")
 }
 
 // gatewayClient connects a go-sdk client to s over an in-memory pipe

@@ -21,7 +21,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(removeBuilt{m})
 }
 
 // waitLong bounds event-driven waits; it is generous on purpose (slow CI

@@ -233,6 +233,7 @@ func TestScenarioBreakingRemovalAllowed(t *testing.T) {
 }
 
 func TestScenarioInvalidCandidatesRefused(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, config, want string
 	}{

@@ -43,6 +43,7 @@ func (c *hungCloseConn) Close() error {
 // 2026-07-28, so it never listens). A session whose Close hangs must not
 // hold up the shutdown: Run logs it and returns.
 func TestShutdownNotHeldByHungSessionClose(t *testing.T) {
+	t.Parallel()
 	logs := &syncBuffer{}
 	s, _ := startServer(t, baseConfig, func(o *testOptions) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 	release := make(chan struct{})

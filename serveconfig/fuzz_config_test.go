@@ -33,7 +33,7 @@ func FuzzServeConfig(f *testing.F) {
 			}
 			return nil, fs.ErrNotExist
 		}
-		sameSideBySide(t, "fuzz.yaml", []byte(config), read)
+		sameSideBySide(t, 1, "fuzz.yaml", []byte(config), read)
 		cfg, err := ParseConfig("fuzz.yaml", []byte(config), read)
 		if err != nil {
 			if !errors.Is(err, toolset.ErrInput) {
