@@ -592,3 +592,81 @@ func TestFastPathOverRunStdio(t *testing.T) {
 		t.Errorf("the fast path took %d calls, want 2", n)
 	}
 }
+
+// TestFastPathSessionlessLinesMatchGoSDK: raw 2026-07-28 tools/call lines
+// (no initialize) get the go-sdk path's answers: the first call, which
+// gives the session its revision, and calls whose _meta the go-sdk
+// refuses (no or null clientCapabilities, a clientInfo that is not an
+// Implementation, an unsupported or non-string protocolVersion) are left
+// to it; the valid ones are taken and carry the gateway's serverInfo.
+func TestFastPathSessionlessLinesMatchGoSDK(t *testing.T) {
+	p := newProbeUpstream()
+	const (
+		rev  = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`
+		caps = `"io.modelcontextprotocol/clientCapabilities":{}`
+		info = `"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}`
+	)
+	call := func(id int, tool, meta string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"message":"x"},"_meta":{%s}}}`, id, tool, meta)
+	}
+	lines := []string{
+		call(1, "echo", rev+","+caps+","+info), // sets the session's revision: the go-sdk's
+		call(2, "echo", rev+","+caps+","+info),
+		call(3, "fail", rev+","+caps),
+		call(4, "echo", rev+","+caps+`,"keep":"k"`),
+		call(5, "echo", rev+","+info),
+		call(6, "echo", rev+","+info+`,"io.modelcontextprotocol/clientCapabilities":null`),
+		call(7, "echo", rev+","+caps+`,"io.modelcontextprotocol/clientInfo":"raw"`),
+		call(8, "echo", rev+","+caps+`,"io.modelcontextprotocol/clientInfo":null`),
+		call(9, "echo", rev+`,"io.modelcontextprotocol/clientCapabilities":{"roots":5}`),
+		call(10, "echo", `"io.modelcontextprotocol/protocolVersion":"2099-01-01",`+caps),
+		call(11, "echo", `"io.modelcontextprotocol/protocolVersion":20260728,`+caps),
+		call(12, "echo", `"keep":"k"`),
+	}
+	run := func(s *Server) []any {
+		c := dialStream(t, s)
+		var got []any
+		for _, l := range lines {
+			c.send(l)
+			var v any
+			if err := json.Unmarshal(c.recv(), &v); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, v)
+		}
+		return got
+	}
+	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, p.pipe)
+	want, got := run(slow), run(fast)
+	kinds := []string{"serverInfo", "serverInfo", "serverInfo", "serverInfo", "error", "error", "error", "error", "error", "error", "plain", "plain"}
+	if diff := cmp.Diff(kinds, answerKinds(want)); diff != "" {
+		t.Errorf("the go-sdk path's answers (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
+	}
+	if n := fast.fastCalls.Load(); n != 3 {
+		t.Errorf("the fast path took %d calls, want 3 (ids 2, 3, 4)", n)
+	}
+}
+
+// answerKinds classifies JSON-RPC responses: an error, a result with the
+// server's serverInfo in _meta, or another result.
+func answerKinds(answers []any) []string {
+	var kinds []string
+	for _, a := range answers {
+		m, _ := a.(map[string]any)
+		res, _ := m["result"].(map[string]any)
+		meta, _ := res["_meta"].(map[string]any)
+		switch {
+		case m["error"] != nil:
+			kinds = append(kinds, "error")
+		case meta[mcp.MetaKeyServerInfo] != nil:
+			kinds = append(kinds, "serverInfo")
+		default:
+			kinds = append(kinds, "plain")
+		}
+	}
+	return kinds
+}
