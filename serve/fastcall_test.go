@@ -371,14 +371,16 @@ func testFastPathCancelReachesUpstream(t *testing.T, rev string) {
 }
 
 // TestFastPathLeavesOddLinesToTheGoSDK: lines the fast path must not take
-// get the answers the go-sdk path gives, byte for byte: a tools/call that
-// is not JSON, a batch (refused at 2025-11-25), a call with a progress
+// get the answers the go-sdk path gives, byte for byte: a tools/call whose
+// "name" is spelled "NAME" (encoding/json would read it, the go-sdk does
+// not), a tools/call that is not JSON, a batch (refused at 2025-11-25), a call with a progress
 // token (the go-sdk's), a call reusing the id of that call while it is in
 // flight, and a call whose id is not a plain string or integer.
 func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
 	p := newProbeUpstream()
 	config := strings.Replace(probeGatewayConfig, "2s", "60s", 1)
 	lines := []string{
+		`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"NAME":"echo","arguments":{"message":"x"}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"`,
 		`[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}]`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"},"_meta":{"progressToken":"p"}}}`,
@@ -393,9 +395,9 @@ func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
 		var got []string
 		for i, l := range lines {
 			c.send(l)
-			if i == 4 {
+			if i == 5 {
 				recvWithin(t, "the slow call upstream", p.started)
-			} else if i < 4 {
+			} else if i < 5 {
 				got = append(got, string(c.recv()))
 			}
 		}
@@ -597,8 +599,8 @@ func TestFastPathOverRunStdio(t *testing.T) {
 // (no initialize) get the go-sdk path's answers: the first call, which
 // gives the session its revision, and calls whose _meta the go-sdk
 // refuses (no or null clientCapabilities, a clientInfo that is not an
-// Implementation, an unsupported or non-string protocolVersion) are left
-// to it; the valid ones are taken and carry the gateway's serverInfo.
+// Implementation, an unsupported or non-string protocolVersion, a _meta
+// spelled "_META") are left to it; the valid ones are taken and carry the gateway's serverInfo.
 func TestFastPathSessionlessLinesMatchGoSDK(t *testing.T) {
 	p := newProbeUpstream()
 	const (
@@ -622,6 +624,7 @@ func TestFastPathSessionlessLinesMatchGoSDK(t *testing.T) {
 		call(10, "echo", `"io.modelcontextprotocol/protocolVersion":"2099-01-01",`+caps),
 		call(11, "echo", `"io.modelcontextprotocol/protocolVersion":20260728,`+caps),
 		call(12, "echo", `"keep":"k"`),
+		strings.Replace(call(13, "echo", rev+","+caps), `"_meta"`, `"_META"`, 1), // not _meta to the go-sdk
 	}
 	run := func(s *Server) []any {
 		c := dialStream(t, s)
@@ -639,7 +642,7 @@ func TestFastPathSessionlessLinesMatchGoSDK(t *testing.T) {
 	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.noFastCalls = true })
 	fast, _ := startServer(t, probeGatewayConfig, p.pipe)
 	want, got := run(slow), run(fast)
-	kinds := []string{"serverInfo", "serverInfo", "serverInfo", "serverInfo", "error", "error", "error", "error", "error", "error", "plain", "plain"}
+	kinds := []string{"serverInfo", "serverInfo", "serverInfo", "serverInfo", "error", "error", "error", "error", "error", "error", "plain", "plain", "plain"}
 	if diff := cmp.Diff(kinds, answerKinds(want)); diff != "" {
 		t.Errorf("the go-sdk path's answers (-want +got):\n%s", diff)
 	}
