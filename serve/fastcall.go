@@ -18,12 +18,6 @@ import (
 // response as they came (its _meta filtered as callMeta filters it).
 // Everything it does not take goes to the go-sdk unchanged.
 
-// firstMultiRoundTripRevision is the MCP revision whose requests carry
-// the connection in their _meta (io.modelcontextprotocol/ keys, SEP-2575):
-// the fast path takes those of a session at that revision (sessionMeta),
-// and leaves sessions initialized at it to the go-sdk otherwise.
-const firstMultiRoundTripRevision = "2026-07-28"
-
 // fastParams is what the fast path reads of a tools/call's params.
 type fastParams struct {
 	Name      string                     `json:"name"`
@@ -145,10 +139,10 @@ func (s *Server) fastRequest(ss *mcp.ServerSession, meta map[string]json.RawMess
 // it.
 func sessionMeta(ss *mcp.ServerSession, meta map[string]json.RawMessage) bool {
 	var rev string
-	if json.Unmarshal(meta[mcp.MetaKeyProtocolVersion], &rev) != nil || rev != firstMultiRoundTripRevision {
+	if json.Unmarshal(meta[mcp.MetaKeyProtocolVersion], &rev) != nil || rev != protocolSessionless {
 		return false
 	}
-	if p := ss.InitializeParams(); p == nil || p.ProtocolVersion != firstMultiRoundTripRevision {
+	if p := ss.InitializeParams(); p == nil || p.ProtocolVersion != protocolSessionless {
 		return false
 	}
 	if raw, ok := meta[mcp.MetaKeyClientInfo]; ok && !decodesObject(raw, new(mcp.Implementation)) {
@@ -179,15 +173,16 @@ func plainForward(t *liveTool) *forwardHandler {
 	return fwd
 }
 
-// fastSession reports whether ss initialized at a revision whose results
-// the go-sdk sends as they are.
+// fastSession reports whether ss sent notifications/initialized at a
+// revision before 2026-07-28 (a 2026-07-28 request is taken by its _meta:
+// sessionMeta).
 func (s *Server) fastSession(ss *mcp.ServerSession) bool {
 	st := s.notifier.state(ss)
 	if st == nil || !s.notifier.isInitialized(st) {
 		return false
 	}
 	rev := st.revision.Load()
-	return rev != nil && *rev < firstMultiRoundTripRevision
+	return rev != nil && *rev < protocolSessionless
 }
 
 // plainID reports whether id is a JSON string or an integer written
