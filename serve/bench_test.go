@@ -120,13 +120,19 @@ func plainServer(b *testing.B, tools []json.RawMessage) *mcp.Server {
 
 // inMemory connects a go-sdk client to srv over the in-memory transport.
 func inMemory(srv *mcp.Server) func(b *testing.B) (*mcp.ClientSession, func()) {
+	return inMemoryAt(srv, "2025-11-25")
+}
+
+// inMemoryAt is inMemory with the client at revision rev ("": the
+// go-sdk client's default, 2026-07-28).
+func inMemoryAt(srv *mcp.Server, rev string) func(b *testing.B) (*mcp.ClientSession, func()) {
 	return func(b *testing.B) (*mcp.ClientSession, func()) {
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := srv.Connect(context.Background(), st, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, clientRevision(rev))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -134,17 +140,32 @@ func inMemory(srv *mcp.Server) func(b *testing.B) (*mcp.ClientSession, func()) {
 	}
 }
 
+// clientRevision are the session options of a client at revision rev
+// ("": the go-sdk's default).
+func clientRevision(rev string) *mcp.ClientSessionOptions {
+	if rev == "" {
+		return nil
+	}
+	return &mcp.ClientSessionOptions{ProtocolVersion: rev}
+}
+
 // overStream connects a go-sdk client to s over a net.Pipe served by
 // Server.ConnectStream (the fast path's line transport): the same bytes as
 // mcp.NewInMemoryTransports, which is an IOTransport over a net.Pipe.
 func overStream(s *Server) func(b *testing.B) (*mcp.ClientSession, func()) {
+	return overStreamAt(s, "2025-11-25")
+}
+
+// overStreamAt is overStream with the client at revision rev (as
+// inMemoryAt).
+func overStreamAt(s *Server, rev string) func(b *testing.B) (*mcp.ClientSession, func()) {
 	return func(b *testing.B) (*mcp.ClientSession, func()) {
 		c, sc := net.Pipe()
 		ss, err := s.ConnectStream(context.Background(), sc)
 		if err != nil {
 			b.Fatal(err)
 		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: c, Writer: c}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: c, Writer: c}, clientRevision(rev))
 		if err != nil {
 			b.Fatal(err)
 		}

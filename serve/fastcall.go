@@ -1,8 +1,10 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -15,11 +17,6 @@ import (
 // callTool's own steps, and the upstream's result bytes become the
 // response as they came (its _meta filtered as callMeta filters it).
 // Everything it does not take goes to the go-sdk unchanged.
-
-// firstMultiRoundTripRevision is the MCP revision from which the go-sdk
-// adds resultType to every result: the fast path leaves those sessions
-// to it.
-const firstMultiRoundTripRevision = "2026-07-28"
 
 // fastParams is what the fast path reads of a tools/call's params.
 type fastParams struct {
@@ -36,6 +33,10 @@ type fastCall struct {
 	fwd  *forwardHandler
 	id   json.RawMessage
 	meta map[string]json.RawMessage // the downstream _meta, as callMeta keeps it
+	// serverInfo: the request selected 2026-07-28 by its _meta, so the
+	// result's _meta gets the server's io.modelcontextprotocol/serverInfo
+	// (as the go-sdk annotates it).
+	serverInfo bool
 }
 
 // FastCall answers one tools/call request (its JSON-RPC id and params as
@@ -79,22 +80,21 @@ func (s *Server) FastCallBody(ctx context.Context, sessionID string, body []byte
 }
 
 // prepareFast takes the call when the fast path can answer it exactly as
-// callTool would: an initialized session before 2026-07-28, no tracing,
-// an id the go-sdk would echo as sent, no progress token nor
-// io.modelcontextprotocol/ key in _meta, and a tool of
-// the session's generation (pinned or live; not routed to blue by its
-// shape) that an upstream serves as it is (not quarantined with a
-// translator). nil: the go-sdk takes it.
+// callTool would: a request of a session the fast path serves
+// (fastRequest), no tracing, an id the go-sdk would echo as sent, no
+// progress token, and a tool of the session's generation (pinned or live;
+// not routed to blue by its shape) that an upstream serves as it is (not
+// quarantined with a translator). nil: the go-sdk takes it.
 func (s *Server) prepareFast(ss *mcp.ServerSession, id json.RawMessage, p *fastParams) *fastCall {
-	if s.hooks.noFastCalls || s.tracing.on || p.Name == "" || !plainID(id) || !s.fastSession(ss) {
+	if s.hooks.noFastCalls || s.tracing.on || p.Name == "" || !plainID(id) {
 		return nil
 	}
-	for k := range p.Meta {
-		// A progress token is relayed by the go-sdk path; the 2026-07-28
-		// keys may select that revision for this request.
-		if k == "progressToken" || strings.HasPrefix(k, protocolMetaPrefix) {
-			return nil
-		}
+	if _, ok := p.Meta["progressToken"]; ok {
+		return nil // relayed by the go-sdk path
+	}
+	serverInfo, ok := s.fastRequest(ss, p.Meta)
+	if !ok {
+		return nil
 	}
 	if s.pinning() {
 		s.expireDue(ss)
@@ -111,7 +111,53 @@ func (s *Server) prepareFast(ss *mcp.ServerSession, id json.RawMessage, p *fastP
 		return nil
 	}
 	s.fastCalls.Add(1)
-	return &fastCall{s: s, c: s.startCall(g, p.Name, p.Arguments), fwd: fwd, id: id, meta: callMeta(p.Meta)}
+	return &fastCall{s: s, c: s.startCall(g, p.Name, p.Arguments), fwd: fwd, id: id, meta: callMeta(p.Meta), serverInfo: serverInfo}
+}
+
+// fastRequest reports whether the fast path takes a request of ss with
+// the given _meta (ok), and whether its result gets the server's
+// io.modelcontextprotocol/serverInfo: a request without
+// io.modelcontextprotocol/ keys of a session that initialized before
+// 2026-07-28 (fastSession), or a 2026-07-28 request of a session at that
+// revision whose keys the go-sdk accepts (sessionMeta).
+func (s *Server) fastRequest(ss *mcp.ServerSession, meta map[string]json.RawMessage) (serverInfo, ok bool) {
+	for k := range meta {
+		if strings.HasPrefix(k, protocolMetaPrefix) {
+			return true, sessionMeta(ss, meta)
+		}
+	}
+	return false, s.fastSession(ss)
+}
+
+// sessionMeta reports whether a request's _meta selects 2026-07-28 for it
+// as the go-sdk's validation accepts it (MCP 2026-07-28, SEP-2575: the
+// protocolVersion, clientInfo and clientCapabilities keys), on a session
+// already at that revision: protocolVersion is exactly "2026-07-28",
+// clientInfo absent or an Implementation, clientCapabilities the
+// capabilities object. Anything else, which the go-sdk may refuse, treat
+// as an older request, or take to set the session's revision, is left to
+// it.
+func sessionMeta(ss *mcp.ServerSession, meta map[string]json.RawMessage) bool {
+	var rev string
+	if json.Unmarshal(meta[mcp.MetaKeyProtocolVersion], &rev) != nil || rev != protocolSessionless {
+		return false
+	}
+	if p := ss.InitializeParams(); p == nil || p.ProtocolVersion != protocolSessionless {
+		return false
+	}
+	if raw, ok := meta[mcp.MetaKeyClientInfo]; ok && !decodesObject(raw, new(mcp.Implementation)) {
+		return false
+	}
+	var caps struct { // the go-sdk's clientCapabilitiesV2
+		mcp.ClientCapabilities
+		Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+	}
+	return decodesObject(meta[mcp.MetaKeyClientCapabilities], &caps)
+}
+
+// decodesObject reports whether raw is a JSON object that decodes into v.
+func decodesObject(raw json.RawMessage, v any) bool {
+	return len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, v) == nil
 }
 
 // plainForward is t's handler when it forwards calls to an upstream as
@@ -127,15 +173,16 @@ func plainForward(t *liveTool) *forwardHandler {
 	return fwd
 }
 
-// fastSession reports whether ss initialized at a revision whose results
-// the go-sdk sends as they are.
+// fastSession reports whether ss sent notifications/initialized at a
+// revision before 2026-07-28 (a 2026-07-28 request is taken by its _meta:
+// sessionMeta).
 func (s *Server) fastSession(ss *mcp.ServerSession) bool {
 	st := s.notifier.state(ss)
 	if st == nil || !s.notifier.isInitialized(st) {
 		return false
 	}
 	rev := st.revision.Load()
-	return rev != nil && *rev < firstMultiRoundTripRevision
+	return rev != nil && *rev < protocolSessionless
 }
 
 // plainID reports whether id is a JSON string or an integer written
@@ -193,7 +240,8 @@ func (f *fastCall) run(ctx context.Context) (resp []byte) {
 }
 
 // result is the upstream's result as the downstream gets it: unchanged
-// unless its _meta holds keys callMeta drops. Its isError is counted.
+// unless its _meta holds keys callMeta drops or the server's serverInfo
+// goes in. Its isError is counted.
 func (f *fastCall) result(raw json.RawMessage, m *toolMeters) (json.RawMessage, error) {
 	var peek struct {
 		Meta    map[string]json.RawMessage `json:"_meta"`
@@ -202,22 +250,69 @@ func (f *fastCall) result(raw json.RawMessage, m *toolMeters) (json.RawMessage, 
 	if err := json.Unmarshal(raw, &peek); err != nil {
 		return nil, err
 	}
-	if len(peek.Meta) > 0 {
-		var all map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &all); err != nil {
-			return nil, err
-		}
-		delete(all, "_meta")
-		if kept := callMeta(peek.Meta); kept != nil {
-			all["_meta"], _ = json.Marshal(kept)
-		}
-		var err error
-		if raw, err = json.Marshal(all); err != nil {
-			return nil, err
-		}
+	var err error
+	switch {
+	case len(peek.Meta) > 0:
+		raw, err = f.withMeta(raw, f.resultMeta(callMeta(peek.Meta)))
+	case f.serverInfo:
+		raw, err = withFirstMember(raw, "_meta", f.resultMeta(nil))
+	}
+	if err != nil {
+		return nil, err
 	}
 	m.outcome(peek.IsError)
 	return raw, nil
+}
+
+// resultMeta is the result's _meta given the upstream's kept keys, with
+// the server's serverInfo when the request asks for it (nil: no _meta).
+func (f *fastCall) resultMeta(kept map[string]json.RawMessage) json.RawMessage {
+	if f.serverInfo {
+		if kept == nil {
+			kept = map[string]json.RawMessage{}
+		}
+		kept[mcp.MetaKeyServerInfo] = f.s.serverInfo
+	}
+	if kept == nil {
+		return nil
+	}
+	b, _ := json.Marshal(kept)
+	return b
+}
+
+// withMeta is the result raw with its _meta replaced by meta (none when
+// nil).
+func (f *fastCall) withMeta(raw, meta json.RawMessage) (json.RawMessage, error) {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return nil, err
+	}
+	delete(all, "_meta")
+	if meta != nil {
+		all["_meta"] = meta
+	}
+	return json.Marshal(all)
+}
+
+// errResultNotObject: an upstream's tools/call result that is not a JSON
+// object, where the fast path must add a member.
+var errResultNotObject = errors.New("the upstream's result is not a JSON object")
+
+// withFirstMember is the JSON object raw, which has no member key, with
+// key: value put first (where the go-sdk writes _meta).
+func withFirstMember(raw json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
+	rest := bytes.TrimLeft(raw, " \t\r\n")
+	if len(rest) == 0 || rest[0] != '{' {
+		return nil, errResultNotObject
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	k, _ := json.Marshal(key)
+	b := make([]byte, 0, len(raw)+len(k)+len(value)+3)
+	b = append(append(append(append(b, '{'), k...), ':'), value...)
+	if rest[0] != '}' {
+		b = append(b, ',')
+	}
+	return append(b, rest...), nil
 }
 
 // upstreamParams are the params of the forwarded tools/call.
@@ -236,8 +331,20 @@ func upstreamParams(tool string, args []byte, meta map[string]json.RawMessage) [
 	return append(b, '}')
 }
 
-// response is the JSON-RPC response carrying res.
+// response is the JSON-RPC response carrying res (with the server's
+// serverInfo in its _meta when the request asks for it).
 func (f *fastCall) response(res *mcp.CallToolResult) []byte {
+	if f.serverInfo {
+		r := *res
+		r.Meta = mcp.Meta{}
+		for k, v := range res.Meta {
+			r.Meta[k] = v
+		}
+		if _, ok := r.Meta[mcp.MetaKeyServerInfo]; !ok {
+			r.Meta[mcp.MetaKeyServerInfo] = f.s.serverInfo
+		}
+		res = &r
+	}
 	b, err := json.Marshal(res)
 	if err != nil { // a CallToolResult of text content always encodes
 		b = []byte(`{"content":[],"isError":true}`)

@@ -26,9 +26,16 @@ import (
 // same gateway config, one with the fast path and one without
 // (hooks.noFastCalls), both in front of the same go-sdk upstream.
 
-// fastTestRevision is the revision the fast path serves (it leaves 2026-07-28
-// sessions to the go-sdk).
-const fastTestRevision = "2025-11-25"
+// fastTestRevision is a revision whose sessions initialize; sdkDefaultRevision
+// the go-sdk client's default (its latest, 2026-07-28), whose requests
+// carry the connection in their _meta.
+const (
+	fastTestRevision   = "2025-11-25"
+	sdkDefaultRevision = ""
+)
+
+// fastRevisions are the client revisions the differential tests run at.
+var fastRevisions = map[string]string{"2025-11-25": fastTestRevision, "2026-07-28 (default)": sdkDefaultRevision}
 
 // probeUpstream is a go-sdk server whose tools bring back every kind of
 // answer a forwarded call can get; started and cancelled report the slow
@@ -127,9 +134,12 @@ func streamClient(t *testing.T, s *Server, rev string) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { _ = ss.Close() })
 	cs := newSDKClient(t, &mcp.IOTransport{Reader: c, Writer: c}, rev).cs
-	// Until the server has taken notifications/initialized, calls go to
-	// the go-sdk (the fast path's first condition).
-	waitUntil(t, "the session initialized", func() bool { return s.initializedForTest(ss) })
+	// Until the server has taken notifications/initialized (or, at
+	// 2026-07-28, server/discover), calls go to the go-sdk (the fast
+	// path's first condition).
+	waitUntil(t, "the session initialized", func() bool {
+		return s.initializedForTest(ss) || (rev == sdkDefaultRevision && ss.InitializeParams() != nil)
+	})
 	return cs
 }
 
@@ -181,27 +191,44 @@ func callMetrics(t *testing.T, s *Server) map[string]float64 {
 // self-healing isError message; unknown tool → JSON-RPC error; the
 // upstream's isError, structuredContent, JSON-RPC error, timeout, big and
 // unicode results; _meta both ways) gives the same result through the
-// fast path as through the go-sdk, with the same metrics and records.
+// fast path as through the go-sdk, with the same metrics and records, for
+// a client at 2025-11-25 and one at the go-sdk's default, 2026-07-28
+// (whose results get the gateway's serverInfo in _meta; an invalid
+// clientInfo or clientCapabilities gets the go-sdk's error).
 func TestFastPathMatchesGoSDKPath(t *testing.T) {
+	for name, rev := range fastRevisions {
+		t.Run(name, func(t *testing.T) { testFastPathMatchesGoSDKPath(t, rev) })
+	}
+}
+
+func testFastPathMatchesGoSDKPath(t *testing.T, rev string) {
 	p := newProbeUpstream()
 	fastRec, slowRec := filepath.Join(t.TempDir(), "fast"), filepath.Join(t.TempDir(), "slow")
 	fast, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.RecordDir = fastRec })
 	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.RecordDir, o.noFastCalls = slowRec, true })
+	msg := map[string]any{"message": "x"}
 	calls := []mcp.CallToolParams{
 		{Name: "echo", Arguments: map[string]any{"message": "hi"}},
 		{Name: "echo", Arguments: map[string]any{}},
 		{Name: "echo", Arguments: map[string]any{"message": 5}},
-		{Name: "nope", Arguments: map[string]any{"message": "x"}},
-		{Name: "fail", Arguments: map[string]any{"message": "x"}},
-		{Name: "boom", Arguments: map[string]any{"message": "x"}},
-		{Name: "big", Arguments: map[string]any{"message": "x"}},
+		{Name: "nope", Arguments: msg},
+		{Name: "fail", Arguments: msg},
+		{Name: "boom", Arguments: msg},
+		{Name: "big", Arguments: msg},
 		{Name: "unicode", Arguments: map[string]any{"message": "é\u2028😀"}},
-		{Name: "meta", Arguments: map[string]any{"message": "x"}, Meta: mcp.Meta{"keep": "k", "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}},
-		{Name: "meta", Arguments: map[string]any{"message": "x"}, Meta: mcp.Meta{"keep": "k", "io.modelcontextprotocol/clientInfo": "hop"}}, // left to the go-sdk
-		{Name: "slow", Arguments: map[string]any{"message": "x"}}, // the upstream's 2s timeout
+		{Name: "meta", Arguments: msg, Meta: mcp.Meta{"keep": "k", "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}},
+		{Name: "slow", Arguments: msg}, // the upstream's 2s timeout
+		// Left to the go-sdk: the 2026-07-28 keys as the go-sdk refuses
+		// them, or selecting an older revision, or on a 2025-11-25 session.
+		{Name: "meta", Arguments: msg, Meta: mcp.Meta{"keep": "k", mcp.MetaKeyClientInfo: "hop"}},
+		{Name: "echo", Arguments: msg, Meta: mcp.Meta{mcp.MetaKeyClientInfo: nil}},
+		{Name: "echo", Arguments: msg, Meta: mcp.Meta{mcp.MetaKeyClientCapabilities: nil}},
+		{Name: "echo", Arguments: msg, Meta: mcp.Meta{mcp.MetaKeyClientCapabilities: map[string]any{"sampling": 5}}},
+		{Name: "echo", Arguments: msg, Meta: mcp.Meta{mcp.MetaKeyProtocolVersion: "2025-11-25"}},
+		{Name: "echo", Arguments: msg, Meta: mcp.Meta{mcp.MetaKeyProtocolVersion: "2099-01-01"}},
 	}
 	run := func(s *Server) []any {
-		cs := streamClient(t, s, fastTestRevision)
+		cs := streamClient(t, s, rev)
 		var got []any
 		for _, c := range calls {
 			got = append(got, outcome(cs.CallTool(context.Background(), &c)))
@@ -216,9 +243,8 @@ func TestFastPathMatchesGoSDKPath(t *testing.T) {
 	if diff := cmp.Diff(callMetrics(t, slow), callMetrics(t, fast)); diff != "" {
 		t.Errorf("fast path metrics differ (-want +got):\n%s", diff)
 	}
-	// Taken: every call but the unknown tool's and the one with an
-	// io.modelcontextprotocol/ key.
-	if n, want := fast.fastCalls.Load(), int64(len(calls)-2); n != want {
+	// Taken: every call before the last six but the unknown tool's.
+	if n, want := fast.fastCalls.Load(), int64(len(calls)-6-1); n != want {
 		t.Errorf("the fast path took %d calls, want %d", n, want)
 	}
 	if n := slow.fastCalls.Load(); n != 0 {
@@ -228,20 +254,45 @@ func TestFastPathMatchesGoSDKPath(t *testing.T) {
 	slow.Close()
 	_, fastLog := recordedFile(t, fastRec)
 	_, slowLog := recordedFile(t, slowRec)
-	if diff := cmp.Diff(slowLog, fastLog); diff != "" || strings.Count(fastLog, "\n") != len(calls) {
-		t.Errorf("--record differs (-go-sdk path +fast path):\n%s", diff)
+	if diff := cmp.Diff(slowLog, fastLog); diff != "" || strings.Count(fastLog, "\n") != len(calls)-refusedByTheGoSDK(want) {
+		t.Errorf("--record differs (%d records; -go-sdk path +fast path):\n%s", strings.Count(fastLog, "\n"), diff)
 	}
+	if rev == sdkDefaultRevision {
+		info := map[string]any{"name": "probe-gateway", "version": "1.0.0"}
+		if diff := cmp.Diff(info, got[0].(map[string]any)["_meta"].(map[string]any)[mcp.MetaKeyServerInfo]); diff != "" {
+			t.Errorf("a 2026-07-28 result's serverInfo (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// refusedByTheGoSDK counts the outcomes the go-sdk gave before the call
+// reached the gateway (a refused _meta or revision): those are not
+// recorded.
+func refusedByTheGoSDK(outcomes []any) int {
+	n := 0
+	for _, o := range outcomes {
+		if s, ok := o.(string); ok && (strings.Contains(s, "_meta field") || strings.Contains(s, "protocol version")) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestFastPathUpstreamGoneMatchesGoSDKPath: a call cut by the upstream's
 // crash, and a call while it is down, fail alike on both paths.
 func TestFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T) {
+	for name, rev := range fastRevisions {
+		t.Run(name, func(t *testing.T) { testFastPathUpstreamGoneMatchesGoSDKPath(t, rev) })
+	}
+}
+
+func testFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T, rev string) {
 	p := newProbeUpstream()
 	down := func(o *testOptions) { o.UpstreamBackoff = time.Hour }
 	config := strings.Replace(probeGatewayConfig, "2s", "60s", 1)
 	fast, _ := startServer(t, config, p.pipe, down)
 	slow, _ := startServer(t, config, p.pipe, down, func(o *testOptions) { o.noFastCalls = true })
-	fcs, scs := streamClient(t, fast, fastTestRevision), streamClient(t, slow, fastTestRevision)
+	fcs, scs := streamClient(t, fast, rev), streamClient(t, slow, rev)
 	args := map[string]any{"message": "x"}
 	type res struct {
 		r   *mcp.CallToolResult
@@ -288,9 +339,15 @@ func TestFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T) {
 // request (the upstream handler's context ends), and answers nothing; the
 // session goes on.
 func TestFastPathCancelReachesUpstream(t *testing.T) {
+	for name, rev := range fastRevisions {
+		t.Run(name, func(t *testing.T) { testFastPathCancelReachesUpstream(t, rev) })
+	}
+}
+
+func testFastPathCancelReachesUpstream(t *testing.T, rev string) {
 	p := newProbeUpstream()
 	s, _ := startServer(t, strings.Replace(probeGatewayConfig, "2s", "60s", 1), p.pipe)
-	cs := streamClient(t, s, fastTestRevision)
+	cs := streamClient(t, s, rev)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
@@ -314,14 +371,16 @@ func TestFastPathCancelReachesUpstream(t *testing.T) {
 }
 
 // TestFastPathLeavesOddLinesToTheGoSDK: lines the fast path must not take
-// get the answers the go-sdk path gives, byte for byte: a tools/call that
-// is not JSON, a batch (refused at 2025-11-25), a call with a progress
+// get the answers the go-sdk path gives, byte for byte: a tools/call whose
+// "name" is spelled "NAME" (encoding/json would read it, the go-sdk does
+// not), a tools/call that is not JSON, a batch (refused at 2025-11-25), a call with a progress
 // token (the go-sdk's), a call reusing the id of that call while it is in
 // flight, and a call whose id is not a plain string or integer.
 func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
 	p := newProbeUpstream()
 	config := strings.Replace(probeGatewayConfig, "2s", "60s", 1)
 	lines := []string{
+		`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"NAME":"echo","arguments":{"message":"x"}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"`,
 		`[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}]`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"},"_meta":{"progressToken":"p"}}}`,
@@ -336,9 +395,9 @@ func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
 		var got []string
 		for i, l := range lines {
 			c.send(l)
-			if i == 4 {
+			if i == 5 {
 				recvWithin(t, "the slow call upstream", p.started)
-			} else if i < 4 {
+			} else if i < 5 {
 				got = append(got, string(c.recv()))
 			}
 		}
@@ -370,9 +429,15 @@ func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
 // path takes and calls it leaves to the go-sdk (a progress token) run
 // concurrently, each answered with its own result.
 func TestFastPathConcurrentWithGoSDKCalls(t *testing.T) {
+	for name, rev := range fastRevisions {
+		t.Run(name, func(t *testing.T) { testFastPathConcurrentWithGoSDKCalls(t, rev) })
+	}
+}
+
+func testFastPathConcurrentWithGoSDKCalls(t *testing.T, rev string) {
 	p := newProbeUpstream()
 	s, _ := startServer(t, probeGatewayConfig, p.pipe)
-	cs := streamClient(t, s, fastTestRevision)
+	cs := streamClient(t, s, rev)
 	const n = 40
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -405,6 +470,12 @@ func TestFastPathConcurrentWithGoSDKCalls(t *testing.T) {
 // the isError result the go-sdk path gives, counted, and the session goes
 // on.
 func TestFastPathPanicRecovered(t *testing.T) {
+	for name, rev := range fastRevisions {
+		t.Run(name, func(t *testing.T) { testFastPathPanicRecovered(t, rev) })
+	}
+}
+
+func testFastPathPanicRecovered(t *testing.T, rev string) {
 	p := newProbeUpstream()
 	var inject atomic.Bool
 	s, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) {
@@ -414,11 +485,14 @@ func TestFastPathPanicRecovered(t *testing.T) {
 			}
 		}
 	})
-	cs := streamClient(t, s, fastTestRevision)
+	cs := streamClient(t, s, rev)
 	inject.Store(true)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "x"}})
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), "internal error in the server") {
 		t.Errorf("a panicking fast call: %v", outcome(res, err))
+	}
+	if _, ok := res.Meta[mcp.MetaKeyServerInfo]; ok != (rev == sdkDefaultRevision) {
+		t.Errorf("a panicking fast call's _meta: %v (the go-sdk adds serverInfo at 2026-07-28 only)", res.Meta)
 	}
 	inject.Store(false)
 	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "x"}}); err != nil || res.IsError {
@@ -519,4 +593,83 @@ func TestFastPathOverRunStdio(t *testing.T) {
 	if n := s.fastCalls.Load(); n != 2 {
 		t.Errorf("the fast path took %d calls, want 2", n)
 	}
+}
+
+// TestFastPathSessionlessLinesMatchGoSDK: raw 2026-07-28 tools/call lines
+// (no initialize) get the go-sdk path's answers: the first call, which
+// gives the session its revision, and calls whose _meta the go-sdk
+// refuses (no or null clientCapabilities, a clientInfo that is not an
+// Implementation, an unsupported or non-string protocolVersion, a _meta
+// spelled "_META") are left to it; the valid ones are taken and carry the gateway's serverInfo.
+func TestFastPathSessionlessLinesMatchGoSDK(t *testing.T) {
+	p := newProbeUpstream()
+	const (
+		rev  = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`
+		caps = `"io.modelcontextprotocol/clientCapabilities":{}`
+		info = `"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}`
+	)
+	call := func(id int, tool, meta string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"message":"x"},"_meta":{%s}}}`, id, tool, meta)
+	}
+	lines := []string{
+		call(1, "echo", rev+","+caps+","+info), // sets the session's revision: the go-sdk's
+		call(2, "echo", rev+","+caps+","+info),
+		call(3, "fail", rev+","+caps),
+		call(4, "echo", rev+","+caps+`,"keep":"k"`),
+		call(5, "echo", rev+","+info),
+		call(6, "echo", rev+","+info+`,"io.modelcontextprotocol/clientCapabilities":null`),
+		call(7, "echo", rev+","+caps+`,"io.modelcontextprotocol/clientInfo":"raw"`),
+		call(8, "echo", rev+","+caps+`,"io.modelcontextprotocol/clientInfo":null`),
+		call(9, "echo", rev+`,"io.modelcontextprotocol/clientCapabilities":{"roots":5}`),
+		call(10, "echo", `"io.modelcontextprotocol/protocolVersion":"2099-01-01",`+caps),
+		call(11, "echo", `"io.modelcontextprotocol/protocolVersion":20260728,`+caps),
+		call(12, "echo", `"keep":"k"`),
+		strings.Replace(call(13, "echo", rev+","+caps), `"_meta"`, `"_META"`, 1), // not _meta to the go-sdk
+	}
+	run := func(s *Server) []any {
+		c := dialStream(t, s)
+		var got []any
+		for _, l := range lines {
+			c.send(l)
+			var v any
+			if err := json.Unmarshal(c.recv(), &v); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, v)
+		}
+		return got
+	}
+	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, p.pipe)
+	want, got := run(slow), run(fast)
+	kinds := []string{"serverInfo", "serverInfo", "serverInfo", "serverInfo", "error", "error", "error", "error", "error", "error", "plain", "plain", "plain"}
+	if diff := cmp.Diff(kinds, answerKinds(want)); diff != "" {
+		t.Errorf("the go-sdk path's answers (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
+	}
+	if n := fast.fastCalls.Load(); n != 3 {
+		t.Errorf("the fast path took %d calls, want 3 (ids 2, 3, 4)", n)
+	}
+}
+
+// answerKinds classifies JSON-RPC responses: an error, a result with the
+// server's serverInfo in _meta, or another result.
+func answerKinds(answers []any) []string {
+	var kinds []string
+	for _, a := range answers {
+		m, _ := a.(map[string]any)
+		res, _ := m["result"].(map[string]any)
+		meta, _ := res["_meta"].(map[string]any)
+		switch {
+		case m["error"] != nil:
+			kinds = append(kinds, "error")
+		case meta[mcp.MetaKeyServerInfo] != nil:
+			kinds = append(kinds, "serverInfo")
+		default:
+			kinds = append(kinds, "plain")
+		}
+	}
+	return kinds
 }

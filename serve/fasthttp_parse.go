@@ -35,6 +35,19 @@ type fastMessage struct {
 // cancelled) is false and goes to go-sdk, which answers it as it always
 // has.
 func parseFastMessage(body []byte) (fastMessage, bool) {
+	return parseMessage(body, false)
+}
+
+// parseFastLine is parseFastMessage for a line transport, where a
+// tools/call's _meta may carry the 2026-07-28 protocol version
+// (prepareFast checks it as the go-sdk would).
+func parseFastLine(line []byte) (fastMessage, bool) {
+	return parseMessage(line, true)
+}
+
+// parseMessage is parseFastMessage, taking a tools/call whose _meta
+// carries a protocol version when metaRevision is set.
+func parseMessage(body []byte, metaRevision bool) (fastMessage, bool) {
 	v, err := canon.Parse(body)
 	if err != nil || v.Kind != canon.Object || !onlyMembers(&v, "jsonrpc", "id", "method", "params") {
 		return fastMessage{}, false
@@ -54,7 +67,7 @@ func parseFastMessage(body []byte) (fastMessage, bool) {
 		return fastMessage{}, false
 	}
 	if method.Str == "tools/call" && params != nil {
-		if msg, ok := parseCall(body, id, params); ok {
+		if msg, ok := parseCall(body, id, params, metaRevision); ok {
 			return msg, true
 		}
 	}
@@ -62,8 +75,9 @@ func parseFastMessage(body []byte) (fastMessage, bool) {
 }
 
 // parseCall takes a tools/call whose params are a name, arguments (an
-// object or null) and a _meta without progressToken or protocol version.
-func parseCall(body []byte, id, params *canon.Value) (fastMessage, bool) {
+// object or null) and a _meta without progressToken, and without a
+// protocol version unless metaRevision.
+func parseCall(body []byte, id, params *canon.Value, metaRevision bool) (fastMessage, bool) {
 	key, ok := idKey(id)
 	if !ok || params.Kind != canon.Object || !onlyMembers(params, "name", "arguments", "_meta") {
 		return fastMessage{}, false
@@ -75,7 +89,7 @@ func parseCall(body []byte, id, params *canon.Value) (fastMessage, bool) {
 		return fastMessage{}, false
 	}
 	if meta := params.Get("_meta"); meta != nil {
-		if meta.Kind != canon.Object || meta.Get("progressToken") != nil || meta.Get(mcp.MetaKeyProtocolVersion) != nil {
+		if meta.Kind != canon.Object || meta.Get("progressToken") != nil || (!metaRevision && meta.Get(mcp.MetaKeyProtocolVersion) != nil) {
 			return fastMessage{}, false
 		}
 	}

@@ -56,8 +56,8 @@ func (f *fastLines) stop() {
 	f.wg.Wait()
 }
 
-// fastPeek is what fastLines reads of a line: a tools/call's params
-// (fastParams) or a notifications/cancelled's requestId, read at once.
+// fastPeek is what fastLines reads of a notifications/cancelled line (its
+// requestId), and FastCallBody of a tools/call body (fastParams).
 type fastPeek struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -79,21 +79,30 @@ func (f *fastLines) take(line []byte) bool {
 	if ss == nil || line[0] != '{' {
 		return false
 	}
-	call, cancel := bytes.Contains(line, toolsCallMethod), bytes.Contains(line, cancelledMethod)
-	if !call && !cancel {
+	if bytes.Contains(line, toolsCallMethod) {
+		if msg, ok := parseFastLine(line); ok && !msg.sdkOnly && msg.method == "tools/call" {
+			return f.takeCall(ss, msg)
+		}
+	}
+	if !bytes.Contains(line, cancelledMethod) {
 		return false
 	}
 	var m fastPeek
-	if json.Unmarshal(line, &m) != nil || m.JSONRPC != "2.0" || m.Params == nil {
+	if json.Unmarshal(line, &m) != nil || m.JSONRPC != "2.0" || m.Params == nil || m.Method != "notifications/cancelled" || m.ID != nil {
 		return false
 	}
-	switch {
-	case m.Method == "tools/call" && m.ID != nil:
-		return f.call(ss, m.ID, &m.Params.fastParams)
-	case m.Method == "notifications/cancelled" && m.ID == nil:
-		return f.cancelled(m.Params.RequestID)
+	return f.cancelled(m.Params.RequestID)
+}
+
+// takeCall starts the tools/call msg (read by parseFastLine, as the
+// go-sdk reads it: exact member names — encoding/json alone would match
+// "NAME" or "_META" too —, no duplicate names, no unknown members).
+func (f *fastLines) takeCall(ss *mcp.ServerSession, msg fastMessage) bool {
+	var p fastParams
+	if json.Unmarshal(msg.params, &p) != nil {
+		return false
 	}
-	return false
+	return f.call(ss, msg.id, &p)
 }
 
 // call starts a fast call, unless its id is in flight already (the go-sdk

@@ -35,7 +35,10 @@ import (
 // "inmemory" connects clients and the gateway's upstream over in-memory
 // pipes (net.Pipe, framed as stdio: what mcp.NewInMemoryTransports is;
 // the gateway's side through its line transport and fast path, as its
-// stdio), "http" everything over streamable HTTP on loopback.
+// stdio), "http" everything over streamable HTTP on loopback; clients are
+// at revision 2025-11-25, and at the go-sdk client's default (2026-07-28,
+// whose requests carry the connection in _meta) in
+// "inmemory/rev=2026-07-28".
 func BenchmarkGateway(b *testing.B) {
 	u := benchUpstream(b)
 	upURL := upstreamURL(b, u)
@@ -60,15 +63,18 @@ func BenchmarkGateway(b *testing.B) {
 			return err
 		},
 	}
+	both := []string{"call", "list"}
 	transports := []struct {
 		name            string
 		direct, gateway func(b *testing.B) (*mcp.ClientSession, func())
+		ops             []string
 	}{
-		{"inmemory", inMemory(u.Server()), overStream(gwMem)},
-		{"http", overHTTP(upURL), overHTTP(gw.URL)},
+		{"inmemory", inMemory(u.Server()), overStream(gwMem), both},
+		{"inmemory/rev=2026-07-28", inMemoryAt(u.Server(), ""), overStreamAt(gwMem, ""), []string{"call"}},
+		{"http", overHTTP(upURL), overHTTP(gw.URL), both},
 	}
 	for _, tr := range transports {
-		for _, opName := range []string{"call", "list"} {
+		for _, opName := range tr.ops {
 			for _, clients := range []int{benchClients, 1} {
 				b.Run(fmt.Sprintf("%s/%s/clients=%d", opName, tr.name, clients), func(b *testing.B) {
 					benchVersus(b, clients, tr.direct, tr.gateway, ops[opName])

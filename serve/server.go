@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -105,6 +106,9 @@ type Server struct {
 	tracing tracing
 	// fastCalls counts the calls the fast path took (fastcall.go).
 	fastCalls atomic.Int64
+	// serverInfo is the JSON of the server's mcp.Implementation, which the
+	// fast path adds to the _meta of a 2026-07-28 request's result.
+	serverInfo json.RawMessage
 
 	live atomic.Pointer[Generation]
 	// pubMu serializes writers (publish, refuse, status of the last
@@ -217,7 +221,9 @@ func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	if name == "" {
 		name = "mcpctl-serve"
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Title: info.Title, Version: info.Version}, &mcp.ServerOptions{
+	impl := &mcp.Implementation{Name: name, Title: info.Title, Version: info.Version}
+	s.serverInfo, _ = json.Marshal(impl)
+	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: info.Instructions,
 		Logger:       sdkLogger(log, "mcp"),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
