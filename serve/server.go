@@ -174,11 +174,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	return newServer(ctx, opts, hooks{})
 }
 
-// newServer is New with the test hooks h; New passes none.
-func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
-	if opts.ConfigPath == "" {
-		return nil, errors.New("serve: no config path")
-	}
+// withDefaults is opts with its zero values replaced by the documented
+// defaults.
+func (opts Options) withDefaults() Options {
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
 	}
@@ -194,6 +192,15 @@ func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	if opts.PinTTL <= 0 {
 		opts.PinTTL = DefaultPinTTL
 	}
+	return opts
+}
+
+// newServer is New with the test hooks h; New passes none.
+func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
+	if opts.ConfigPath == "" {
+		return nil, errors.New("serve: no config path")
+	}
+	opts = opts.withDefaults()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
