@@ -150,6 +150,9 @@ func sessionMeta(ss *mcp.ServerSession, meta map[string]json.RawMessage) bool {
 	}
 	var caps struct { // the go-sdk's clientCapabilitiesV2
 		mcp.ClientCapabilities
+		// A 2026-07-28 client may still declare roots; a malformed value
+		// must be refused as the go-sdk refuses it.
+		//lint:ignore SA1019 deprecated in 2026-07-28, still part of its capabilities
 		Roots *mcp.RootCapabilities `json:"roots,omitempty"`
 	}
 	return decodesObject(meta[mcp.MetaKeyClientCapabilities], &caps)
