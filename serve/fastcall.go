@@ -64,18 +64,14 @@ func (s *Server) FastCall(ctx context.Context, ss *mcp.ServerSession, id, params
 // session), which the go-sdk then handles unchanged.
 func (s *Server) FastCallBody(ctx context.Context, sessionID string, body []byte) ([]byte, bool) {
 	v, ok := s.notifier.byID.Load(sessionID)
-	if !ok || len(body) == 0 || body[0] != '{' {
+	if !ok {
 		return nil, false
 	}
-	var m fastPeek
-	if json.Unmarshal(body, &m) != nil || m.JSONRPC != "2.0" || m.Method != "tools/call" || m.ID == nil || m.Params == nil {
+	msg, ok := parseFastMessage(body)
+	if !ok || msg.sdkOnly || msg.method != "tools/call" {
 		return nil, false
 	}
-	f := s.prepareFast(v.(*mcp.ServerSession), m.ID, &m.Params.fastParams)
-	if f == nil {
-		return nil, false
-	}
-	return f.run(ctx), true
+	return s.FastCall(ctx, v.(*mcp.ServerSession), msg.id, msg.params)
 }
 
 // prepareFast takes the call when the fast path can answer it exactly as

@@ -56,18 +56,6 @@ func (f *fastLines) stop() {
 	f.wg.Wait()
 }
 
-// fastPeek is what fastLines reads of a line: a tools/call's params
-// (fastParams) or a notifications/cancelled's requestId, read at once.
-type fastPeek struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  *struct {
-		fastParams
-		RequestID json.RawMessage `json:"requestId"`
-	} `json:"params"`
-}
-
 var (
 	toolsCallMethod = []byte(`"tools/call"`)
 	cancelledMethod = []byte(`"notifications/cancelled"`)
@@ -83,17 +71,20 @@ func (f *fastLines) take(line []byte) bool {
 	if !call && !cancel {
 		return false
 	}
-	var m fastPeek
-	if json.Unmarshal(line, &m) != nil || m.JSONRPC != "2.0" || m.Params == nil {
+	// Read as strictly as the HTTP fast path: the go-sdk matches member
+	// names exactly, encoding/json would also take "NAME" for "name".
+	msg, ok := parseFastMessage(line)
+	if !ok || msg.sdkOnly {
 		return false
 	}
-	switch {
-	case m.Method == "tools/call" && m.ID != nil:
-		return f.call(ss, m.ID, &m.Params.fastParams)
-	case m.Method == "notifications/cancelled" && m.ID == nil:
-		return f.cancelled(m.Params.RequestID)
+	if msg.method == methodCancelled {
+		return f.cancelled(keyID(msg.idKey))
 	}
-	return false
+	var p fastParams
+	if json.Unmarshal(msg.params, &p) != nil {
+		return false
+	}
+	return f.call(ss, msg.id, &p)
 }
 
 // call starts a fast call, unless its id is in flight already (the go-sdk
@@ -143,11 +134,7 @@ func (f *fastLines) run(ctx context.Context, id jsonrpc.ID, fc *fastCall, sess s
 
 // cancelled cancels the fast call a notifications/cancelled names, and
 // reports whether there was one.
-func (f *fastLines) cancelled(requestID json.RawMessage) bool {
-	id, ok := rpcID(requestID)
-	if !ok {
-		return false
-	}
+func (f *fastLines) cancelled(id jsonrpc.ID) bool {
 	f.mu.Lock()
 	cancel := f.calls[id]
 	f.mu.Unlock()
