@@ -1,9 +1,15 @@
 package serve
 
 import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -62,5 +68,81 @@ func TestAdversarialFastLinesReadsMembersAsTheGoSDK(t *testing.T) {
 		if !strings.Contains(l, `"result"`) {
 			t.Errorf("line %d: no result: %s", i+1, l)
 		}
+	}
+}
+
+// hostileUpstream is a stdio upstream written by hand: it answers
+// initialize and tools/list as a server would, and a tools/call of its
+// tool "reply" with the JSON its argument "raw" holds as the result
+// bytes, whatever they are.
+func hostileUpstream(o *testOptions) {
+	o.UpstreamBackoff = 10 * time.Millisecond
+	o.upstreamPipe = func(string) func() (io.ReadWriteCloser, error) {
+		return func() (io.ReadWriteCloser, error) {
+			c, sc := net.Pipe()
+			go serveHostile(sc)
+			return c, nil
+		}
+	}
+}
+
+func serveHostile(c net.Conn) {
+	defer c.Close()
+	sc := bufio.NewScanner(c)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Arguments struct {
+					Raw string `json:"raw"`
+				} `json:"arguments"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
+			continue
+		}
+		var result string
+		switch m.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"1"}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"reply","inputSchema":{"type":"object","properties":{"raw":{"type":"string"}}}}]}`
+		case "tools/call":
+			result = m.Params.Arguments.Raw
+		default:
+			result = `{}`
+		}
+		if _, err := fmt.Fprintf(c, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", m.ID, result); err != nil {
+			return
+		}
+	}
+}
+
+// TestAdversarialFastUpstreamResultNotAnObject: an upstream whose
+// tools/call result is not a CallToolResult object. Reproduction: the
+// upstream answers {"jsonrpc":"2.0","id":"mcpctl-…-1","result":null}; the
+// go-sdk path answers the client with an error, the fast path sent it
+// "result":null (not a result MCP allows: 2025-11-25
+// server/tools#calling-tools); a "content" that is not an array of known
+// content blocks was passed on too. Every such answer now gets the go-sdk
+// path's answer, error text and metrics. (A well-typed block missing a
+// member, {"type":"text"}, is still passed on as it came.)
+func TestAdversarialFastUpstreamResultNotAnObject(t *testing.T) {
+	replies := []string{`null`, `[]`, `"text"`, `5`, `true`, `{"content":"not an array"}`, `{"isError":"yes"}`, `{}`, `{"content":[{"type":"nope"}]}`, `{"content":[],"structuredContent":5}`, `{"content":[5]}`, `{"content":null}`}
+	var lines []string
+	for i, r := range replies {
+		args, _ := json.Marshal(map[string]string{"raw": r})
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"reply","arguments":%s}}`, i+1, args))
+	}
+	slow, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, hostileUpstream)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
+	}
+	if diff := cmp.Diff(callMetrics(t, slow), callMetrics(t, fast)); diff != "" {
+		t.Errorf("metrics differ (-go-sdk path +fast path):\n%s", diff)
 	}
 }

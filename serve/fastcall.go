@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -193,10 +194,18 @@ func (f *fastCall) run(ctx context.Context) (resp []byte) {
 func (f *fastCall) result(raw json.RawMessage, m *toolMeters) (json.RawMessage, error) {
 	var peek struct {
 		Meta    map[string]json.RawMessage `json:"_meta"`
-		IsError bool                       `json:"isError"`
+		Content *[]struct {
+			Type string `json:"type"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
 	}
-	if err := json.Unmarshal(raw, &peek); err != nil {
-		return nil, err
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &peek) != nil || peek.Content == nil {
+		return sdkResult(raw, m)
+	}
+	for _, c := range *peek.Content {
+		if !toolContentTypes[c.Type] {
+			return sdkResult(raw, m)
+		}
 	}
 	if len(peek.Meta) > 0 {
 		var all map[string]json.RawMessage
@@ -214,6 +223,25 @@ func (f *fastCall) result(raw json.RawMessage, m *toolMeters) (json.RawMessage, 
 	}
 	m.outcome(peek.IsError)
 	return raw, nil
+}
+
+// toolContentTypes are the content block types of a CallToolResult (MCP
+// 2025-11-25 server/tools#tool-result); a result with another goes the
+// go-sdk path's way (sdkResult).
+var toolContentTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource_link": true, "resource": true}
+
+// sdkResult is a result the fast path does not pass on as it came (not an
+// object, no content array, …) as the go-sdk path makes it: decoded by
+// the go-sdk client's decoder (its error worded as the client words it),
+// its _meta filtered, encoded again.
+func sdkResult(raw json.RawMessage, m *toolMeters) (json.RawMessage, error) {
+	var res mcp.CallToolResult
+	if err := res.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("calling %q: %w", "tools/call", err)
+	}
+	res.Meta = callMeta(res.Meta)
+	m.outcome(res.IsError)
+	return json.Marshal(&res)
 }
 
 // upstreamParams are the params of the forwarded tools/call.
