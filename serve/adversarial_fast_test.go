@@ -146,3 +146,46 @@ func TestAdversarialFastUpstreamResultNotAnObject(t *testing.T) {
 		t.Errorf("metrics differ (-go-sdk path +fast path):\n%s", diff)
 	}
 }
+
+// TestAdversarialFastLinesSameIDWhileFastCallInFlight: a client reuses the
+// id of a fast call still in flight. Reproduction, on stdio:
+//
+//	{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow",...}}   (taken by the fast path)
+//	{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo",...}}
+//
+// The go-sdk path answers nothing to the second (nor to a ping, or a call
+// with a progress token, reusing the id); with the fast path the go-sdk, which never saw the first,
+// answered the second with a result for id 10, and its answer untracked
+// the fast call's id (the end of input would then not wait for it).
+func TestAdversarialFastLinesSameIDWhileFastCallInFlight(t *testing.T) {
+	p := newProbeUpstream()
+	config := strings.Replace(probeGatewayConfig, "2s", "60s", 1)
+	run := func(s *Server) []string {
+		c := dialStream(t, s)
+		c.initialize(true)
+		waitUntil(t, "the session initialized", func() bool { return s.initializedForTest(c.ss) })
+		c.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{"message":"x"}}}`)
+		recvWithin(t, "the slow call upstream", p.started)
+		c.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"message":"same id"}}}`)
+		c.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"},"_meta":{"progressToken":1}}}`)
+		c.send(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
+		c.send(`{"jsonrpc":"2.0","id":99,"method":"ping"}`)
+		var got []string
+		for {
+			l := string(c.recv())
+			got = append(got, l)
+			if strings.Contains(l, `"id":99`) {
+				break
+			}
+		}
+		c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10}}`)
+		recvWithin(t, "the slow call cancelled upstream", p.cancelled)
+		return got
+	}
+	slow, _ := startServer(t, config, p.pipe, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, config, p.pipe)
+	want, got := run(slow), run(fast)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
+	}
+}

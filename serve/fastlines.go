@@ -69,16 +69,20 @@ func (f *fastLines) take(line []byte) bool {
 	}
 	call, cancel := bytes.Contains(line, toolsCallMethod), bytes.Contains(line, cancelledMethod)
 	if !call && !cancel {
-		return false
+		return f.reusesID(line)
 	}
 	// Read as strictly as the HTTP fast path: the go-sdk matches member
 	// names exactly, encoding/json would also take "NAME" for "name".
 	msg, ok := parseFastMessage(line)
-	if !ok || msg.sdkOnly {
-		return false
-	}
-	if msg.method == methodCancelled {
+	switch {
+	case !ok:
+		return f.reusesID(line)
+	case msg.method == methodCancelled:
 		return f.cancelled(keyID(msg.idKey))
+	case f.holds(keyID(msg.idKey)):
+		return true
+	case msg.sdkOnly:
+		return false
 	}
 	var p fastParams
 	if json.Unmarshal(msg.params, &p) != nil {
@@ -93,12 +97,6 @@ func (f *fastLines) call(ss *mcp.ServerSession, rawID json.RawMessage, params *f
 	id, ok := rpcID(rawID)
 	sess := f.session()
 	if !ok || sess.inFlight(id) || f.ctx.Err() != nil {
-		return false
-	}
-	f.mu.Lock()
-	_, dup := f.calls[id]
-	f.mu.Unlock()
-	if dup {
 		return false
 	}
 	fc := f.s.prepareFast(ss, rawID, params)
@@ -130,6 +128,31 @@ func (f *fastLines) run(ctx context.Context, id jsonrpc.ID, fc *fastCall, sess s
 	f.mu.Unlock()
 	cancel()
 	sess.untrack(id)
+}
+
+// holds reports whether a fast call with this id is in flight: a request
+// reusing it is dropped, as the go-sdk drops a request reusing the id of
+// one in flight (answering nothing); handed to the go-sdk, which never saw
+// the fast call, it would be answered with that id.
+func (f *fastLines) holds(id jsonrpc.ID) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.calls[id]
+	return ok
+}
+
+// reusesID is holds for a line the fast path does not read, decoded as
+// the go-sdk decodes it (only while fast calls are in flight).
+func (f *fastLines) reusesID(line []byte) bool {
+	f.mu.Lock()
+	n := len(f.calls)
+	f.mu.Unlock()
+	if n == 0 {
+		return false
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	req, ok := msg.(*jsonrpc.Request)
+	return err == nil && ok && req.IsCall() && f.holds(req.ID)
 }
 
 // cancelled cancels the fast call a notifications/cancelled names, and
