@@ -189,3 +189,26 @@ func TestAdversarialFastLinesSameIDWhileFastCallInFlight(t *testing.T) {
 		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
 	}
 }
+
+// TestAdversarialFastLinesIDs: ids a client may write that the go-sdk
+// writes back otherwise than as sent get the same answer on both paths.
+// Reproduction: {"jsonrpc":"2.0","id":"\u0041",...tools/call...} got
+// "id":"A" from the go-sdk path and "id":"\u0041" from the fast path; so
+// did -0 (0), a string holding U+2028 (escaped by the go-sdk), and
+// 999999999999999999 (which the go-sdk reads as a float64 and writes as
+// 1000000000000000000; fixed by the strict reading of
+// TestAdversarialFastLinesReadsMembersAsTheGoSDK, as over HTTP).
+func TestAdversarialFastLinesIDs(t *testing.T) {
+	p := newProbeUpstream()
+	ids := []string{`999999999999999999`, `9007199254740993`, `-0`, `"\u0041"`, `""`, `"` + strings.Repeat("x", 4096) + `"`, `-5`, `"<a>&"`, "\"line\u2028sep\u2029\"", `"é😀"`}
+	var lines []string
+	for _, id := range ids {
+		lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}`)
+	}
+	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, p.pipe)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
+	}
+}

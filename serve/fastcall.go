@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -142,11 +143,17 @@ func plainID(id json.RawMessage) bool {
 		return false
 	}
 	if id[0] == '"' {
-		return true
+		// The go-sdk writes a string decoded and encoded again: an
+		// escape, or U+2028/U+2029 (which encoding/json escapes), would
+		// not come back as sent.
+		return !bytes.ContainsRune(id, '\\') && !bytes.ContainsRune(id, '\u2028') && !bytes.ContainsRune(id, '\u2029')
 	}
 	digits := id
 	if digits[0] == '-' {
 		digits = digits[1:]
+		if string(digits) == "0" { // the go-sdk writes -0 as 0
+			return false
+		}
 	}
 	if len(digits) == 0 || len(digits) > 18 || (digits[0] == '0' && len(digits) > 1) {
 		return false
