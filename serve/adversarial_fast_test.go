@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -210,5 +211,47 @@ func TestAdversarialFastLinesIDs(t *testing.T) {
 	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
+	}
+}
+
+// TestAdversarialFastHTTPHostOfAnotherName: go-sdk refuses (403) a request
+// to a loopback listener whose Host is not a loopback name (its DNS
+// rebinding protection, MCP 2025-11-25 basic/security_best_practices);
+// the HTTP fast path sits in front of go-sdk and answered it. Reproduction:
+// a tools/call POST in an initialized session with "Host: evil.example"
+// to 127.0.0.1 got 200 and the tool's result.
+func TestAdversarialFastHTTPHostOfAnotherName(t *testing.T) {
+	p := newProbeUpstream()
+	run := func(s *Server) (int, string) {
+		hs := httpServer(t, s, HTTPOptions{})
+		cs := fastClient(t, hs.URL, fastTestRevision)
+		fastReady(t, s, cs)
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}`
+		req, err := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = "evil.example"
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", cs.ID())
+		req.Header.Set("MCP-Protocol-Version", fastTestRevision)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, p.pipe)
+	wantCode, wantBody := run(slow)
+	gotCode, gotBody := run(fast)
+	if wantCode != http.StatusForbidden || gotCode != wantCode || gotBody != wantBody {
+		t.Errorf("Host evil.example: go-sdk path %d %q, fast path %d %q", wantCode, wantBody, gotCode, gotBody)
+	}
+	if n := fast.fastCalls.Load(); n != 0 {
+		t.Errorf("the fast path took %d calls", n)
 	}
 }
