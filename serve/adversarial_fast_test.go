@@ -255,3 +255,27 @@ func TestAdversarialFastHTTPHostOfAnotherName(t *testing.T) {
 		t.Errorf("the fast path took %d calls", n)
 	}
 }
+
+// TestAdversarialFastLinesCancelWithMeta: a notifications/cancelled whose
+// params carry _meta (which every notification's params may, MCP
+// 2025-11-25 basic#meta) for a fast call in flight. Reproduction:
+//
+//	{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10,"_meta":{}}}
+//
+// was left to the go-sdk, which never saw the fast call: the call was not
+// cancelled (the upstream's handler ran on), where the go-sdk path
+// cancels it.
+func TestAdversarialFastLinesCancelWithMeta(t *testing.T) {
+	p := newProbeUpstream()
+	s, _ := startServer(t, strings.Replace(probeGatewayConfig, "2s", "60s", 1), p.pipe)
+	c := dialStream(t, s)
+	c.initialize(true)
+	waitUntil(t, "the session initialized", func() bool { return s.initializedForTest(c.ss) })
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{"message":"x"}}}`)
+	recvWithin(t, "the slow call upstream", p.started)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10,"reason":"r","_meta":{"k":"v"}}}`)
+	recvWithin(t, "the slow call cancelled upstream", p.cancelled)
+	if n := s.fastCalls.Load(); n != 1 {
+		t.Errorf("the fast path took %d calls, want 1", n)
+	}
+}

@@ -82,9 +82,11 @@ func parseCall(body []byte, id, params *canon.Value) (fastMessage, bool) {
 	return fastMessage{method: "tools/call", id: body[id.Start:id.End], idKey: key, params: body[params.Start:params.End]}, true
 }
 
-// parseCancel takes a notifications/cancelled (no id) naming a request.
+// parseCancel takes a notifications/cancelled (no id) naming a request;
+// its params may carry _meta, as every notification's may (MCP
+// 2025-11-25 basic#meta).
 func parseCancel(id, params *canon.Value) (fastMessage, bool) {
-	if id != nil || params.Kind != canon.Object || !onlyMembers(params, "requestId", "reason") {
+	if id != nil || params.Kind != canon.Object || !onlyMembers(params, "requestId", "reason", "_meta") {
 		return fastMessage{}, false
 	}
 	key, ok := idKey(params.Get("requestId"))
