@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -137,14 +138,25 @@ func TestAdversarialFastUpstreamResultNotAnObject(t *testing.T) {
 		args, _ := json.Marshal(map[string]string{"raw": r})
 		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"reply","arguments":%s}}`, i+1, args))
 	}
-	slow, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.noFastCalls = true })
-	fast, _ := startServer(t, probeGatewayConfig, hostileUpstream)
+	fastRec, slowRec := filepath.Join(t.TempDir(), "fast"), filepath.Join(t.TempDir(), "slow")
+	slow, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.RecordDir, o.noFastCalls = slowRec, true })
+	fast, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.RecordDir = fastRec })
 	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
 	}
 	if diff := cmp.Diff(callMetrics(t, slow), callMetrics(t, fast)); diff != "" {
 		t.Errorf("metrics differ (-go-sdk path +fast path):\n%s", diff)
+	}
+	if n := fast.fastCalls.Load(); n != int64(len(lines)) {
+		t.Errorf("the fast path took %d calls, want %d", n, len(lines))
+	}
+	fast.Close() // writes the queued records
+	slow.Close()
+	_, fastLog := recordedFile(t, fastRec)
+	_, slowLog := recordedFile(t, slowRec)
+	if diff := cmp.Diff(slowLog, fastLog); diff != "" || strings.Count(fastLog, "\n") != len(lines) {
+		t.Errorf("--record differs (-go-sdk path +fast path):\n%s", diff)
 	}
 }
 
