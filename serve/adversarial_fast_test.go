@@ -291,3 +291,25 @@ func TestAdversarialFastLinesCancelWithMeta(t *testing.T) {
 		t.Errorf("the fast path took %d calls, want 1", n)
 	}
 }
+
+// TestAdversarialFastLinesArgumentsShapes: arguments null, absent, an
+// array or a string, params with _meta null, and a name that is not a
+// tool's get the go-sdk path's answers.
+func TestAdversarialFastLinesArgumentsShapes(t *testing.T) {
+	p := newProbeUpstream()
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":null}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":"x"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"},"_meta":null}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x","message":"y"}}}`,
+	}
+	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, p.pipe)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
+	}
+}
