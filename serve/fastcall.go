@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -65,18 +66,14 @@ func (s *Server) FastCall(ctx context.Context, ss *mcp.ServerSession, id, params
 // session), which the go-sdk then handles unchanged.
 func (s *Server) FastCallBody(ctx context.Context, sessionID string, body []byte) ([]byte, bool) {
 	v, ok := s.notifier.byID.Load(sessionID)
-	if !ok || len(body) == 0 || body[0] != '{' {
+	if !ok {
 		return nil, false
 	}
-	var m fastPeek
-	if json.Unmarshal(body, &m) != nil || m.JSONRPC != "2.0" || m.Method != "tools/call" || m.ID == nil || m.Params == nil {
+	msg, ok := parseFastMessage(body)
+	if !ok || msg.sdkOnly || msg.method != "tools/call" {
 		return nil, false
 	}
-	f := s.prepareFast(v.(*mcp.ServerSession), m.ID, &m.Params.fastParams)
-	if f == nil {
-		return nil, false
-	}
-	return f.run(ctx), true
+	return s.FastCall(ctx, v.(*mcp.ServerSession), msg.id, msg.params)
 }
 
 // prepareFast takes the call when the fast path can answer it exactly as
@@ -195,11 +192,17 @@ func plainID(id json.RawMessage) bool {
 		return false
 	}
 	if id[0] == '"' {
-		return true
+		// The go-sdk writes a string decoded and encoded again: an
+		// escape, or U+2028/U+2029 (which encoding/json escapes), would
+		// not come back as sent.
+		return !bytes.ContainsRune(id, '\\') && !bytes.ContainsRune(id, '\u2028') && !bytes.ContainsRune(id, '\u2029')
 	}
 	digits := id
 	if digits[0] == '-' {
 		digits = digits[1:]
+		if string(digits) == "0" { // the go-sdk writes -0 as 0
+			return false
+		}
 	}
 	if len(digits) == 0 || len(digits) > 18 || (digits[0] == '0' && len(digits) > 1) {
 		return false
@@ -248,10 +251,18 @@ func (f *fastCall) run(ctx context.Context) (resp []byte) {
 func (f *fastCall) result(raw json.RawMessage, m *toolMeters) (json.RawMessage, error) {
 	var peek struct {
 		Meta    map[string]json.RawMessage `json:"_meta"`
-		IsError bool                       `json:"isError"`
+		Content *[]struct {
+			Type string `json:"type"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
 	}
-	if err := json.Unmarshal(raw, &peek); err != nil {
-		return nil, err
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &peek) != nil || peek.Content == nil {
+		return f.sdkResult(raw, m)
+	}
+	for _, c := range *peek.Content {
+		if !toolContentTypes[c.Type] {
+			return f.sdkResult(raw, m)
+		}
 	}
 	var err error
 	switch {
@@ -316,6 +327,31 @@ func withFirstMember(raw json.RawMessage, key string, value json.RawMessage) (js
 		b = append(b, ',')
 	}
 	return append(b, rest...), nil
+}
+
+// toolContentTypes are the content block types of a CallToolResult (MCP
+// 2025-11-25 server/tools#tool-result); a result with another goes the
+// go-sdk path's way (sdkResult).
+var toolContentTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource_link": true, "resource": true}
+
+// sdkResult is a result the fast path does not pass on as it came (not an
+// object, no content array, …) as the go-sdk path makes it: decoded by
+// the go-sdk client's decoder (its error worded as the client words it),
+// its _meta filtered, encoded again.
+func (f *fastCall) sdkResult(raw json.RawMessage, m *toolMeters) (json.RawMessage, error) {
+	var res mcp.CallToolResult
+	if err := res.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("calling %q: %w", "tools/call", err)
+	}
+	res.Meta = callMeta(res.Meta)
+	if f.serverInfo {
+		if res.Meta == nil {
+			res.Meta = mcp.Meta{}
+		}
+		res.Meta[mcp.MetaKeyServerInfo] = json.RawMessage(f.s.serverInfo)
+	}
+	m.outcome(res.IsError)
+	return json.Marshal(&res)
 }
 
 // upstreamParams are the params of the forwarded tools/call.

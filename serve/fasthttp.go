@@ -126,7 +126,7 @@ const methodCancelled = "notifications/cancelled"
 // admits reports whether r's headers allow the fast path, and returns
 // its session (nil on a stateless server).
 func (f *fastHTTP) admits(r *http.Request) (*mcp.ServerSession, bool) {
-	if r.Method != http.MethodPost || r.Body == nil || len(r.Header.Values("Last-Event-ID")) > 0 ||
+	if r.Method != http.MethodPost || r.Body == nil || len(r.Header.Values("Last-Event-ID")) > 0 || sdkRefusesHost(r) ||
 		!jsonContent(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) {
 		return nil, false
 	}

@@ -96,9 +96,11 @@ func parseCall(body []byte, id, params *canon.Value, metaRevision bool) (fastMes
 	return fastMessage{method: "tools/call", id: body[id.Start:id.End], idKey: key, params: body[params.Start:params.End]}, true
 }
 
-// parseCancel takes a notifications/cancelled (no id) naming a request.
+// parseCancel takes a notifications/cancelled (no id) naming a request;
+// its params may carry _meta, as every notification's may (MCP
+// 2025-11-25 basic#meta).
 func parseCancel(id, params *canon.Value) (fastMessage, bool) {
-	if id != nil || params.Kind != canon.Object || !onlyMembers(params, "requestId", "reason") {
+	if id != nil || params.Kind != canon.Object || !onlyMembers(params, "requestId", "reason", "_meta") {
 		return fastMessage{}, false
 	}
 	key, ok := idKey(params.Get("requestId"))
@@ -148,15 +150,21 @@ func onlyMembers(v *canon.Value, names ...string) bool {
 // duplicateID answers a call whose id is already in flight on its session
 // exactly as go-sdk does (400 with a JSON-RPC error).
 func duplicateID(w http.ResponseWriter, key string) {
+	id := keyID(key)
+	b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
+		Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("duplicate in-flight request ID %v", id.Raw())}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(b)
+}
+
+// keyID is the id a flightKey.id names, as go-sdk decodes it.
+func keyID(key string) jsonrpc.ID {
 	var v any = key[1:]
 	if key[0] == 'n' {
 		n, _ := strconv.ParseInt(key[1:], 10, 64)
 		v = float64(n) // as go-sdk decodes it
 	}
 	id, _ := jsonrpc.MakeID(v)
-	b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
-		Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("duplicate in-flight request ID %v", id.Raw())}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	_, _ = w.Write(b)
+	return id
 }

@@ -56,18 +56,6 @@ func (f *fastLines) stop() {
 	f.wg.Wait()
 }
 
-// fastPeek is what fastLines reads of a notifications/cancelled line (its
-// requestId), and FastCallBody of a tools/call body (fastParams).
-type fastPeek struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  *struct {
-		fastParams
-		RequestID json.RawMessage `json:"requestId"`
-	} `json:"params"`
-}
-
 var (
 	toolsCallMethod = []byte(`"tools/call"`)
 	cancelledMethod = []byte(`"notifications/cancelled"`)
@@ -79,25 +67,24 @@ func (f *fastLines) take(line []byte) bool {
 	if ss == nil || line[0] != '{' {
 		return false
 	}
-	if bytes.Contains(line, toolsCallMethod) {
-		if msg, ok := parseFastLine(line); ok && !msg.sdkOnly && msg.method == "tools/call" {
-			return f.takeCall(ss, msg)
-		}
+	call, cancel := bytes.Contains(line, toolsCallMethod), bytes.Contains(line, cancelledMethod)
+	if !call && !cancel {
+		return f.reusesID(line)
 	}
-	if !bytes.Contains(line, cancelledMethod) {
+	// Read as strictly as the HTTP fast path (the go-sdk matches member
+	// names exactly, encoding/json would also take "NAME" for "name"), a
+	// 2026-07-28 request's protocol _meta allowed.
+	msg, ok := parseFastLine(line)
+	switch {
+	case !ok:
+		return f.reusesID(line)
+	case msg.method == methodCancelled:
+		return f.cancelled(keyID(msg.idKey))
+	case f.holds(keyID(msg.idKey)):
+		return true
+	case msg.sdkOnly:
 		return false
 	}
-	var m fastPeek
-	if json.Unmarshal(line, &m) != nil || m.JSONRPC != "2.0" || m.Params == nil || m.Method != "notifications/cancelled" || m.ID != nil {
-		return false
-	}
-	return f.cancelled(m.Params.RequestID)
-}
-
-// takeCall starts the tools/call msg (read by parseFastLine, as the
-// go-sdk reads it: exact member names — encoding/json alone would match
-// "NAME" or "_META" too —, no duplicate names, no unknown members).
-func (f *fastLines) takeCall(ss *mcp.ServerSession, msg fastMessage) bool {
 	var p fastParams
 	if json.Unmarshal(msg.params, &p) != nil {
 		return false
@@ -111,12 +98,6 @@ func (f *fastLines) call(ss *mcp.ServerSession, rawID json.RawMessage, params *f
 	id, ok := rpcID(rawID)
 	sess := f.session()
 	if !ok || sess.inFlight(id) || f.ctx.Err() != nil {
-		return false
-	}
-	f.mu.Lock()
-	_, dup := f.calls[id]
-	f.mu.Unlock()
-	if dup {
 		return false
 	}
 	fc := f.s.prepareFast(ss, rawID, params)
@@ -150,13 +131,34 @@ func (f *fastLines) run(ctx context.Context, id jsonrpc.ID, fc *fastCall, sess s
 	sess.untrack(id)
 }
 
-// cancelled cancels the fast call a notifications/cancelled names, and
-// reports whether there was one.
-func (f *fastLines) cancelled(requestID json.RawMessage) bool {
-	id, ok := rpcID(requestID)
-	if !ok {
+// holds reports whether a fast call with this id is in flight: a request
+// reusing it is dropped, as the go-sdk drops a request reusing the id of
+// one in flight (answering nothing); handed to the go-sdk, which never saw
+// the fast call, it would be answered with that id.
+func (f *fastLines) holds(id jsonrpc.ID) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.calls[id]
+	return ok
+}
+
+// reusesID is holds for a line the fast path does not read, decoded as
+// the go-sdk decodes it (only while fast calls are in flight).
+func (f *fastLines) reusesID(line []byte) bool {
+	f.mu.Lock()
+	n := len(f.calls)
+	f.mu.Unlock()
+	if n == 0 {
 		return false
 	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	req, ok := msg.(*jsonrpc.Request)
+	return err == nil && ok && req.IsCall() && f.holds(req.ID)
+}
+
+// cancelled cancels the fast call a notifications/cancelled names, and
+// reports whether there was one.
+func (f *fastLines) cancelled(id jsonrpc.ID) bool {
 	f.mu.Lock()
 	cancel := f.calls[id]
 	f.mu.Unlock()

@@ -3,7 +3,9 @@ package serve
 import (
 	"context"
 	"crypto/subtle"
+	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -134,4 +136,28 @@ func closeAfterAnswer(w http.ResponseWriter) {
 	// net/http drains up to 256 KiB of an unread body after the handler,
 	// even when closing: a read deadline already past ends that at once.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+// sdkRefusesHost reports whether go-sdk's DNS rebinding protection refuses
+// r (403): a loopback listener asked for a Host that is not a loopback
+// name (go-sdk v1.8.0 mcp/streamable.go:318, with its util.IsLoopback's
+// reading of both). A handler in front of go-sdk (fastHTTP) leaves such a
+// request to it.
+func sdkRefusesHost(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && local != nil && sdkLoopback(local.String()) && !sdkLoopback(r.Host)
+}
+
+// sdkLoopback is go-sdk's util.IsLoopback: host[:port], "localhost" or a
+// loopback IP literal.
+func sdkLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
