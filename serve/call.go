@@ -139,6 +139,14 @@ type toolCall struct {
 	name string
 	args json.RawMessage
 	rec  *recording.Call
+	// parsed, when set, is args as already parsed (see arguments).
+	parsed *canon.Value
+}
+
+// withParsed is c with its arguments as already parsed (nil: none).
+func (c *toolCall) withParsed(v *canon.Value) *toolCall {
+	c.parsed = v
+	return c
 }
 
 // startCall counts the call for its blue/green side and starts its
@@ -202,7 +210,7 @@ func (m *toolMeters) outcome(isError bool) {
 // handler gets them, or the isError result of invalid ones (counted).
 func (c *toolCall) checkArgs(t *liveTool) ([]byte, *toolMeters, *mcp.CallToolResult) {
 	m := c.s.metersOf(t)
-	args, msg := t.parseArguments(c.args)
+	args, msg := c.arguments(t)
 	if msg != "" {
 		m.invalid()
 		recordOutcome(c.rec, fixtures.Rejected)
@@ -284,6 +292,19 @@ func errorResult(text string) *mcp.CallToolResult {
 // isError result instead, callcheck's message like any invalid arguments:
 // the problem (located in the JSON, or what the input schema expects) and a
 // valid example.
+// arguments is the call's arguments parsed for t (parseArguments), or as
+// the fast path's strict reader parsed them already: an object, or null
+// for none.
+func (c *toolCall) arguments(t *liveTool) (canon.Value, string) {
+	switch {
+	case c.parsed == nil:
+		return t.parseArguments(c.args)
+	case c.parsed.Kind == canon.Object:
+		return canon.StripOffsets(*c.parsed), ""
+	}
+	return canon.Value{Kind: canon.Object}, "" // null (parseCall takes no other)
+}
+
 func (t *liveTool) parseArguments(raw json.RawMessage) (canon.Value, string) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return canon.Value{Kind: canon.Object}, ""

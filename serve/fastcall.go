@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/canon"
 )
 
 // The fast path forwards a tools/call to an upstream without the go-sdk
@@ -24,6 +26,9 @@ type fastParams struct {
 	Name      string                     `json:"name"`
 	Arguments json.RawMessage            `json:"arguments"`
 	Meta      map[string]json.RawMessage `json:"_meta"`
+	// parsed, when set, is Arguments as the strict reader already parsed
+	// them (parseMessage), so they are not parsed again to be checked.
+	parsed *canon.Value
 }
 
 // fastCall is a tools/call the fast path took, its generation acquired
@@ -108,7 +113,7 @@ func (s *Server) prepareFast(ss *mcp.ServerSession, id json.RawMessage, p *fastP
 		return nil
 	}
 	s.fastCalls.Add(1)
-	return &fastCall{s: s, c: s.startCall(g, p.Name, p.Arguments), fwd: fwd, id: id, meta: callMeta(p.Meta), serverInfo: serverInfo}
+	return &fastCall{s: s, c: s.startCall(g, p.Name, p.Arguments).withParsed(p.parsed), fwd: fwd, id: id, meta: callMeta(p.Meta), serverInfo: serverInfo}
 }
 
 // fastRequest reports whether the fast path takes a request of ss with

@@ -22,6 +22,8 @@ type fastMessage struct {
 	id     json.RawMessage
 	idKey  string
 	params json.RawMessage
+	// call is a tools/call's params as read (parseCall).
+	call fastParams
 	// sdkOnly marks any other request (another method, or a tools/call
 	// go-sdk serves: a progress token, …).
 	sdkOnly bool
@@ -82,18 +84,27 @@ func parseCall(body []byte, id, params *canon.Value, metaRevision bool) (fastMes
 	if !ok || params.Kind != canon.Object || !onlyMembers(params, "name", "arguments", "_meta") {
 		return fastMessage{}, false
 	}
-	if name := params.Get("name"); name == nil || name.Kind != canon.String {
+	name := params.Get("name")
+	if name == nil || name.Kind != canon.String {
 		return fastMessage{}, false
 	}
-	if args := params.Get("arguments"); args != nil && args.Kind != canon.Object && args.Kind != canon.Null {
-		return fastMessage{}, false
+	call := fastParams{Name: name.Str}
+	if args := params.Get("arguments"); args != nil {
+		if args.Kind != canon.Object && args.Kind != canon.Null {
+			return fastMessage{}, false
+		}
+		call.Arguments, call.parsed = body[args.Start:args.End], args
 	}
 	if meta := params.Get("_meta"); meta != nil {
 		if meta.Kind != canon.Object || meta.Get("progressToken") != nil || (!metaRevision && meta.Get(mcp.MetaKeyProtocolVersion) != nil) {
 			return fastMessage{}, false
 		}
+		call.Meta = make(map[string]json.RawMessage, len(meta.Members))
+		for _, m := range meta.Members {
+			call.Meta[m.Key] = body[m.Value.Start:m.Value.End]
+		}
 	}
-	return fastMessage{method: "tools/call", id: body[id.Start:id.End], idKey: key, params: body[params.Start:params.End]}, true
+	return fastMessage{method: "tools/call", id: body[id.Start:id.End], idKey: key, params: body[params.Start:params.End], call: call}, true
 }
 
 // parseCancel takes a notifications/cancelled (no id) naming a request;

@@ -85,11 +85,7 @@ func (f *fastLines) take(line []byte) bool {
 	case msg.sdkOnly:
 		return false
 	}
-	var p fastParams
-	if json.Unmarshal(msg.params, &p) != nil {
-		return false
-	}
-	return f.call(ss, msg.id, &p)
+	return f.call(ss, msg.id, &msg.call)
 }
 
 // call starts a fast call, unless its id is in flight already (the go-sdk
