@@ -34,23 +34,52 @@ const (
 // (Authorization: Bearer …; "denied for Bearer …") and when it goes away
 // (the transport's error names the URL).
 func TestAdversarialGatewaySecrets(t *testing.T) {
+	srv := echoingUpstream()
+	r := newSecretsRig(t, srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil), false)
+	r.call("web_whoami") // the upstream echoes the header in its error
+	r.hs.CloseClientConnections()
+	r.hs.Close()
+	r.call("web_whoami") // the upstream is gone: the transport's error names the URL
+	r.call("web_whoami")
+	r.check(t)
+}
+
+// echoingUpstream is a go-sdk server whose tool whoami fails naming the
+// request's Authorization header.
+func echoingUpstream() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "echoing", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, errors.New("denied for " + req.Extra.Header.Get("Authorization"))
 	})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	return srv
+}
+
+// secretsRig is a gateway in front of an HTTP upstream reached with the
+// secrets above (a header from the environment, a URL with a password and
+// a query token), and what it has shown so far.
+type secretsRig struct {
+	s    *Server
+	hs   *httptest.Server
+	cs   *mcp.ClientSession
+	logs *syncBuffer
+	rec  string
+	seen []string
+}
+
+// newSecretsRig starts h as the upstream (srv's sessions closed at
+// cleanup) and the gateway, with its client on the fast path when fast.
+func newSecretsRig(t *testing.T, srv *mcp.Server, h http.Handler, fast bool) *secretsRig {
+	r := &secretsRig{hs: httptest.NewServer(h), logs: &syncBuffer{}, rec: t.TempDir()}
 	t.Cleanup(func() {
 		for ss := range srv.Sessions() {
 			_ = ss.Close()
 		}
 	})
-	url := strings.Replace(hs.URL, "http://", "http://alice:"+advPassword+"@", 1) + "/mcp?key=" + advQuerySecret
+	url := strings.Replace(r.hs.URL, "http://", "http://alice:"+advPassword+"@", 1) + "/mcp?key=" + advQuerySecret
 	config := "upstreams:\n  - name: web\n    http: {url: '" + url + "', headers: {Authorization: {env: WEB_AUTH}}}\n    prefix: web_\n    timeout: 5s\n"
-	logs := &syncBuffer{}
-	rec := t.TempDir()
-	s, _ := startServer(t, config, func(o *testOptions) {
-		o.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		o.RecordDir = rec
+	r.s, _ = startServer(t, config, func(o *testOptions) {
+		o.Logger = slog.New(slog.NewJSONHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		o.RecordDir = r.rec
 		o.UpstreamBackoff = 10 * time.Millisecond
 		o.Getenv = func(k string) (string, bool) {
 			if k == "WEB_AUTH" {
@@ -59,32 +88,38 @@ func TestAdversarialGatewaySecrets(t *testing.T) {
 			return "", false
 		}
 	})
-	cs := connectSDK(t, s, nil)
-	var seen []string
-	call := func() {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "web_whoami", Arguments: map[string]any{}})
-		if err != nil {
-			seen = append(seen, "error: "+err.Error())
-			return
-		}
-		b, _ := json.Marshal(res)
-		seen = append(seen, "result: "+string(b))
+	if fast {
+		r.cs = streamClient(t, r.s, fastTestRevision)
+	} else {
+		r.cs = connectSDK(t, r.s, nil)
 	}
-	call() // the upstream echoes the header in its error
-	hs.CloseClientConnections()
-	hs.Close()
-	call() // the upstream is gone: the transport's error names the URL
-	call()
-	st, _ := json.Marshal(s.Status())
-	seen = append(seen, "status: "+string(st))
+	return r
+}
+
+// call calls the tool name and keeps what the client saw.
+func (r *secretsRig) call(name string) {
+	res, err := r.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+	if err != nil {
+		r.seen = append(r.seen, "error: "+err.Error())
+		return
+	}
+	b, _ := json.Marshal(res)
+	r.seen = append(r.seen, "result: "+string(b))
+}
+
+// check adds /status, the metrics, the logs and the records (after the
+// server closed) to what was seen, and fails the test on any secret there.
+func (r *secretsRig) check(t *testing.T) {
+	t.Helper()
+	st, _ := json.Marshal(r.s.Status())
+	r.seen = append(r.seen, "status: "+string(st))
 	mw := httptest.NewRecorder()
-	s.AdminHandler(AdminOptions{}).ServeHTTP(mw, httptest.NewRequest("GET", "/metrics", nil))
-	seen = append(seen, "metrics: "+mw.Body.String())
-	s.Close()
-	seen = append(seen, "logs: "+logs.String())
-	seen = append(seen, "records: "+readDir(t, rec))
+	r.s.AdminHandler(AdminOptions{}).ServeHTTP(mw, httptest.NewRequest("GET", "/metrics", nil))
+	r.seen = append(r.seen, "metrics: "+mw.Body.String())
+	r.s.Close()
+	r.seen = append(r.seen, "logs: "+r.logs.String(), "records: "+readDir(t, r.rec))
 	for _, secret := range []string{advHeaderSecret, advPassword, advQuerySecret} {
-		for _, where := range seen {
+		for _, where := range r.seen {
 			if strings.Contains(where, secret) {
 				t.Errorf("secret %q shown in %s", secret, textcut.Cut(where, 2000))
 			}
