@@ -15,7 +15,7 @@ import (
 // fastLines is the fast path on a line-delimited transport (stdio, and the
 // in-memory streams of ConnectStream): frameReader shows it each admitted
 // line before the go-sdk reads it; it takes the tools/call requests
-// prepareFast accepts, runs each in its own goroutine and writes the
+// prepareFast accepts, runs each on one of the server's workers and writes the
 // response on out (the writer the go-sdk shares, one whole line per
 // Write), and takes notifications/cancelled for them. Every other line
 // goes to the go-sdk unchanged.
@@ -106,7 +106,7 @@ func (f *fastLines) call(ss *mcp.ServerSession, rawID json.RawMessage, params *f
 	f.mu.Unlock()
 	sess.track(id)
 	f.wg.Add(1)
-	go f.run(ctx, id, fc, sess)
+	f.s.fastWorkers.run(func() { f.run(ctx, id, fc, sess) })
 	return true
 }
 
