@@ -56,7 +56,12 @@ func (s *Server) FastCall(ctx context.Context, ss *mcp.ServerSession, id, params
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	f := s.prepareFast(ss, id, &p)
+	return s.fastParsed(ctx, ss, id, &p)
+}
+
+// fastParsed is FastCall given the params as read.
+func (s *Server) fastParsed(ctx context.Context, ss *mcp.ServerSession, id json.RawMessage, p *fastParams) ([]byte, bool) {
+	f := s.prepareFast(ss, id, p)
 	if f == nil {
 		return nil, false
 	}
@@ -70,15 +75,11 @@ func (s *Server) FastCall(ctx context.Context, ss *mcp.ServerSession, id, params
 // anything else (a batch, a notification, another method, an unknown
 // session), which the go-sdk then handles unchanged.
 func (s *Server) FastCallBody(ctx context.Context, sessionID string, body []byte) ([]byte, bool) {
-	v, ok := s.notifier.byID.Load(sessionID)
-	if !ok {
-		return nil, false
-	}
 	msg, ok := parseFastMessage(body)
 	if !ok || msg.sdkOnly || msg.method != "tools/call" {
 		return nil, false
 	}
-	return s.FastCall(ctx, v.(*mcp.ServerSession), msg.id, msg.params)
+	return s.fastSessionCall(ctx, sessionID, &msg)
 }
 
 // prepareFast takes the call when the fast path can answer it exactly as
