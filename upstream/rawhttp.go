@@ -195,9 +195,8 @@ type rawMessage struct {
 
 // response reads the JSON body answering the request.
 func (ex *rawExchange) response(b []byte) (json.RawMessage, error) {
-	if id, res, ok := mcpclient.PlainResponse(b); ok && bytes.Equal(b[id.Start:id.End], ex.id) {
-		ex.parsed = res
-		return b[res.Start:res.End], nil
+	if res, ok := ex.plain(b); ok {
+		return res, nil
 	}
 	var m rawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -213,6 +212,18 @@ func (ex *rawExchange) response(b []byte) (json.RawMessage, error) {
 		return nil, &Error{Name: ex.u.opts.Name, Msg: "answered a tools/call with neither result nor error"}
 	}
 	return m.Result, nil
+}
+
+// plain returns the result of b when b is a plain response
+// (mcpclient.PlainResponse) to the request, read once: the result's bytes
+// (sharing b) and, in ex.parsed, its parse.
+func (ex *rawExchange) plain(b []byte) (json.RawMessage, bool) {
+	id, res, ok := mcpclient.PlainResponse(b)
+	if !ok || !bytes.Equal(b[id.Start:id.End], ex.id) {
+		return nil, false
+	}
+	ex.parsed = res
+	return b[res.Start:res.End], true
 }
 
 // capped reads at most left bytes; one more is ErrMessageTooLarge.
