@@ -94,7 +94,10 @@ func (l *Lines) LineCol(offset int) (line, col int) {
 // Leading and trailing JSON whitespace is allowed; a UTF-8 byte order mark is
 // not (RFC 8259 §8.1).
 func Parse(data []byte) (Value, error) {
-	p := parser{data: data}
+	p := parser{data: data, noIntern: len(data) < internMin}
+	sc := scratchPool.Get().(*scratch)
+	p.members, p.items = sc.members, sc.items
+	defer sc.put(&p)
 	p.skipWS()
 	v, err := p.value(0)
 	if err != nil {
@@ -105,6 +108,37 @@ func Parse(data []byte) (Value, error) {
 		return Value{}, p.errorf(p.pos, "trailing data after the JSON value (%s)", p.describe(p.pos))
 	}
 	return v, nil
+}
+
+// internMin is the input size from which Parse interns short strings: a
+// smaller text (a call, a response) has too few repeats to pay for the
+// table.
+const internMin = 1024
+
+// scratch is a parser's member and item stacks, kept between parses
+// (scratchPool) so that a small text grows none; each Value still gets
+// slices of its own.
+type scratch struct {
+	members []Member
+	items   []Value
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxScratch is the longest stack put back for reuse (one of a huge
+// document would stay allocated).
+const maxScratch = 1024
+
+// put takes back p's stacks, emptied (an error leaves entries on them),
+// and returns sc to the pool.
+func (sc *scratch) put(p *parser) {
+	if cap(p.members) > maxScratch || cap(p.items) > maxScratch {
+		return
+	}
+	clear(p.members)
+	clear(p.items)
+	sc.members, sc.items = p.members[:0], p.items[:0]
+	scratchPool.Put(sc)
 }
 
 type parser struct {

@@ -254,3 +254,21 @@ func TestLineCol(t *testing.T) {
 		}
 	}
 }
+
+// TestParseAfterFailedParse: Parse reuses its stacks between calls, and a
+// parse that fails inside nested containers leaves entries on them; the
+// next parse must still see only its own members and items.
+func TestParseAfterFailedParse(t *testing.T) {
+	for _, bad := range []string{`{"a":{"b":[1,2,{"c":`, `[[1,2],[3,{"x":1,"x":2}]]`, `{"a":[1,2,3],"b":}`} {
+		if _, err := canon.Parse([]byte(bad)); err == nil {
+			t.Fatalf("Parse(%s) = nil error", bad)
+		}
+		v, err := canon.Parse([]byte(`{"k":[true,{"m":null}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(canon.AppendOrdered(nil, &v)), `{"k":[true,{"m":null}]}`; got != want {
+			t.Errorf("after Parse(%s): got %s, want %s", bad, got, want)
+		}
+	}
+}

@@ -56,7 +56,12 @@ func (s *Server) FastCall(ctx context.Context, ss *mcp.ServerSession, id, params
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	f := s.prepareFast(ss, id, &p)
+	return s.fastParsed(ctx, ss, id, &p)
+}
+
+// fastParsed is FastCall given the params as read.
+func (s *Server) fastParsed(ctx context.Context, ss *mcp.ServerSession, id json.RawMessage, p *fastParams) ([]byte, bool) {
+	f := s.prepareFast(ss, id, p)
 	if f == nil {
 		return nil, false
 	}
@@ -70,15 +75,11 @@ func (s *Server) FastCall(ctx context.Context, ss *mcp.ServerSession, id, params
 // anything else (a batch, a notification, another method, an unknown
 // session), which the go-sdk then handles unchanged.
 func (s *Server) FastCallBody(ctx context.Context, sessionID string, body []byte) ([]byte, bool) {
-	v, ok := s.notifier.byID.Load(sessionID)
-	if !ok {
-		return nil, false
-	}
 	msg, ok := parseFastMessage(body)
 	if !ok || msg.sdkOnly || msg.method != "tools/call" {
 		return nil, false
 	}
-	return s.FastCall(ctx, v.(*mcp.ServerSession), msg.id, msg.params)
+	return s.fastSessionCall(ctx, sessionID, &msg)
 }
 
 // prepareFast takes the call when the fast path can answer it exactly as
@@ -239,10 +240,10 @@ func (f *fastCall) run(ctx context.Context) (resp []byte) {
 		return f.response(res)
 	}
 	start := time.Now()
-	raw, err := f.fwd.up.CallRaw(ctx, upstreamParams(f.fwd.tool, args, f.meta))
+	raw, parsed, err := f.fwd.up.CallParsed(ctx, upstreamParams(f.fwd.tool, args, f.meta))
 	m.latency.Observe(time.Since(start).Seconds())
 	if err == nil {
-		raw, err = f.result(raw, m)
+		raw, err = f.result(raw, parsed, m)
 	}
 	if err != nil {
 		return f.response(f.c.failed(ctx, t, m, err))
@@ -250,18 +251,28 @@ func (f *fastCall) run(ctx context.Context) (resp []byte) {
 	return f.rawResponse(raw)
 }
 
+// resultPeek is what the fast path reads of an upstream's result.
+type resultPeek struct {
+	Meta    map[string]json.RawMessage `json:"_meta"`
+	Content *[]struct {
+		Type string `json:"type"`
+	} `json:"content"`
+	IsError bool `json:"isError"`
+}
+
 // result is the upstream's result as the downstream gets it: unchanged
 // unless its _meta holds keys callMeta drops or the server's serverInfo
-// goes in. Its isError is counted.
-func (f *fastCall) result(raw json.RawMessage, m *toolMeters) (json.RawMessage, error) {
-	var peek struct {
-		Meta    map[string]json.RawMessage `json:"_meta"`
-		Content *[]struct {
-			Type string `json:"type"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
+// goes in. Its isError is counted. parsed, when set, is raw as already
+// parsed (CallParsed).
+func (f *fastCall) result(raw json.RawMessage, parsed *canon.Value, m *toolMeters) (json.RawMessage, error) {
+	var peek resultPeek
+	if !peekParsed(raw, parsed, &peek) {
+		peek = resultPeek{} // what peekParsed filled before it gave up
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &peek) != nil {
+			return f.sdkResult(raw, m)
+		}
 	}
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &peek) != nil || peek.Content == nil {
+	if peek.Content == nil {
 		return f.sdkResult(raw, m)
 	}
 	for _, c := range *peek.Content {
@@ -404,4 +415,93 @@ func (f *fastCall) rawResponse(result []byte) []byte {
 	b = append(b, `,"result":`...)
 	b = append(b, result...)
 	return append(b, '}')
+}
+
+// peekParsed fills peek from the parsed result v (offsets into a text of
+// which raw starts at v.Start) as encoding/json would fill it from raw,
+// and reports whether it did: false when v is nil or not an object, or
+// when encoding/json might read it otherwise (a member name matching a
+// field only in another case, a value of another type), which the caller
+// then decodes.
+func peekParsed(raw json.RawMessage, v *canon.Value, peek *resultPeek) bool {
+	if v == nil || v.Kind != canon.Object {
+		return false
+	}
+	for i := range v.Members {
+		m := &v.Members[i]
+		ok := true
+		switch m.Key {
+		case "_meta":
+			peek.Meta, ok = peekMeta(raw, v.Start, &m.Value)
+		case "content":
+			ok = peekContent(&m.Value, peek)
+		case "isError":
+			ok = m.Value.Kind == canon.Bool || m.Value.Kind == canon.Null
+			peek.IsError = m.Value.Bool
+		default:
+			ok = !foldsTo(m.Key, "_meta", "content", "isError")
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// peekMeta is a result's _meta as encoding/json reads it into a map of raw
+// values (nil for null); false when it is neither an object nor null.
+func peekMeta(raw json.RawMessage, base int, v *canon.Value) (map[string]json.RawMessage, bool) {
+	switch v.Kind {
+	case canon.Null:
+		return nil, true
+	case canon.Object:
+		meta := make(map[string]json.RawMessage, len(v.Members))
+		for _, m := range v.Members {
+			meta[m.Key] = raw[m.Value.Start-base : m.Value.End-base]
+		}
+		return meta, true
+	}
+	return nil, false
+}
+
+// peekContent reads a result's content array of objects with a string
+// type (or none); false for anything encoding/json might read otherwise.
+func peekContent(v *canon.Value, peek *resultPeek) bool {
+	if v.Kind == canon.Null {
+		peek.Content = nil
+		return true
+	}
+	if v.Kind != canon.Array {
+		return false
+	}
+	content := make([]struct {
+		Type string `json:"type"`
+	}, len(v.Items))
+	for i := range v.Items {
+		item := &v.Items[i]
+		if item.Kind != canon.Object {
+			return false
+		}
+		for _, m := range item.Members {
+			switch {
+			case m.Key == "type" && m.Value.Kind == canon.String:
+				content[i].Type = m.Value.Str
+			case foldsTo(m.Key, "type"):
+				return false
+			}
+		}
+	}
+	peek.Content = &content
+	return true
+}
+
+// foldsTo reports whether key matches one of names as encoding/json
+// matches a member to a field (case-insensitively).
+func foldsTo(key string, names ...string) bool {
+	for _, n := range names {
+		if strings.EqualFold(key, n) {
+			return true
+		}
+	}
+	return false
 }

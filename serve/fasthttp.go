@@ -35,7 +35,7 @@ type FastCall func(ctx context.Context, sessionID string, id json.RawMessage, pa
 type fastHTTP struct {
 	s         *Server
 	sdk       http.Handler
-	fast      FastCall
+	fast      parsedCall
 	stateless bool
 	// keepAlive is half the session idle timeout (0: none): go-sdk
 	// restarts a session's idle timer only for requests it serves, so a
@@ -56,28 +56,37 @@ type fastHTTP struct {
 // or "n" + an integer id, as decoded.
 type flightKey struct{ session, id string }
 
-// httpFast is the FastCall of HTTPHandler: o's (tests), else the
-// server's fast path (FastCall) for the session with the given id; none
-// when tests turned the fast path off. A stateless server has no session
-// to check the call's revision against, so its calls take go-sdk.
-func (s *Server) httpFast(o HTTPOptions) FastCall {
+// parsedCall is a FastCall handed the tools/call as parseFastMessage read
+// it (msg.id, msg.params and msg.call), so that nothing is read twice.
+type parsedCall func(ctx context.Context, sessionID string, msg *fastMessage) (response []byte, ok bool)
+
+// httpFast is the fast path of HTTPHandler: o's FastCall (tests), else
+// the server's (fastParsed) for the session with the given id; none when
+// tests turned the fast path off. A stateless server has no session to
+// check the call's revision against, so its calls take go-sdk.
+func (s *Server) httpFast(o HTTPOptions) parsedCall {
 	switch {
 	case o.fastCall != nil:
-		return o.fastCall
+		return func(ctx context.Context, sessionID string, msg *fastMessage) ([]byte, bool) {
+			return o.fastCall(ctx, sessionID, msg.id, msg.params)
+		}
 	case s.hooks.noFastCalls || o.Stateless:
 		return nil
 	}
-	return func(ctx context.Context, sessionID string, id, params json.RawMessage) ([]byte, bool) {
-		v, ok := s.notifier.byID.Load(sessionID)
-		if !ok {
-			return nil, false
-		}
-		return s.FastCall(ctx, v.(*mcp.ServerSession), id, params)
+	return s.fastSessionCall
+}
+
+// fastSessionCall is fastParsed for the session with the given id.
+func (s *Server) fastSessionCall(ctx context.Context, sessionID string, msg *fastMessage) ([]byte, bool) {
+	v, ok := s.notifier.byID.Load(sessionID)
+	if !ok {
+		return nil, false
 	}
+	return s.fastParsed(ctx, v.(*mcp.ServerSession), msg.id, &msg.call)
 }
 
 // newFastHTTP wraps sdk with the fast path; a nil fast returns sdk.
-func (s *Server) newFastHTTP(sdk http.Handler, o HTTPOptions, fast FastCall) http.Handler {
+func (s *Server) newFastHTTP(sdk http.Handler, o HTTPOptions, fast parsedCall) http.Handler {
 	if fast == nil {
 		return sdk
 	}
@@ -221,7 +230,7 @@ func (f *fastHTTP) serveCall(w http.ResponseWriter, r *http.Request, ss *mcp.Ser
 		f.toSDK(w, r, ss, &key)
 		return
 	}
-	resp, ok := f.fast(ctx, sid, msg.id, msg.params)
+	resp, ok := f.fast(ctx, sid, &msg)
 	if !ok {
 		f.toSDK(w, r, ss, &key)
 		return
@@ -238,7 +247,7 @@ func (f *fastHTTP) serveStateless(w http.ResponseWriter, r *http.Request, msg fa
 		f.toSDK(w, r, nil, nil)
 		return
 	}
-	resp, ok := f.fast(r.Context(), "", msg.id, msg.params)
+	resp, ok := f.fast(r.Context(), "", &msg)
 	if !ok {
 		f.toSDK(w, r, nil, nil)
 		return

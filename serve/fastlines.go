@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -15,7 +14,7 @@ import (
 // fastLines is the fast path on a line-delimited transport (stdio, and the
 // in-memory streams of ConnectStream): frameReader shows it each admitted
 // line before the go-sdk reads it; it takes the tools/call requests
-// prepareFast accepts, runs each in its own goroutine and writes the
+// prepareFast accepts, runs each on one of the server's workers and writes the
 // response on out (the writer the go-sdk shares, one whole line per
 // Write), and takes notifications/cancelled for them. Every other line
 // goes to the go-sdk unchanged.
@@ -85,18 +84,19 @@ func (f *fastLines) take(line []byte) bool {
 	case msg.sdkOnly:
 		return false
 	}
-	return f.call(ss, msg.id, &msg.call)
+	return f.call(ss, &msg)
 }
 
-// call starts a fast call, unless its id is in flight already (the go-sdk
-// then answers as it does) or prepareFast leaves it to the go-sdk.
-func (f *fastLines) call(ss *mcp.ServerSession, rawID json.RawMessage, params *fastParams) bool {
-	id, ok := rpcID(rawID)
+// call starts a fast call (msg, as parseFastLine read it), unless its id
+// is in flight already (the go-sdk then answers as it does) or
+// prepareFast leaves it to the go-sdk.
+func (f *fastLines) call(ss *mcp.ServerSession, msg *fastMessage) bool {
+	id := keyID(msg.idKey) // the id as the go-sdk reads it
 	sess := f.session()
-	if !ok || sess.inFlight(id) || f.ctx.Err() != nil {
+	if sess.inFlight(id) || f.ctx.Err() != nil {
 		return false
 	}
-	fc := f.s.prepareFast(ss, rawID, params)
+	fc := f.s.prepareFast(ss, msg.id, &msg.call)
 	if fc == nil {
 		return false
 	}
@@ -106,7 +106,7 @@ func (f *fastLines) call(ss *mcp.ServerSession, rawID json.RawMessage, params *f
 	f.mu.Unlock()
 	sess.track(id)
 	f.wg.Add(1)
-	go f.run(ctx, id, fc, sess)
+	f.s.fastWorkers.run(func() { f.run(ctx, id, fc, sess) })
 	return true
 }
 
@@ -163,14 +163,4 @@ func (f *fastLines) cancelled(id jsonrpc.ID) bool {
 	}
 	cancel()
 	return true
-}
-
-// rpcID reads a JSON-RPC id as the go-sdk does (a string or a number).
-func rpcID(raw json.RawMessage) (jsonrpc.ID, bool) {
-	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-		return jsonrpc.ID{}, false
-	}
-	id, err := jsonrpc.MakeID(v)
-	return id, err == nil && id.IsValid()
 }

@@ -44,7 +44,7 @@ func FuzzFastLine(f *testing.F) {
 		if !isReq || req.Method != "tools/call" {
 			t.Fatalf("the fast path took as a tools/call what the go-sdk reads as %#v: %s", m, line)
 		}
-		if id, ok := rpcID(msg.id); !ok || id != req.ID {
+		if id := keyID(msg.idKey); id != req.ID {
 			t.Fatalf("id %s (%v) read as %v by the go-sdk: %s", msg.id, id, req.ID, line)
 		}
 		if !jsonEqual(msg.params, req.Params) {

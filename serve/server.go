@@ -106,6 +106,8 @@ type Server struct {
 	tracing tracing
 	// fastCalls counts the calls the fast path took (fastcall.go).
 	fastCalls atomic.Int64
+	// fastWorkers run the line fast path's calls (workers.go).
+	fastWorkers *workers
 	// serverInfo is the JSON of the server's mcp.Implementation, which the
 	// fast path adds to the _meta of a 2026-07-28 request's result.
 	serverInfo json.RawMessage
@@ -205,7 +207,7 @@ func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, hooks: h, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider)}
+	s := &Server{opts: opts, hooks: h, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider), fastWorkers: newWorkers()}
 	s.registerPinMetrics()
 	s.metrics.reg.MustRegister(upstreamCollector{s}, s.inFlightGauge())
 	s.exec = handler.NewPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
@@ -216,6 +218,7 @@ func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	res := s.Reload(ctx, "startup")
 	if res.Result != ResultPublished && res.Result != ResultQuarantined {
 		s.baseCancel()
+		s.fastWorkers.close()
 		s.closeUpstreams()
 		if res.Cause != nil {
 			return nil, res.Cause
@@ -270,6 +273,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.baseCancel()
+		s.fastWorkers.close()
 		s.closeUpstreams()
 		s.exec.Kill()
 		s.notifier.wait()

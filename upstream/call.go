@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/internal/mcpclient"
 )
 
@@ -69,24 +70,33 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 // without progress, its result encoded again. Errors are Call's; when ctx ends first, the server is
 // sent notifications/cancelled for the request.
 func (u *Upstream) CallRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	res, _, err := u.CallParsed(ctx, params)
+	return res, err
+}
+
+// CallParsed is CallRaw that also returns the result as parsed when the
+// server's response was read strictly on the way
+// (mcpclient.PlainResponse; nil otherwise): its offsets are into the
+// response, of which the result starts at parsed.Start.
+func (u *Upstream) CallParsed(ctx context.Context, params json.RawMessage) (json.RawMessage, *canon.Value, error) {
 	c := u.current()
 	if c == nil {
-		return nil, u.unavailable()
+		return nil, nil, u.unavailable()
 	}
 	if c.raw == nil {
-		res, err := u.callRawHTTP(ctx, c, params)
+		res, parsed, err := u.callRawHTTP(ctx, c, params)
 		if errors.Is(err, errNotRaw) {
-			return u.callDecoded(ctx, params)
+			res, err = u.callDecoded(ctx, params)
 		}
-		return res, err
+		return res, parsed, err
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
 	defer cancel()
-	res, err := c.raw.Call(ctx, "tools/call", params)
+	res, parsed, err := c.raw.CallParsed(ctx, "tools/call", params)
 	if err != nil {
-		return nil, u.callError(ctx, c, err)
+		return nil, nil, u.callError(ctx, c, err)
 	}
-	return res, nil
+	return res, parsed, nil
 }
 
 // callDecoded is CallRaw through the go-sdk client (HTTP upstreams).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mcpctl/mcpctl/canon"
 	"github.com/mcpctl/mcpctl/internal/mcpclient"
 )
 
@@ -54,22 +55,22 @@ var ErrSessionExpired = errors.New("upstream session expired")
 // ends (or the timeout passes) before the answer, the server is sent
 // notifications/cancelled for the request. Every error has the
 // upstream's secrets redacted.
-func (u *Upstream) callRawHTTP(ctx context.Context, c *conn, params json.RawMessage) (json.RawMessage, error) {
+func (u *Upstream) callRawHTTP(ctx context.Context, c *conn, params json.RawMessage) (json.RawMessage, *canon.Value, error) {
 	rev := c.session.InitializeResult().ProtocolVersion
 	if u.opts.URL == "" || u.opts.Transport != nil || rev >= protocolSessionless {
-		return nil, &Error{Name: u.opts.Name, Msg: "not a pre-2026-07-28 streamable HTTP session", Err: errNotRaw}
+		return nil, nil, &Error{Name: u.opts.Name, Msg: "not a pre-2026-07-28 streamable HTTP session", Err: errNotRaw}
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
 	defer cancel()
 	ex := &rawExchange{u: u, sid: c.session.ID(), rev: rev, id: rawID(u.tokens.Add(1))}
 	res, err := ex.call(ctx, params)
 	if err == nil {
-		return res, nil
+		return res, ex.parsed, nil
 	}
 	if ctx.Err() != nil {
 		ex.cancelled(context.Cause(ctx))
 	}
-	return nil, u.rawError(ctx, err)
+	return nil, nil, u.rawError(ctx, err)
 }
 
 // protocolSessionless is the first revision whose requests the raw path
@@ -103,6 +104,9 @@ type rawExchange struct {
 	u        *Upstream
 	sid, rev string
 	id       json.RawMessage
+	// parsed is the result as response read it, when the answer was a
+	// plain response (mcpclient.PlainResponse).
+	parsed *canon.Value
 }
 
 // call posts the request and reads its answer.
@@ -191,6 +195,9 @@ type rawMessage struct {
 
 // response reads the JSON body answering the request.
 func (ex *rawExchange) response(b []byte) (json.RawMessage, error) {
+	if res, ok := ex.plain(b); ok {
+		return res, nil
+	}
 	var m rawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, &Error{Name: ex.u.opts.Name, Msg: "answered a tools/call with invalid JSON: " + err.Error(), Err: err}
@@ -205,6 +212,18 @@ func (ex *rawExchange) response(b []byte) (json.RawMessage, error) {
 		return nil, &Error{Name: ex.u.opts.Name, Msg: "answered a tools/call with neither result nor error"}
 	}
 	return m.Result, nil
+}
+
+// plain returns the result of b when b is a plain response
+// (mcpclient.PlainResponse) to the request, read once: the result's bytes
+// (sharing b) and, in ex.parsed, its parse.
+func (ex *rawExchange) plain(b []byte) (json.RawMessage, bool) {
+	id, res, ok := mcpclient.PlainResponse(b)
+	if !ok || !bytes.Equal(b[id.Start:id.End], ex.id) {
+		return nil, false
+	}
+	ex.parsed = res
+	return b[res.Start:res.End], true
 }
 
 // capped reads at most left bytes; one more is ErrMessageTooLarge.

@@ -49,6 +49,9 @@ func (ex *rawExchange) stream(ctx context.Context, in io.Reader) (json.RawMessag
 
 // event handles one event's message; done when it is the response.
 func (ex *rawExchange) event(ctx context.Context, data []byte) (json.RawMessage, bool, error) {
+	if res, ok := ex.plain(data); ok {
+		return res, true, nil
+	}
 	var m rawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, false, &Error{Name: ex.u.opts.Name, Msg: "sent an event that is not JSON-RPC: " + err.Error(), Err: err}

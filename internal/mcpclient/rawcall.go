@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/canon"
 )
 
 // RawCalls sends JSON-RPC requests on a line-delimited connection (stdio,
@@ -42,6 +44,7 @@ type RawCalls struct {
 
 type rawResponse struct {
 	result json.RawMessage
+	parsed *canon.Value // see CallParsed
 	err    error
 }
 
@@ -94,22 +97,31 @@ func (w rawWriter) Close() error { return w.c.Close() }
 // notifications/cancelled for the request (MCP 2025-11-25
 // basic/utilities/cancellation) and ctx's error is returned.
 func (r *RawCalls) Call(ctx context.Context, method string, params []byte) (json.RawMessage, error) {
+	res, _, err := r.CallParsed(ctx, method, params)
+	return res, err
+}
+
+// CallParsed is Call that also returns the result as parsed when the
+// response was a plain one (PlainResponse; nil otherwise), so that it is
+// not read again: its offsets are into the response line, of which the
+// result starts at parsed.Start.
+func (r *RawCalls) CallParsed(ctx context.Context, method string, params []byte) (json.RawMessage, *canon.Value, error) {
 	id := r.prefix + strconv.FormatUint(r.seq.Add(1), 10)
 	ch := make(chan rawResponse, 1)
 	if err := r.send(id, ch, method, params); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	select {
 	case resp := <-ch:
 		if resp.err != nil && !errors.Is(resp.err, ErrRawClosed) {
-			return nil, fmt.Errorf("calling %q: %w", method, resp.err)
+			return nil, nil, fmt.Errorf("calling %q: %w", method, resp.err)
 		}
-		return resp.result, resp.err
+		return resp.result, resp.parsed, resp.err
 	case <-ctx.Done():
 		if r.forget(id) {
 			go r.cancel(id, ctx.Err())
 		}
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 }
 
@@ -166,10 +178,16 @@ func (r *RawCalls) cancel(id string, reason error) {
 // take hands line to its raw call when it is the response to one and
 // reports whether it did (then the go-sdk must not see it). A response
 // with one of our ids that no call waits for (answered twice, or after
-// the call was cancelled) is taken too, and dropped.
+// the call was cancelled) is taken too, and dropped. A plain response
+// (PlainResponse) is read once, strictly; any other as encoding/json
+// reads it. The result handed on shares line, which the caller does not
+// reuse.
 func (r *RawCalls) take(line []byte) bool {
 	if r == nil || !bytes.Contains(line, r.quoted) {
 		return false
+	}
+	if id, res, ok := PlainResponse(line); ok {
+		return id.Kind == canon.String && r.hand(id.Str, rawResponse{result: line[res.Start:res.End], parsed: res})
 	}
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
@@ -181,7 +199,7 @@ func (r *RawCalls) take(line []byte) bool {
 		return false
 	}
 	var id string
-	if json.Unmarshal(msg.ID, &id) != nil || len(id) <= len(r.prefix) || id[:len(r.prefix)] != r.prefix {
+	if json.Unmarshal(msg.ID, &id) != nil {
 		return false
 	}
 	resp := rawResponse{result: msg.Result}
@@ -189,6 +207,40 @@ func (r *RawCalls) take(line []byte) bool {
 		resp.err = msg.Error
 	} else if msg.Result == nil {
 		resp.err = errors.New("the response has neither result nor error")
+	}
+	return r.hand(id, resp)
+}
+
+// PlainResponse parses line strictly (canon.Parse) when it is a plain
+// JSON-RPC response carrying a result: an object of exactly the members
+// jsonrpc (any value), id and result, none twice. It returns the id and
+// the result (offsets into line). ok false: anything else (an error, a
+// request, another member, a name in another case, invalid or non-strict
+// JSON), which the caller reads as before.
+func PlainResponse(line []byte) (id, result *canon.Value, ok bool) {
+	v, err := canon.Parse(line)
+	if err != nil || v.Kind != canon.Object {
+		return nil, nil, false
+	}
+	for i := range v.Members {
+		switch m := &v.Members[i]; m.Key {
+		case "id":
+			id = &m.Value
+		case "result":
+			result = &m.Value
+		case "jsonrpc":
+		default:
+			return nil, nil, false
+		}
+	}
+	return id, result, id != nil && result != nil
+}
+
+// hand gives resp to the call with this id, when it is one of ours, and
+// reports whether it is.
+func (r *RawCalls) hand(id string, resp rawResponse) bool {
+	if len(id) <= len(r.prefix) || id[:len(r.prefix)] != r.prefix {
+		return false
 	}
 	r.mu.Lock()
 	ch, ok := r.pending[id]
