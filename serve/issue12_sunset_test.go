@@ -16,6 +16,7 @@ import (
 // rename carried a call in the period; published (safe, with a notice)
 // when the state covers the period and counted none.
 func TestIssue12FacadeRemovalByUsage(t *testing.T) {
+	t.Parallel()
 	search := "tools:\n" + strings.Replace(i12Search, "}}}", "}}, required: [q]}", 1)
 	withRename := search + "    facade: {rename: {query: q}}\n"
 	for _, tc := range []struct {
@@ -62,6 +63,7 @@ func TestIssue12FacadeRemovalByUsage(t *testing.T) {
 // same rule as with a state, covered once the server has been up for
 // gate.quietPeriod.
 func TestIssue12UsageWithoutState(t *testing.T) {
+	t.Parallel()
 	const keep = "  - name: keep\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n"
 	const echo = "  - name: echo\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n    deprecated: {since: 2026-01-15, sunset: 2026-03-01}\n"
 	for _, tc := range []struct {
@@ -110,6 +112,7 @@ func TestIssue12UsageWithoutState(t *testing.T) {
 // passes (gate.quietPeriod 0s, with a state covering it), dropping the
 // used one is refused with its count.
 func TestIssue12UsagePerFacadeRule(t *testing.T) {
+	t.Parallel()
 	tools := "tools:\n  - name: search\n    inputSchema: {type: object, properties: {q: {type: string}, text: {type: string}}, additionalProperties: false}\n    handler: {static: {text: ok}}\n"
 	both := tools + "    facade: {rename: {query: q, body: text}}\ngate: {quietPeriod: 0s}\n"
 	dir := t.TempDir()

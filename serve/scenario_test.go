@@ -64,6 +64,7 @@ func connected(t *testing.T, s *Server) *rawClient {
 }
 
 func TestScenarioSameContentNoNotification(t *testing.T) {
+	t.Parallel()
 	s, path, r := watched(t, baseConfig)
 	c := connected(t, s)
 	before := c.list()
@@ -78,6 +79,7 @@ func TestScenarioSameContentNoNotification(t *testing.T) {
 }
 
 func TestScenarioReorderedKeysNoNotification(t *testing.T) {
+	t.Parallel()
 	s, path, r := watched(t, baseConfig)
 	c := connected(t, s)
 	before := c.list()
@@ -110,6 +112,7 @@ func TestScenarioReorderedKeysNoNotification(t *testing.T) {
 }
 
 func TestScenarioBurstCoalesced(t *testing.T) {
+	t.Parallel()
 	// 10 writes 20 ms apart inside one debounce window. The window is
 	// widened from the default so that a loaded machine (-race, 2 cores)
 	// cannot stretch a gap past it; the behaviour under test is coalescing.
@@ -163,6 +166,7 @@ tools:
 `
 
 func TestScenarioBreakingRemovalRefused(t *testing.T) {
+	t.Parallel()
 	s, path, r := watched(t, baseConfig)
 	c := connected(t, s)
 	before := c.list()
@@ -197,6 +201,7 @@ func TestScenarioBreakingRemovalRefused(t *testing.T) {
 }
 
 func TestScenarioBreakingRemovalAllowed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, allow string
 		want        string
@@ -274,6 +279,7 @@ func TestScenarioInvalidCandidatesRefused(t *testing.T) {
 }
 
 func TestScenarioListWithoutInitialized(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	c := dialRaw(t, s)
 	c.initialize(false)
@@ -315,6 +321,7 @@ var rewrites = map[string]func(t *testing.T, path, content string){
 }
 
 func TestScenarioRewriteStrategies(t *testing.T) {
+	t.Parallel()
 	for name, rewrite := range rewrites {
 		t.Run(name, func(t *testing.T) {
 			s, path, r := watched(t, baseConfig)
@@ -335,6 +342,7 @@ func TestScenarioRewriteStrategies(t *testing.T) {
 }
 
 func TestScenarioIncludeChange(t *testing.T) {
+	t.Parallel()
 	cfg := strings.Replace(baseConfig, `    inputSchema:
       type: object
       properties:
@@ -374,6 +382,7 @@ func TestScenarioIncludeChange(t *testing.T) {
 }
 
 func TestScenarioConfigMapSymlinkSwap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// The layout the kubelet makes for a mounted ConfigMap.
 	writeFile(t, dir, "..2026_01_15_12_00_00.1/mcpctl.serve.yaml", baseConfig)
@@ -426,6 +435,7 @@ func mustSymlink(t *testing.T, target, link string) {
 }
 
 func TestStaleCandidateDiscarded(t *testing.T) {
+	t.Parallel()
 	// Build 2 (config B) is made artificially slow: it waits before taking
 	// the publisher lock until build 3 (config C, written later) has been
 	// published. Build 2 must then be discarded, never overwriting C.

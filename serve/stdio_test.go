@@ -71,6 +71,7 @@ func answers(t *testing.T, out string) []string {
 // drops pending responses, so without the drain some of the 20 runs lose
 // answers.
 func TestStdioAnswersRequestsReadBeforeEOF(t *testing.T) {
+	t.Parallel()
 	input := strings.Join([]string{
 		stdioInitialize,
 		stdioInitialized,
