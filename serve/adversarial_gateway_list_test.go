@@ -86,6 +86,7 @@ func TestAdversarialGatewayHostileToolList(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			files, other := newFakeUpstream(t), newFakeUpstream(t)
 			other.remove("read_file", "search", "slow")
 			other.set("ping", "Pings.", `{"type":"object"}`)

@@ -81,6 +81,7 @@ func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
 	t.Parallel()
 	for _, tr := range []string{"in-memory", "stateful HTTP"} {
 		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
 			clk := clocktest.New(testNow)
 			s := startRollout(t, serveconfig.SideBlue, clk)
 			var url string
@@ -181,6 +182,7 @@ func TestBlueGreenShapeRoutingStateless(t *testing.T) {
 		{"in-memory 2026-07-28", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			clk := clocktest.New(testNow)
 			s := startRollout(t, serveconfig.SideGreen, clk)
 			var tr mcp.Transport

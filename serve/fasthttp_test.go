@@ -121,6 +121,7 @@ func TestFastHTTPGoSDKClient(t *testing.T) {
 		{"stateless 2026-07-28 (go-sdk)", true, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, _ := startServer(t, freeConfig)
 			fake := newFakeFast(map[string]string{"free": fastText})
 			hs := httpServer(t, s, HTTPOptions{Stateless: tc.stateless, fastCall: fake.call})
@@ -217,6 +218,7 @@ func TestFastHTTPFallsThroughUnchanged(t *testing.T) {
 		{"Last-Event-ID", plain, func(h http.Header) { h.Set("Last-Event-ID", "x_1") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			answers := [2]string{}
 			for i, withFast := range []bool{false, true} {
 				s, _ := startServer(t, freeConfig)

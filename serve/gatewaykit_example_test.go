@@ -27,6 +27,7 @@ func TestGatewayWalkthrough(t *testing.T) {
 	for _, withState := range []bool{false, true} {
 		name := map[bool]string{false: "no-state", true: "state"}[withState]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			text := runGatewayWalkthrough(t, modules, withState)
 			want := []string{
 				"reload: published (trigger upstream:files); generation 2",

@@ -295,6 +295,7 @@ func TestHardening16StdioBatches(t *testing.T) {
 		{"2025-03-26", MaxBatch + 1, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a batch holds 1 to 100 messages"`},
 	} {
 		t.Run(tc.rev+" "+strconv.Itoa(tc.n), func(t *testing.T) {
+			t.Parallel()
 			s, _ := startServer(t, baseConfig)
 			p := runStdioPipe(t, s)
 			p.initialize(tc.rev)
@@ -420,6 +421,7 @@ func TestHardening16HTTPBatches(t *testing.T) {
 		{"2025-03-26", "2025-03-26", MaxBatch + 1, http.StatusBadRequest},
 	} {
 		t.Run(tc.rev+" "+strconv.Itoa(tc.n), func(t *testing.T) {
+			t.Parallel()
 			s, _ := startServer(t, baseConfig)
 			hs := httpServer(t, s, HTTPOptions{})
 			code, sid := postJSON(t, hs.URL, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"`+tc.rev+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, nil)

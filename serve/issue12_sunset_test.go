@@ -30,6 +30,7 @@ func TestIssue12FacadeRemovalByUsage(t *testing.T) {
 		{"quiet", 0, "gate: {quietPeriod: 0s}\n", ResultPublished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			cfg := writeFile(t, dir, "cfg.yaml", withRename+tc.gate)
 			s, err := i12New(t, cfg, i12State(t, filepath.Join(t.TempDir(), "st")))
@@ -75,6 +76,7 @@ func TestIssue12UsageWithoutState(t *testing.T) {
 		{"quiet for the period, up longer", false, ResultPublished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			clock := clocktest.New(testNow)
 			s, path := startServer(t, "tools:\n"+keep+echo, withClock(clock))
 			c := dialRaw(t, s)
@@ -96,6 +98,7 @@ func TestIssue12UsageWithoutState(t *testing.T) {
 		})
 	}
 	t.Run("facade rule unused", func(t *testing.T) {
+		t.Parallel()
 		search := "tools:\n" + strings.Replace(i12Search, "}}}", "}}, required: [q]}", 1)
 		s, path := startServer(t, search+"    facade: {rename: {query: q}}\ngate: {quietPeriod: 0s}\n")
 		writeFile(t, filepath.Dir(path), filepath.Base(path), search+"gate: {quietPeriod: 0s}\n")

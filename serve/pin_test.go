@@ -299,6 +299,7 @@ func TestPinReleasedWhenSessionEnds(t *testing.T) {
 func TestPinOverHTTP(t *testing.T) {
 	t.Parallel()
 	t.Run("stateful", func(t *testing.T) {
+		t.Parallel()
 		clk := clocktest.New(testNow)
 		s, path := startServer(t, baseConfig, pinning, withClock(clk))
 		hs := httpServer(t, s, HTTPOptions{})
@@ -335,6 +336,7 @@ func TestPinOverHTTP(t *testing.T) {
 		version string
 	}{{"stateless 2025-11-25", "2025-11-25"}, {"stateless 2026-07-28", ""}} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			clk := clocktest.New(testNow)
 			s, path := startServer(t, baseConfig, pinning, withClock(clk))
 			hs := httpServer(t, s, HTTPOptions{Stateless: true})
@@ -352,6 +354,7 @@ func TestPinOverHTTP(t *testing.T) {
 		})
 	}
 	t.Run("in-memory 2026-07-28", func(t *testing.T) {
+		t.Parallel()
 		s, path := startServer(t, baseConfig, pinning)
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := s.Connect(context.Background(), st)

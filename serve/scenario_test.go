@@ -212,6 +212,7 @@ func TestScenarioBreakingRemovalAllowed(t *testing.T) {
 		{"expired", "{rule: tool-removed, tool: fetch_document, until: 2026-01-01, reason: too late}", ResultRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, path, r := watched(t, baseConfig)
 			c := connected(t, s)
 			writeFile(t, filepath.Dir(path), filepath.Base(path), removedConfig+"gate:\n  allow:\n    - "+tc.allow+"\n")
@@ -252,6 +253,7 @@ func TestScenarioInvalidCandidatesRefused(t *testing.T) {
 		{"missing command", strings.Replace(baseConfig, "handler: {static: {text: fetched}}", "handler: {exec: {command: [./no-such-program]}}", 1), "no-such-program"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, path, r := watched(t, baseConfig)
 			c := connected(t, s)
 			before := c.list()
@@ -324,6 +326,7 @@ func TestScenarioRewriteStrategies(t *testing.T) {
 	t.Parallel()
 	for name, rewrite := range rewrites {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s, path, r := watched(t, baseConfig)
 			c := connected(t, s)
 			added := baseConfig + "  - name: list_documents\n    inputSchema: {type: object}\n    handler: {static: {text: listed}}\n"

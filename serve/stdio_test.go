@@ -81,6 +81,7 @@ func TestStdioAnswersRequestsReadBeforeEOF(t *testing.T) {
 	want := []string{"1 result", "2 result", "3 result"}
 	for i := range 20 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
 			s, _ := startServer(t, baseConfig)
 			var out syncBuffer
 			waitRun(t, runStdio(context.Background(), s, strings.NewReader(input), &out, waitLong), "after the end of input")
@@ -118,6 +119,7 @@ func TestStdioEOFWaitBounded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			entered := make(chan struct{}, 1)
 			unblock := make(chan struct{})
 			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
