@@ -204,7 +204,7 @@ func TestGatewayDownstreamCancelCancelsUpstream(t *testing.T) {
 	if name := recvWithin(t, "the upstream call cancelled", f.cancelled); name != "slow" {
 		t.Errorf("cancelled %q", name)
 	}
-	<-done
+	recvWithin(t, "the cancelled call to return", done)
 }
 
 func TestGatewayTimeoutCancelsUpstream(t *testing.T) {

@@ -93,7 +93,7 @@ func TestHardening5ListenerTimeouts(t *testing.T) {
 	}()
 	recvWithin(t, "the first listener", listening)
 	recvWithin(t, "the second listener", listening)
-	defer func() { cancel(); <-done }()
+	defer func() { cancel(); recvWithin(t, "Run to return", done) }()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for _, kind := range []string{"http", "admin"} {
 		for _, tc := range []struct{ name, head string }{

@@ -248,7 +248,7 @@ func TestShutdownDrainsInFlightHTTPCall(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the in-flight call failed: %v", err)
 		}
-		res := <-callDone
+		res := recvWithin(t, "the in-flight call's result", callDone)
 		if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || text != "done" {
 			t.Errorf("in-flight call answered isError=%v %q, want \"done\"", res.IsError, text)
 		}

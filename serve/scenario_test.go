@@ -367,7 +367,7 @@ func TestScenarioIncludeChange(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = s.Watch(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() { cancel(); recvWithin(t, "the watcher to return", done) }()
 	recvWithin(t, "the watcher", ready)
 	c := connected(t, s)
 	// Widening the included schema (a new optional property) is additive.
@@ -404,7 +404,7 @@ func TestScenarioConfigMapSymlinkSwap(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = s.Watch(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() { cancel(); recvWithin(t, "the watcher to return", done) }()
 	recvWithin(t, "the watcher", ready)
 	c := connected(t, s)
 
