@@ -85,8 +85,10 @@ func TestAdversarialGatewayHostileToolList(t *testing.T) {
 		{"50,000 tools", many},
 	}
 	for _, tc := range tests {
+		// Not parallel: the 5,000-level and 50,000-tool lists take seconds
+		// of CPU each under -race; side by side on a loaded 2-core machine
+		// they outlasted waitLong (go test -race, 2026-12-01).
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			files, other := newFakeUpstream(t), newFakeUpstream(t)
 			other.remove("read_file", "search", "slow")
 			other.set("ping", "Pings.", `{"type":"object"}`)
