@@ -95,6 +95,8 @@ func TestHardening5ListenerTimeouts(t *testing.T) {
 	recvWithin(t, "the second listener", listening)
 	defer func() { cancel(); recvWithin(t, "Run to return", done) }()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	// Subtests not parallel: they share the listeners the deferred cancel
+	// above stops when this function returns.
 	for _, kind := range []string{"http", "admin"} {
 		for _, tc := range []struct{ name, head string }{
 			{"slow headers", "POST / HTTP/1.1\r\nHost: x\r\n"},
