@@ -11,6 +11,7 @@ import (
 // translates: a call the facade would carry, a call under an alias, an
 // invalid call and a tool whose schema failed are all not accepted.
 func TestAccepts(t *testing.T) {
+	t.Parallel()
 	c, s := compile(t, `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`)
 	tool := &Tool{Name: "search", Schema: s, Compiled: c, Facade: &facade.Block{
 		Rename: map[string]string{"q": "query"}, Aliases: []facade.Alias{{Name: "find"}}}}

@@ -15,6 +15,7 @@ import (
 // problems by JSON Pointer in the arguments they were found in (as routed
 // for an alias), and the pointers Ignore dropped errors at.
 func TestCheckCallVerdict(t *testing.T) {
+	t.Parallel()
 	c, s := compile(t, `{"type":"object","properties":{"query":{"type":"string"},"key":{"type":"integer"},"mode":{"enum":["fast"]}},"required":["query"],"additionalProperties":false}`)
 	ignoreKey := func(args any, err error) ([]string, error) {
 		if m, _ := args.(map[string]any); m["key"] == "[redacted]" && err != nil {
@@ -78,6 +79,7 @@ func TestCheckCallVerdict(t *testing.T) {
 // fixed both; the real fault, that query is 3 and not a string, was never
 // said. A call the facade changed is judged as translated.
 func TestCheckCallRejectsTranslatedShape(t *testing.T) {
+	t.Parallel()
 	c, s := compile(t, `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`)
 	tool := &Tool{Name: "search_code", Schema: s, Compiled: c, Facade: &facade.Block{Rename: map[string]string{"q": "query"}}}
 	v := CheckCall(tool, facade.Call{Tool: "search_code", Arguments: decode(t, `{"q":3}`).(map[string]any)}, nil)

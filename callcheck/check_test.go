@@ -36,6 +36,7 @@ func decode(t testing.TB, src string) any {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, schema, args string
 		want               string // "" means valid
@@ -148,6 +149,7 @@ example of valid arguments: {}`,
 // itself; this test checks Example's claim independently) and it exists
 // for nearly every tool.
 func TestExampleRealData(t *testing.T) {
+	t.Parallel()
 	files := []string{
 		"../testdata/realdata/github-mcp-server/v0.31.0.json",
 		"../testdata/realdata/github-mcp-server/v1.10.1.json",
@@ -191,6 +193,7 @@ func TestExampleRealData(t *testing.T) {
 }
 
 func TestMessageNamesEveryProblem(t *testing.T) {
+	t.Parallel()
 	c, s := compile(t, `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"},"c":{"type":"boolean"}},"required":["a","b","c"],"additionalProperties":false}`)
 	ok, msg := Check(c, s, decode(t, `{"a":1,"b":"x","d":null}`))
 	if ok {
@@ -204,6 +207,7 @@ func TestMessageNamesEveryProblem(t *testing.T) {
 }
 
 func TestCloseNames(t *testing.T) {
+	t.Parallel()
 	names := []string{"actions_get", "actions_list", "get_me", "list_issues", "search_code", "search_issues", "list_workflows_v2"}
 	tests := []struct {
 		name string
@@ -223,6 +227,7 @@ func TestCloseNames(t *testing.T) {
 }
 
 func TestLines(t *testing.T) {
+	t.Parallel()
 	many := make([]Problem, MaxLines+3)
 	for i := range many {
 		many[i] = Problem{Pointer: "/p" + strings.Repeat("x", i), Message: "m"}

@@ -20,6 +20,7 @@ import (
 // nothing, so none is skipped; a schema that does not compile has no
 // validator to check an example with (counted, none today).
 func TestInstanceExamplesValidate(t *testing.T) {
+	t.Parallel()
 	var n, uncompiled int
 	for _, dir := range []string{"../testdata/realdata", "../diff/testdata/rules"} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {

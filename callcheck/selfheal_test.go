@@ -32,6 +32,7 @@ var selfHealingFields = []struct{ name, field string }{
 // as the required argument a; every message must end with an example of valid arguments
 // that the schema accepts. Golden: testdata/selfheal.golden.
 func TestSelfHealingExamples(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for _, tc := range selfHealingFields {
 		for _, src := range []string{tc.field, `{"type":"object","properties":{"a":` + tc.field + `},"required":["a"]}`} {

@@ -26,6 +26,7 @@ func jcs(t *testing.T, src string) string {
 // TestAppendFloatRFC8785AppendixB checks the number serialization samples of
 // RFC 8785 Appendix B: IEEE 754 bit patterns and their canonical text.
 func TestAppendFloatRFC8785AppendixB(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		bits uint64
 		want string
@@ -75,6 +76,7 @@ func TestAppendFloatRFC8785AppendixB(t *testing.T) {
 // cases RFC 8785 §3.2.2.3 relies on, different spellings of one number, and
 // the documented deviation for integer literals beyond 2^53.
 func TestAppendNumber(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 	}{
@@ -157,6 +159,7 @@ func TestAppendNumber(t *testing.T) {
 // TestAppendNumberIntegersNear2p53 sweeps the integers around 2^53, where a
 // rounding shortcut would make two different identifiers equal.
 func TestAppendNumberIntegersNear2p53(t *testing.T) {
+	t.Parallel()
 	const p53 = int64(1) << 53
 	for d := int64(-50); d <= 50; d++ {
 		for _, n := range []int64{p53 + d, -(p53 + d)} {
@@ -169,6 +172,7 @@ func TestAppendNumberIntegersNear2p53(t *testing.T) {
 }
 
 func TestAppendString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -196,6 +200,7 @@ func TestAppendString(t *testing.T) {
 // (strings), §3.2.3 (sorting by UTF-16 code units) and §3.2.4 (the whole
 // canonicalization).
 func TestJCSRFC8785Examples(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -260,6 +265,7 @@ func TestJCSRFC8785Examples(t *testing.T) {
 // particular where UTF-8 byte order and UTF-16 code unit order disagree
 // (U+E000–U+FFFF against supplementary characters).
 func TestCompareKeysUTF16(t *testing.T) {
+	t.Parallel()
 	// In UTF-16 code unit order.
 	ordered := []string{"", "\r", "1", "10", "2", "A", "a", "\u007f", "\u0080", "ö", "\u07ff", "\u0800", "€", "\ud7ff", "😀", "😁", "\U0010FFFF", "\ue000", "\ufb33", "\uffff"}
 	for i, a := range ordered {
@@ -282,6 +288,7 @@ func TestCompareKeysUTF16(t *testing.T) {
 // both keys to UTF-16, compare code units) on random keys drawn from the
 // ranges where UTF-8 and UTF-16 orders differ.
 func TestCompareKeysMatchesUTF16(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	ranges := [][2]rune{{0, 0x7f}, {0x80, 0x7ff}, {0x800, 0xd7ff}, {0xe000, 0xffff}, {0x10000, 0x10ffff}}
 	key := func() string {

@@ -6,6 +6,7 @@ import "testing"
 // lint located each finding by scanning the document from its start) gives
 // the position LineCol gives, at every offset and beyond both ends.
 func TestLinesAgreesWithLineCol(t *testing.T) {
+	t.Parallel()
 	for _, data := range []string{"", "\n", "a", "ab\ncd\r\n\nef", "\n\nx\n", "é\nü"} {
 		l := NewLines([]byte(data))
 		for off := -2; off <= len(data)+2; off++ {

@@ -5,6 +5,7 @@ import "testing"
 // TestNearest: a pointer names its value, or the deepest value on its way
 // (what lint positions fall back to).
 func TestNearest(t *testing.T) {
+	t.Parallel()
 	data := []byte(`{"a":{"b/c":[10,{"~d":true}]},"":1}`)
 	v, err := Parse(data)
 	if err != nil {

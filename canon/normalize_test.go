@@ -11,6 +11,7 @@ import (
 // TestNormalizeTool covers each normalization of canon.NormalizeTool (docs/diff.md#normalization), comparing canonical forms, and checks that a second application
 // changes nothing.
 func TestNormalizeTool(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, tool, want string
 	}{
@@ -83,6 +84,7 @@ func TestNormalizeTool(t *testing.T) {
 // TestNormalizeToolKeepsClone checks that normalizing a Clone leaves the
 // original tree untouched.
 func TestNormalizeToolKeepsClone(t *testing.T) {
+	t.Parallel()
 	src := `{"name":"t","annotations":{"readOnlyHint":false},"inputSchema":{"type":["object"],"definitions":{"a":{"const":1}},"properties":{"x":{"$ref":"#/definitions/a"}}}}`
 	v, err := canon.Parse([]byte(src))
 	if err != nil {
@@ -100,6 +102,7 @@ func TestNormalizeToolKeepsClone(t *testing.T) {
 }
 
 func TestWalkSchemas(t *testing.T) {
+	t.Parallel()
 	src := `{"properties":{"a/b":{"items":[{"not":true},{}]},"c~":{"anyOf":[{"$ref":"#"}]}},"default":{"properties":{"z":{}}},"dependencies":{"d":["x"],"e":{"if":{}}},"$defs":{"f":false}}`
 	v, err := canon.Parse([]byte(src))
 	if err != nil {
@@ -125,6 +128,7 @@ func TestWalkSchemas(t *testing.T) {
 }
 
 func TestEscapePointer(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"a": "a", "a/b": "a~1b", "m~n": "m~0n", "~/": "~0~1", "": ""} {
 		if got := canon.EscapePointer(in); got != want {
 			t.Errorf("EscapePointer(%q) = %q, want %q", in, got, want)
@@ -133,6 +137,7 @@ func TestEscapePointer(t *testing.T) {
 }
 
 func TestAnnotationDefault(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		def, ok bool

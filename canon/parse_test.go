@@ -27,6 +27,7 @@ func manyKeys(n int, extra string) (string, int) {
 // TestParseErrors pins every refusal of the strict parser (docs/canon.md#strict-input) with
 // the byte offset it reports and a word of its message.
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	many, manyOff := manyKeys(20, `"k3":true`)
 	deep := strings.Repeat("[", canon.MaxDepth+1) + strings.Repeat("]", canon.MaxDepth+1)
 	deepObj := strings.Repeat(`{"a":`, canon.MaxDepth+1) + "1" + strings.Repeat("}", canon.MaxDepth+1)
@@ -156,6 +157,7 @@ func TestParseErrors(t *testing.T) {
 
 // TestParseAccepts checks inputs at the edge of the grammar that must parse.
 func TestParseAccepts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string // want: the JCS form
 	}{
@@ -191,6 +193,7 @@ func TestParseAccepts(t *testing.T) {
 // TestParseTree checks the ordered tree: member order, number text, decoded
 // strings and byte ranges (Start, End, KeyStart).
 func TestParseTree(t *testing.T) {
+	t.Parallel()
 	src := `{"b": [1.50, "x\ty"], "a": {"k": null}, "c": -0e1}`
 	v, err := canon.Parse([]byte(src))
 	if err != nil {
@@ -237,6 +240,7 @@ func TestParseTree(t *testing.T) {
 }
 
 func TestLineCol(t *testing.T) {
+	t.Parallel()
 	data := []byte("{\n  \"a\": 1,\n  \"a\": 2\n}")
 	tests := []struct{ off, line, col int }{
 		{0, 1, 1},

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPointerTokens(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		ptr  string
 		want []string
@@ -36,6 +37,7 @@ func TestPointerTokens(t *testing.T) {
 }
 
 func TestArrayIndexAndAt(t *testing.T) {
+	t.Parallel()
 	for tok, want := range map[string]int{"0": 0, "12": 12, "01": -1, "": -1, "-1": -1, "+1": -1, "1e2": -1, "9999999999": -1} {
 		if i, ok := ArrayIndex(tok); (ok && i != want) || ok != (want >= 0) {
 			t.Errorf("ArrayIndex(%q) = %d, %v; want %d", tok, i, ok, want)

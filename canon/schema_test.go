@@ -13,6 +13,7 @@ import (
 // and nowhere else. Each "kept" case is adversarial: a key spelled like a set
 // keyword in an instance-data position, which must keep its array order.
 func TestAppendSchemaSetSorting(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, schema, want string
 	}{
@@ -93,6 +94,7 @@ func TestAppendSchemaSetSorting(t *testing.T) {
 // inputSchema and outputSchema only, never _meta, annotations or the tool
 // object itself.
 func TestAppendToolPositions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, tool, want string
 	}{
@@ -126,6 +128,7 @@ func TestAppendToolPositions(t *testing.T) {
 }
 
 func TestAppendToolList(t *testing.T) {
+	t.Parallel()
 	src := `[{"name":"b"},{"name":"😀"},{"name":"\ufb33"},{"name":"B"},{"name":"a","x":1},{"name":"a","x":2},{"x":3}]`
 	root, err := canon.Parse([]byte(src))
 	if err != nil {
@@ -154,6 +157,7 @@ func TestAppendToolList(t *testing.T) {
 }
 
 func TestToolName(t *testing.T) {
+	t.Parallel()
 	for src, want := range map[string]string{
 		`{"name":"x"}`: "x",
 		`{"name":1}`:   "",
@@ -171,6 +175,7 @@ func TestToolName(t *testing.T) {
 }
 
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	// sha256("") and sha256("{}"), lower-case hex.
 	if got, want := canon.Fingerprint(nil), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"; got != want {
 		t.Errorf("Fingerprint(nil) = %s, want %s", got, want)

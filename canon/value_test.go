@@ -13,6 +13,7 @@ import (
 // 5,000 properties took 1.78 s, quadratic in Get's scans): every way of
 // changing an object keeps Get right.
 func TestGetOnWideObjects(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("{")
 	for i := 0; i < 40; i++ {

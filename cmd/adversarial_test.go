@@ -21,6 +21,7 @@ import (
 //
 // tried both (no clash reported) and named the third con.lock.json.
 func TestAdversarialSnapshotLockfileNames(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ name, want string }{
 		{"con", "_con.lock.json"}, {"NUL", "_NUL.lock.json"}, {"com1", "_com1.lock.json"}, {"Aux.x", "_Aux.x.lock.json"},
 		{"lpt9", "_lpt9.lock.json"}, {"console", "console.lock.json"}, {"a/b", "a_b.lock.json"}, {"..", "server.lock.json"},

@@ -105,6 +105,7 @@ func checkGenerated(t *testing.T, path string, want []byte) {
 // testdata (and in the CLI scripts) that its loader accepts is valid
 // against its schema, and a misspelled key is not.
 func TestIssue10Item7ConfigSchemas(t *testing.T) {
+	t.Parallel()
 	md := configMarkdown(t)
 	checkGenerated(t, "../docs/config.md", md)
 	for _, f := range configFiles {
@@ -152,6 +153,7 @@ func TestIssue10Item7ConfigSchemas(t *testing.T) {
 // a yaml-language-server line naming the serve config schema by a path
 // that exists.
 func TestIssue10Item7ExamplesNameTheirSchema(t *testing.T) {
+	t.Parallel()
 	for _, c := range configSamples(t) {
 		if !strings.HasPrefix(c.name, "../examples/") {
 			continue

@@ -13,6 +13,7 @@ import (
 // replay, lint and diff exit 3 on a nil *big.Rat; they are located findings
 // (exit 1), never an internal error.
 func TestHardening01HugeNumberCommands(t *testing.T) {
+	t.Parallel()
 	for _, n := range []string{"1e1000000000", "-1e1000000000", "1e-1000000000", "1E+999999999999"} {
 		dir := t.TempDir()
 		write := func(name, text string) string {
@@ -46,6 +47,7 @@ func TestHardening01HugeNumberCommands(t *testing.T) {
 // TestHardening03MaxFileSizeFlag: --max-file-size bounds every config and
 // include read; a size that is not positive is a usage error (exit 2).
 func TestHardening03MaxFileSizeFlag(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"0", "-1"} {
 		var out, errOut bytes.Buffer
 		code := Main([]string{"serve", "--max-file-size", v, "mcpctl.serve.yaml"}, strings.NewReader(""), &out, &errOut)

@@ -46,6 +46,7 @@ func writeTemp(t *testing.T, name, content string) string {
 // design). `snapshot --canonical` writes the canonical form, which --check
 // accepts; --check on a plain lockfile says how to get one.
 func TestIssue10Item9CheckSnapshotLockfile(t *testing.T) {
+	t.Parallel()
 	in := writeTemp(t, "in.json", `{"tools":[{"name":"zeta","inputSchema":{"type":"object","properties":{"b":{},"a":{}}}},{"name":"alpha","inputSchema":{"type":"object"}}]}`)
 	dir := t.TempDir()
 	lock := filepath.Join(dir, "canonical.lock.json")
@@ -71,6 +72,7 @@ func TestIssue10Item9CheckSnapshotLockfile(t *testing.T) {
 // already in use. Each now exits ExitEnvironment, and `help exit-codes`
 // documents every code.
 func TestIssue10Item5EnvironmentExitCodes(t *testing.T) {
+	t.Parallel()
 	in := writeTemp(t, "in.json", `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`)
 	cfg := writeTemp(t, "mcpctl.serve.yaml", "tools:\n  - name: a\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
@@ -110,6 +112,7 @@ func TestIssue10Item5EnvironmentExitCodes(t *testing.T) {
 // warning or the server's stderr is written; off a terminal nothing but
 // the warning is written.
 func TestIssue10Item4StatusLine(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	l := &statusLine{w: &b, on: true}
 	l.progress("old")("starting ./server …")
@@ -145,6 +148,7 @@ func TestIssue10Item4StatusLine(t *testing.T) {
 // starts (the file alone for a tool NEW no longer has); a NEW that is not a
 // file (standard input) gets no location.
 func TestIssue10Item10GitHubAnnotationsLocated(t *testing.T) {
+	t.Parallel()
 	old := writeTemp(t, "old.json", `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}},{"name":"gone","inputSchema":{"type":"object"}}]}`)
 	newText := "{\n  \"tools\": [\n    {\n      \"name\": \"b\",\n      \"inputSchema\": {\"type\": \"object\"}\n    },\n    {\n      \"name\": \"a\",\n      \"inputSchema\": {\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"integer\"}}}\n    }\n  ]\n}\n"
 	newPath := writeTemp(t, "new.json", newText)

@@ -33,6 +33,7 @@ func runCLIb(t *testing.T, args ...string) (int, string, string) {
 // (--http) address said "usage: 127.0.0.1:8931/status answered 405…". It
 // now says which listener it reached and what to give instead.
 func TestIssue10Item14StatusAtMCPPort(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mcpctl.serve.yaml")
 	if err := os.WriteFile(path, []byte("tools:\n  - name: a\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n"), 0o644); err != nil {
@@ -58,6 +59,7 @@ func TestIssue10Item14StatusAtMCPPort(t *testing.T) {
 // --log-level/--log-format and fixtures convert --to. Every flag with a
 // fixed set of values now completes them, and nothing else (no files).
 func TestIssue10Item13FlagValueCompletion(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -84,6 +86,7 @@ func TestIssue10Item13FlagValueCompletion(t *testing.T) {
 // NO_COLOR alone; --color auto|always|never decides first, then NO_COLOR,
 // then FORCE_COLOR / CLICOLOR_FORCE (a non-empty value other than "0").
 func TestIssue10Item13ColorFlag(t *testing.T) {
+	// not parallel: sets NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE
 	for _, tc := range []struct {
 		flag, noColor, force, cliForce string
 		want                           bool
@@ -116,6 +119,7 @@ func TestIssue10Item13ColorFlag(t *testing.T) {
 // a terminal waited silently for standard input; it now says so on stderr
 // before reading.
 func TestIssue10Item13CanonStdinOnTerminal(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	s := &Streams{In: strings.NewReader(`{"tools":[]}`), Out: &out, ErrOut: &errOut, inTerminal: func() bool { return true }}
 	if code := run(context.Background(), []string{"canon"}, s); code != ExitOK {
@@ -135,6 +139,7 @@ func TestIssue10Item13CanonStdinOnTerminal(t *testing.T) {
 // OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (here a loopback collector) and
 // flushes them on exit; without the variable nothing is sent.
 func TestIssue10OTelExportOnlyWhenEndpointSet(t *testing.T) {
+	// not parallel: sets OTEL_EXPORTER_OTLP_ENDPOINT
 	var mu sync.Mutex
 	posts := map[string]int{}
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -180,6 +185,7 @@ func TestIssue10OTelExportOnlyWhenEndpointSet(t *testing.T) {
 // flag whose value is one of a fixed set (by name) completes its values, so
 // a new command's --format cannot be forgotten.
 func TestIssue10Item13EveryEnumFlagCompletes(t *testing.T) {
+	t.Parallel()
 	enum := map[string]bool{"format": true, "fail-on": true, "profile": true, "log-level": true, "log-format": true, "to": true, "color": true}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -199,6 +205,7 @@ func TestIssue10Item13EveryEnumFlagCompletes(t *testing.T) {
 // 160 characters whatever the terminal; they now fit $COLUMNS (or the
 // terminal's width).
 func TestIssue10Item13DiffValuesFitColumns(t *testing.T) {
+	// not parallel: sets COLUMNS
 	dir := t.TempDir()
 	long := strings.Repeat("word ", 80)
 	for name, desc := range map[string]string{"old.json": long, "new.json": long + "more"} {

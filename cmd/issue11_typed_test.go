@@ -14,6 +14,7 @@ import (
 // `mcpctl bogus` came back from cobra as a plain error that only a prefix
 // match on "unknown command" turned into exit code 2.
 func TestIssue11CobraErrorsTyped(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"bogus"},
 		{"canon", "--bogus"},

@@ -29,6 +29,7 @@ tools:
 // exit 0; it reports facade-rename-removed with the witness {"perPage":1}
 // and exits 1.
 func TestIssue12DiffFacadeRuleRemoved(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	old, new := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
 	withFacade := issue12FacadeConfig + "    facade: {rename: {perPage: per_page}}\n"
@@ -63,6 +64,7 @@ func TestIssue12DiffFacadeRuleRemoved(t *testing.T) {
 // breaking (exit 1, the count in the message); calls that never needed it
 // make it safe with a notice (exit 0).
 func TestIssue12DiffUsageSunset(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	old, new := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
 	files := map[string]string{

@@ -19,6 +19,7 @@ import (
 // stale (superseded) candidate; approve and reject return ErrStale,
 // which is an ErrDecision: exit 1, as `mcpctl help exit-codes` says.
 func TestIssue12ApproveStaleCandidate(t *testing.T) {
+	t.Parallel()
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusGone)

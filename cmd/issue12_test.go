@@ -92,6 +92,7 @@ func (r *runningServe) status(t *testing.T) serve.Status {
 // cannot bypass the gate; a fresh state with only gate.baseline exits 5
 // with the findings; mcpctl approve publishes, journalled.
 func TestIssue12Acceptance(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cfg.yaml")
 	write := func(name, s string) {
@@ -187,6 +188,7 @@ func TestIssue12Acceptance(t *testing.T) {
 }
 
 func TestIssue12ExitCodeDocumented(t *testing.T) {
+	t.Parallel()
 	help := mcpctl(t, "help", "exit-codes").out
 	if !strings.Contains(help, "\n  5  gate refused at start") {
 		t.Errorf("help exit-codes does not document 5:\n%s", help)

@@ -27,6 +27,7 @@ const (
 // each reload line), durations as strings ("10s", not 10000000000) and no
 // empty path=.
 func TestIssue10Item1NoDuplicateLogKeys(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "mcpctl.serve.yaml")
 	write := func(s string) {
 		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
@@ -95,6 +96,7 @@ func checkLogLines(t *testing.T, text string, want []string) {
 // TestIssue10Item1StartupRefusalOnce: a config refused at startup was
 // printed twice, as a log record and as the command's error.
 func TestIssue10Item1StartupRefusalOnce(t *testing.T) {
+	t.Parallel()
 	cfg := writeTemp(t, "bad.yaml", "tools:\n  - name: a\n    inputSchema: {type: objec}\n    handler: {static: {text: x}}\n")
 	r := mcpctl(t, "serve", "--no-watch", "--log-format", "json", cfg)
 	if r.code != ExitInput {

@@ -42,6 +42,7 @@ func quickRaceExit() {
 
 // TestScripts runs the CLI end-to-end scripts in testdata/script/*.txtar.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(file))
 	testscript.Run(t, testscript.Params{

@@ -28,6 +28,7 @@ var offlineCommands = map[string]bool{
 // or text left out). Reproduction: the README showed "level: breaking
 // (1 breaking, 59 safe)" for its first command, which printed 60 safe.
 func TestNewcomerREADMEExamples(t *testing.T) {
+	// not parallel: changes the working directory and sets COLUMNS, NO_COLOR
 	t.Chdir("..")
 	t.Setenv("COLUMNS", "160")
 	t.Setenv("NO_COLOR", "1")

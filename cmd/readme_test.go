@@ -34,6 +34,7 @@ func readmeSection(t *testing.T, name string) string {
 // runs mcpctl on real input, one runs the tests), the first shows build
 // progress (go install -v) and the text says the first build takes minutes.
 func TestIssue10Item12ReadmeSetup(t *testing.T) {
+	t.Parallel()
 	mod, err := os.ReadFile("../go.mod")
 	if err != nil {
 		t.Fatal(err)

@@ -59,6 +59,7 @@ type goreleaserConfig struct {
 // named as action/install.sh downloads them, checksums, an SBOM per
 // archive, and cmd.Version stamped.
 func TestGoreleaserConfig(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../.goreleaser.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // the drain; the second closes the channel that ends it (serve's
 // RunOptions.Force).
 func TestHardening22SecondSignalForces(t *testing.T) {
+	t.Parallel()
 	sigs := make(chan os.Signal, 2)
 	finished := make(chan struct{})
 	defer close(finished)

@@ -54,6 +54,7 @@ func startServe(t *testing.T) string {
 // and MCPCTL_SOURCE_TOKEN now carry credentials, and no output ever shows
 // a header value.
 func TestIssue10Item2SourceCredentials(t *testing.T) {
+	// not parallel: sets $MCPCTL_SOURCE_TOKEN
 	url := startServe(t)
 	tok := writeTemp(t, "tok", sourceToken)
 	calls := writeTemp(t, "calls.jsonl", `{"tool":"a","arguments":{"q":"x"}}`+"\n")
@@ -106,6 +107,7 @@ func TestIssue10Item2SourceCredentials(t *testing.T) {
 // in its error (here a JSON-RPC error in a 400 answer) does not get the
 // value printed: errors hide every header value.
 func TestIssue10Item2HeaderValuesRedacted(t *testing.T) {
+	// not parallel: sets $MCPCTL_SOURCE_TOKEN
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)

@@ -54,6 +54,7 @@ func runStatusArgs(t *testing.T, args ...string) (int, string, string) {
 // two of them (exit 1, since the first publish of the new fingerprint),
 // then converged again on the new fingerprint.
 func TestStatusFleet(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mcpctl.serve.yaml")
 	const tool = "  - name: %s\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n"
@@ -127,6 +128,7 @@ func TestStatusFleet(t *testing.T) {
 // second-earliest first publish among the live fingerprints, which a
 // restarted replica (published again later) can only make younger.
 func TestFleetStatusDivergedSince(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 	for _, tc := range []struct {

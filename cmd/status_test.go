@@ -16,6 +16,7 @@ import (
 )
 
 func TestStatusCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mcpctl.serve.yaml")
 	write := func(s string) {
@@ -67,6 +68,7 @@ func TestStatusCommand(t *testing.T) {
 }
 
 func TestHardening7StatusAdminToken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mcpctl.serve.yaml")
 	if err := os.WriteFile(path, []byte("tools:\n  - name: a\n    inputSchema: {type: object}\n    handler: {static: {text: x}}\n"), 0o644); err != nil {
@@ -103,6 +105,7 @@ func TestHardening7StatusAdminToken(t *testing.T) {
 // follows docs/schema/status-output.schema.json, byte for byte the
 // server's /status.
 func TestStatusJSONFollowsSchema(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mcpctl.serve.yaml")
 	write := func(s string) {

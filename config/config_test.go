@@ -28,6 +28,7 @@ func day(s string) time.Time {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	in := `# policy
 rules:
   tool-description-changed: facade
@@ -74,6 +75,7 @@ open-content: strict
 }
 
 func TestParseEmpty(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"", "# nothing\n", "rules:\nignore:\n"} {
 		got, err := Parse("c.yaml", []byte(in), nil)
 		if err != nil {
@@ -88,6 +90,7 @@ func TestParseEmpty(t *testing.T) {
 }
 
 func TestLenientDoesNotClearFlag(t *testing.T) {
+	t.Parallel()
 	c, err := Parse("c.yaml", []byte("open-content: lenient\n"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +103,7 @@ func TestLenientDoesNotClearFlag(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"unknown key", "rules: {}\nignores: []\n", `c.yaml:2:1: unknown key "ignores" (want rules, ignore, open-content, lint)`},
 		{"unknown rule", "rules:\n  input-property-removd: safe\n", `c.yaml:2:3: rules: unknown rule id "input-property-removd" (see mcpctl rules)`},
@@ -135,6 +139,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	deep := filepath.Join(root, "a", "b", "c")
 	if err := os.MkdirAll(deep, 0o755); err != nil {
@@ -178,6 +183,7 @@ func isOutside(p, root string) bool {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, FileName)
 	if err := os.WriteFile(p, []byte("open-content: strict\n"), 0o644); err != nil {

@@ -12,6 +12,7 @@ import (
 // (as the ignore list) are refused, not expanded into 10^7 values: the
 // loader walks nodes as written and never expands an alias itself.
 func TestHardening02AliasBomb(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("x0: &a0 [{rule: description-changed, reason: r}, {rule: description-changed, reason: r}]\n")
 	for i := 1; i <= 7; i++ {

@@ -16,6 +16,7 @@ import (
 // takes expires: (no longer applies from that day); until: (through that
 // day) is read with a located deprecation warning; both at once is an error.
 func TestIssue10Item6IgnoreUntilDeprecated(t *testing.T) {
+	t.Parallel()
 	const head = "ignore:\n  - {rule: tool-removed, tool: a, reason: r, "
 	type got struct {
 		Expires  time.Time
@@ -47,6 +48,7 @@ func TestIssue10Item6IgnoreUntilDeprecated(t *testing.T) {
 // the same expiry keys as diff's: expires (a date or an RFC 3339 time),
 // until with a located deprecation warning, never both.
 func TestIssue10Item6LintIgnoreUntil(t *testing.T) {
+	t.Parallel()
 	const head = "lint:\n  ignore:\n    - {rule: schema-draft, tool: '*', reason: r, "
 	for _, tc := range []struct {
 		yaml    string

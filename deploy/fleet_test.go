@@ -87,6 +87,7 @@ type fleet struct {
 // the fleet converged at the end per `mcpctl status --admin A,B,C`. Then
 // calls per second through HAProxy vs one replica alone, in this run.
 func TestFleet(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(fleetEnv) == "" {
 		t.Skipf("the fleet test runs real processes; set %s=1 (.ci/run does)", fleetEnv)
 	}

@@ -64,6 +64,7 @@ func haproxyServers(t *testing.T, cfg string) []haproxyServer {
 // the health check asks an admin path that exists, the stateless backend's
 // replicas can be started (--stateless), and HAProxy accepts the file.
 func TestHAProxyConfig(t *testing.T) {
+	t.Parallel()
 	cfg := readHAProxy(t)
 	replicas := map[int]int{} // --http port → --admin port
 	for _, line := range strings.Split(cfg, "\n") {
@@ -152,6 +153,7 @@ func fleetHAProxyConfig(t *testing.T, dir string, ports map[int]int) string {
 // TestFleetHAProxyConfig: every port of the file is substituted, the rest
 // is the file as committed.
 func TestFleetHAProxyConfig(t *testing.T) {
+	t.Parallel()
 	ports := map[int]int{}
 	for _, s := range cfgPort.FindAllString(readHAProxy(t), -1) {
 		old, _ := strconv.Atoi(s)

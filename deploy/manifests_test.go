@@ -121,6 +121,7 @@ func portOf(t *testing.T, addr string) int {
 // --help`, the probe paths against the admin listener, the ports against
 // the flags' addresses, the config path against the ConfigMap mount.
 func TestKubernetesManifests(t *testing.T) {
+	t.Parallel()
 	var dep k8sDeployment
 	readYAML(t, "deployment.yaml", &dep)
 	ps := dep.Spec.Template.Spec

@@ -28,6 +28,7 @@ func setFromTools(t *testing.T, source string, tools json.RawMessage) *toolset.S
 }
 
 func TestSchemaLostIsToolInvalid(t *testing.T) {
+	t.Parallel()
 	tc := diffCaseByID(t, "diff-schema-lost")
 	r := Compare(setFromTools(t, "old", tc.Old), setFromTools(t, "new", tc.New), Options{Now: fixtureNow})
 	i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Rule == "tool-invalid" })
@@ -44,6 +45,7 @@ func TestSchemaLostIsToolInvalid(t *testing.T) {
 // diff-tool-renamed, declared as the facade, covers the finding, and the
 // gate level drops to safe while Report.Level stays facade.
 func TestRenameSuggestionCovers(t *testing.T) {
+	t.Parallel()
 	tc := diffCaseByID(t, "diff-tool-renamed")
 	old, new := setFromTools(t, "old", tc.Old), setFromTools(t, "new", tc.New)
 	r := Compare(old, new, Options{Now: fixtureNow})

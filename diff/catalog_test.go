@@ -26,6 +26,7 @@ var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 var sentenceBreak = regexp.MustCompile(`[.!?]\s+[A-Z]`)
 
 func TestCatalog(t *testing.T) {
+	t.Parallel()
 	rules := Rules()
 	if len(rules) == 0 {
 		t.Fatal("empty catalog")

@@ -41,6 +41,7 @@ func readLock(t *testing.T, path string) *lockfile.Lock {
 // forward-breaking: a call built from NEW with the new optional property
 // is rejected by OLD's closed schema.
 func TestCompatibilityModes(t *testing.T) {
+	t.Parallel()
 	dirs, _ := filepath.Glob(filepath.Join("testdata", "compat", "*"))
 	if len(dirs) < 3 {
 		t.Fatalf("found %d compatibility fixtures", len(dirs))
@@ -78,6 +79,7 @@ func TestCompatibilityModes(t *testing.T) {
 // TestCompatibilityForwardUsesOldFacades: the forward direction is
 // carried by OLD's facades, not NEW's.
 func TestCompatibilityForwardUsesOldFacades(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "compat", "rename-facades")
 	old, new := readLock(t, filepath.Join(dir, "old.json")), readLock(t, filepath.Join(dir, "new.json"))
 	r := Compare(old.Set, new.Set, Options{Now: day("2026-01-01"), Compatibility: Forward, Facades: new.Facades})
@@ -90,6 +92,7 @@ func TestCompatibilityForwardUsesOldFacades(t *testing.T) {
 // each finding under full, keeps OLD and NEW as given, and has no
 // compatibility member in the default (backward) mode.
 func TestCompatibilityJSON(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "compat", "optional-property-closed")
 	old, new := readLock(t, filepath.Join(dir, "old.json")), readLock(t, filepath.Join(dir, "new.json"))
 	type side struct {
@@ -127,6 +130,7 @@ func TestCompatibilityJSON(t *testing.T) {
 }
 
 func TestCompatibilityParse(t *testing.T) {
+	t.Parallel()
 	for _, s := range append(Compatibilities(), "") {
 		if _, err := ParseCompatibility(s); err != nil {
 			t.Errorf("ParseCompatibility(%q): %v", s, err)

@@ -64,6 +64,7 @@ const (
 )
 
 func TestOptionsLevelsAndIgnores(t *testing.T) {
+	t.Parallel()
 	now := day("2026-03-01")
 	tests := []struct {
 		name      string
@@ -156,6 +157,7 @@ func TestOptionsLevelsAndIgnores(t *testing.T) {
 }
 
 func TestGateLevelNone(t *testing.T) {
+	t.Parallel()
 	r := Compare(mustSet(t, cfgOld), mustSet(t, cfgOld), Options{Now: day("2026-01-01")})
 	if r.Level != LevelNone || r.GateLevel() != LevelNone || len(r.Changes) != 0 {
 		t.Errorf("identical sets: level %v gate %v changes %v", r.Level, r.GateLevel(), r.Changes)
@@ -163,6 +165,7 @@ func TestGateLevelNone(t *testing.T) {
 }
 
 func TestOptionsCheck(t *testing.T) {
+	t.Parallel()
 	opts := Options{
 		Levels: map[string]Level{"no-such-rule": Safe, "tool-removed": LevelNone},
 		Ignores: []Ignore{

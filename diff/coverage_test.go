@@ -16,6 +16,7 @@ const consNew = `{"tools":[
  {"name":"actions_list","inputSchema":{"type":"object","properties":{"method":{"type":"string","enum":["list_workflows"]},"owner":{"type":"string"},"per_page":{"type":"integer"}},"required":["method","owner"],"additionalProperties":false}}]}`
 
 func TestCoverageOfRoutes(t *testing.T) {
+	t.Parallel()
 	full := facade.File{"actions_list": {Aliases: []facade.Alias{{Name: "list_workflows", Inject: map[string]any{"method": "list_workflows"}, Rename: map[string]string{"perPage": "per_page"}}}}}
 	tests := []struct {
 		name    string
@@ -54,6 +55,7 @@ func TestCoverageOfRoutes(t *testing.T) {
 // them; here one is built by hand): the witness goes through the tool's own
 // facade block.
 func TestCoverageOfInputFinding(t *testing.T) {
+	t.Parallel()
 	old := mustSet(t, `{"tools":[{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}]}`)
 	new := mustSet(t, `{"tools":[{"name":"search","inputSchema":{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}}]}`)
 	finding := func() []Change {

@@ -51,6 +51,7 @@ func wrapToolsJSON(tools json.RawMessage) []byte {
 }
 
 func TestDiffCases(t *testing.T) {
+	t.Parallel()
 	cases := loadDiffCases(t)
 	if len(cases) == 0 {
 		t.Fatal("no diff cases")

@@ -132,6 +132,7 @@ func fnv32(b []byte) uint32 {
 // differential test found (testdata/differential/*.json): each must now be
 // judged right, or belong to a known item of issue 9.
 func TestDifferentialFixtures(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "differential", "*.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -70,7 +70,7 @@ func FuzzDiff(f *testing.F) {
 				t.Fatalf("two runs differ:\n%s\n%s", j1, j2)
 			}
 		}
-		mutated := mutateSet(t, old, choices)
+		mutated := mutateSet(t, old, choices, defaultMutations)
 		r := Compare(old, mutated, Options{Verify: 8})
 		checkWitnesses(t, old, mutated, r)
 		for _, c := range r.Changes {
@@ -90,8 +90,10 @@ func jcsString(v *canon.Value) string {
 }
 
 // mutateSet returns a copy of s whose tools' schemas are changed by
-// mutations picked by choices.
-func mutateSet(t *testing.T, s *toolset.Set, choices []byte) *toolset.Set {
+// mutations picked by choices, at most maxMutations per schema. The bound
+// is an argument, not a package variable, so tests that mutate with
+// different bounds can run in parallel.
+func mutateSet(t *testing.T, s *toolset.Set, choices []byte, maxMutations int) *toolset.Set {
 	t.Helper()
 	next := func() int {
 		if len(choices) == 0 {
@@ -115,7 +117,7 @@ func mutateSet(t *testing.T, s *toolset.Set, choices []byte) *toolset.Set {
 					subs = append(subs, x)
 				}
 			})
-			for n := next() % mutN; n >= 0 && len(subs) > 0; n-- {
+			for n := next() % maxMutations; n >= 0 && len(subs) > 0; n-- {
 				mutateSchema(subs[next()%len(subs)], next(), next())
 			}
 		}
@@ -220,7 +222,9 @@ func mutateSchema(s *canon.Value, op, arg int) {
 	}
 }
 
-var mutN = 3
+// defaultMutations bounds the mutations per schema of FuzzDiff and
+// TestIssue9NoSilentChange.
+const defaultMutations = 3
 
 func itoaTest(n int) string {
 	b, _ := json.Marshal(n)

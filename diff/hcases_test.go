@@ -14,6 +14,7 @@ import (
 //
 // was level none while replay against the new tool set rejects {"a":"x"}.
 func TestDraft07RefSiblingsTheValidatorApplies(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, target, sibling string
 		breaking              bool

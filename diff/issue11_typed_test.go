@@ -14,6 +14,7 @@ import (
 // the split cut the property name apart and the sort moved "a/type'…"
 // before "'/properties/b".
 func TestIssue11CompileErrorTextTyped(t *testing.T) {
+	t.Parallel()
 	v, err := canon.Parse([]byte(`{"type":"object","properties":{"b - at a":{"type":"strin"}}}`))
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // witness. Kept facades report nothing, and the forward direction does
 // not report a backward-only concern.
 func TestIssue12FacadeRuleRemoved(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "rules", "facade-rename-removed")
 	old, new := loadSet(t, filepath.Join(dir, "old.json")), loadSet(t, filepath.Join(dir, "new.json"))
 	kept := facade.File{"search": {Defaults: map[string]any{"q": "*"}, Rename: map[string]string{"perPage": "per_page"}}}
@@ -45,6 +46,7 @@ func TestIssue12FacadeRuleRemoved(t *testing.T) {
 // and when the last was. (Before: a tool removed after its sunset was
 // safe even while calls still used it.)
 func TestIssue12SunsetUsage(t *testing.T) {
+	t.Parallel()
 	last := fixtureNow.Add(-time.Hour)
 	cases := []struct {
 		name  string
@@ -96,6 +98,7 @@ func facadeDropped() Options {
 // Each removed facade rule is asked by its own key (facade.RuleKey): the
 // rename of perPage, the alias search_v1, the value map entry mode: low.
 func TestIssue12SunsetUsagePerRule(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "rules", "facade-rename-removed")
 	old, new := loadSet(t, filepath.Join(dir, "old.json")), loadSet(t, filepath.Join(dir, "new.json"))
 	opts := facadeDropped()

@@ -83,6 +83,7 @@ func runPropCases(t *testing.T, cases []propCase) {
 // TestIssue9Item1ConstBesideEnum: {"enum":["L","R"]} → plus "const":"R"
 // was level none although {"a":"L"} is rejected.
 func TestIssue9Item1ConstBesideEnum(t *testing.T) {
+	t.Parallel()
 	runPropCases(t, []propCase{
 		{name: "input const added", old: `{"enum":["L","R"]}`, new: `{"enum":["L","R"],"const":"R"}`,
 			want: []string{"input-enum-value-removed:breaking"}},
@@ -97,6 +98,7 @@ func TestIssue9Item1ConstBesideEnum(t *testing.T) {
 // enum were not checked against its values ({"type":"array","enum":[["s"],[1]]}
 // plus "items":{"type":"integer"} was level none; {"a":["s"]} proves it).
 func TestIssue9Item2StructureBesideEnum(t *testing.T) {
+	t.Parallel()
 	type kw struct{ name, enum, add string }
 	kws := []kw{
 		{"items", `[["s"],[1]]`, `"items":{"type":"integer"}`},
@@ -126,6 +128,7 @@ func TestIssue9Item2StructureBesideEnum(t *testing.T) {
 // beside an enum was ignored while a bare format addition is
 // input-format-added.
 func TestIssue9Item3FormatBesideEnum(t *testing.T) {
+	t.Parallel()
 	runPropCases(t, []propCase{
 		{name: "input", old: `{"type":"string","enum":["a","b"]}`, new: `{"type":"string","enum":["a","b"],"format":"date"}`,
 			want: []string{"input-format-added:breaking"}},
@@ -140,6 +143,7 @@ func TestIssue9Item3FormatBesideEnum(t *testing.T) {
 // → {"type":"object"} was input-property-removed breaking, though no old
 // call could carry x.
 func TestIssue9Item5FalsePropertyRemoved(t *testing.T) {
+	t.Parallel()
 	runPropCases(t, []propCase{
 		{name: "input false removed", old: `{"type":"object","properties":{"x":false}}`, new: `{"type":"object"}`,
 			want: []string{"input-type-widened:safe"}, not: []string{"input-property-removed"}},
@@ -156,6 +160,7 @@ func TestIssue9Item5FalsePropertyRemoved(t *testing.T) {
 // decided breaking findings without a witness, and so were changes from a
 // schema that accepts nothing.
 func TestIssue9Item7EquivalentAndEmpty(t *testing.T) {
+	t.Parallel()
 	runPropCases(t, []propCase{
 		{name: "number step 1 is integer", old: `{"type":"number","multipleOf":1}`, new: `{"type":"integer"}`, none: true},
 		{name: "integer is number step 1", old: `{"type":"integer"}`, new: `{"type":"number","multipleOf":1}`, none: true},
@@ -251,6 +256,7 @@ func compareVersionNames(a, b string) int {
 // results) are JSON objects, so the root of a tool schema ranges over
 // objects only.
 func TestIssue9Item6ArgumentsAreObjects(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, key, old, new string }{
 		{"input type added", "inputSchema", `{}`, `{"type":"object"}`},
 		{"input type list", "inputSchema", `{"type":["object","null"]}`, `{"type":"object"}`},
@@ -293,6 +299,7 @@ func TestIssue9Item6ArgumentsAreObjects(t *testing.T) {
 // readers of the property that it is gone; on an open object the property
 // may now hold anything, which stays breaking, with a witness.
 func TestIssue9Item8ClosedOutputPropertyRemoved(t *testing.T) {
+	t.Parallel()
 	runPropCases(t, []propCase{
 		{name: "closed", output: true,
 			old:  `{"type":"object","properties":{"x":{"type":"string"},"y":{}},"additionalProperties":false}`,
@@ -324,6 +331,7 @@ func TestIssue9Item8ClosedOutputPropertyRemoved(t *testing.T) {
 // was input-min-contains-raised (breaking); it lowers the bound ([] becomes
 // valid).
 func TestIssue9Item4MinContainsZero(t *testing.T) {
+	t.Parallel()
 	runPropCases(t, []propCase{
 		{name: "input zero added", old: `{"type":"array","contains":{"type":"string"}}`, new: `{"type":"array","contains":{"type":"string"},"minContains":0}`,
 			want: []string{"input-contains-removed:safe"}, not: []string{"input-min-contains-raised"}},
@@ -341,6 +349,7 @@ func TestIssue9Item4MinContainsZero(t *testing.T) {
 // anyOf/oneOf branches were never reported. Each is a safe finding with a
 // notice, in both directions, at any depth.
 func TestIssue9Item10AnnotationChanges(t *testing.T) {
+	t.Parallel()
 	var cases []propCase
 	for _, kw := range []struct{ name, a, b string }{
 		{"description", `"x"`, `"y"`},
@@ -385,6 +394,7 @@ func TestIssue9Item10AnnotationChanges(t *testing.T) {
 // TestIssue9Item9MissingFindings: the accepted set widened or narrowed
 // (or was respelled) and the report said nothing.
 func TestIssue9Item9MissingFindings(t *testing.T) {
+	t.Parallel()
 	runPropCases(t, []propCase{
 		{name: "anyOf widens a bound", old: `{"type":"integer","minimum":1}`, new: `{"anyOf":[{"type":"integer","minimum":1},{"type":"integer","maximum":1}]}`,
 			want: []string{"input-composition-widened:safe"}},
@@ -444,7 +454,7 @@ func TestIssue9NoSilentChange(t *testing.T) {
 		for j := range choices {
 			choices[j] = byte(rng.IntN(256))
 		}
-		m := mutateSet(t, one, choices)
+		m := mutateSet(t, one, choices, defaultMutations)
 		check(fmt.Sprintf("mutation %d", i), one, m)
 		check(fmt.Sprintf("mutation %d reversed", i), m, one)
 	}
@@ -479,6 +489,7 @@ func sameNormalized(a, b *toolset.Tool) bool {
 // input-additional-properties-closed; the advice says so and is given for
 // new tools (lint.RuleObjectOpen's message).
 func TestIssue9Item6LintAdviceNeverBreaks(t *testing.T) {
+	t.Parallel()
 	tool := func(members string) []byte {
 		return []byte(`{"tools":[{"name":"t","description":"d"` + members + `}]}`)
 	}

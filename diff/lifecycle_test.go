@@ -11,6 +11,7 @@ import (
 // sunset and breaking before it, or when the sunset is missing or
 // unreadable; the description marker alone is only a notice.
 func TestRemovalLifecycle(t *testing.T) {
+	t.Parallel()
 	const newSet = `{"tools":[{"name":"keep","inputSchema":{"type":"object"}}]}`
 	oldSet := func(extra string) string {
 		return fmt.Sprintf(`{"tools":[{"name":"keep","inputSchema":{"type":"object"}},{"name":"gone","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}%s}]}`, extra)
@@ -52,6 +53,7 @@ func TestRemovalLifecycle(t *testing.T) {
 // A renamed tool past its sunset is reported as removed after sunset
 // (safe) but keeps the facade suggestion.
 func TestRemovedAfterSunsetKeepsSuggestion(t *testing.T) {
+	t.Parallel()
 	old := mustSet(t, `{"tools":[{"name":"photos.list","inputSchema":{"type":"object","properties":{"album":{"type":"string"}}},"_meta":{"io.mcpctl/deprecated":{"sunset":"2026-01-01"}}}]}`)
 	new := mustSet(t, `{"tools":[{"name":"photos_list","inputSchema":{"type":"object","properties":{"album":{"type":"string"}}}}]}`)
 	r := Compare(old, new, Options{Now: day("2026-06-01")})
@@ -71,6 +73,7 @@ func TestRemovedAfterSunsetKeepsSuggestion(t *testing.T) {
 }
 
 func TestNowDefaultsToClock(t *testing.T) {
+	t.Parallel()
 	// A sunset far in the past is past whatever the clock says; far in the
 	// future, not yet. No wall-clock value is asserted.
 	const newSet = `{"tools":[]}`

@@ -23,8 +23,6 @@ func TestMutationsOfRealTools(t *testing.T) {
 		loaded[i] = loadReal(t, s)
 	}
 	rng := rand.New(rand.NewPCG(20261130, 2))
-	mutN = 6
-	defer func() { mutN = 3 }()
 	for i := 0; i < n && !t.Failed(); i++ {
 		full := loaded[i%len(loaded)]
 		tl := full.Tools[rng.IntN(len(full.Tools))]
@@ -33,7 +31,7 @@ func TestMutationsOfRealTools(t *testing.T) {
 		for j := range choices {
 			choices[j] = byte(rng.IntN(256))
 		}
-		m := mutateSet(t, one, choices)
+		m := mutateSet(t, one, choices, 6)
 		r := Compare(one, m, Options{Verify: 32})
 		checkWitnesses(t, one, m, r)
 		for _, c := range r.Changes {

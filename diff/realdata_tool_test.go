@@ -51,6 +51,7 @@ func brief(cs []Change) []string {
 }
 
 func TestRealFilesystem(t *testing.T) {
+	t.Parallel()
 	const fs = "server-filesystem"
 	tests := []struct {
 		old, new string
@@ -91,6 +92,7 @@ func TestRealFilesystem(t *testing.T) {
 // 2025.7.29 -> 2025.8.18 is exactly one description change, schema rules
 // included.
 func TestRealFilesystemOneDescriptionChange(t *testing.T) {
+	t.Parallel()
 	r := Compare(loadRealVersion(t, "server-filesystem", "2025.7.29"), loadRealVersion(t, "server-filesystem", "2025.8.18"), Options{Now: fixtureNow})
 	if d := cmp.Diff([]string{"description-changed safe list_allowed_directories /description"}, brief(r.Changes)); d != "" {
 		t.Errorf("mismatch (-want +got):\n%s", d)
@@ -104,6 +106,7 @@ func TestRealFilesystemOneDescriptionChange(t *testing.T) {
 // {taskSupport: forbidden} (the default, so no finding); every hint that
 // claims less danger carries a security notice.
 func TestRealFilesystemAnnotationsAdded(t *testing.T) {
+	t.Parallel()
 	r := Compare(loadRealVersion(t, "server-filesystem", "2025.8.18"), loadRealVersion(t, "server-filesystem", "2025.11.25"), Options{Now: fixtureNow})
 	var less, titles, others []string
 	for _, c := range toolLevel(r) {
@@ -142,6 +145,7 @@ func TestRealFilesystemAnnotationsAdded(t *testing.T) {
 // 2026.7.4 -> 2026.7.10 adds openWorldHint: false to all 14 tools: safe,
 // each with a security notice.
 func TestRealFilesystemClosedWorld(t *testing.T) {
+	t.Parallel()
 	new := loadRealVersion(t, "server-filesystem", "2026.7.10")
 	r := Compare(loadRealVersion(t, "server-filesystem", "2026.7.4"), new, Options{Now: fixtureNow})
 	n := 0
@@ -170,6 +174,7 @@ func TestRealFilesystemClosedWorld(t *testing.T) {
 // list_allowed_directories kept {"type": "object", "properties": {}} in
 // both files; the other 8 lost their schema.)
 func TestRealFilesystemUnpinnedDeps(t *testing.T) {
+	t.Parallel()
 	old, new := loadRealVersion(t, "server-filesystem", "0.5.1"), loadRealVersion(t, "server-filesystem", "0.5.1-unpinned-deps")
 	r := Compare(old, new, Options{Now: fixtureNow})
 	if r.Level != Breaking {
@@ -199,6 +204,7 @@ func TestRealFilesystemUnpinnedDeps(t *testing.T) {
 // through the suggested facade is accepted by the new tool; and the routes
 // agree with the facade file written by hand after upstream's alias table.
 func TestRealGithubConsolidation(t *testing.T) {
+	t.Parallel()
 	old, new := loadRealVersion(t, "github-mcp-server", "v0.30.3"), loadRealVersion(t, "github-mcp-server", "v0.31.0")
 	r := Compare(old, new, Options{Now: fixtureNow})
 	var consolidated, removed []string
@@ -368,6 +374,7 @@ func checkRoundTrip(t *testing.T, old, new *toolset.Set, c Change) {
 
 // Compare is deterministic: two runs give byte-identical JSON.
 func TestDeterministicJSON(t *testing.T) {
+	t.Parallel()
 	pairs := [][3]string{
 		{"github-mcp-server", "v0.30.3", "v0.31.0"},
 		{"github-mcp-server", "v0.23.0", "v0.24.0"},
@@ -389,6 +396,7 @@ func TestDeterministicJSON(t *testing.T) {
 // github v0.24.0 get_me has "inputSchema": null: input-schema-removed, not
 // a crash, and not also reported as tool-invalid.
 func TestRealGithubNullSchema(t *testing.T) {
+	t.Parallel()
 	r := Compare(loadRealVersion(t, "github-mcp-server", "v0.23.0"), loadRealVersion(t, "github-mcp-server", "v0.24.0"), Options{Now: fixtureNow})
 	var got []string
 	for _, c := range r.Changes {
@@ -406,6 +414,7 @@ func TestRealGithubNullSchema(t *testing.T) {
 // pull_request_review_write, whose method values drop the target's words
 // (get_issue_comments -> issue_read method get_comments).
 func TestRealGithubWordStrippedMethods(t *testing.T) {
+	t.Parallel()
 	old, new := loadRealVersion(t, "github-mcp-server", "v0.17.1"), loadRealVersion(t, "github-mcp-server", "v0.20.0")
 	r := Compare(old, new, Options{Now: fixtureNow})
 	got := map[string]string{}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestStyleKey(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"perPage":            "per_page",
 		"per_page":           "per_page",
@@ -31,6 +32,7 @@ func TestStyleKey(t *testing.T) {
 }
 
 func TestDerivedValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		old, target string
 		want        []string
@@ -49,6 +51,7 @@ func TestDerivedValues(t *testing.T) {
 
 // TestRoutes pins what is and is not a rename or consolidation.
 func TestRoutes(t *testing.T) {
+	t.Parallel()
 	obj := func(props string, req string) string {
 		return fmt.Sprintf(`{"type":"object","properties":{%s},"required":[%s]}`, props, req)
 	}

@@ -16,6 +16,7 @@ import (
 // comparison (compareWith): two comparisons of the same change, one with the rule disabled,
 // run concurrently and each sees only its own setting.
 func TestRuleModelDisabledRulesPerCompare(t *testing.T) {
+	t.Parallel()
 	old := mustSet(t, `{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"v":{"type":"integer","maximum":10}},"required":["v"]}}]}`)
 	new := mustSet(t, `{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"v":{"type":"integer","maximum":5}},"required":["v"]}}]}`)
 	opts := Options{Now: fixtureNow, Verify: 64}
@@ -46,6 +47,7 @@ func TestRuleModelDisabledRulesPerCompare(t *testing.T) {
 // declared rule for each of its directions and every schema rule to a
 // kind, so the link cannot fail while comparing.
 func TestRuleModelSchemaKinds(t *testing.T) {
+	t.Parallel()
 	loadSchemaCatalog()
 	if schemaCatalogErr != nil {
 		t.Fatal(schemaCatalogErr)
@@ -64,6 +66,7 @@ func TestRuleModelSchemaKinds(t *testing.T) {
 // its Level parses back from; every lint rule has kind lint; the catalog
 // mcpctl rules prints is diff's then lint's rules, ids unique across both.
 func TestRuleModelCatalogKinds(t *testing.T) {
+	t.Parallel()
 	for _, r := range Rules() {
 		if r.Kind != rule.Diff || levelOf(r).String() != string(r.Level) || levelOf(r) == LevelNone {
 			t.Errorf("diff rule %s: kind %q, level %q", r.ID, r.Kind, r.Level)

@@ -59,6 +59,7 @@ func readFixtureJSON(t *testing.T, path string, v any) bool {
 // whole findings (with "message"), the findings must equal it exactly, and
 // go test -update rewrites it.
 func TestRuleFixtures(t *testing.T) {
+	t.Parallel()
 	dirs, err := os.ReadDir(filepath.Join("testdata", "rules"))
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +157,7 @@ func runRuleFixture(t *testing.T, name, dir string) {
 // the id names the direction, no fixture folder is orphaned, and the
 // open-content rule documents its flag.
 func TestSchemaRuleCatalog(t *testing.T) {
+	t.Parallel()
 	for _, r := range schemaRules() {
 		if strings.HasPrefix(string(r.ID), "output-") != (r.Direction == Output) {
 			t.Errorf("%s: direction %s does not match the id", r.ID, r.Direction)

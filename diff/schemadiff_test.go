@@ -47,6 +47,7 @@ func ruleIDs(cs []Change) []string {
 // TestEquivalentSpellings pins docs/diff.md#normalization: semantically equal spellings
 // produce no finding, in either direction.
 func TestEquivalentSpellings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, a, b string }{
 		{"type array is anyOf of types",
 			`{"type":"object","properties":{"x":{"type":["string","null"]}}}`,
@@ -115,6 +116,7 @@ func TestEquivalentSpellings(t *testing.T) {
 // TestSchemaComparisons pins the rule ids found for composition and other
 // reasoning cases (findings at any level; ids sorted).
 func TestSchemaComparisons(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		dir      Direction
@@ -235,6 +237,7 @@ func TestSchemaComparisons(t *testing.T) {
 }
 
 func TestStrictOpenContent(t *testing.T) {
+	t.Parallel()
 	old := `{"type":"object","properties":{"a":{"type":"string"}}}`
 	new := `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}`
 	for _, tc := range []struct {
@@ -261,6 +264,7 @@ func TestStrictOpenContent(t *testing.T) {
 }
 
 func TestUndecidedIsBreaking(t *testing.T) {
+	t.Parallel()
 	// Two patterns no sample tells apart: the change cannot be decided and
 	// must not pass as safe.
 	cs := compareJSON(t, Output, `{"type":"object","properties":{"s":{"type":"string","pattern":"^[a-c]{40}$"}}}`,
@@ -278,6 +282,7 @@ func TestUndecidedIsBreaking(t *testing.T) {
 }
 
 func TestExampleInstance(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		`{"type":"object","properties":{"a":{"type":"string","minLength":3},"b":{"type":"integer","minimum":5,"multipleOf":5}},"required":["a","b"]}`,
 		`{"type":"object","properties":{"mode":{"enum":["x","y"]},"when":{"type":"string","format":"date-time"}},"required":["mode","when"]}`,
@@ -308,6 +313,7 @@ func TestExampleInstance(t *testing.T) {
 }
 
 func TestRegexSamples(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{`^[a-z]+$`, `^\d{3}-\d{2}$`, `(foo|bar)baz`, `^v[0-9]+(\.[0-9]+){2}$`, `[A-Z]{2,4}`, `^$`} {
 		got := regexSamples(p, 3, nil)
 		if len(got) == 0 {
@@ -323,6 +329,7 @@ func TestRegexSamples(t *testing.T) {
 }
 
 func TestRefsUnchanged(t *testing.T) {
+	t.Parallel()
 	// An unchanged remote reference is no change, whatever else changed.
 	cs := compareJSON(t, Input,
 		`{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"},"b":{"type":"string"}}}`,
@@ -347,6 +354,7 @@ func TestRefsUnchanged(t *testing.T) {
 // the finding of rule carries a witness, and it holds (input: old accepts,
 // new rejects; output: the reverse).
 func TestWitnessSearch(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		dir      Direction

@@ -14,6 +14,7 @@ import (
 // toolProblems reports lint's validity errors by JSON Pointer, and marks
 // the ones where the input schema is gone (absent, null, not an object).
 func TestToolProblems(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 129)
 	tests := []struct {
 		name string
@@ -62,6 +63,7 @@ func TestToolProblems(t *testing.T) {
 // equal ignoring case are valid MCP (names are case-sensitive, MCP
 // 2025-11-25; issue 9): no finding.
 func TestInvalidFindings(t *testing.T) {
+	t.Parallel()
 	old := mustSet(t, `{"tools":[
 	 {"name":"stays_bad","inputSchema":{"type":"string"}},
 	 {"name":"turns_bad","inputSchema":{"type":"object"}}]}`)
@@ -91,6 +93,7 @@ func TestInvalidFindings(t *testing.T) {
 // errorText is the same on every run although jsonschema builds some
 // lists by iterating maps.
 func TestErrorTextDeterministic(t *testing.T) {
+	t.Parallel()
 	v, err := canon.Parse([]byte(`{"type":"object","properties":{"n":{"type":"integer"},"m":{"type":"integer"}},"additionalProperties":false}`))
 	if err != nil {
 		t.Fatal(err)

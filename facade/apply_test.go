@@ -39,6 +39,7 @@ const actionsList = `{"type":"object","properties":{"method":{"type":"string","e
 const searchCode = `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"},"mode":{"enum":["FAST","SLOW"]},"tags":{"type":"array","items":{"type":"string"}}},"required":["query","limit"],"additionalProperties":false}`
 
 func TestApply(t *testing.T) {
+	t.Parallel()
 	consolidated := facade.File{"actions_list": {Aliases: []facade.Alias{{Name: "list_workflows", Inject: map[string]any{"method": "list_workflows"}, Rename: map[string]string{"perPage": "per_page"}}}}}
 	searchFacade := facade.File{"search_code": {
 		Rename:   map[string]string{"q": "query"},
@@ -169,6 +170,7 @@ func TestApply(t *testing.T) {
 }
 
 func TestApplyNoRouteIsSentinel(t *testing.T) {
+	t.Parallel()
 	_, _, err := facade.Apply(facade.File{}, "x", func(map[string]any) error { return nil }, facade.Call{Tool: "y"})
 	if !errors.Is(err, facade.ErrNoRoute) {
 		t.Fatalf("err = %v, want ErrNoRoute", err)

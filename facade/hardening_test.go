@@ -11,6 +11,7 @@ import (
 // aliasing bound where a node is decoded; the loader never expands an
 // alias itself), not expanded into 10^7 values.
 func TestHardening02AliasBomb(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("search:\n  defaults:\n    x0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
 	for i := 1; i <= 7; i++ {

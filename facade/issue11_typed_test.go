@@ -9,6 +9,7 @@ import (
 // wraps ErrFacade and carries its reason, so the loader puts the reason in
 // its located message without trimming ErrFacade's text off the message.
 func TestIssue11KeyErrorTyped(t *testing.T) {
+	t.Parallel()
 	for key, reason := range map[string]string{
 		"":    "empty key",
 		"/a~": `key "/a~": "~" must be followed by 0 or 1 in a JSON Pointer (RFC 6901)`,

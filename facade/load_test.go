@@ -11,6 +11,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -72,6 +73,7 @@ tools:
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -107,6 +109,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestLoadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "facades.yaml")
 	if err := os.WriteFile(path, []byte("search_code: {rename: {q: query}}\n"), 0o644); err != nil {
@@ -126,6 +129,7 @@ func TestLoadFile(t *testing.T) {
 }
 
 func TestParseBlockMatchesParse(t *testing.T) {
+	t.Parallel()
 	// One block, parsed alone from its node, gives the block and the error
 	// Parse gives for it inside a facade file.
 	for _, in := range []string{

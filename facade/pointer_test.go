@@ -32,6 +32,7 @@ const nested = `{"type":"object","properties":{
   "additionalProperties":false}`
 
 func TestApplyNested(t *testing.T) {
+	t.Parallel()
 	runs := facade.File{"actions_list": {Aliases: []facade.Alias{{
 		Name:   "list_workflow_runs",
 		Inject: map[string]any{"method": "list_workflow_runs"},
@@ -150,6 +151,7 @@ func TestApplyNested(t *testing.T) {
 }
 
 func TestApplyInvalidPointerIsErrFacade(t *testing.T) {
+	t.Parallel()
 	f := facade.File{"t": {Defaults: map[string]any{"/a~": 1}}}
 	_, _, err := facade.Apply(f, "t", func(map[string]any) error { return errors.New("invalid") }, facade.Call{Tool: "t", Arguments: map[string]any{}})
 	if !errors.Is(err, facade.ErrFacade) {
@@ -158,6 +160,7 @@ func TestApplyInvalidPointerIsErrFacade(t *testing.T) {
 }
 
 func TestCoerce(t *testing.T) {
+	t.Parallel()
 	n := func(s string) json.Number { return json.Number(s) }
 	tests := []struct {
 		in      any

@@ -19,6 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 // TestValidateCases runs the "validate" cases of testdata/cases/cases.json:
 // each must be reported invalid with an error naming the tool.
 func TestValidateCases(t *testing.T) {
+	t.Parallel()
 	want := map[string][]string{
 		"canon-root-not-object":   {"input-schema-not-object x /inputSchema/type"},
 		"canon-input-schema-null": {"input-schema-missing get_me /inputSchema"},
@@ -110,6 +111,7 @@ type realResult struct {
 // and all findings (default profile) plus strict-profile counts per rule as
 // in testdata/realdata.golden.json (go test -update rewrites it).
 func TestRealData(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../testdata/realdata/*/*.json")
 	if err != nil || len(files) < 20 {
 		t.Fatalf("real data files: %d, %v", len(files), err)
@@ -175,6 +177,7 @@ func TestRealData(t *testing.T) {
 // compile and resolve with draft-07 rules and only draw the schema-draft
 // warning; and that the draft really is taken from $schema.
 func TestDraft07(t *testing.T) {
+	t.Parallel()
 	const d7 = `"$schema":"http://json-schema.org/draft-07/schema#"`
 	tests := []struct {
 		name  string

@@ -368,6 +368,7 @@ var ruleCases = []ruleCase{
 }
 
 func TestRuleCases(t *testing.T) {
+	t.Parallel()
 	for _, tc := range ruleCases {
 		t.Run(tc.rule+"/"+tc.name, func(t *testing.T) {
 			set := caseSet(t, tc)
@@ -406,6 +407,7 @@ func TestRuleCases(t *testing.T) {
 // TestEveryRuleCovered: each rule of the catalog has a case that triggers it
 // and one that does not.
 func TestEveryRuleCovered(t *testing.T) {
+	t.Parallel()
 	fires, quiet := map[string]bool{}, map[string]bool{}
 	for _, tc := range ruleCases {
 		if tc.fires {
@@ -425,6 +427,7 @@ func TestEveryRuleCovered(t *testing.T) {
 }
 
 func TestRulesCatalog(t *testing.T) {
+	t.Parallel()
 	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	seen := map[string]bool{}
 	for _, r := range Rules() {
@@ -464,6 +467,7 @@ func render(fs []Finding) string {
 // TestValidateToolErrorsOnly: ValidateTool returns exactly the per-tool
 // errors Check reports, and never a warning.
 func TestValidateToolErrorsOnly(t *testing.T) {
+	t.Parallel()
 	for _, tc := range ruleCases {
 		set := caseSet(t, tc)
 		var fromCheck []Finding
@@ -483,6 +487,7 @@ func TestValidateToolErrorsOnly(t *testing.T) {
 }
 
 func TestCheckDeterministicOrder(t *testing.T) {
+	t.Parallel()
 	tools := `[
 		{"name":"b.x","inputSchema":{"type":"string","properties":{"a":{"$ref":"#/nope"}}}},
 		{"name":"B_x","inputSchema":null},
@@ -520,6 +525,7 @@ func TestCheckDeterministicOrder(t *testing.T) {
 }
 
 func TestFindingJSON(t *testing.T) {
+	t.Parallel()
 	f := Finding{Severity: SeverityError, Rule: RuleRefUnresolved, Tool: "t", Pointer: "/inputSchema/properties/x/$ref", Message: "m"}
 	b, err := json.Marshal(f)
 	if err != nil {
@@ -535,6 +541,7 @@ func TestFindingJSON(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"", ProfileDefault, ProfileStrict} {
 		if err := (Options{Profile: p}).Validate(); err != nil {
 			t.Errorf("profile %q: %v", p, err)
@@ -547,6 +554,7 @@ func TestOptionsValidate(t *testing.T) {
 }
 
 func TestValidName(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		want string // "" = valid
@@ -571,6 +579,7 @@ func TestValidName(t *testing.T) {
 }
 
 func TestCheckNilSet(t *testing.T) {
+	t.Parallel()
 	if got := Check(nil, Options{}); got != nil {
 		t.Errorf("Check(nil) = %v, want nil", got)
 	}
@@ -580,6 +589,7 @@ func TestCheckNilSet(t *testing.T) {
 // included, however often it is checked (jsonschema v6 iterates maps, so
 // compile errors must not leak that order).
 func TestCheckRepeatable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range ruleCases {
 		first := Check(caseSet(t, tc), Options{Profile: ProfileStrict})
 		for range 20 {

@@ -12,6 +12,7 @@ import (
 // ignored. Levels change a rule's severity or drop it; ignores mark
 // findings by rule, tool ("*" for all), JSON Pointer prefix and expiry.
 func TestIssue10Item11LintPolicy(t *testing.T) {
+	t.Parallel()
 	set := decodeTools(t, `[
 		{"name":"a","inputSchema":{"type":"object","$schema":"http://json-schema.org/draft-07/schema#"},"outputSchema":{"type":"object","$schema":"http://json-schema.org/draft-07/schema#"}},
 		{"name":"b.c","inputSchema":{"type":"object","$schema":"http://json-schema.org/draft-07/schema#"}}]`)

@@ -30,6 +30,7 @@ func mustSet(t *testing.T, src string) *toolset.Set {
 // TestLockfileRoundTrip: a set and its facades written as a lockfile read
 // back to the same tools (same fingerprint) and the same facade blocks.
 func TestLockfileRoundTrip(t *testing.T) {
+	t.Parallel()
 	set := mustSet(t, twoTools)
 	ff := facade.File{
 		"tally": {
@@ -64,6 +65,7 @@ func TestLockfileRoundTrip(t *testing.T) {
 // existed is a lockfile without facades, and a lockfile without facades
 // is byte for byte a snapshot.
 func TestLockfileSnapshotIsLockfile(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "realdata", "*", "*.json"))
 	if len(files) == 0 {
 		t.Fatal("no real data")
@@ -96,6 +98,7 @@ func TestLockfileSnapshotIsLockfile(t *testing.T) {
 // TestLockfileMalformedFacade: a bad facades member is a located
 // *toolset.InputError (file, line, column, byte offset, tool, pointer).
 func TestLockfileMalformedFacade(t *testing.T) {
+	t.Parallel()
 	head := "{\"tools\":[{\"name\":\"tally\",\"inputSchema\":{\"type\":\"object\"}}],\n"
 	tests := []struct {
 		name, facades  string
@@ -137,6 +140,7 @@ func TestLockfileMalformedFacade(t *testing.T) {
 }
 
 func TestLockfileWriteUnknownTool(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	err := Write(&buf, mustSet(t, twoTools), facade.File{"gone": {}})
 	if err == nil || buf.Len() != 0 {
@@ -148,6 +152,7 @@ func TestLockfileWriteUnknownTool(t *testing.T) {
 // embeds has no newline, and reads back to the same tools and facades as
 // Write's output does.
 func TestLockfileAppendCompact(t *testing.T) {
+	t.Parallel()
 	set := mustSet(t, twoTools)
 	ff := facade.File{"tally": {Rename: map[string]string{"span": "horizon"}, Aliases: []facade.Alias{{Name: "count_alerts"}}}}
 	for _, f := range []facade.File{nil, ff} {

@@ -16,6 +16,7 @@ import (
 // --format json had "compatibility". Both human formats now name the mode
 // in their header and the direction on each finding.
 func TestIssue12CompatibilityShownInTextAndMarkdown(t *testing.T) {
+	t.Parallel()
 	set := func(src, props string) *toolset.Set {
 		s, err := toolset.Decode(src, []byte(`{"tools":[{"name":"search","inputSchema":{"type":"object","properties":{`+props+`},"additionalProperties":false}}]}`))
 		if err != nil {

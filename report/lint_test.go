@@ -25,6 +25,7 @@ func lintFindings() []lint.Finding {
 // TestLintTextGolden pins lint's text output, plain and styled (issue 10
 // item 11: grouped, located, coloured like diff).
 func TestLintTextGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		color bool

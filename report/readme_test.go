@@ -19,6 +19,7 @@ const (
 // rules:begin and rules:end markers) is not RulesMarkdown(Catalog()): the diff and the lint rules.
 // Regenerate it with: go test ./report -run TestREADMERules -update
 func TestREADMERules(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("..", "README.md")
 	readme, err := os.ReadFile(path)
 	if err != nil {

@@ -36,6 +36,7 @@ func realPair(t *testing.T) *diff.Report {
 
 // TestGoldenRealData renders one real comparison in every format.
 func TestGoldenRealData(t *testing.T) {
+	t.Parallel()
 	rep := realPair(t)
 	opts := Options{FailOn: diff.Breaking, Version: "v1.2.3"}
 	for _, f := range Formats() {

@@ -52,6 +52,7 @@ func replayReport(t *testing.T) *fixtures.Report {
 }
 
 func TestReplayRenderGolden(t *testing.T) {
+	t.Parallel()
 	rep := replayReport(t)
 	tests := []struct {
 		format string
@@ -103,6 +104,7 @@ func TestReplayRenderGolden(t *testing.T) {
 
 // TestReplayJSONContract pins the public JSON shape of docs/replay.md#replay-recorded-calls-against-a-new-contract.
 func TestReplayJSONContract(t *testing.T) {
+	t.Parallel()
 	rep := replayReport(t)
 	var buf bytes.Buffer
 	if err := replayJSON(&buf, rep); err != nil {

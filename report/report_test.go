@@ -130,6 +130,7 @@ func golden(t *testing.T, name string, got []byte) {
 func visibleANSI(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\x1b"), []byte("␛")) }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		format string
@@ -166,6 +167,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestRulesGolden(t *testing.T) {
+	t.Parallel()
 	for _, f := range RulesFormats() {
 		t.Run(f, func(t *testing.T) {
 			var b bytes.Buffer
@@ -178,6 +180,7 @@ func TestRulesGolden(t *testing.T) {
 }
 
 func TestPlainTextHasNoEscapes(t *testing.T) {
+	t.Parallel()
 	for _, f := range []string{"text", "markdown", "github"} {
 		var b bytes.Buffer
 		if err := Render(&b, f, richReport(), testOptions()); err != nil {
@@ -206,6 +209,7 @@ func TestPlainTextHasNoEscapes(t *testing.T) {
 }
 
 func TestUnknownFormat(t *testing.T) {
+	t.Parallel()
 	if err := Render(&bytes.Buffer{}, "yaml", emptyReport(), Options{}); err == nil || !strings.Contains(err.Error(), "sarif") {
 		t.Errorf("Render(yaml) = %v, want an error listing the formats", err)
 	}
@@ -217,6 +221,7 @@ func TestUnknownFormat(t *testing.T) {
 // TestJSONContract checks the docs/diff.md#output-and-exit-codes shape: exactly these members with
 // these JSON types (extra members are allowed only where listed).
 func TestJSONContract(t *testing.T) {
+	t.Parallel()
 	kind := func(v any) string {
 		switch v.(type) {
 		case nil:
@@ -319,6 +324,7 @@ func slicesContains(s []string, v string) bool {
 }
 
 func TestFails(t *testing.T) {
+	t.Parallel()
 	// richReport: gate level breaking (the ignored breaking finding does
 	// not count, the others do).
 	onlyFacade := func(covered bool) *diff.Report {
@@ -351,6 +357,7 @@ func TestFails(t *testing.T) {
 }
 
 func TestParseFailOn(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"safe", "facade", "breaking", "never"} {
 		l, err := ParseFailOn(s)
 		if err != nil {
@@ -366,6 +373,7 @@ func TestParseFailOn(t *testing.T) {
 }
 
 func TestGitHubEscaping(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, data, prop string }{
 		{"plain", "plain", "plain"},
 		{"50% off", "50%25 off", "50%25 off"},
@@ -403,6 +411,7 @@ func TestGitHubEscaping(t *testing.T) {
 }
 
 func TestJUnitParses(t *testing.T) {
+	t.Parallel()
 	type failure struct {
 		Type    string `xml:"type,attr"`
 		Message string `xml:"message,attr"`
@@ -477,6 +486,7 @@ func TestJUnitParses(t *testing.T) {
 }
 
 func TestSARIFParses(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := SARIF(&b, richReport(), testOptions()); err != nil {
 		t.Fatal(err)
@@ -569,6 +579,7 @@ func TestSARIFParses(t *testing.T) {
 // A finding with several notices (one per line in Change.Notice) shows each
 // on its own "notice:" line.
 func TestTextNoticePerLine(t *testing.T) {
+	t.Parallel()
 	r := richReport()
 	n := "first notice\nsecond notice"
 	r.Changes[0].Notice = &n
@@ -585,6 +596,7 @@ func TestTextNoticePerLine(t *testing.T) {
 // Every human format shows a decided finding's reason (why a removal has
 // no facade).
 func TestShowsReason(t *testing.T) {
+	t.Parallel()
 	r := emptyReport()
 	r.Level = diff.Breaking
 	r.Counts["breaking"] = 1
@@ -606,6 +618,7 @@ func TestShowsReason(t *testing.T) {
 // characters whatever the terminal; with Options.Width the old: and new:
 // lines fit the width (never under 40 characters of value), and 0 keeps 160.
 func TestIssue10Item13ValuesCutAtWidth(t *testing.T) {
+	t.Parallel()
 	r := emptyReport()
 	long := `"` + strings.Repeat("x", 400) + `"`
 	r.Changes = []diff.Change{{Rule: "tool-description-changed", Level: diff.Safe, Direction: diff.ToolD, Tool: "t", Path: "/description",

@@ -26,6 +26,7 @@ func usageReport() *diff.Report {
 // TestUsageInEveryFormat: an unused finding is marked unused in every
 // format, a used one says how many calls it affects.
 func TestUsageInEveryFormat(t *testing.T) {
+	t.Parallel()
 	rep := usageReport()
 	for _, format := range Formats() {
 		var buf bytes.Buffer
@@ -46,6 +47,7 @@ func TestUsageInEveryFormat(t *testing.T) {
 }
 
 func TestFailOnUsedOnly(t *testing.T) {
+	t.Parallel()
 	rep := usageReport()
 	if !Fails(rep, Options{}) {
 		t.Error("breaking findings do not fail without --fail-on-used-only")

@@ -12,6 +12,7 @@ import (
 // TestRuleModelSorted: the catalog lists diff rules before lint rules,
 // each kind by id, and the result does not share Tags with its input.
 func TestRuleModelSorted(t *testing.T) {
+	t.Parallel()
 	lint := []rule.Rule{{ID: "name-invalid", Kind: rule.Lint}, {ID: "a-lint", Kind: rule.Lint}}
 	diff := []rule.Rule{{ID: "tool-added", Kind: rule.Diff, Tags: []string{"existence"}}, {ID: "input-x", Kind: rule.Diff}}
 	got := rule.Sorted(lint, diff)

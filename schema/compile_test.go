@@ -10,6 +10,7 @@ import (
 )
 
 func TestCompileError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		schema  string
@@ -65,6 +66,7 @@ func TestCompileError(t *testing.T) {
 // Compiling the same document twice returns the cached validator; another
 // spelling of the members (key order) is the same document.
 func TestCompileCache(t *testing.T) {
+	t.Parallel()
 	a, err := canon.Parse([]byte(`{"type":"object","properties":{"cacheprobe":{"type":"string"}},"required":["cacheprobe"]}`))
 	if err != nil {
 		t.Fatal(err)

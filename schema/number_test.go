@@ -33,6 +33,7 @@ func mustCompile(t *testing.T, text string) *Compiled {
 // maximum, exclusiveMaximum, multipleOf (and uniqueItems, which hashes
 // numbers) is a located validation error, not a panic.
 func TestHardening01HugeNumberValidates(t *testing.T) {
+	t.Parallel()
 	schemas := []string{
 		`{"type":"object","properties":{"a":{"type":"number","minimum":0}}}`,
 		`{"type":"object","properties":{"a":{"maximum":10}}}`,
@@ -73,6 +74,7 @@ func TestHardening01HugeNumberValidates(t *testing.T) {
 // (multipleOf made the metaschema check panic; minimum was silently
 // ignored) is a located compile error.
 func TestHardening01HugeNumberCompiles(t *testing.T) {
+	t.Parallel()
 	for _, kw := range []string{"minimum", "maximum", "exclusiveMaximum", "multipleOf"} {
 		for _, n := range hugeNumbers {
 			v, err := canon.Parse([]byte(`{"type":"object","properties":{"a":{"` + kw + `":` + n + `}}}`))
@@ -92,6 +94,7 @@ func TestHardening01HugeNumberCompiles(t *testing.T) {
 // (which jsonschema v6 uses) reads; those it refuses include every one
 // big.Rat cannot read.
 func TestRepresentable(t *testing.T) {
+	t.Parallel()
 	tests := map[string]bool{
 		"0": true, "-0": true, "0e1000000000": true, "0e-999999999999999": true,
 		"1e10000": true, "1e-10000": true, "1e10001": false, "1.5e10000": true,

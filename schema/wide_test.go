@@ -17,6 +17,7 @@ import (
 // same error leaves, in both drafts. (The wide map under "c" is not split:
 // additionalProperties depends on it.)
 func TestCompileWide(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range []string{"", `"$schema":"http://json-schema.org/draft-07/schema#",`} {
 		var b strings.Builder
 		fmt.Fprintf(&b, `{%s"type":"object","required":["p1"],"allOf":[{"required":["p2"]}],"properties":{`, dialect)
@@ -88,6 +89,7 @@ func asValidation(t *testing.T, err error) *jsonschema.ValidationError {
 // and the parts validator judges instances at every depth as the
 // whole-document validator does, in both drafts.
 func TestCompileDeep(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range []string{"", `"$schema":"http://json-schema.org/draft-07/schema#",`} {
 		const depth = 100
 		doc := decodeJSON(t, "{"+dialect+`"type":"object","properties":{"a":`+

@@ -20,6 +20,7 @@ import (
 // (the transport's error names the URL). No secret may reach the client,
 // the logs, /status, the metrics or the records.
 func TestAdversarialFastGatewaySecrets(t *testing.T) {
+	t.Parallel()
 	srv := echoingUpstream()
 	srv.AddTool(&mcp.Tool{Name: "status500", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{}, nil

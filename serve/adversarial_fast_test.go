@@ -52,6 +52,7 @@ var ownToken = regexp.MustCompile(`mcpctl-[0-9a-f]+-`)
 // hid the progress token the go-sdk relays, and a "RequestId" cancelled
 // another call than the one named. Every such line is left to the go-sdk.
 func TestAdversarialFastLinesReadsMembersAsTheGoSDK(t *testing.T) {
+	t.Parallel()
 	p := newProbeUpstream()
 	lines := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"meta","NAME":"echo","arguments":{"message":"x"}}}`,
@@ -132,6 +133,7 @@ func serveHostile(c net.Conn) {
 // path's answer, error text and metrics. (A well-typed block missing a
 // member, {"type":"text"}, is still passed on as it came.)
 func TestAdversarialFastUpstreamResultNotAnObject(t *testing.T) {
+	t.Parallel()
 	replies := []string{`null`, `[]`, `"text"`, `5`, `true`, `{"content":"not an array"}`, `{"isError":"yes"}`, `{}`, `{"content":[{"type":"nope"}]}`, `{"content":[],"structuredContent":5}`, `{"content":[5]}`, `{"content":null}`}
 	var lines []string
 	for i, r := range replies {
@@ -171,6 +173,7 @@ func TestAdversarialFastUpstreamResultNotAnObject(t *testing.T) {
 // answered the second with a result for id 10, and its answer untracked
 // the fast call's id (the end of input would then not wait for it).
 func TestAdversarialFastLinesSameIDWhileFastCallInFlight(t *testing.T) {
+	t.Parallel()
 	p := newProbeUpstream()
 	config := strings.Replace(probeGatewayConfig, "2s", "60s", 1)
 	run := func(s *Server) []string {
@@ -212,6 +215,7 @@ func TestAdversarialFastLinesSameIDWhileFastCallInFlight(t *testing.T) {
 // 1000000000000000000; fixed by the strict reading of
 // TestAdversarialFastLinesReadsMembersAsTheGoSDK, as over HTTP).
 func TestAdversarialFastLinesIDs(t *testing.T) {
+	t.Parallel()
 	p := newProbeUpstream()
 	ids := []string{`999999999999999999`, `9007199254740993`, `-0`, `"\u0041"`, `""`, `"` + strings.Repeat("x", 4096) + `"`, `-5`, `"<a>&"`, "\"line\u2028sep\u2029\"", `"é😀"`}
 	var lines []string
@@ -233,6 +237,7 @@ func TestAdversarialFastLinesIDs(t *testing.T) {
 // a tools/call POST in an initialized session with "Host: evil.example"
 // to 127.0.0.1 got 200 and the tool's result.
 func TestAdversarialFastHTTPHostOfAnotherName(t *testing.T) {
+	t.Parallel()
 	p := newProbeUpstream()
 	run := func(s *Server) (int, string) {
 		hs := httpServer(t, s, HTTPOptions{})
@@ -278,6 +283,7 @@ func TestAdversarialFastHTTPHostOfAnotherName(t *testing.T) {
 // cancelled (the upstream's handler ran on), where the go-sdk path
 // cancels it.
 func TestAdversarialFastLinesCancelWithMeta(t *testing.T) {
+	t.Parallel()
 	p := newProbeUpstream()
 	s, _ := startServer(t, strings.Replace(probeGatewayConfig, "2s", "60s", 1), p.pipe)
 	c := dialStream(t, s)
@@ -296,6 +302,7 @@ func TestAdversarialFastLinesCancelWithMeta(t *testing.T) {
 // array or a string, params with _meta null, and a name that is not a
 // tool's get the go-sdk path's answers.
 func TestAdversarialFastLinesArgumentsShapes(t *testing.T) {
+	t.Parallel()
 	p := newProbeUpstream()
 	lines := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":null}}`,

@@ -14,6 +14,7 @@ import (
 // progressToken for concurrent calls to the same upstream; each must get
 // exactly its own calls' progress, never the other's.
 func TestAdversarialGatewayProgressTokenCollision(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f)
 	const calls = 20
@@ -87,6 +88,7 @@ func TestAdversarialGatewayListChangedStorm(t *testing.T) {
 // its first progress notification; the upstream's request is cancelled and
 // the session keeps working.
 func TestAdversarialGatewayCancelMidProgress(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f)
 	progress := make(chan struct{}, 16)

@@ -85,6 +85,9 @@ func TestAdversarialGatewayHostileToolList(t *testing.T) {
 		{"50,000 tools", many},
 	}
 	for _, tc := range tests {
+		// Not parallel: the 5,000-level and 50,000-tool lists take seconds
+		// of CPU each under -race; side by side on a loaded 2-core machine
+		// they outlasted waitLong (go test -race, 2026-12-01).
 		t.Run(tc.name, func(t *testing.T) {
 			files, other := newFakeUpstream(t), newFakeUpstream(t)
 			other.remove("read_file", "search", "slow")

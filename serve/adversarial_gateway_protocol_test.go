@@ -47,6 +47,7 @@ func bogusRevision(t *testing.T) func() mcp.Transport {
 // initialize with a revision no MCP specification has must fail the start
 // with an error located at its upstreams entry, in bounded time.
 func TestAdversarialGatewayUnknownProtocolRevision(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeFile(t, dir, "c.yaml", "upstreams:\n  - name: bogus\n    stdio: [bogus]\n    timeout: 2s\n")
 	_, err := newTestServer(context.Background(), testOptions{Options: Options{ConfigPath: path},

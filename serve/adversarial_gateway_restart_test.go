@@ -14,6 +14,7 @@ import (
 // lockfile and gate.descriptions: hold, the gateway must not serve the new
 // text (nor start without a located refusal): the baseline's stays.
 func TestAdversarialGatewayRugPullWhileDown(t *testing.T) {
+	t.Parallel()
 	files := newFakeUpstream(t)
 	dir := t.TempDir()
 	upstreams := "upstreams:\n  - {name: files, stdio: [fake-upstream], prefix: fs_}\n"

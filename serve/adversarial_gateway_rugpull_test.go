@@ -42,6 +42,7 @@ func TestAdversarialGatewayRugPull(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, files, _, r := gatewayWithState(t, hold)
 			cs := connectSDK(t, s, nil)
 			before := listedTools(t, cs)

@@ -34,6 +34,7 @@ const (
 // (Authorization: Bearer …; "denied for Bearer …") and when it goes away
 // (the transport's error names the URL).
 func TestAdversarialGatewaySecrets(t *testing.T) {
+	t.Parallel()
 	srv := echoingUpstream()
 	r := newSecretsRig(t, srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil), false)
 	r.call("web_whoami") // the upstream echoes the header in its error

@@ -23,6 +23,7 @@ import (
 // net/url: invalid control character in URL`. The url is now checked when
 // the generation is built (the error locates it and never shows it).
 func TestAdversarialHTTPBadURLRefusedAtBuild(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{
 		`http://user:hunter2@127.0.0.1:1/a\r\nHost: x`,
 		`http://user:hunter2@127.0.0.1:1/a\u007f`,
@@ -55,6 +56,7 @@ func TestAdversarialHTTPBadURLRefusedAtBuild(t *testing.T) {
 // 400 with the request's Authorization header; the client saw
 // "Basic dTpodW50ZXIy".
 func TestAdversarialHTTPURLCredentialsWithholdErrorBody(t *testing.T) {
+	t.Parallel()
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("bad request %s %v", r.URL, r.Header), http.StatusBadRequest)
 	}))

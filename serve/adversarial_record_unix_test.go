@@ -24,6 +24,7 @@ import (
 // recorded into rec. A folder owned by neither the server's user nor root
 // is now refused (recording.ErrDirUnsafe).
 func TestAdversarialRecordDirOwnedByAnother(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give a folder to another user")
 	}

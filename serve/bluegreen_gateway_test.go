@@ -87,6 +87,7 @@ func took(t *testing.T, c *sdkClient, blue, green *upstreamtest.Upstream, tool s
 }
 
 func TestBlueGreenGateway(t *testing.T) {
+	t.Parallel()
 	blue, green, config := sides(t, "blue")
 	clk := clocktest.New(testNow)
 	s, path := startServer(t, config, withClock(clk))
@@ -183,6 +184,7 @@ func TestBlueGreenGateway(t *testing.T) {
 // is gated against the live contract like any candidate: its breaking
 // minItems needs permission, here --allow-breaking.)
 func TestBlueGreenRolloutStartKeepsConnectedSessionsOnBlue(t *testing.T) {
+	t.Parallel()
 	blue, green, blueURL, greenURL := sideServers(t)
 	clk := clocktest.New(testNow)
 	s, path := startServer(t, "upstreams:\n  - name: files\n    http: {url: \""+blueURL+"\"}\n", withClock(clk), func(o *testOptions) { o.AllowBreaking = true })
@@ -226,6 +228,7 @@ func TestBlueGreenRolloutStartKeepsConnectedSessionsOnBlue(t *testing.T) {
 // A blue side that cannot start refuses the config with a located error
 // naming the side; nothing is served.
 func TestBlueGreenBlueCannotStart(t *testing.T) {
+	t.Parallel()
 	_, _, _, greenURL := sideServers(t)
 	dead := httptest.NewServer(nil)
 	deadURL := dead.URL

@@ -30,6 +30,7 @@ func realFilesystem(t *testing.T) (old, young string) {
 // while it lives (green's schema refuses it); retirement moves the blue
 // session with one list_changed and stops blue.
 func TestBlueGreenRealServerFilesystem(t *testing.T) {
+	t.Parallel()
 	old, young := realFilesystem(t)
 	data := t.TempDir()
 	if err := os.WriteFile(filepath.Join(data, "a.txt"), []byte("alpha\n"), 0o644); err != nil {

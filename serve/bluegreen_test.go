@@ -78,8 +78,10 @@ func callSide(t *testing.T, c *sdkClient, tool string, args map[string]any) (str
 }
 
 func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
+	t.Parallel()
 	for _, tr := range []string{"in-memory", "stateful HTTP"} {
 		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
 			clk := clocktest.New(testNow)
 			s := startRollout(t, serveconfig.SideBlue, clk)
 			var url string
@@ -173,12 +175,14 @@ func TestBlueGreenSessionsStayOnTheirSide(t *testing.T) {
 // alive and gets green's self-healing error once blue is retired; so does
 // a call of a tool green dropped (an unknown tool after retirement).
 func TestBlueGreenShapeRoutingStateless(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, version string }{
 		{"stateless HTTP 2026-07-28", ""},
 		{"stateless HTTP 2025-11-25", "2025-11-25"},
 		{"in-memory 2026-07-28", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			clk := clocktest.New(testNow)
 			s := startRollout(t, serveconfig.SideGreen, clk)
 			var tr mcp.Transport
@@ -236,6 +240,7 @@ func TestBlueGreenShapeRoutingStateless(t *testing.T) {
 // flight at retirement keeps blue (its handlers) alive; the session moves
 // to green at once, and blue stops when the call returns.
 func TestBlueGreenInFlightCallKeepsBlue(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

@@ -38,6 +38,7 @@ func callTool(t *testing.T, c *rawClient, name string, args any) (callResult, *s
 }
 
 func TestFacadeAtCallTime(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, `tools:
   - name: search_documents
     inputSchema:
@@ -95,6 +96,7 @@ func TestFacadeAtCallTime(t *testing.T) {
 }
 
 func TestOutputSchema(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	s, _ := startServer(t, `tools:
   - name: good
@@ -194,6 +196,7 @@ func TestExecHandler(t *testing.T) {
 // A client's cancellation kills the command: the call ends long before the
 // command would.
 func TestExecCancelledByClient(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, `tools:
   - name: slow
     inputSchema: {type: object}

@@ -111,6 +111,7 @@ func TestGoSDKClientInMemory(t *testing.T) {
 			name = "latest"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s, path, r := watched(t, baseConfig)
 			st, ct := mcp.NewInMemoryTransports()
 			ss, err := s.Connect(context.Background(), st)
@@ -159,6 +160,7 @@ func TestGoSDKClientHTTP(t *testing.T) {
 		{"stateless 2026-07-28", true, "", "2026-07-28"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, path, r := watched(t, baseConfig)
 			hs := httpServer(t, s, HTTPOptions{Stateless: tc.stateless})
 			c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, tc.version)

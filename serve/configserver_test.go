@@ -13,6 +13,7 @@ import (
 // format's own tests are in package serveconfig.
 
 func TestValidationErrorsLocated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeFile(t, dir, "c.yaml", `tools:
   - name: ok
@@ -59,6 +60,7 @@ func TestValidationErrorsLocated(t *testing.T) {
 // mcpctl's own members (handler, facade, deprecated) left out wherever they
 // stand.
 func TestSpecMembersServedInSourceOrder(t *testing.T) {
+	t.Parallel()
 	config := `server: {name: x}
 tools:
   - _meta: {vendor/z: 1, vendor/a: [2, 1]}

@@ -128,6 +128,7 @@ func samples(m map[string]float64, family string) map[string]int64 {
 }
 
 func TestStatusAndMetricsAgree(t *testing.T) {
+	t.Parallel()
 	s := countersServer(t)
 	st := s.Status()
 	m := parseMetrics(t, metricsText(t, s))
@@ -175,6 +176,7 @@ func TestStatusAndMetricsAgree(t *testing.T) {
 // since it started, /metrics since the process started; both read the
 // same counter, the second rollout's status its growth since its start.
 func TestRolloutCallsCountFromItsStart(t *testing.T) {
+	t.Parallel()
 	s := countersServer(t)
 	s.retire(s.rollout.Load())
 	s.startRollout(buildCountersBlue(t, s, s.opts.ConfigPath), serveconfig.Rollout{NewSessions: serveconfig.SideGreen, RetireBlueAfter: time.Hour}, "")
@@ -193,6 +195,7 @@ func TestRolloutCallsCountFromItsStart(t *testing.T) {
 // TYPE lines, and the samples of the call counters, after
 // countersServer's calls (testdata/metrics.golden; -update rewrites it).
 func TestMetricsNamesUnchanged(t *testing.T) {
+	t.Parallel()
 	s := countersServer(t)
 	var b strings.Builder
 	for line := range strings.Lines(metricsText(t, s)) {
@@ -221,6 +224,7 @@ func TestMetricsNamesUnchanged(t *testing.T) {
 // TestInFlightAgrees: /status inFlight and mcpctl_serve_calls_in_flight
 // read one count; a call blocked in its handler shows in both.
 func TestInFlightAgrees(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, `tools:
   - name: slow
     inputSchema: {type: object}

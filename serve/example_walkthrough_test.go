@@ -38,7 +38,7 @@ func TestWalkthrough(t *testing.T) {
 	}()
 	env := os.Environ()
 	for i := 0; i < 2; i++ {
-		kv := <-addrs
+		kv := recvWithin(t, "the listeners", addrs)
 		if addr, ok := strings.CutPrefix(kv, "http="); ok {
 			env = append(env, "MCP_URL=http://"+addr+MCPPath)
 		} else {
@@ -50,7 +50,7 @@ func TestWalkthrough(t *testing.T) {
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	cancel()
-	if rerr := <-done; rerr != nil {
+	if rerr := recvWithin(t, "Run to return", done); rerr != nil {
 		t.Errorf("Run: %v", rerr)
 	}
 	text := string(out)

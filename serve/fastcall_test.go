@@ -196,16 +196,22 @@ func callMetrics(t *testing.T, s *Server) map[string]float64 {
 // (whose results get the gateway's serverInfo in _meta; an invalid
 // clientInfo or clientCapabilities gets the go-sdk's error).
 func TestFastPathMatchesGoSDKPath(t *testing.T) {
+	t.Parallel()
 	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) { testFastPathMatchesGoSDKPath(t, rev) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testFastPathMatchesGoSDKPath(t, rev)
+		})
 	}
 }
 
 func testFastPathMatchesGoSDKPath(t *testing.T, rev string) {
-	p := newProbeUpstream()
+	// Each path has its own upstream, so the two run at once and each
+	// waits for its own timed-out call's cancellation.
+	fastUp, slowUp := newProbeUpstream(), newProbeUpstream()
 	fastRec, slowRec := filepath.Join(t.TempDir(), "fast"), filepath.Join(t.TempDir(), "slow")
-	fast, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.RecordDir = fastRec })
-	slow, _ := startServer(t, probeGatewayConfig, p.pipe, func(o *testOptions) { o.RecordDir, o.noFastCalls = slowRec, true })
+	fast, _ := startServer(t, probeGatewayConfig, fastUp.pipe, func(o *testOptions) { o.RecordDir = fastRec })
+	slow, _ := startServer(t, probeGatewayConfig, slowUp.pipe, func(o *testOptions) { o.RecordDir, o.noFastCalls = slowRec, true })
 	msg := map[string]any{"message": "x"}
 	calls := []mcp.CallToolParams{
 		{Name: "echo", Arguments: map[string]any{"message": "hi"}},
@@ -227,16 +233,23 @@ func testFastPathMatchesGoSDKPath(t *testing.T, rev string) {
 		{Name: "echo", Arguments: msg, Meta: mcp.Meta{mcp.MetaKeyProtocolVersion: "2025-11-25"}},
 		{Name: "echo", Arguments: msg, Meta: mcp.Meta{mcp.MetaKeyProtocolVersion: "2099-01-01"}},
 	}
-	run := func(s *Server) []any {
-		cs := streamClient(t, s, rev)
+	fastCS, slowCS := streamClient(t, fast, rev), streamClient(t, slow, rev)
+	run := func(t *testing.T, cs *mcp.ClientSession, up *probeUpstream) []any {
 		var got []any
 		for _, c := range calls {
 			got = append(got, outcome(cs.CallTool(context.Background(), &c)))
 		}
-		recvWithin(t, "the timed-out call cancelled upstream", p.cancelled)
+		recvWithin(t, "the timed-out call cancelled upstream", up.cancelled)
 		return got
 	}
-	want, got := run(slow), run(fast)
+	var want, got []any
+	t.Run("paths", func(t *testing.T) {
+		t.Run("go-sdk", func(t *testing.T) { t.Parallel(); want = run(t, slowCS, slowUp) })
+		t.Run("fast", func(t *testing.T) { t.Parallel(); got = run(t, fastCS, fastUp) })
+	})
+	if t.Failed() {
+		return
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fast path results differ from the go-sdk path (-want +got):\n%s", diff)
 	}
@@ -281,8 +294,12 @@ func refusedByTheGoSDK(outcomes []any) int {
 // TestFastPathUpstreamGoneMatchesGoSDKPath: a call cut by the upstream's
 // crash, and a call while it is down, fail alike on both paths.
 func TestFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T) {
+	t.Parallel()
 	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) { testFastPathUpstreamGoneMatchesGoSDKPath(t, rev) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testFastPathUpstreamGoneMatchesGoSDKPath(t, rev)
+		})
 	}
 }
 
@@ -339,8 +356,12 @@ func testFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T, rev string) {
 // request (the upstream handler's context ends), and answers nothing; the
 // session goes on.
 func TestFastPathCancelReachesUpstream(t *testing.T) {
+	t.Parallel()
 	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) { testFastPathCancelReachesUpstream(t, rev) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testFastPathCancelReachesUpstream(t, rev)
+		})
 	}
 }
 
@@ -377,6 +398,7 @@ func testFastPathCancelReachesUpstream(t *testing.T, rev string) {
 // token (the go-sdk's), a call reusing the id of that call while it is in
 // flight, and a call whose id is not a plain string or integer.
 func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
+	t.Parallel()
 	p := newProbeUpstream()
 	config := strings.Replace(probeGatewayConfig, "2s", "60s", 1)
 	lines := []string{
@@ -429,8 +451,12 @@ func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
 // path takes and calls it leaves to the go-sdk (a progress token) run
 // concurrently, each answered with its own result.
 func TestFastPathConcurrentWithGoSDKCalls(t *testing.T) {
+	t.Parallel()
 	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) { testFastPathConcurrentWithGoSDKCalls(t, rev) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testFastPathConcurrentWithGoSDKCalls(t, rev)
+		})
 	}
 }
 
@@ -470,8 +496,12 @@ func testFastPathConcurrentWithGoSDKCalls(t *testing.T, rev string) {
 // the isError result the go-sdk path gives, counted, and the session goes
 // on.
 func TestFastPathPanicRecovered(t *testing.T) {
+	t.Parallel()
 	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) { testFastPathPanicRecovered(t, rev) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testFastPathPanicRecovered(t, rev)
+		})
 	}
 }
 
@@ -511,6 +541,7 @@ func testFastPathPanicRecovered(t *testing.T, rev string) {
 // FastCall does given the session), and leaves other messages and unknown
 // sessions to the go-sdk.
 func TestFastCallBodyForHTTPSessions(t *testing.T) {
+	t.Parallel()
 	p := newProbeUpstream()
 	s, _ := startServer(t, probeGatewayConfig, p.pipe)
 	hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{}))
@@ -602,6 +633,7 @@ func TestFastPathOverRunStdio(t *testing.T) {
 // Implementation, an unsupported or non-string protocolVersion, a _meta
 // spelled "_META") are left to it; the valid ones are taken and carry the gateway's serverInfo.
 func TestFastPathSessionlessLinesMatchGoSDK(t *testing.T) {
+	t.Parallel()
 	p := newProbeUpstream()
 	const (
 		rev  = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`

@@ -107,6 +107,7 @@ func fastCallText(t *testing.T, cs *mcp.ClientSession, name string) string {
 // answer; a call the fast path declines, tools/list, and every call of a
 // stateless 2026-07-28 client are go-sdk's.
 func TestFastHTTPGoSDKClient(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		stateless bool
@@ -120,6 +121,7 @@ func TestFastHTTPGoSDKClient(t *testing.T) {
 		{"stateless 2026-07-28 (go-sdk)", true, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, _ := startServer(t, freeConfig)
 			fake := newFakeFast(map[string]string{"free": fastText})
 			hs := httpServer(t, s, HTTPOptions{Stateless: tc.stateless, fastCall: fake.call})
@@ -180,6 +182,7 @@ func rawPost(t *testing.T, url, sid, rev, body string, edit func(http.Header)) (
 // Hostile or unusual POSTs get exactly the answer they get without the
 // fast path, and never reach it.
 func TestFastHTTPFallsThroughUnchanged(t *testing.T) {
+	t.Parallel()
 	call := func(id, params string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
 	}
@@ -215,6 +218,7 @@ func TestFastHTTPFallsThroughUnchanged(t *testing.T) {
 		{"Last-Event-ID", plain, func(h http.Header) { h.Set("Last-Event-ID", "x_1") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			answers := [2]string{}
 			for i, withFast := range []bool{false, true} {
 				s, _ := startServer(t, freeConfig)
@@ -242,6 +246,7 @@ func TestFastHTTPFallsThroughUnchanged(t *testing.T) {
 // A session that sent initialize but not notifications/initialized is
 // go-sdk's (which serves the call itself), not the fast path's.
 func TestFastHTTPUninitializedSession(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, freeConfig)
 	fake := newFakeFast(map[string]string{"free": fastText})
 	hs := httpServer(t, s, HTTPOptions{fastCall: fake.call})
@@ -265,6 +270,7 @@ func TestFastHTTPUninitializedSession(t *testing.T) {
 // A second call with the id of a fast call in flight is refused as go-sdk
 // refuses it; notifications/cancelled and DELETE end a fast call.
 func TestFastHTTPInFlight(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, freeConfig)
 	fake := newFakeFast(nil)
 	hs := httpServer(t, s, HTTPOptions{fastCall: fake.call})
@@ -326,6 +332,7 @@ func TestFastHTTPInFlight(t *testing.T) {
 // The go-sdk client's own cancellation (its context ends) reaches the
 // fast call.
 func TestFastHTTPClientCancels(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, freeConfig)
 	fake := newFakeFast(nil)
 	hs := httpServer(t, s, HTTPOptions{fastCall: fake.call})
@@ -350,6 +357,7 @@ func TestFastHTTPClientCancels(t *testing.T) {
 // (every call then 404, "session not found"). A call on a session go-sdk
 // has not served for half the timeout goes to go-sdk.
 func TestFastHTTPKeepsSessionAlive(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, freeConfig)
 	fake := newFakeFast(map[string]string{"free": fastText})
 	const timeout = 300 * time.Millisecond
@@ -370,6 +378,7 @@ func TestFastHTTPKeepsSessionAlive(t *testing.T) {
 // call without the bearer token, or from an Origin not allowed, is
 // refused before it, and one with them is its.
 func TestFastHTTPBehindProtections(t *testing.T) {
+	t.Parallel()
 	const token = "fast-path-token-1"
 	s, _ := startServer(t, freeConfig)
 	fake := newFakeFast(map[string]string{"free": fastText})
@@ -414,6 +423,7 @@ func TestFastHTTPBehindProtections(t *testing.T) {
 // with the same id are both served (the fast path held ids under the
 // session "" and refused the second as a duplicate).
 func TestFastHTTPStatelessSameIDs(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, freeConfig)
 	fake := newFakeFast(nil)
 	hs := httpServer(t, s, HTTPOptions{Stateless: true, fastCall: fake.call})

@@ -11,6 +11,7 @@ import (
 )
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	removed := diff.Change{Rule: "tool-removed", Level: diff.Breaking, Tool: "export"}
 	propRemoved := diff.Change{Rule: "input-property-removed", Level: diff.Breaking, Tool: "search", Path: "/properties/q"}

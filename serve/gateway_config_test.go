@@ -15,6 +15,7 @@ import (
 )
 
 func TestGatewayConfigUpstreams(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeFile(t, dir, "c.yaml", `upstreams:
   - name: files
@@ -54,6 +55,7 @@ gate: {descriptions: hold, upstream: auto-facade}
 }
 
 func TestGatewayConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, config, want string
 	}{

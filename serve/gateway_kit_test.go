@@ -35,6 +35,7 @@ func kitGateway(t *testing.T, config string, tweak ...func(*testOptions)) (*Serv
 // facades: the gate counts the facade as covering the change, so it is
 // published, and old calls are translated at the gateway.
 func TestGatewayKitRenameCoveredByDeclaredFacadePublished(t *testing.T) {
+	t.Parallel()
 	s, u, r := kitGateway(t, "upstreams:\n  - {name: kit, stdio: [kit], facades: {echo: {rename: {message: text}}}}\n")
 	cs := connectSDK(t, s, nil)
 	if err := u.RenameProperty("echo", "message", "text"); err != nil {
@@ -53,6 +54,7 @@ func TestGatewayKitRenameCoveredByDeclaredFacadePublished(t *testing.T) {
 // The same rename undeclared, with gate.upstream: auto-facade: quarantined,
 // and the old call is translated by diff's verified suggestion.
 func TestGatewayKitRenameQuarantinedAndAutoTranslated(t *testing.T) {
+	t.Parallel()
 	s, u, r := kitGateway(t, "upstreams:\n  - {name: kit, stdio: [kit]}\ngate: {upstream: auto-facade}\n")
 	cs := connectSDK(t, s, nil)
 	if err := u.RenameProperty("echo", "message", "text"); err != nil {
@@ -72,6 +74,7 @@ func TestGatewayKitRenameQuarantinedAndAutoTranslated(t *testing.T) {
 // refuses the candidate with an error naming the upstream; the live
 // generation stays.
 func TestGatewayKitInvalidUpstreamToolRefusedLocated(t *testing.T) {
+	t.Parallel()
 	s, u, r := kitGateway(t, "upstreams:\n  - {name: kit, stdio: [kit]}\n")
 	v := s.Live().Version
 	if err := u.Add(&mcp.Tool{Name: "bad name!", InputSchema: map[string]any{"type": "object"}}); err != nil {
@@ -90,6 +93,7 @@ func TestGatewayKitInvalidUpstreamToolRefusedLocated(t *testing.T) {
 // declared block replaced the suggestion (text→message), so every call
 // failed, {"text": …} in the advertised shape too.
 func TestGatewayKitDeclaredFacadeAndAutoFacadeBothTranslate(t *testing.T) {
+	t.Parallel()
 	s, u, r := kitGateway(t, "upstreams:\n  - {name: kit, stdio: [kit], facades: {echo: {rename: {message: text}}}}\ngate: {upstream: auto-facade}\n")
 	cs := connectSDK(t, s, nil)
 	if err := u.RenameProperty("echo", "message", "text"); err != nil {

@@ -38,6 +38,7 @@ func startGateway(t *testing.T, config string, f *fakeUpstream, tweak ...func(*t
 }
 
 func TestGatewayServesUpstreamToolsUnderPrefix(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f)
 	if d := cmp.Diff([]string{"fs_read_file", "fs_slow", "local"}, s.Live().Tools()); d != "" {
@@ -52,6 +53,7 @@ func TestGatewayServesUpstreamToolsUnderPrefix(t *testing.T) {
 }
 
 func TestGatewayCallPassesResultThroughUnderRealName(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f)
 	cs := connectSDK(t, s, nil)
@@ -72,6 +74,7 @@ func TestGatewayCallPassesResultThroughUnderRealName(t *testing.T) {
 }
 
 func TestGatewayInvalidCallNeverReachesUpstream(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f)
 	cs := connectSDK(t, s, nil)
@@ -91,6 +94,7 @@ func TestGatewayInvalidCallNeverReachesUpstream(t *testing.T) {
 }
 
 func TestGatewayUpstreamChangePublishedWithOneNotification(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	r := newReloads()
 	s, _ := startGateway(t, gatewayConfig, f, r.hook)
@@ -125,6 +129,7 @@ func TestGatewayUpstreamChangePublishedWithOneNotification(t *testing.T) {
 }
 
 func TestGatewayUpstreamDownCallsFailFastNamingIt(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.UpstreamBackoff = time.Hour })
 	cs := connectSDK(t, s, nil)
@@ -144,6 +149,7 @@ func TestGatewayUpstreamDownCallsFailFastNamingIt(t *testing.T) {
 }
 
 func TestGatewayUpstreamRestarted(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.UpstreamBackoff = time.Millisecond })
 	cs := connectSDK(t, s, nil)
@@ -159,6 +165,7 @@ func TestGatewayUpstreamRestarted(t *testing.T) {
 }
 
 func TestGatewayProgressRelayedWithDownstreamToken(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f)
 	var mu sync.Mutex
@@ -182,6 +189,7 @@ func TestGatewayProgressRelayedWithDownstreamToken(t *testing.T) {
 }
 
 func TestGatewayDownstreamCancelCancelsUpstream(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f)
 	cs := connectSDK(t, s, nil)
@@ -196,10 +204,11 @@ func TestGatewayDownstreamCancelCancelsUpstream(t *testing.T) {
 	if name := recvWithin(t, "the upstream call cancelled", f.cancelled); name != "slow" {
 		t.Errorf("cancelled %q", name)
 	}
-	<-done
+	recvWithin(t, "the cancelled call to return", done)
 }
 
 func TestGatewayTimeoutCancelsUpstream(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, strings.Replace(gatewayConfig, "prefix: fs_", "prefix: fs_\n    timeout: 50ms", 1), f)
 	cs := connectSDK(t, s, nil)
@@ -214,6 +223,7 @@ func TestGatewayTimeoutCancelsUpstream(t *testing.T) {
 }
 
 func TestGatewayNameCollisionLocated(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	dir := t.TempDir()
 	path := writeFile(t, dir, "c.yaml", `tools:
@@ -238,6 +248,7 @@ upstreams:
 }
 
 func TestGatewayHTTPUpstreamHeadersFromEnvAndRealName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ protocol, wantName string }{
 		// 2025-11-25 has no Mcp-Name header.
 		{"", ""},
@@ -306,6 +317,7 @@ func testHTTPUpstream(t *testing.T, protocol, wantName string) {
 }
 
 func TestGatewayMissingHeaderVariableLocated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeFile(t, dir, "c.yaml", "upstreams:\n  - name: web\n    http: {url: 'http://127.0.0.1:1/mcp', headers: {Authorization: {env: NOPE_UNSET}}}\n")
 	_, err := New(context.Background(), Options{ConfigPath: path, Getenv: func(string) (string, bool) { return "", false }})
@@ -316,6 +328,7 @@ func TestGatewayMissingHeaderVariableLocated(t *testing.T) {
 }
 
 func TestGatewayAdvertisesToolsOnly(t *testing.T) {
+	t.Parallel()
 	s, _ := startGateway(t, gatewayConfig, newFakeUpstream(t))
 	cs := connectSDK(t, s, nil)
 	caps := cs.InitializeResult().Capabilities
@@ -325,6 +338,7 @@ func TestGatewayAdvertisesToolsOnly(t *testing.T) {
 }
 
 func TestGatewayCallsRecordedUnderExposedNamesAndReplay(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	rec := filepath.Join(t.TempDir(), "rec")
 	s, _ := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.RecordDir = rec })
@@ -355,6 +369,7 @@ func TestGatewayCallsRecordedUnderExposedNamesAndReplay(t *testing.T) {
 }
 
 func TestGatewayRefreshPollSeesASilentChange(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	r := newReloads()
 	_, _ = startGateway(t, strings.Replace(gatewayConfig, "prefix: fs_", "prefix: fs_\n    refresh: 5ms", 1), f, r.hook)
@@ -367,6 +382,7 @@ func TestGatewayRefreshPollSeesASilentChange(t *testing.T) {
 }
 
 func TestGatewayAdminReloadRereadsUpstreams(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f)
 	hidden := "slow"
@@ -387,6 +403,7 @@ func TestGatewayAdminReloadRereadsUpstreams(t *testing.T) {
 // closed only when that generation is released (before, it was closed at
 // once and the pinned session's calls failed as unavailable).
 func TestGatewayPinnedSessionKeepsItsUpstreamConnection(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, path := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.PinSessions = true })
 	st, ct := mcp.NewInMemoryTransports()
@@ -448,6 +465,7 @@ func upstreamMetrics(t *testing.T, s *Server) (states map[string]float64, restar
 }
 
 func TestGatewayUpstreamMetrics(t *testing.T) {
+	t.Parallel()
 	f := newFakeUpstream(t)
 	s, _ := startGateway(t, gatewayConfig, f, func(o *testOptions) { o.UpstreamBackoff = time.Millisecond })
 	states, restarts := upstreamMetrics(t, s)

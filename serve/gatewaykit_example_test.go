@@ -27,6 +27,7 @@ func TestGatewayWalkthrough(t *testing.T) {
 	for _, withState := range []bool{false, true} {
 		name := map[bool]string{false: "no-state", true: "state"}[withState]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			text := runGatewayWalkthrough(t, modules, withState)
 			want := []string{
 				"reload: published (trigger upstream:files); generation 2",
@@ -102,7 +103,7 @@ func runGatewayWalkthrough(t *testing.T, modules string, withState bool) string 
 	}()
 	env := os.Environ()
 	for i := 0; i < 2; i++ {
-		kv := <-addrs
+		kv := recvWithin(t, "the listeners", addrs)
 		if addr, ok := strings.CutPrefix(kv, "http="); ok {
 			env = append(env, "MCP_URL=http://"+addr+MCPPath)
 		} else {
@@ -114,7 +115,7 @@ func runGatewayWalkthrough(t *testing.T, modules string, withState bool) string 
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	cancel()
-	if rerr := <-done; rerr != nil {
+	if rerr := recvWithin(t, "Run to return", done); rerr != nil {
 		t.Errorf("Run: %v", rerr)
 	}
 	if err != nil {

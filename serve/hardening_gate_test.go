@@ -49,6 +49,7 @@ func rawCall(t *testing.T, c *rawClient, id int, line string) wireMsg {
 // killed the process; each is now an isError result locating the number,
 // and the server goes on serving.
 func TestHardening01HugeNumberKeepsServing(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, `tools:
   - name: num
     inputSchema: {type: object, properties: {a: {type: number, minimum: 0}}}
@@ -93,6 +94,7 @@ func TestHardening01HugeNumberKeepsServing(t *testing.T) {
 // building a candidate (injected) refuses that candidate and the live
 // generation stays. Both are counted in mcpctl_serve_panics_total.
 func TestHardening01PanicRecovered(t *testing.T) {
+	t.Parallel()
 	var inject atomic.Value
 	inject.Store("")
 	s, path := startServer(t, baseConfig, func(o *testOptions) {
@@ -138,6 +140,7 @@ func TestHardening01PanicRecovered(t *testing.T) {
 // tools/list; each is now a located error, while a symlink inside the
 // folder tree still works.
 func TestHardening08IncludeConfined(t *testing.T) {
+	t.Parallel()
 	top := t.TempDir()
 	dir := filepath.Join(top, "cfg")
 	writeFile(t, top, "outside.json", `{"type":"object","description":"a file outside"}`)
@@ -210,6 +213,7 @@ func TestHardening02AliasBomb(t *testing.T) {
 // candidate is discarded and the newest inputs are considered, with the
 // real watcher and real files.
 func TestHardening10StaleCandidate(t *testing.T) {
+	t.Parallel()
 	var cfgPath atomic.Value
 	cfgPath.Store("")
 	var once sync.Once
@@ -257,6 +261,7 @@ func TestHardening10StaleCandidate(t *testing.T) {
 // followed the old folder). The watch is set again on the new folder, it
 // is logged, and the new config is published.
 func TestHardening13FolderReplaced(t *testing.T) {
+	t.Parallel()
 	logs := &syncBuffer{}
 	s, path, r := watched(t, baseConfig, func(o *testOptions) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 	dir := filepath.Dir(path)
@@ -286,6 +291,7 @@ func TestHardening13FolderReplaced(t *testing.T) {
 // diffed against its last published definition. A deprecation announced
 // with enough notice is still removed safely after its sunset.
 func TestHardening04RetroactiveSunset(t *testing.T) {
+	t.Parallel()
 	const keep = "  - name: keep\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n"
 	echo := func(extra string) string {
 		return "  - name: echo\n    inputSchema: {type: object, properties: {message: {type: string}}}\n    handler: {static: {text: ok}}\n" + extra
@@ -346,6 +352,7 @@ func TestHardening04RetroactiveSunset(t *testing.T) {
 // not negative; a deprecation whose sunset is closer than it needs
 // permission, and one whose sunset is past always does.
 func TestHardening04MinNotice(t *testing.T) {
+	t.Parallel()
 	const tools = "tools:\n  - name: a\n    inputSchema: {type: object}\n"
 	for _, tc := range []struct {
 		value string

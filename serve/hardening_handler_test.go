@@ -31,6 +31,7 @@ func envFunc(env map[string]string) func(string) (string, bool) {
 // only when the tool was called. It is refused at load (a literal) or at
 // build (an environment variable), located at the header.
 func TestHardening20HeaderCRLFRefusedAtBuild(t *testing.T) {
+	t.Parallel()
 	cfg := "tools:\n  - name: t\n    inputSchema: {type: object}\n    handler:\n      http:\n        url: http://127.0.0.1:1/\n        headers:\n          X-Ok: fine\n          X-Bad: \"a\\r\\nX-Injected: 1\"\n"
 	_, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 	var ie *toolset.InputError
@@ -67,6 +68,7 @@ func TestHardening20HeaderCRLFRefusedAtBuild(t *testing.T) {
 // origin is now an error and the other host sees nothing; a redirect on
 // the same origin is still followed.
 func TestHardening11NoCrossHostRedirect(t *testing.T) {
+	t.Parallel()
 	var stolen atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		stolen.Add(1)
@@ -114,6 +116,7 @@ func TestHardening11NoCrossHostRedirect(t *testing.T) {
 // the environment or named like a secret (and passed, shortened, when it
 // did not).
 func TestHardening17UpstreamErrorDoesNotEchoSecrets(t *testing.T) {
+	t.Parallel()
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request; you sent "+fmt.Sprint(r.Header), http.StatusBadRequest)
 	}))
@@ -201,6 +204,7 @@ func readPids(t *testing.T, path string, n int) []int {
 // 5 s, and the child outlived the call. The call now answers when the
 // command exits, and the rest of its process group is killed.
 func TestHardening18GrandchildProcessGroup(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
@@ -236,6 +240,7 @@ func TestHardening18GrandchildProcessGroup(t *testing.T) {
 // were abandoned and their processes orphaned. Shutdown now kills the
 // process group of every exec call still running before Run returns.
 func TestHardening18ShutdownKillsProcessGroups(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
@@ -299,6 +304,7 @@ func execMetric(t *testing.T, s *Server, name, reason string) float64 {
 // a call whose timeout passes while it waits is one too. Running, waiting
 // and refused calls are metrics.
 func TestHardening14ExecConcurrencyLimits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	started, release := filepath.Join(dir, "started"), filepath.Join(dir, "release")
 	script := `echo x >> ` + started + `; while [ ! -e ` + release + ` ]; do sleep 0.01; done; echo ok`
@@ -378,6 +384,7 @@ func TestHardening14ExecConcurrencyLimits(t *testing.T) {
 // Issue 8 item 14: a call that waits for a slot longer than its tool's
 // timeout is refused, saying so.
 func TestHardening14ExecWaitTimeout(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	release := filepath.Join(dir, "release")
 	s, _ := startServer(t, `tools:
@@ -412,6 +419,7 @@ func TestHardening14ExecWaitTimeout(t *testing.T) {
 // Issue 8 item 14: the tool's concurrency key is a positive integer,
 // checked when the config is loaded.
 func TestHardening14ConcurrencyKeyChecked(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"0", "-1", "1.5", `"4"`, "2000000"} {
 		cfg := "tools:\n  - name: t\n    handler:\n      exec: {command: [x], concurrency: " + v + "}\n"
 		_, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)

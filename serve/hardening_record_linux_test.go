@@ -18,6 +18,7 @@ import (
 // is full; every line on disk is whole and they are exactly the records
 // counted as written.
 func TestHardening19DiskFullTmpfs(t *testing.T) {
+	t.Parallel()
 	mnt := filepath.Join(t.TempDir(), "small")
 	if err := os.Mkdir(mnt, 0o700); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ const freeConfig = `tools:
 // Issue 8 item 12: --record wrote the values of members named with the
 // plural or a digit form of a secret word.
 func TestHardening12RecordRedactsWordParts(t *testing.T) {
+	t.Parallel()
 	s, dir := recordingServer(t, freeConfig)
 	cs := sdkSession(t, s)
 	args := map[string]any{"passwords": "pw-1", "tokens": []any{"tk-1"}, "secrets": "s-1", "cookies": "c-1",
@@ -48,6 +49,7 @@ func TestHardening12RecordRedactsWordParts(t *testing.T) {
 // others (where anyone could plant a file or a link) was used. It is
 // refused with an error naming the folder.
 func TestHardening12RecordRefusesWritableFolder(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []os.FileMode{0o777, 0o770, 0o1777} {
 		dir := filepath.Join(t.TempDir(), "rec")
 		if err := os.Mkdir(dir, 0o700); err != nil {

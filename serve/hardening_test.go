@@ -51,6 +51,7 @@ func closedByServer(t *testing.T, c net.Conn) string {
 // headers with a Content-Length and no body stayed open: the 401 waited
 // for the body). The 401 is answered at once and the connection closed.
 func TestHardening5UnauthenticatedBodyNotAwaited(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	hs := httpServer(t, s, HTTPOptions{Token: "s3cret"})
 	addr := strings.TrimPrefix(hs.URL, "http://")
@@ -92,8 +93,10 @@ func TestHardening5ListenerTimeouts(t *testing.T) {
 	}()
 	recvWithin(t, "the first listener", listening)
 	recvWithin(t, "the second listener", listening)
-	defer func() { cancel(); <-done }()
+	defer func() { cancel(); recvWithin(t, "Run to return", done) }()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	// Subtests not parallel: they share the listeners the deferred cancel
+	// above stops when this function returns.
 	for _, kind := range []string{"http", "admin"} {
 		for _, tc := range []struct{ name, head string }{
 			{"slow headers", "POST / HTTP/1.1\r\nHost: x\r\n"},
@@ -123,6 +126,7 @@ func TestHardening5ListenerTimeouts(t *testing.T) {
 // Item 15 (reproduction: `Authorization: bearer s3cret` was refused). The
 // scheme is case-insensitive (RFC 7235 §2.1, RFC 6750 §2.1).
 func TestHardening15BearerSchemeCaseInsensitive(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	hs := httpServer(t, s, HTTPOptions{Token: "s3cret"})
 	for _, tc := range []struct {
@@ -161,6 +165,7 @@ func TestHardening15BearerSchemeCaseInsensitive(t *testing.T) {
 // gets no suggestions (so no comparison runs: the name contains
 // "search_documents", which a short name containing it would be offered).
 func TestHardening23LongUnknownToolName(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	c := dialRaw(t, s)
 	c.initialize(true)
@@ -253,6 +258,7 @@ func (p *stdioPipe) initialize(rev string) {
 // on: not JSON (-32700, id null), JSON but no JSON-RPC message (-32600,
 // with its id when it has one).
 func TestHardening21MalformedStdioLine(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	p := runStdioPipe(t, s)
 	p.initialize("2025-11-25")
@@ -279,6 +285,7 @@ func TestHardening21MalformedStdioLine(t *testing.T) {
 // refused where the negotiated revision removed batching, and bounded to
 // MaxBatch messages where it is allowed.
 func TestHardening16StdioBatches(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		rev  string
 		n    int
@@ -290,6 +297,7 @@ func TestHardening16StdioBatches(t *testing.T) {
 		{"2025-03-26", MaxBatch + 1, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a batch holds 1 to 100 messages"`},
 	} {
 		t.Run(tc.rev+" "+strconv.Itoa(tc.n), func(t *testing.T) {
+			t.Parallel()
 			s, _ := startServer(t, baseConfig)
 			p := runStdioPipe(t, s)
 			p.initialize(tc.rev)
@@ -404,6 +412,7 @@ func pingBatch(n int) string {
 // 204 MB). The session's negotiated revision decides, not the header; where
 // batches are allowed they hold at most MaxBatch messages.
 func TestHardening16HTTPBatches(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		rev, header string
 		n, want     int
@@ -414,6 +423,7 @@ func TestHardening16HTTPBatches(t *testing.T) {
 		{"2025-03-26", "2025-03-26", MaxBatch + 1, http.StatusBadRequest},
 	} {
 		t.Run(tc.rev+" "+strconv.Itoa(tc.n), func(t *testing.T) {
+			t.Parallel()
 			s, _ := startServer(t, baseConfig)
 			hs := httpServer(t, s, HTTPOptions{})
 			code, sid := postJSON(t, hs.URL, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"`+tc.rev+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, nil)
@@ -437,6 +447,7 @@ const initializeBody = `{"jsonrpc":"2.0","id":"init","method":"initialize","para
 // close after --session-timeout and free their slot; both show in /status
 // and /metrics.
 func TestHardening6SessionCapAndTimeout(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	hs := httpServer(t, s, HTTPOptions{MaxSessions: 3, SessionTimeout: time.Hour})
 	for i := range 3 {
@@ -466,6 +477,7 @@ func TestHardening6SessionCapAndTimeout(t *testing.T) {
 // Item 6: an idle session is closed after the session timeout, and its
 // slot serves a new session.
 func TestHardening6IdleSessionsExpire(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	hs := httpServer(t, s, HTTPOptions{MaxSessions: 1, SessionTimeout: 50 * time.Millisecond})
 	if code, _ := postJSON(t, hs.URL, initializeBody, nil); code != http.StatusOK {
@@ -488,6 +500,7 @@ func TestHardening6IdleSessionsExpire(t *testing.T) {
 // ones queue as one: two builds for six calls, and every caller gets a
 // result.
 func TestHardening7ReloadsCoalesced(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var builds atomic.Int64
 	s, _ := startServer(t, baseConfig, func(o *testOptions) {
@@ -530,6 +543,7 @@ func TestHardening7ReloadsCoalesced(t *testing.T) {
 // host names and same-origin requests, and with --admin-token-file wants
 // the token for everything but the probes.
 func TestHardening7AdminHostOriginToken(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	hs := httptest.NewServer(s.AdminHandler(AdminOptions{Token: "adm"}))
 	t.Cleanup(hs.Close)
@@ -596,6 +610,7 @@ func runHTTP(t *testing.T, s *Server, o RunOptions) (string, context.CancelFunc,
 // still accepted). Once draining, a request that would open a session gets
 // 503; the session with a call in flight still gets its answer.
 func TestHardening22NoNewSessionsDuringShutdown(t *testing.T) {
+	t.Parallel()
 	s, entered, unblock := slowToolServer(t)
 	addr, cancel, done := runHTTP(t, s, RunOptions{ShutdownTimeout: waitLong})
 	defer cancel()
@@ -642,6 +657,7 @@ func TestHardening22ForcedShutdown(t *testing.T) {
 // Item 21: a line longer than the limit is skipped whole and answered
 // (-32600, id null); the next line is passed on.
 func TestHardening21OverlongStdioLine(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	fr := &frameReader{

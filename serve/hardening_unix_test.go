@@ -16,6 +16,7 @@ import (
 // saying why, the live generation stays, and the next good config is
 // published.
 func TestHardening03UnboundedReads(t *testing.T) {
+	t.Parallel()
 	s, path := startServer(t, baseConfig, func(o *testOptions) { o.MaxFileSize = 1 << 20 })
 	dir := filepath.Dir(path)
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o600); err != nil {

@@ -151,7 +151,7 @@ func dialRawWith(t testing.TB, connect func(io.ReadCloser, io.WriteCloser) (*mcp
 		toServerW.Close()
 		_ = ss.Close()
 		fromServerR.Close()
-		<-c.done
+		recvWithin(t, "the client's reader to end", c.done)
 	})
 	return c
 }

@@ -24,6 +24,7 @@ import (
 // ignores), accepts until: (through that day) with a located deprecation
 // warning, refuses both at once, and takes path: like ignores.
 func TestIssue10Item6GateAllowExpires(t *testing.T) {
+	t.Parallel()
 	parse := func(entry string) (*serveconfig.Config, error) {
 		return serveconfig.ParseConfig("c.yaml", []byte("tools: []\ngate:\n  allow:\n    - "+entry+"\n"), nil)
 	}
@@ -72,6 +73,7 @@ func TestIssue10Item6GateAllowExpires(t *testing.T) {
 // TestIssue10Item6AllowPath: a gate.allow entry with a path covers the
 // findings at that JSON Pointer and below, and only those.
 func TestIssue10Item6AllowPath(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	at := func(p string) diff.Change {
 		return diff.Change{Rule: "input-property-removed", Level: diff.Breaking, Tool: "search", Path: p}
@@ -90,6 +92,7 @@ func TestIssue10Item6AllowPath(t *testing.T) {
 // TestIssue10Item6ExpiredAllowInRefusal: a refusal caused by an expired
 // gate.allow entry says so, in the error and in the log line.
 func TestIssue10Item6ExpiredAllowInRefusal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mcpctl.serve.yaml")
 	write := func(s string) {
@@ -124,6 +127,7 @@ func TestIssue10Item6ExpiredAllowInRefusal(t *testing.T) {
 // (only variable names are copied from the server's environment). A value
 // is now a located error saying only names are allowed.
 func TestIssue10Item7ExecEnvNamesOnly(t *testing.T) {
+	t.Parallel()
 	cfg := "tools:\n  - name: a\n    inputSchema: {type: object}\n    handler:\n      exec:\n        command: [./run]\n        env: [HOME, A=b]\n"
 	_, err := serveconfig.ParseConfig("c.yaml", []byte(cfg), nil)
 	var ie *toolset.InputError

@@ -14,6 +14,7 @@ import (
 // HTTP": a single endpoint path) and answers 404 elsewhere, marked with
 // ListenerHeader so `mcpctl status` can tell it was given the wrong address.
 func TestIssue10Item14MCPOnlyOnSlashMCP(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	ts := httptest.NewServer(s.HTTPMux(HTTPOptions{Stateless: true})) // no session to leak
 	defer ts.Close()

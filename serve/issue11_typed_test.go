@@ -13,6 +13,7 @@ import (
 // whose type is wrong; the message quotes the location as 'it\'s', which
 // the old regexp `at '([^']*)'` cut at the escaped quote.
 func TestIssue11CompileErrorPointerTyped(t *testing.T) {
+	t.Parallel()
 	v, err := canon.Parse([]byte(`{"name":"t","inputSchema":{"type":"object","properties":{"it's":{"type":"strin"}}}}`))
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // own name), while an IP literal, which no DNS answer stands behind, is
 // accepted, so `mcpctl status --admin POD_IP:PORT` works beyond loopback.
 func TestIssue12AdminProbesAnyHost(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	s.SetReady(true)
 	h := s.AdminHandler(AdminOptions{Token: "adm"})
@@ -58,6 +59,7 @@ func TestIssue12AdminProbesAnyHost(t *testing.T) {
 // loopback without a token would hand /status and POST /reload to the
 // whole network; Run refuses it (ErrAdminToken) before listening.
 func TestIssue12AdminBeyondLoopbackNeedsToken(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	err := s.Run(context.Background(), RunOptions{AdminAddr: "192.0.2.1:8932"})
 	if !errors.Is(err, ErrAdminToken) {

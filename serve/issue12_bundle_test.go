@@ -17,6 +17,7 @@ import (
 // programs and working folders resolved against the served config's
 // folder.
 func TestIssue12FallbackBundleExecPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "data/marker.txt", "from the config folder\n")
 	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {

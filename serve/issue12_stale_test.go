@@ -19,6 +19,7 @@ import (
 // only one pending; published, none is. Deciding a superseded candidate
 // answers 410 Gone with state.ErrSuperseded's message.
 func TestIssue12StalePendingNotOffered(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "cfg.yaml", i12v1)
 	st := i12State(t, filepath.Join(t.TempDir(), "st"))

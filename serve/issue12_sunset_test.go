@@ -16,6 +16,7 @@ import (
 // rename carried a call in the period; published (safe, with a notice)
 // when the state covers the period and counted none.
 func TestIssue12FacadeRemovalByUsage(t *testing.T) {
+	t.Parallel()
 	search := "tools:\n" + strings.Replace(i12Search, "}}}", "}}, required: [q]}", 1)
 	withRename := search + "    facade: {rename: {query: q}}\n"
 	for _, tc := range []struct {
@@ -29,6 +30,7 @@ func TestIssue12FacadeRemovalByUsage(t *testing.T) {
 		{"quiet", 0, "gate: {quietPeriod: 0s}\n", ResultPublished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			cfg := writeFile(t, dir, "cfg.yaml", withRename+tc.gate)
 			s, err := i12New(t, cfg, i12State(t, filepath.Join(t.TempDir(), "st")))
@@ -62,6 +64,7 @@ func TestIssue12FacadeRemovalByUsage(t *testing.T) {
 // same rule as with a state, covered once the server has been up for
 // gate.quietPeriod.
 func TestIssue12UsageWithoutState(t *testing.T) {
+	t.Parallel()
 	const keep = "  - name: keep\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n"
 	const echo = "  - name: echo\n    inputSchema: {type: object}\n    handler: {static: {text: ok}}\n    deprecated: {since: 2026-01-15, sunset: 2026-03-01}\n"
 	for _, tc := range []struct {
@@ -73,6 +76,7 @@ func TestIssue12UsageWithoutState(t *testing.T) {
 		{"quiet for the period, up longer", false, ResultPublished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			clock := clocktest.New(testNow)
 			s, path := startServer(t, "tools:\n"+keep+echo, withClock(clock))
 			c := dialRaw(t, s)
@@ -94,6 +98,7 @@ func TestIssue12UsageWithoutState(t *testing.T) {
 		})
 	}
 	t.Run("facade rule unused", func(t *testing.T) {
+		t.Parallel()
 		search := "tools:\n" + strings.Replace(i12Search, "}}}", "}}, required: [q]}", 1)
 		s, path := startServer(t, search+"    facade: {rename: {query: q}}\ngate: {quietPeriod: 0s}\n")
 		writeFile(t, filepath.Dir(path), filepath.Base(path), search+"gate: {quietPeriod: 0s}\n")
@@ -110,6 +115,7 @@ func TestIssue12UsageWithoutState(t *testing.T) {
 // passes (gate.quietPeriod 0s, with a state covering it), dropping the
 // used one is refused with its count.
 func TestIssue12UsagePerFacadeRule(t *testing.T) {
+	t.Parallel()
 	tools := "tools:\n  - name: search\n    inputSchema: {type: object, properties: {q: {type: string}, text: {type: string}}, additionalProperties: false}\n    handler: {static: {text: ok}}\n"
 	both := tools + "    facade: {rename: {query: q, body: text}}\ngate: {quietPeriod: 0s}\n"
 	dir := t.TempDir()

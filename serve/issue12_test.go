@@ -74,6 +74,7 @@ func journalKinds(t *testing.T, st *state.State) []string {
 }
 
 func TestIssue12GateKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeFile(t, dir, "sub/cfg.yaml", i12v1+`gate:
   baseline: tools.lock.json
@@ -106,6 +107,7 @@ func TestIssue12GateKeys(t *testing.T) {
 // is gated against the state: refused, the last accepted bundle is served
 // and the new config is pending.
 func TestIssue12RestartCannotBypassTheGate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "cfg.yaml", i12v1)
 	stDir := filepath.Join(t.TempDir(), "st")
@@ -163,6 +165,7 @@ func writeLock(t testing.TB, cfg, path string) {
 }
 
 func TestIssue12BaselineOnlyRefusesAtStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeLock(t, writeFile(t, dir, "old.yaml", i12v1), filepath.Join(dir, "tools.lock.json"))
 	cfg := writeFile(t, dir, "cfg.yaml", i12v2+"gate: {baseline: tools.lock.json}\n")
@@ -196,6 +199,7 @@ func TestIssue12BaselineOnlyRefusesAtStart(t *testing.T) {
 }
 
 func TestIssue12StateRecordsPublishes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "inc/search.yaml", "{type: object, properties: {q: {type: string}}}\n")
 	cfg := writeFile(t, dir, "cfg.yaml", `tools:
@@ -252,6 +256,7 @@ func post(t *testing.T, url, path, token, body string) (int, string) {
 }
 
 func TestIssue12ApproveAndReject(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "cfg.yaml", i12v1)
 	st := i12State(t, filepath.Join(t.TempDir(), "st"))
@@ -319,6 +324,7 @@ func TestIssue12ApproveAndReject(t *testing.T) {
 // TestIssue12NoStateNoApprovals: without --state there is nothing pending
 // to decide.
 func TestIssue12NoStateNoApprovals(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, i12v1)
 	if _, err := s.Approve(context.Background(), Decision{Fingerprint: strings.Repeat("a", 64), Reason: "x"}); !errors.Is(err, ErrNoState) {
 		t.Errorf("err = %v", err)
@@ -358,6 +364,7 @@ const (
 // tool only in the process, so after a restart the name could come back
 // with another schema as a new tool. The state remembers it.
 func TestIssue12RemovedToolsSurviveARestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "cfg.yaml", "tools:\n"+i12Search+i12Fetch)
 	st := i12State(t, filepath.Join(t.TempDir(), "st"))
@@ -382,6 +389,7 @@ func TestIssue12RemovedToolsSurviveARestart(t *testing.T) {
 // be dropped again without it... nor can a change safe against the live
 // contract break what an older one promised.
 func TestIssue12Transitive(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		transitive string
 		want       string
@@ -410,6 +418,7 @@ func TestIssue12Transitive(t *testing.T) {
 // backward gate lets through (a new optional property an old replica
 // with additionalProperties: false rejects).
 func TestIssue12Compatibility(t *testing.T) {
+	t.Parallel()
 	closed := "tools:\n  - name: search\n    inputSchema: {type: object, properties: {q: {type: string}}, additionalProperties: false}\n    handler: {static: {text: ok}}\n"
 	wider := strings.Replace(closed, "q: {type: string}}", "q: {type: string}, limit: {type: integer}}", 1)
 	for mode, want := range map[string]string{"backward": ResultPublished, "forward": ResultRefused, "full": ResultRefused, "none": ResultPublished} {
@@ -432,6 +441,7 @@ func TestIssue12Compatibility(t *testing.T) {
 // TestIssue12UsageCounters: calls are counted per tool and facade rule in
 // the state, and survive a restart.
 func TestIssue12UsageCounters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "cfg.yaml", "tools:\n"+strings.Replace(i12Search, "}}}", "}}, required: [q]}", 1)+"    facade: {rename: {query: q}}\n")
 	st := i12State(t, filepath.Join(t.TempDir(), "st"))
@@ -457,6 +467,7 @@ func TestIssue12UsageCounters(t *testing.T) {
 // its deprecation" (the notice times lived in the process). The state's
 // contract now seeds them as a first generation does: its "since" date.
 func TestIssue12RestartKnowsDeprecations(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	old := "  - name: old\n    inputSchema: {type: object}\n    deprecated: {since: 2026-01-01, sunset: 2026-02-01}\n    handler: {static: {text: ok}}\n"
 	cfg := writeFile(t, dir, "cfg.yaml", "tools:\n"+i12Search+old)

@@ -19,6 +19,7 @@ import (
 // A client that stops reading must not block the reload path nor another
 // session's notification.
 func TestStalledClientBlocksNothing(t *testing.T) {
+	t.Parallel()
 	s, path := startServer(t, baseConfig, func(o *testOptions) { o.NotifyTimeout = waitLong })
 	// The stalled session: initialized, then nobody reads what the server
 	// writes (the pipe has no buffer, so the first write blocks).
@@ -70,6 +71,7 @@ func TestStalledClientBlocksNothing(t *testing.T) {
 // An in-flight call finishes with the generation it started with; the
 // generation's resources are released only after it returns.
 func TestInFlightCallKeepsItsGeneration(t *testing.T) {
+	t.Parallel()
 	entered := make(chan string, 1)
 	unblock := make(chan struct{})
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -159,6 +161,7 @@ func slowToolServer(t *testing.T) (s *Server, entered <-chan struct{}, unblock c
 
 // SIGTERM (ctx cancelled) lets in-flight calls finish, then Run returns.
 func TestShutdownDrainsInFlightCalls(t *testing.T) {
+	t.Parallel()
 	s, entered, unblock := slowToolServer(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -218,6 +221,7 @@ func TestShutdownDrainsInFlightCalls(t *testing.T) {
 // flight at SIGTERM is answered before the sessions close (the SDK writes
 // the response after the call returns).
 func TestShutdownDrainsInFlightHTTPCall(t *testing.T) {
+	t.Parallel()
 	s, entered, unblock := slowToolServer(t)
 	addr := make(chan string, 1)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -244,7 +248,7 @@ func TestShutdownDrainsInFlightHTTPCall(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the in-flight call failed: %v", err)
 		}
-		res := <-callDone
+		res := recvWithin(t, "the in-flight call's result", callDone)
 		if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || text != "done" {
 			t.Errorf("in-flight call answered isError=%v %q, want \"done\"", res.IsError, text)
 		}
@@ -263,6 +267,7 @@ func TestShutdownDrainsInFlightHTTPCall(t *testing.T) {
 
 // A stdout nobody reads does not keep Run from returning.
 func TestShutdownWithBlockedStdout(t *testing.T) {
+	t.Parallel()
 	s, path := startServer(t, baseConfig)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -110,6 +110,7 @@ func metricsText(t *testing.T, s *Server) string {
 }
 
 func TestPinnedSessionKeepsItsGeneration(t *testing.T) {
+	t.Parallel()
 	clk := clocktest.New(testNow)
 	rel := newReleases()
 	s, path := startServer(t, baseConfig, pinning, withClock(clk), rel.hook)
@@ -198,6 +199,7 @@ func TestPinnedSessionKeepsItsGeneration(t *testing.T) {
 // An expired pin is noticed on the session's next request (Options.Clock),
 // even when its timer has not fired.
 func TestPinExpiresOnNextRequest(t *testing.T) {
+	t.Parallel()
 	clk := clocktest.New(testNow)
 	s, path := startServer(t, baseConfig, pinning, withClock(clk), func(o *testOptions) { o.PinTTL = time.Minute })
 	a := connected(t, s)
@@ -221,6 +223,7 @@ func TestPinExpiresOnNextRequest(t *testing.T) {
 
 // A pin whose generation is still the live one expires silently.
 func TestPinExpiryWithoutChangeIsSilent(t *testing.T) {
+	t.Parallel()
 	clk := clocktest.New(testNow)
 	s, _ := startServer(t, baseConfig, pinning, withClock(clk))
 	a := connected(t, s)
@@ -236,6 +239,7 @@ func TestPinExpiryWithoutChangeIsSilent(t *testing.T) {
 // The real timer (clock.System) moves an idle session and the go-sdk
 // client is told.
 func TestPinTimerMovesIdleSession(t *testing.T) {
+	t.Parallel()
 	s, path := startServer(t, baseConfig, pinning, func(o *testOptions) { o.PinTTL = 50 * time.Millisecond; o.Clock = clock.System })
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)
@@ -262,6 +266,7 @@ func TestPinTimerMovesIdleSession(t *testing.T) {
 
 // A session that ends releases its pin: the pinned generation is released.
 func TestPinReleasedWhenSessionEnds(t *testing.T) {
+	t.Parallel()
 	clk := clocktest.New(testNow)
 	rel := newReleases()
 	s, path := startServer(t, baseConfig, pinning, withClock(clk), rel.hook)
@@ -292,7 +297,9 @@ func TestPinReleasedWhenSessionEnds(t *testing.T) {
 // Over stateful streamable HTTP a session is pinned; over stateless HTTP,
 // and for 2026-07-28 clients, nothing is.
 func TestPinOverHTTP(t *testing.T) {
+	t.Parallel()
 	t.Run("stateful", func(t *testing.T) {
+		t.Parallel()
 		clk := clocktest.New(testNow)
 		s, path := startServer(t, baseConfig, pinning, withClock(clk))
 		hs := httpServer(t, s, HTTPOptions{})
@@ -329,6 +336,7 @@ func TestPinOverHTTP(t *testing.T) {
 		version string
 	}{{"stateless 2025-11-25", "2025-11-25"}, {"stateless 2026-07-28", ""}} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			clk := clocktest.New(testNow)
 			s, path := startServer(t, baseConfig, pinning, withClock(clk))
 			hs := httpServer(t, s, HTTPOptions{Stateless: true})
@@ -346,6 +354,7 @@ func TestPinOverHTTP(t *testing.T) {
 		})
 	}
 	t.Run("in-memory 2026-07-28", func(t *testing.T) {
+		t.Parallel()
 		s, path := startServer(t, baseConfig, pinning)
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := s.Connect(context.Background(), st)
@@ -367,6 +376,7 @@ func TestPinOverHTTP(t *testing.T) {
 
 // Without --pin-sessions nothing is pinned: a session sees each publish.
 func TestNoPinningByDefault(t *testing.T) {
+	t.Parallel()
 	s, path := startServer(t, baseConfig, func(o *testOptions) { o.AllowBreaking = true })
 	a := connected(t, s)
 	publish(t, s, path, nextConfig)

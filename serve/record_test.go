@@ -110,6 +110,7 @@ func recordedFile(t *testing.T, dir string) (string, string) {
 }
 
 func TestRecordCalls(t *testing.T) {
+	t.Parallel()
 	s, dir := recordingServer(t, recordConfig)
 	cs := sdkSession(t, s)
 	gen := s.Live().Fingerprint
@@ -214,6 +215,7 @@ func TestRecordCalls(t *testing.T) {
 // The record counters exist before anything happened, so an alert on
 // drops sees 0, not no data.
 func TestRecordMetricsPresentFromStart(t *testing.T) {
+	t.Parallel()
 	s, _ := recordingServer(t, recordConfig)
 	mfs, err := s.metrics.reg.Gather()
 	if err != nil {
@@ -234,6 +236,7 @@ func TestRecordMetricsPresentFromStart(t *testing.T) {
 // A reload that adds a redact entry applies to sessions pinned to the
 // generation before it: redaction is policy, not contract.
 func TestRecordRedactionOfPinnedSession(t *testing.T) {
+	t.Parallel()
 	const cfg = `server: {name: rec}
 tools:
   - name: t
@@ -263,6 +266,7 @@ record: {redact: [a]}
 // A call is recorded before its handler runs, so a call abandoned at
 // shutdown (its handler still running) is in the record.
 func TestRecordBeforeHandler(t *testing.T) {
+	t.Parallel()
 	s, entered, unblock := slowToolServer(t)
 	release := sync.OnceFunc(func() { close(unblock) })
 	defer release() // also when the test fails: the handler must end
@@ -291,6 +295,7 @@ func TestRecordBeforeHandler(t *testing.T) {
 }
 
 func TestRecordConcurrentCallsWholeLines(t *testing.T) {
+	t.Parallel()
 	s, dir := recordingServer(t, recordConfig)
 	const clients, perClient = 6, 40
 	big := strings.Repeat("x", 9000) // more than a pipe buffer's atomic write

@@ -52,6 +52,7 @@ type answer struct {
 // inject contradicted an argument got callcheck's message from serve but
 // the bare facade error from replay.
 func TestServeAndReplayAnswerAlike(t *testing.T) {
+	t.Parallel()
 	s, path := startServer(t, sameCallConfig)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)

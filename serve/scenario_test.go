@@ -64,6 +64,7 @@ func connected(t *testing.T, s *Server) *rawClient {
 }
 
 func TestScenarioSameContentNoNotification(t *testing.T) {
+	t.Parallel()
 	s, path, r := watched(t, baseConfig)
 	c := connected(t, s)
 	before := c.list()
@@ -78,6 +79,7 @@ func TestScenarioSameContentNoNotification(t *testing.T) {
 }
 
 func TestScenarioReorderedKeysNoNotification(t *testing.T) {
+	t.Parallel()
 	s, path, r := watched(t, baseConfig)
 	c := connected(t, s)
 	before := c.list()
@@ -110,6 +112,7 @@ func TestScenarioReorderedKeysNoNotification(t *testing.T) {
 }
 
 func TestScenarioBurstCoalesced(t *testing.T) {
+	t.Parallel()
 	// 10 writes 20 ms apart inside one debounce window. The window is
 	// widened from the default so that a loaded machine (-race, 2 cores)
 	// cannot stretch a gap past it; the behaviour under test is coalescing.
@@ -163,6 +166,7 @@ tools:
 `
 
 func TestScenarioBreakingRemovalRefused(t *testing.T) {
+	t.Parallel()
 	s, path, r := watched(t, baseConfig)
 	c := connected(t, s)
 	before := c.list()
@@ -197,6 +201,7 @@ func TestScenarioBreakingRemovalRefused(t *testing.T) {
 }
 
 func TestScenarioBreakingRemovalAllowed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, allow string
 		want        string
@@ -207,6 +212,7 @@ func TestScenarioBreakingRemovalAllowed(t *testing.T) {
 		{"expired", "{rule: tool-removed, tool: fetch_document, until: 2026-01-01, reason: too late}", ResultRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, path, r := watched(t, baseConfig)
 			c := connected(t, s)
 			writeFile(t, filepath.Dir(path), filepath.Base(path), removedConfig+"gate:\n  allow:\n    - "+tc.allow+"\n")
@@ -247,6 +253,7 @@ func TestScenarioInvalidCandidatesRefused(t *testing.T) {
 		{"missing command", strings.Replace(baseConfig, "handler: {static: {text: fetched}}", "handler: {exec: {command: [./no-such-program]}}", 1), "no-such-program"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, path, r := watched(t, baseConfig)
 			c := connected(t, s)
 			before := c.list()
@@ -274,6 +281,7 @@ func TestScenarioInvalidCandidatesRefused(t *testing.T) {
 }
 
 func TestScenarioListWithoutInitialized(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, baseConfig)
 	c := dialRaw(t, s)
 	c.initialize(false)
@@ -315,8 +323,10 @@ var rewrites = map[string]func(t *testing.T, path, content string){
 }
 
 func TestScenarioRewriteStrategies(t *testing.T) {
+	t.Parallel()
 	for name, rewrite := range rewrites {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s, path, r := watched(t, baseConfig)
 			c := connected(t, s)
 			added := baseConfig + "  - name: list_documents\n    inputSchema: {type: object}\n    handler: {static: {text: listed}}\n"
@@ -335,6 +345,7 @@ func TestScenarioRewriteStrategies(t *testing.T) {
 }
 
 func TestScenarioIncludeChange(t *testing.T) {
+	t.Parallel()
 	cfg := strings.Replace(baseConfig, `    inputSchema:
       type: object
       properties:
@@ -356,7 +367,7 @@ func TestScenarioIncludeChange(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = s.Watch(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() { cancel(); recvWithin(t, "the watcher to return", done) }()
 	recvWithin(t, "the watcher", ready)
 	c := connected(t, s)
 	// Widening the included schema (a new optional property) is additive.
@@ -374,6 +385,7 @@ func TestScenarioIncludeChange(t *testing.T) {
 }
 
 func TestScenarioConfigMapSymlinkSwap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// The layout the kubelet makes for a mounted ConfigMap.
 	writeFile(t, dir, "..2026_01_15_12_00_00.1/mcpctl.serve.yaml", baseConfig)
@@ -392,7 +404,7 @@ func TestScenarioConfigMapSymlinkSwap(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = s.Watch(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() { cancel(); recvWithin(t, "the watcher to return", done) }()
 	recvWithin(t, "the watcher", ready)
 	c := connected(t, s)
 
@@ -426,6 +438,7 @@ func mustSymlink(t *testing.T, target, link string) {
 }
 
 func TestStaleCandidateDiscarded(t *testing.T) {
+	t.Parallel()
 	// Build 2 (config B) is made artificially slow: it waits before taking
 	// the publisher lock until build 3 (config C, written later) has been
 	// published. Build 2 must then be discarded, never overwriting C.

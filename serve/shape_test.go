@@ -64,6 +64,7 @@ func jsonValue(t *testing.T, text string) *canon.Value {
 // afterwards it gets green's self-healing error, or green's facade
 // translation when one turns it into a valid call.
 func TestShapeRouting(t *testing.T) {
+	t.Parallel()
 	const tool = "read_multiple_files"
 	blue := realCheckTool(t, "2025.8.18", tool, nil)
 	green := realCheckTool(t, "2025.11.25", tool, nil)
@@ -110,6 +111,7 @@ func TestShapeRouting(t *testing.T) {
 // TestShapeRoutingTranslatesAfterRetirement: once blue is retired, a call
 // green's facade can carry is translated to green, not refused.
 func TestShapeRoutingTranslatesAfterRetirement(t *testing.T) {
+	t.Parallel()
 	blue := realCheckTool(t, "2025.8.18", "read_text_file", nil)
 	green := realCheckTool(t, "2025.11.25", "read_text_file", &facade.Block{Rename: map[string]string{"file": "path"}})
 	old := call("read_text_file", `{"file":"/a"}`)

@@ -24,6 +24,7 @@ const shareConfig = `tools:
 // *liveTool (compiled schemas, handler), refcounted, so a pinned old
 // generation costs memory only for what changed.
 func TestUnchangedToolsShared(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	env := map[string]string{"TOKEN": "t1", "PATH": "/usr/bin"}
 	setEnv := func(k, v string) { mu.Lock(); env[k] = v; mu.Unlock() }
@@ -84,6 +85,7 @@ func TestUnchangedToolsShared(t *testing.T) {
 // A shared handler is closed only when the last generation using it is
 // released, and a refused candidate gives its shared tools back.
 func TestSharedHandlerClosedByLastGeneration(t *testing.T) {
+	t.Parallel()
 	rel := newReleases()
 	clk := clocktest.New(testNow)
 	s, path := startServer(t, shareConfig, withClock(clk), rel.hook, func(o *testOptions) {

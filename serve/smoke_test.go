@@ -22,6 +22,7 @@ tools:
 `
 
 func TestSmoke(t *testing.T) {
+	t.Parallel()
 	s, _ := startServer(t, smokeConfig)
 	c := dialRaw(t, s)
 	r := c.initialize(true)

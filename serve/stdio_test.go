@@ -71,6 +71,7 @@ func answers(t *testing.T, out string) []string {
 // drops pending responses, so without the drain some of the 20 runs lose
 // answers.
 func TestStdioAnswersRequestsReadBeforeEOF(t *testing.T) {
+	t.Parallel()
 	input := strings.Join([]string{
 		stdioInitialize,
 		stdioInitialized,
@@ -80,6 +81,7 @@ func TestStdioAnswersRequestsReadBeforeEOF(t *testing.T) {
 	want := []string{"1 result", "2 result", "3 result"}
 	for i := range 20 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
 			s, _ := startServer(t, baseConfig)
 			var out syncBuffer
 			waitRun(t, runStdio(context.Background(), s, strings.NewReader(input), &out, waitLong), "after the end of input")
@@ -117,6 +119,7 @@ func TestStdioEOFWaitBounded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			entered := make(chan struct{}, 1)
 			unblock := make(chan struct{})
 			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

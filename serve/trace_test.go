@@ -20,6 +20,7 @@ import (
 // params._meta.traceparent, and one span per reload whose status is an
 // error when the candidate is refused.
 func TestIssue10OTelSpans(t *testing.T) {
+	t.Parallel()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer tp.Shutdown(context.Background())

@@ -28,12 +28,14 @@ var update = flag.Bool("update", false, "rewrite the expected server messages of
 // The transport is newline-delimited JSON over pipes, as stdio frames it.
 // With -update the "<" lines are rewritten from what the server sent.
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/transcripts/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no transcripts: %v", err)
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			t.Parallel()
 			runTranscript(t, file)
 		})
 	}

@@ -13,6 +13,7 @@ import (
 )
 
 func TestBlueGreenConfig(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, t.TempDir(), "c.yaml", `upstreams:
   - name: files
     prefix: fs_
@@ -60,6 +61,7 @@ func TestBlueGreenConfig(t *testing.T) {
 }
 
 func TestBlueGreenConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, config, want string
 	}{

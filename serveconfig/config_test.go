@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseConfigServedBytes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "schemas/search.json", `{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"number","minimum":1.0}},"required":["z"]}`)
 	writeFile(t, dir, "schemas/out.yaml", "type: object\nproperties: {hits: {type: integer}}\n")
@@ -50,6 +51,7 @@ tools:
 }
 
 func TestParseConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, config, want string
 	}{
@@ -98,6 +100,7 @@ func TestParseConfigErrors(t *testing.T) {
 }
 
 func TestIncludeErrorsLocatedInTheIncludedFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "s.json", "{\n  \"type\": \"object\",\n  \"type\": \"object\"\n}")
 	writeFile(t, dir, "loop.yaml", "$file: loop.yaml\n")
@@ -139,6 +142,7 @@ func FuzzParseConfig(f *testing.F) {
 const allToolKeys = "(want name, title, description, inputSchema, outputSchema, annotations, icons, execution, _meta, handler, facade or deprecated)"
 
 func TestToolEntryKeys(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		files map[string]string // besides c.yaml
@@ -219,6 +223,7 @@ func TestToolEntryKeys(t *testing.T) {
 }
 
 func TestNearestKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, want string
 	}{
@@ -244,6 +249,7 @@ func TestNearestKey(t *testing.T) {
 // same block in a --facades file, located in the config by line, column,
 // tool and JSON Pointer.
 func TestFacadeBlockAsInAFacadeFile(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		block string // the facade block, flow style, on one line
@@ -285,6 +291,7 @@ func TestFacadeBlockAsInAFacadeFile(t *testing.T) {
 }
 
 func TestFacadeBlockIncluded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "facades/a.yaml", "rename: {q: query}\ncoerce:\n  limit: integr\n")
 	_, err := LoadConfig(writeFile(t, dir, "c.yaml", "tools:\n  - name: a\n    inputSchema: {type: object}\n    facade: {$file: facades/a.yaml}\n"))
@@ -301,6 +308,7 @@ func TestFacadeBlockIncluded(t *testing.T) {
 // declares decode to what the facade-file loader reads from the same
 // config (values included: numbers as YAML decodes them).
 func TestFacadeBlocksEqualFacadeFile(t *testing.T) {
+	t.Parallel()
 	config := `tools:
   - name: search
     inputSchema: {type: object}
@@ -331,6 +339,7 @@ func TestFacadeBlocksEqualFacadeFile(t *testing.T) {
 }
 
 func TestSyntaxErrorsLocated(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file, data, want string
 	}{
@@ -362,6 +371,7 @@ func TestSyntaxErrorsLocated(t *testing.T) {
 }
 
 func TestIncludeSyntaxErrorLocated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "s.yaml", "type: object\nproperties: {q: {type: string}\nrequired: [q]\n")
 	_, err := LoadConfig(writeFile(t, dir, "c.yaml", "tools:\n  - name: a\n    inputSchema: {$file: s.yaml}\n"))
@@ -374,6 +384,7 @@ func TestIncludeSyntaxErrorLocated(t *testing.T) {
 // A refused record.redact entry is located and typed: errors.Is
 // recording.ErrRedactEntry, as fixtures convert --redact gets it.
 func TestRedactEntryErrorTyped(t *testing.T) {
+	t.Parallel()
 	for _, e := range []string{`""`, `" "`, `/a~2`} {
 		_, err := ParseConfig("c.yaml", []byte("tools: []\nrecord: {redact: ["+e+"]}\n"), nil)
 		var ie *toolset.InputError

@@ -10,6 +10,7 @@ import (
 // Pointers growing with depth, until memory ran out. It is a located error
 // now, and so is any nesting deeper than maxNesting.
 func TestHardening02RecursiveAlias(t *testing.T) {
+	t.Parallel()
 	deep := "x: " + strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1) + "\ntools: []\n"
 	for _, tc := range []struct{ config, want string }{
 		{"y: &b [{e: {z: [*b, *b, *b]}}]\ntools: []\n", "c.yaml:1:17: /y/0/e/z/0/0/e/z/0: alias *b refers to a value that contains it"},

@@ -132,8 +132,10 @@ func readMap(dir string, m map[string]string) func(string) ([]byte, error) {
 // the files read (in order) and the error reported are exactly those of
 // converting the document in order.
 func TestConfigSideBySideSameAsInOrder(t *testing.T) {
+	t.Parallel()
 	for name, files := range sideBySideCases() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			src := filepath.Join(dir, "config.yaml")
 			sameSideBySide(t, sideBySideRuns(), src, []byte(files["config.yaml"]), readMap(dir, files))

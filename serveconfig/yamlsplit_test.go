@@ -59,6 +59,7 @@ func dumpYAML(doc *yaml.Node, err error) string {
 // the nodes, places and errors of parsing the document whole, and the
 // usual shape is indeed cut.
 func TestParseConfigYAMLSameAsWhole(t *testing.T) {
+	t.Parallel()
 	for _, tc := range cutCases {
 		t.Run(tc.name, func(t *testing.T) {
 			var whole yaml.Node

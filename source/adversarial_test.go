@@ -21,6 +21,7 @@ import (
 // write, the folders existing). A revision starting with "-" is now bad
 // input, and git never runs.
 func TestAdversarialGitSourceOption(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

@@ -42,6 +42,7 @@ func durableFiles(t *testing.T, dir string) []string {
 // (every compactAfter publishes and at Close). A reopened state has every
 // publish all the same.
 func TestIssue12PublishOneDurableWrite(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 2)
 	bundle := func(s string) *Bundle {
@@ -79,6 +80,7 @@ func TestIssue12PublishOneDurableWrite(t *testing.T) {
 // after published.json but before the journal was rewritten (each publish
 // counted once).
 func TestIssue12PublishCrashRecovery(t *testing.T) {
+	t.Parallel()
 	bundle := func(s string) *Bundle {
 		return &Bundle{Config: "c.yaml", Files: map[string][]byte{"c.yaml": []byte(s)}}
 	}

@@ -16,6 +16,7 @@ import (
 // superseded; a decision about a superseded candidate is refused with
 // *SupersededError (ErrSuperseded), also after a restart.
 func TestIssue12StalePendingSuperseded(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 1)
 	fp := func(b string) string { return strings.Repeat(b, 64) }

@@ -57,6 +57,7 @@ func stateDir(t testing.TB) string { return filepath.Join(t.TempDir(), "state") 
 // the last two contracts (tools, facades, fingerprint, time, allowance),
 // their bundles, the journal; older contracts and bundles are removed.
 func TestStatePublishReopen(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 2)
 	var want []*Published
@@ -137,6 +138,7 @@ func TestStatePublishReopen(t *testing.T) {
 // TestStateFilesPrivate: the folder is 0700, every file 0600; a folder its
 // group or others may write is refused with durable.ErrDirUnsafe.
 func TestStateFilesPrivate(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 1)
 	bundle := &Bundle{Config: "c.yaml", Files: map[string][]byte{"c.yaml": []byte("x")}}
@@ -175,6 +177,7 @@ func TestStateFilesPrivate(t *testing.T) {
 // folder, or a config missing from the files, is ErrBundlePath and
 // publishes nothing.
 func TestStateBundleConfined(t *testing.T) {
+	t.Parallel()
 	for _, files := range []map[string][]byte{
 		{"c.yaml": nil, "../escape.json": nil},
 		{"c.yaml": nil, "/abs.json": nil},
@@ -201,6 +204,7 @@ func TestStateBundleConfined(t *testing.T) {
 // mid-append) opens with a warning, the torn bytes dropped, and the next
 // entry is a whole line of its own.
 func TestStateJournalTorn(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 1)
 	if _, err := st.Publish(Record{Contract: contract(t, "a", nil, "x")}); err != nil {
@@ -232,6 +236,7 @@ func TestStateJournalTorn(t *testing.T) {
 // TestStateJournalMissingNewline: a last entry whole but for its newline
 // is kept, without a warning.
 func TestStateJournalMissingNewline(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 1)
 	if _, err := st.Publish(Record{Contract: contract(t, "a", nil, "x")}); err != nil {
@@ -257,6 +262,7 @@ func TestStateJournalMissingNewline(t *testing.T) {
 // TestStateConcurrentCounts: calls counted while the counters are flushed
 // and contracts published are all counted (run with -race).
 func TestStateConcurrentCounts(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 2)
 	var wg sync.WaitGroup
@@ -291,6 +297,7 @@ func TestStateConcurrentCounts(t *testing.T) {
 // contract that is not a lockfile: each is a *CorruptError naming the
 // file and where.
 func TestStateCorruptFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, file, data string
 		line             int
@@ -332,6 +339,7 @@ func TestStateCorruptFiles(t *testing.T) {
 // rejecting drops and journals one; publishing one drops it; a decision
 // about a fingerprint that is not pending is ErrNotPending.
 func TestStatePending(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 1)
 	a, b := contract(t, "a", nil, "x"), contract(t, "b", nil, "x")
@@ -388,6 +396,7 @@ func TestStatePending(t *testing.T) {
 // the last call; persisted by Flush and Close; a quiet period the state
 // does not cover says so.
 func TestStateUsage(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 1)
 	week := 7 * 24 * time.Hour
@@ -438,6 +447,7 @@ func TestStateUsage(t *testing.T) {
 // TestStateLastPublished: a tool removed by a later publish is remembered
 // (definition and facade) across a restart.
 func TestStateLastPublished(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 1)
 	ff := facade.File{"old_tool": {Aliases: []facade.Alias{{Name: "older"}}}}
@@ -469,6 +479,7 @@ func TestStateLastPublished(t *testing.T) {
 // TestStateNewest: which contract the first candidate at start is gated
 // against.
 func TestStateNewest(t *testing.T) {
+	t.Parallel()
 	a, b, x := contract(t, "a", nil, "t"), contract(t, "b", nil, "t"), contract(t, "x", nil, "t")
 	tests := []struct {
 		name      string
@@ -506,6 +517,7 @@ func TestStateNewest(t *testing.T) {
 // the previous contract current; the next publish takes the leftovers'
 // place.
 func TestStateCrashBeforeCommit(t *testing.T) {
+	t.Parallel()
 	dir, c := stateDir(t), newClock()
 	st := open(t, dir, c, 1)
 	a := contract(t, "a", nil, "x")

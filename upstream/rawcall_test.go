@@ -123,6 +123,7 @@ func startLines(t *testing.T, s *lineServer, timeout time.Duration) *upstream.Up
 var rawID = regexp.MustCompile(`^"mcpctl-[0-9a-f]{16}-[0-9]+"$`)
 
 func TestUpstreamCallRawAnsweredTwiceKeepsTheFirst(t *testing.T) {
+	t.Parallel()
 	s := newLineServer()
 	u := startLines(t, s, 0)
 	res, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"t","arguments":{"mode":"twice"}}`))
@@ -148,6 +149,7 @@ func TestUpstreamCallRawAnsweredTwiceKeepsTheFirst(t *testing.T) {
 }
 
 func TestUpstreamCallRawNeverAnsweredTimesOutAndCancels(t *testing.T) {
+	t.Parallel()
 	s := newLineServer()
 	u := startLines(t, s, time.Second) // Timeout bounds the start too
 	_, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"t","arguments":{"mode":"never"}}`))
@@ -168,6 +170,7 @@ func TestUpstreamCallRawNeverAnsweredTimesOutAndCancels(t *testing.T) {
 }
 
 func TestUpstreamCallRawConnectionLostIsUnavailable(t *testing.T) {
+	t.Parallel()
 	s := newLineServer()
 	u := startLines(t, s, 0)
 	errc := make(chan error, 1)
@@ -196,6 +199,7 @@ func TestUpstreamCallRawConnectionLostIsUnavailable(t *testing.T) {
 // TestUpstreamCallRawStdio: the stdio server (this test binary) answers a
 // raw call with its result bytes; a call that kills it is ErrUnavailable.
 func TestUpstreamCallRawStdio(t *testing.T) {
+	t.Parallel()
 	u, err := upstream.Start(context.Background(), upstream.Options{
 		Name: "stdio", Command: []string{os.Args[0]}, Env: []string{"MCPCTL_UPSTREAM_TEST_SERVER=1"},
 		MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond,
@@ -222,6 +226,7 @@ func TestUpstreamCallRawStdio(t *testing.T) {
 // send progress for another call by counting (they were "mcpctl-1",
 // "mcpctl-2", …).
 func TestUpstreamProgressTokensUnguessable(t *testing.T) {
+	t.Parallel()
 	token := func() string {
 		f := newFake()
 		var tok string

@@ -110,6 +110,7 @@ func normal(t *testing.T, b []byte) string {
 // pings, lists roots and asks for sampling (answered as the go-sdk client
 // answers them).
 func TestCallRawAnswersAsCall(t *testing.T) {
+	t.Parallel()
 	for _, mode := range rawModes {
 		t.Run(mode.name, func(t *testing.T) {
 			_, u := rawFake(t, mode.opts, nil)
@@ -139,6 +140,7 @@ func TestCallRawAnswersAsCall(t *testing.T) {
 // the upstream's header secret it echoes is redacted (as
 // TestAdversarialGatewaySecrets requires of Call).
 func TestCallRawTypedErrorRedacted(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cr3t-raw-token"
 	for _, mode := range rawModes {
 		t.Run(mode.name, func(t *testing.T) {
@@ -161,6 +163,7 @@ func TestCallRawTypedErrorRedacted(t *testing.T) {
 // The end of the caller's context and the timeout send
 // notifications/cancelled: the server's handler sees its context end.
 func TestCallRawCancels(t *testing.T) {
+	t.Parallel()
 	for _, mode := range rawModes[:2] { // a stateless server has no session to cancel in
 		t.Run(mode.name, func(t *testing.T) {
 			f, u, held := rawFakeHeld(t, mode.opts, nil)
@@ -181,6 +184,7 @@ func TestCallRawCancels(t *testing.T) {
 }
 
 func TestCallRawTimeout(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, nil))
 	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close() })
@@ -199,6 +203,7 @@ func TestCallRawTimeout(t *testing.T) {
 // A session the server closed answers 404: ErrSessionExpired, and the
 // upstream reconnects.
 func TestCallRawSessionExpired(t *testing.T) {
+	t.Parallel()
 	f, u := rawFake(t, mcp.StreamableHTTPOptions{}, nil)
 	for ss := range f.srv.Sessions() {
 		_ = ss.Close()
@@ -224,6 +229,7 @@ func TestCallRawSessionExpired(t *testing.T) {
 // in-memory go-sdk transport) is not raw-able: CallRaw makes the call
 // through the go-sdk client, and it is answered.
 func TestCallRawNotHTTPGoesThroughGoSDK(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	u := start(t, f, upstream.Options{})
 	res, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"echo","arguments":{"text":"x"}}`))
@@ -247,6 +253,7 @@ func waitFor[T any](t *testing.T, what string, ch <-chan T) T {
 // as Call does, and the URL's credentials in the transport's error are
 // redacted.
 func TestCallRawServerGone(t *testing.T) {
+	t.Parallel()
 	const password = "pa55word-raw"
 	f := newFake()
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, nil))

@@ -98,6 +98,7 @@ func start(t *testing.T, f *fake, opts upstream.Options) *upstream.Upstream {
 }
 
 func TestUpstreamListsRawBytesAndPassesResultsThrough(t *testing.T) {
+	t.Parallel()
 	u := start(t, newFake(), upstream.Options{})
 	set := u.Tools()
 	if len(set.Tools) != 1 || set.Tools[0].Name != "echo" {
@@ -118,6 +119,7 @@ func TestUpstreamListsRawBytesAndPassesResultsThrough(t *testing.T) {
 }
 
 func TestUpstreamListChangedCallsOnList(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	listed := make(chan struct{}, 4)
 	u := start(t, f, upstream.Options{OnList: func() { listed <- struct{}{} }})
@@ -141,6 +143,7 @@ func TestUpstreamListChangedCallsOnList(t *testing.T) {
 }
 
 func TestUpstreamCrashUnavailableThenRestarted(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	u := start(t, f, upstream.Options{MinBackoff: time.Hour})
 	f.crash()
@@ -157,6 +160,7 @@ func TestUpstreamCrashUnavailableThenRestarted(t *testing.T) {
 }
 
 func TestUpstreamRestartsWithBackoff(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	u := start(t, f, upstream.Options{MinBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond})
 	f.crash()
@@ -176,6 +180,7 @@ func TestUpstreamRestartsWithBackoff(t *testing.T) {
 // start too, so it leaves a loaded machine time to start (50ms did not
 // under -race).
 func TestUpstreamTimeoutCancelsTheUpstreamCall(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	u := start(t, f, upstream.Options{Timeout: time.Second})
 	_, err := u.Call(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "block"}}, nil)
@@ -186,6 +191,7 @@ func TestUpstreamTimeoutCancelsTheUpstreamCall(t *testing.T) {
 }
 
 func TestUpstreamCallerCancelCancelsTheUpstreamCall(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	u := start(t, f, upstream.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -203,6 +209,7 @@ func TestUpstreamCallerCancelCancelsTheUpstreamCall(t *testing.T) {
 }
 
 func TestUpstreamRelaysProgressWithItsOwnToken(t *testing.T) {
+	t.Parallel()
 	u := start(t, newFake(), upstream.Options{})
 	var got []*mcp.ProgressNotificationParams
 	var mu sync.Mutex
@@ -229,6 +236,7 @@ func TestUpstreamRelaysProgressWithItsOwnToken(t *testing.T) {
 }
 
 func TestUpstreamStdioServerRestartedAfterExit(t *testing.T) {
+	t.Parallel()
 	u, err := upstream.Start(context.Background(), upstream.Options{
 		Name: "stdio", Command: []string{os.Args[0]}, Env: []string{"MCPCTL_UPSTREAM_TEST_SERVER=1"},
 		MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond,
@@ -253,6 +261,7 @@ func TestUpstreamStdioServerRestartedAfterExit(t *testing.T) {
 }
 
 func TestUpstreamStartFailureIsTyped(t *testing.T) {
+	t.Parallel()
 	_, err := upstream.Start(context.Background(), upstream.Options{Name: "none", Command: []string{"/nonexistent/server"}, Timeout: time.Second})
 	var ue *upstream.Error
 	if !errors.As(err, &ue) || ue.Name != "none" {

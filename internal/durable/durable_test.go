@@ -10,6 +10,7 @@ import (
 // TestWriteFile: the file is replaced whole, with the mode asked, and no
 // temporary file is left behind.
 func TestWriteFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f.json")
 	for _, data := range []string{"first", "second, longer"} {
@@ -31,6 +32,7 @@ func TestWriteFile(t *testing.T) {
 }
 
 func TestCheckPrivateDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -48,6 +50,7 @@ func TestCheckPrivateDir(t *testing.T) {
 
 // TestOpenAppendNoFollow: a link where the file should be is refused.
 func TestOpenAppendNoFollow(t *testing.T) {
+	t.Parallel()
 	if oNoFollow == 0 {
 		t.Skip("no O_NOFOLLOW here")
 	}

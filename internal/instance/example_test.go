@@ -15,6 +15,7 @@ import (
 // diff's returned a default that an allOf branch rejects and dropped
 // patterns that do not merge.
 func TestInstanceExamples(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ schema, want string }{
 		{`{"type":"string","pattern":"^[A-Z]{3}-[0-9]+$"}`, `"AAA-0"`},
 		{`{"type":"number","multipleOf":0.25,"minimum":0.3}`, `1`},
@@ -51,6 +52,7 @@ func TestInstanceExamples(t *testing.T) {
 
 // TestInstanceExamplesNone: a schema that accepts nothing gets no example.
 func TestInstanceExamplesNone(t *testing.T) {
+	t.Parallel()
 	s, _ := canon.Parse([]byte(`{"type":"string","minLength":3,"maxLength":2}`))
 	c, err := schema.Compile(&s)
 	if err != nil {

@@ -17,6 +17,7 @@ var sample = Key{Type: Object, Keys: []Key{
 // TestNames leaves deprecated keys out of the names loaders accept without
 // a warning.
 func TestNames(t *testing.T) {
+	t.Parallel()
 	if d := cmp.Diff([]string{"a", "new", "list"}, Names(sample.Keys)); d != "" {
 		t.Errorf("mismatch (-want +got):\n%s", d)
 	}
@@ -24,6 +25,7 @@ func TestNames(t *testing.T) {
 
 // TestSchemaIncludes: below an Includes key every value may be {$file}.
 func TestSchemaIncludes(t *testing.T) {
+	t.Parallel()
 	s := Schema("id", "t", sample)
 	if s["required"].([]any)[0] != "a" || s["additionalProperties"] != false {
 		t.Errorf("root schema: %v", s)
@@ -40,6 +42,7 @@ func TestSchemaIncludes(t *testing.T) {
 // TestMarkdown writes one row per key path, with the default and the
 // deprecation.
 func TestMarkdown(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	if err := Markdown(&b, sample); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ func (t bodyTransport) RoundTrip(*http.Request) (*http.Response, error) {
 // with ErrMessageTooLarge after MaxMessageSize bytes. Before, the capture
 // kept the whole body (and the go-sdk reads a JSON body whole).
 func TestAdversarialGatewayHTTPHugeResponse(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, contentType, start string }{
 		{"json", "application/json", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`},
 		{"sse", "text/event-stream", `data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`},

@@ -41,6 +41,7 @@ func allocated(f func()) uint64 {
 // whole line was read into memory first (a server writing without newline
 // ended the process out of memory).
 func TestAdversarialGatewayStdioLongLine(t *testing.T) {
+	// not parallel: measures the process's allocations (runtime.MemStats)
 	const garbage = 256 << 20
 	msg := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
 	var warned []string
@@ -66,6 +67,7 @@ func TestAdversarialGatewayStdioLongLine(t *testing.T) {
 // MaxMessageSize (a tools/list of 100 MB) ends the connection with
 // ErrMessageTooLarge instead of being read into memory.
 func TestAdversarialGatewayStdioHugeMessage(t *testing.T) {
+	t.Parallel()
 	j := &jsonLines{warn: func(string) {}}
 	j.r = bufio.NewReader(io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"result":{"tools":[`), repeatReader(' ', MaxMessageSize, "]}}\n")))
 	_, err := io.ReadAll(j)

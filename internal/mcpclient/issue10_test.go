@@ -39,6 +39,7 @@ func (m *messages) all() []string {
 // "invalid character 'S'". The line is skipped with a warning quoting it,
 // and the tools are read.
 func TestIssue10Item4NonJSONLineSkipped(t *testing.T) {
+	t.Parallel()
 	var stderr syncBuffer
 	source, opts := fakeSource("chatty", &stderr)
 	var warns messages
@@ -60,6 +61,7 @@ func TestIssue10Item4NonJSONLineSkipped(t *testing.T) {
 // (starting the server, initialize, each tools/list page), so a terminal can
 // show a status line instead of minutes of silence.
 func TestIssue10Item4Progress(t *testing.T) {
+	t.Parallel()
 	var stderr syncBuffer
 	source, opts := fakeSource("raw", &stderr)
 	var progress messages
@@ -77,6 +79,7 @@ func TestIssue10Item4Progress(t *testing.T) {
 // server behind a bearer token was out of reach. LiveOptions.Headers go on
 // every request.
 func TestIssue10Item2Headers(t *testing.T) {
+	t.Parallel()
 	srv := newToolServer(2, 10, nil)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	var mu sync.Mutex
@@ -122,6 +125,7 @@ func TestIssue10Item2Headers(t *testing.T) {
 // which win for the same name; a value never appears in an error, even one
 // a server echoes.
 func TestIssue10Item8ClientConfigHeaders(t *testing.T) {
+	// not parallel: sets ITEM8_TOKEN
 	srv := newToolServer(2, 10, nil)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	var mu sync.Mutex

@@ -11,6 +11,7 @@ import (
 // TestTapBodySSEEventsSplitAcrossReads: events arrive in pieces that cut
 // lines and CRLFs anywhere; every response is captured once, whole.
 func TestTapBodySSEEventsSplitAcrossReads(t *testing.T) {
+	t.Parallel()
 	c := newCapture()
 	for _, id := range []int64{1, 2} {
 		rid, _ := jsonrpc.MakeID(float64(id))

@@ -15,6 +15,7 @@ import (
 // file, a symlink to /dev/zero and a FIFO with no writer made serve run out
 // of memory or block forever; each is refused at once with a typed error.
 func TestHardening03UnboundedReads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.json")
 	f, err := os.Create(big)
@@ -64,6 +65,7 @@ func TestHardening03UnboundedReads(t *testing.T) {
 // after resolving symlinks: ../, absolute paths and symlinks out of it are
 // refused; a symlink inside it to a file inside it is read.
 func TestHardening08Under(t *testing.T) {
+	t.Parallel()
 	top := t.TempDir()
 	root := filepath.Join(top, "cfg")
 	write := func(p, s string) {
@@ -97,6 +99,7 @@ func TestHardening08Under(t *testing.T) {
 
 // TestHardening03ReadAll: standard input is bounded like a file.
 func TestHardening03ReadAll(t *testing.T) {
+	t.Parallel()
 	if _, err := ReadAll(strings.NewReader("12345"), 4); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("5 bytes at a limit of 4: %v, want ErrTooLarge", err)
 	}

@@ -87,6 +87,7 @@ func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
 }
 
 func TestEchoReturnsArgumentsAsStructuredContentAndText(t *testing.T) {
+	t.Parallel()
 	u := New(nil, DefaultTools()...)
 	c := connect(t, u)
 	args := map[string]any{"message": "hi", "mode": "loud"}
@@ -108,6 +109,7 @@ func TestEchoReturnsArgumentsAsStructuredContentAndText(t *testing.T) {
 }
 
 func TestProgressNotificationsWhenTokenGiven(t *testing.T) {
+	t.Parallel()
 	u := New(&Options{ProgressSteps: 4}, DefaultTools()...)
 	c := connect(t, u)
 	p := &mcp.CallToolParams{Name: "count", Arguments: map[string]any{"n": 2}}
@@ -130,6 +132,7 @@ func TestProgressNotificationsWhenTokenGiven(t *testing.T) {
 }
 
 func TestSlowToolHonoursCancellation(t *testing.T) {
+	t.Parallel()
 	u := New(nil, DefaultTools()...)
 	c := connect(t, u)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -151,6 +154,7 @@ func TestSlowToolHonoursCancellation(t *testing.T) {
 // TestChangesNotifyAndReshape: every kind of change sends list_changed, is
 // visible in tools/list, and the old call shape is refused afterwards.
 func TestChangesNotifyAndReshape(t *testing.T) {
+	t.Parallel()
 	u := New(nil, DefaultTools()...)
 	c := connect(t, u)
 	steps := []struct {
@@ -214,6 +218,7 @@ func hasProp(t *mcp.Tool, name string) bool {
 }
 
 func TestChangeErrorsAreTyped(t *testing.T) {
+	t.Parallel()
 	u := New(nil, DefaultTools()...)
 	cases := []struct {
 		name string
@@ -240,6 +245,7 @@ func TestChangeErrorsAreTyped(t *testing.T) {
 // subscriptions/listen (2026-07-28) and Crash's ServerSession.Close waited
 // for it.
 func TestCrashEndsSessionsAndAcceptsNewOnes(t *testing.T) {
+	t.Parallel()
 	u := New(nil, DefaultTools()...)
 	c := connect(t, u)
 	u.Crash()
@@ -259,6 +265,7 @@ func TestCrashEndsSessionsAndAcceptsNewOnes(t *testing.T) {
 // (11 runs in 40 under -race) while the first application of the file ran
 // beside the server instead of before it.
 func TestMainFollowsControlFileAndCrashes(t *testing.T) {
+	t.Parallel()
 	control := filepath.Join(t.TempDir(), "control.jsonl")
 	c, exit := runMain(t, control)
 	if err := AppendChange(control, Change{Op: OpRename, Tool: "echo", Old: "message", New: "text"}); err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPairs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		doc     string
 		keys    []string
