@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -37,4 +38,33 @@ func wantParked(w *workers, n int) error {
 		return fmt.Errorf("%d workers parked, want %d", got, n)
 	}
 	return nil
+}
+
+// TestAdversarialFast2WorkersBlockedAndMany: a call that blocks (until
+// released) holds its worker only: 10,000 calls handed while it blocks
+// all run, at most maxIdleWorkers park afterwards, and after close and
+// the blocked call's release no worker is left (goleak).
+func TestAdversarialFast2WorkersBlockedAndMany(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	w := newWorkers()
+	release := make(chan struct{})
+	w.run(func() { <-release })
+	var wg sync.WaitGroup
+	const n = 10000
+	wg.Add(n)
+	for range n {
+		w.run(wg.Done)
+	}
+	wg.Wait()
+	waitCall(t, "workers to park", func() error {
+		if got := w.parked(); got > maxIdleWorkers || got == 0 {
+			return fmt.Errorf("%d workers parked, want 1…%d", got, maxIdleWorkers)
+		}
+		return nil
+	})
+	w.close()
+	close(release)
+	ran := make(chan struct{})
+	w.run(func() { close(ran) })
+	<-ran
 }
