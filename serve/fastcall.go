@@ -263,14 +263,22 @@ type resultPeek struct {
 // result is the upstream's result as the downstream gets it: unchanged
 // unless its _meta holds keys callMeta drops or the server's serverInfo
 // goes in. Its isError is counted. parsed, when set, is raw as already
-// parsed (CallParsed).
+// parsed (CallParsed); raw is parsed here otherwise. A result the strict
+// parse refuses (a member twice, a lone surrogate, nesting deeper than
+// canon.MaxDepth), or with a member name the go-sdk would read otherwise
+// (one in another case), gets the go-sdk path's answer (sdkResult): the
+// go-sdk reads names exactly, the last of two alike winning.
 func (f *fastCall) result(raw json.RawMessage, parsed *canon.Value, m *toolMeters) (json.RawMessage, error) {
-	var peek resultPeek
-	if !peekParsed(raw, parsed, &peek) {
-		peek = resultPeek{} // what peekParsed filled before it gave up
-		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &peek) != nil {
+	if parsed == nil {
+		v, err := canon.Parse(raw)
+		if err != nil {
 			return f.sdkResult(raw, m)
 		}
+		parsed = &v
+	}
+	var peek resultPeek
+	if !peekParsed(raw, parsed, &peek) {
+		return f.sdkResult(raw, m)
 	}
 	if peek.Content == nil {
 		return f.sdkResult(raw, m)
@@ -418,11 +426,10 @@ func (f *fastCall) rawResponse(result []byte) []byte {
 }
 
 // peekParsed fills peek from the parsed result v (offsets into a text of
-// which raw starts at v.Start) as encoding/json would fill it from raw,
-// and reports whether it did: false when v is nil or not an object, or
-// when encoding/json might read it otherwise (a member name matching a
-// field only in another case, a value of another type), which the caller
-// then decodes.
+// which raw starts at v.Start) as the go-sdk reads it, and reports
+// whether it did: false when v is not an object, or when a decoder might
+// read it otherwise (a member name matching a field only in another case,
+// a value of another type), which the caller then leaves to the go-sdk.
 func peekParsed(raw json.RawMessage, v *canon.Value, peek *resultPeek) bool {
 	if v == nil || v.Kind != canon.Object {
 		return false

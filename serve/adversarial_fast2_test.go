@@ -1,0 +1,68 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestAdversarialFast2UpstreamResultNamesInAnotherCaseOrTwice: the
+// go-sdk reads a tools/call result's members by their exact names, the
+// last of two alike winning, and re-encodes what it read; the fast path
+// passed a result with a member name in another case or twice on as it
+// came, judged as encoding/json reads it (case-insensitively). Reproduction:
+// the upstream answers
+//
+//	{"content":[…],"_meta":{"keep":1},"_META":{"progressToken":"t"}}
+//
+// the go-sdk path answers {"_meta":{"keep":1},"content":[…]}; the fast
+// path passed "_META" on, the progressToken it must filter (callMeta)
+// included, which a client decoding with encoding/json merges into
+// _meta. Likewise "Content", "IsError", "iſError" (Unicode folding),
+// "isError" twice, a content block's "type" twice or as "TYPE". Each such
+// result now gets the go-sdk path's answer.
+func TestAdversarialFast2UpstreamResultNamesInAnotherCaseOrTwice(t *testing.T) {
+	t.Parallel()
+	text := `"content":[{"type":"text","text":"x"}]`
+	replies := []string{
+		`{` + text + `,"_meta":{"keep":1},"_META":{"progressToken":"t"}}`,
+		`{` + text + `,"_Meta":{"progressToken":"t","keep":2}}`,
+		`{"content":[],"isError":false,"isError":true}`,
+		`{"content":[],"isError":true,"isError":false}`,
+		`{"content":[],"IsError":true}`,
+		`{"content":[],"isError":false,"ISERROR":true}`,
+		`{"content":[],"i\u017fError":true}`,
+		`{"Content":[{"type":"text","text":"x"}]}`,
+		`{"content":[{"type":"text","text":"a"}],"content":[{"type":"image","data":"","mimeType":"image/png"}]}`,
+		`{"content":[{"type":"text","TYPE":"image","text":"x"}]}`,
+		`{"content":[{"type":"text","type":"image","text":"x"}]}`,
+		`{` + text + `,"_meta":{"keep":1,"keep":2}}`,
+		// Held: exact names once each, passed on as they came.
+		`{` + text + `,"\u0069sError":true}`,
+		`{` + text + `,"isError":true,"_meta":{"keep":[1,2],"progressToken":"t"}}`,
+	}
+	var lines []string
+	for i, r := range replies {
+		args, _ := json.Marshal(map[string]string{"raw": r})
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"reply","arguments":%s}}`, i+1, args))
+	}
+	slow, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, hostileUpstream)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	for i := range want {
+		if want[i] != got[i] && !sameJSON(want[i], got[i]) {
+			t.Errorf("upstream result %s:\n go-sdk path: %s\n fast path:   %s", replies[i], want[i], got[i])
+		}
+	}
+	if diff := cmp.Diff(callMetrics(t, slow), callMetrics(t, fast)); diff != "" {
+		t.Errorf("metrics differ (-go-sdk path +fast path):\n%s", diff)
+	}
+}
+
+// sameJSON reports whether a and b decode to equal values.
+func sameJSON(a, b string) bool {
+	var va, vb any
+	return json.Unmarshal([]byte(a), &va) == nil && json.Unmarshal([]byte(b), &vb) == nil && cmp.Equal(va, vb)
+}
