@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -65,4 +66,43 @@ func TestAdversarialFast2UpstreamResultNamesInAnotherCaseOrTwice(t *testing.T) {
 func sameJSON(a, b string) bool {
 	var va, vb any
 	return json.Unmarshal([]byte(a), &va) == nil && json.Unmarshal([]byte(b), &vb) == nil && cmp.Equal(va, vb)
+}
+
+// TestAdversarialFast2UpstreamResultNumberBeyondFloat64: the go-sdk reads
+// a result's numbers as float64 (structuredContent, _meta, a block's
+// annotations) and refuses one beyond its range; the strict parse keeps
+// any number's text, so the fast path passed it on. Reproduction: the
+// upstream answers {"content":[…],"structuredContent":{"n":1e400}}; the
+// go-sdk path answers the client a tool error (cannot unmarshal 1e400),
+// the fast path a result the client's own decoder then refuses. Such a
+// result now gets the go-sdk path's answer; one that underflows (1e-400,
+// read as 0) is still passed on.
+func TestAdversarialFast2UpstreamResultNumberBeyondFloat64(t *testing.T) {
+	t.Parallel()
+	text := `"content":[{"type":"text","text":"x"}]`
+	replies := []string{
+		`{` + text + `,"structuredContent":{"n":1e400}}`,
+		`{` + text + `,"structuredContent":{"a":[1,2,{"n":-1E+309}]}}`,
+		`{` + text + `,"_meta":{"keep":1e400}}`,
+		`{` + text + `,"_meta":{"progressToken":1e400}}`,
+		`{"content":[{"type":"text","text":"x","annotations":{"priority":1e999}}]}`,
+		`{"content":[{"type":"text","text":"x"}],"isError":true,"structuredContent":{"n":1` + strings.Repeat("0", 400) + `}}`,
+		`{` + text + `,"structuredContent":{"n":1e-400,"m":1.7976931348623157e308}}`,
+	}
+	var lines []string
+	for i, r := range replies {
+		args, _ := json.Marshal(map[string]string{"raw": r})
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"reply","arguments":%s}}`, i+1, args))
+	}
+	slow, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, hostileUpstream)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	for i := range want {
+		if want[i] != got[i] && !sameJSON(want[i], got[i]) {
+			t.Errorf("upstream result %.200s:\n go-sdk path: %.300s\n fast path:   %.300s", replies[i], want[i], got[i])
+		}
+	}
+	if diff := cmp.Diff(callMetrics(t, slow), callMetrics(t, fast)); diff != "" {
+		t.Errorf("metrics differ (-go-sdk path +fast path):\n%s", diff)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -266,8 +267,9 @@ type resultPeek struct {
 // parsed (CallParsed); raw is parsed here otherwise. A result the strict
 // parse refuses (a member twice, a lone surrogate, nesting deeper than
 // canon.MaxDepth), or with a member name the go-sdk would read otherwise
-// (one in another case), gets the go-sdk path's answer (sdkResult): the
-// go-sdk reads names exactly, the last of two alike winning.
+// (one in another case), or a number beyond float64's range, gets the
+// go-sdk path's answer (sdkResult): the go-sdk reads names exactly, the
+// last of two alike winning, and numbers as float64.
 func (f *fastCall) result(raw json.RawMessage, parsed *canon.Value, m *toolMeters) (json.RawMessage, error) {
 	if parsed == nil {
 		v, err := canon.Parse(raw)
@@ -277,7 +279,7 @@ func (f *fastCall) result(raw json.RawMessage, parsed *canon.Value, m *toolMeter
 		parsed = &v
 	}
 	var peek resultPeek
-	if !peekParsed(raw, parsed, &peek) {
+	if !peekParsed(raw, parsed, &peek) || beyondFloat64(parsed) {
 		return f.sdkResult(raw, m)
 	}
 	if peek.Content == nil {
@@ -500,6 +502,33 @@ func peekContent(v *canon.Value, peek *resultPeek) bool {
 	}
 	peek.Content = &content
 	return true
+}
+
+// beyondFloat64 reports whether v holds a number beyond float64's range
+// (1e400), which the go-sdk, reading numbers as float64, refuses. A
+// number without an exponent shorter than 309 characters is within it.
+func beyondFloat64(v *canon.Value) bool {
+	switch v.Kind {
+	case canon.Number:
+		if len(v.Str) < 309 && !strings.ContainsAny(v.Str, "eE") {
+			return false
+		}
+		_, err := strconv.ParseFloat(v.Str, 64)
+		return err != nil
+	case canon.Array:
+		for i := range v.Items {
+			if beyondFloat64(&v.Items[i]) {
+				return true
+			}
+		}
+	case canon.Object:
+		for i := range v.Members {
+			if beyondFloat64(&v.Members[i].Value) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // foldsTo reports whether key matches one of names as encoding/json
