@@ -106,3 +106,31 @@ func TestAdversarialFast2UpstreamResultNumberBeyondFloat64(t *testing.T) {
 		t.Errorf("metrics differ (-go-sdk path +fast path):\n%s", diff)
 	}
 }
+
+// TestAdversarialFast2UpstreamResultNullMembers: a result with
+// "isError":null or "_meta":null. The go-sdk reads null as absent and
+// sends neither; the fast path passed them on, which a client validating
+// the result's schema (isError a boolean, _meta an object: MCP 2025-11-25
+// schema, CallToolResult) refuses. Reproduction: the upstream answers
+// {"content":[],"isError":null}; the go-sdk path answers {"content":[]}.
+// Such a result now gets the go-sdk path's answer.
+func TestAdversarialFast2UpstreamResultNullMembers(t *testing.T) {
+	t.Parallel()
+	text := `"content":[{"type":"text","text":"x"}]`
+	replies := []string{
+		`{"content":[],"isError":null}`,
+		`{` + text + `,"_meta":null}`,
+		`{` + text + `,"_meta":null,"isError":null}`,
+	}
+	var lines []string
+	for i, r := range replies {
+		args, _ := json.Marshal(map[string]string{"raw": r})
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"reply","arguments":%s}}`, i+1, args))
+	}
+	slow, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, hostileUpstream)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers differ (-go-sdk path +fast path):\n%s", diff)
+	}
+}

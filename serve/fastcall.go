@@ -445,7 +445,7 @@ func peekParsed(raw json.RawMessage, v *canon.Value, peek *resultPeek) bool {
 		case "content":
 			ok = peekContent(&m.Value, peek)
 		case "isError":
-			ok = m.Value.Kind == canon.Bool || m.Value.Kind == canon.Null
+			ok = m.Value.Kind == canon.Bool // null: the go-sdk drops it
 			peek.IsError = m.Value.Bool
 		default:
 			ok = !foldsTo(m.Key, "_meta", "content", "isError")
@@ -457,20 +457,18 @@ func peekParsed(raw json.RawMessage, v *canon.Value, peek *resultPeek) bool {
 	return true
 }
 
-// peekMeta is a result's _meta as encoding/json reads it into a map of raw
-// values (nil for null); false when it is neither an object nor null.
+// peekMeta is a result's _meta as a map of raw values; false when it is
+// not an object (null too: the go-sdk drops it, a result passed on would
+// keep it).
 func peekMeta(raw json.RawMessage, base int, v *canon.Value) (map[string]json.RawMessage, bool) {
-	switch v.Kind {
-	case canon.Null:
-		return nil, true
-	case canon.Object:
-		meta := make(map[string]json.RawMessage, len(v.Members))
-		for _, m := range v.Members {
-			meta[m.Key] = raw[m.Value.Start-base : m.Value.End-base]
-		}
-		return meta, true
+	if v.Kind != canon.Object {
+		return nil, false
 	}
-	return nil, false
+	meta := make(map[string]json.RawMessage, len(v.Members))
+	for _, m := range v.Members {
+		meta[m.Key] = raw[m.Value.Start-base : m.Value.End-base]
+	}
+	return meta, true
 }
 
 // peekContent reads a result's content array of objects with a string
