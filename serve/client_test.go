@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -34,6 +35,7 @@ func newSDKClient(t *testing.T, tr mcp.Transport, version string) *sdkClient {
 			c.changed <- struct{}{}
 		},
 	})
+	acked := watchSubscribed(client)
 	var opts *mcp.ClientSessionOptions
 	if version != "" {
 		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
@@ -46,7 +48,44 @@ func newSDKClient(t *testing.T, tr mcp.Transport, version string) *sdkClient {
 	}
 	c.cs = cs
 	t.Cleanup(func() { _ = cs.Close() })
+	waitSubscribed(t, cs, acked)
 	return c
+}
+
+// watchSubscribed returns a channel closed when the server acknowledges
+// client's subscriptions/listen (2026-07-28): only from then on does the
+// server notify the subscription.
+func watchSubscribed(client *mcp.Client) <-chan struct{} {
+	acked := make(chan struct{})
+	var once sync.Once
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				once.Do(func() { close(acked) })
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return acked
+}
+
+// waitSubscribed waits, for a 2026-07-28 session that subscribed to
+// list_changed, until the server has acknowledged its subscriptions/listen:
+// the go-sdk's Connect returns once the request is sent, and a change
+// published before the server takes it is, rightly, told to no one
+// (TestPinOverHTTP/in-memory_2026-07-28 missed its list_changed that way,
+// 8 times in 300 on a loaded machine).
+func waitSubscribed(t *testing.T, cs *mcp.ClientSession, acked <-chan struct{}) {
+	t.Helper()
+	res := cs.InitializeResult()
+	if res == nil || res.ProtocolVersion < protocolSessionless {
+		return
+	}
+	select {
+	case <-acked:
+	case <-time.After(waitLong):
+		t.Fatal("the server did not acknowledge subscriptions/listen")
+	}
 }
 
 func (c *sdkClient) waitChanged(t *testing.T) {

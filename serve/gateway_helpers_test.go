@@ -129,10 +129,15 @@ func connectSDK(t *testing.T, s *Server, opts *mcp.ClientOptions) *mcp.ClientSes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, opts).Connect(context.Background(), ct, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, opts)
+	acked := watchSubscribed(client)
+	cs, err := client.Connect(context.Background(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
+	if opts != nil && opts.ToolListChangedHandler != nil { // it subscribed
+		waitSubscribed(t, cs, acked)
+	}
 	return cs
 }
