@@ -61,8 +61,14 @@ func TestAdversarialGatewayHostileToolList(t *testing.T) {
 	tool := func(name, schema string) *mcp.Tool {
 		return &mcp.Tool{Name: name, Description: "Hostile.", InputSchema: json.RawMessage(schema)}
 	}
+	// 50,000 tools; 10,000 under -short (.ci/run's race step, where the
+	// race detector makes each list seconds of CPU).
+	nTools := 50000
+	if testing.Short() {
+		nTools = 10000
+	}
 	many := func(lr *mcp.ListToolsResult) {
-		for i := range 50000 {
+		for i := range nTools {
 			lr.Tools = append(lr.Tools, tool("t"+strconv.Itoa(i), `{"type":"object"}`))
 		}
 	}
@@ -82,7 +88,7 @@ func TestAdversarialGatewayHostileToolList(t *testing.T) {
 			lr.Tools = append(lr.Tools, tool("loop", `{"type":"object","$ref":"#","properties":{"a":{"$ref":"#"}}}`))
 		}},
 		{"5,000 levels of nesting", func(lr *mcp.ListToolsResult) { lr.Tools = append(lr.Tools, tool("deep", deep)) }},
-		{"50,000 tools", many},
+		{"many tools", many},
 	}
 	for _, tc := range tests {
 		// Not parallel: the 5,000-level and 50,000-tool lists take seconds

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http/httptest"
 	"path/filepath"
@@ -241,6 +242,9 @@ func testFastPathMatchesGoSDKPath(t *testing.T, rev string) {
 	run := func(t *testing.T, cs *mcp.ClientSession, up *probeUpstream) []any {
 		var got []any
 		for _, c := range calls {
+			// The go-sdk writes its protocol keys into a call's _meta, and
+			// the two paths run at once.
+			c.Meta = maps.Clone(c.Meta)
 			got = append(got, outcome(cs.CallTool(context.Background(), &c)))
 		}
 		recvWithin(t, "the timed-out call cancelled upstream", up.cancelled)

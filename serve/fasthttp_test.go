@@ -360,7 +360,9 @@ func TestFastHTTPKeepsSessionAlive(t *testing.T) {
 	t.Parallel()
 	s, _ := startServer(t, freeConfig)
 	fake := newFakeFast(map[string]string{"free": fastText})
-	const timeout = 300 * time.Millisecond
+	// 1s: long enough that a call delayed on a loaded machine (the tests
+	// run in parallel, and under -race) does not outlast it by itself.
+	const timeout = time.Second
 	hs := httpServer(t, s, HTTPOptions{SessionTimeout: timeout, fastCall: fake.call})
 	cs := fastClient(t, hs.URL, "2025-11-25")
 	fastReady(t, s, cs)
