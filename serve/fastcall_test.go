@@ -38,6 +38,16 @@ const (
 // fastRevisions are the client revisions the differential tests run at.
 var fastRevisions = map[string]string{"2025-11-25": fastTestRevision, "2026-07-28 (default)": sdkDefaultRevision}
 
+// eachRevision runs test as parallel subtests, one per fastRevisions.
+func eachRevision(t *testing.T, test func(t *testing.T, rev string)) {
+	for name, rev := range fastRevisions {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, rev)
+		})
+	}
+}
+
 // probeUpstream is a go-sdk server whose tools bring back every kind of
 // answer a forwarded call can get; started and cancelled report the slow
 // tool's calls.
@@ -198,12 +208,7 @@ func callMetrics(t *testing.T, s *Server) map[string]float64 {
 // clientInfo or clientCapabilities gets the go-sdk's error).
 func TestFastPathMatchesGoSDKPath(t *testing.T) {
 	t.Parallel()
-	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testFastPathMatchesGoSDKPath(t, rev)
-		})
-	}
+	eachRevision(t, testFastPathMatchesGoSDKPath)
 }
 
 func testFastPathMatchesGoSDKPath(t *testing.T, rev string) {
@@ -303,12 +308,7 @@ func refusedByTheGoSDK(outcomes []any) int {
 // crash, and a call while it is down, fail alike on both paths.
 func TestFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T) {
 	t.Parallel()
-	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testFastPathUpstreamGoneMatchesGoSDKPath(t, rev)
-		})
-	}
+	eachRevision(t, testFastPathUpstreamGoneMatchesGoSDKPath)
 }
 
 func testFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T, rev string) {
@@ -365,12 +365,7 @@ func testFastPathUpstreamGoneMatchesGoSDKPath(t *testing.T, rev string) {
 // session goes on.
 func TestFastPathCancelReachesUpstream(t *testing.T) {
 	t.Parallel()
-	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testFastPathCancelReachesUpstream(t, rev)
-		})
-	}
+	eachRevision(t, testFastPathCancelReachesUpstream)
 }
 
 func testFastPathCancelReachesUpstream(t *testing.T, rev string) {
@@ -460,12 +455,7 @@ func TestFastPathLeavesOddLinesToTheGoSDK(t *testing.T) {
 // concurrently, each answered with its own result.
 func TestFastPathConcurrentWithGoSDKCalls(t *testing.T) {
 	t.Parallel()
-	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testFastPathConcurrentWithGoSDKCalls(t, rev)
-		})
-	}
+	eachRevision(t, testFastPathConcurrentWithGoSDKCalls)
 }
 
 func testFastPathConcurrentWithGoSDKCalls(t *testing.T, rev string) {
@@ -505,12 +495,7 @@ func testFastPathConcurrentWithGoSDKCalls(t *testing.T, rev string) {
 // on.
 func TestFastPathPanicRecovered(t *testing.T) {
 	t.Parallel()
-	for name, rev := range fastRevisions {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testFastPathPanicRecovered(t, rev)
-		})
-	}
+	eachRevision(t, testFastPathPanicRecovered)
 }
 
 func testFastPathPanicRecovered(t *testing.T, rev string) {
