@@ -96,7 +96,7 @@ func (u *Upstream) transport(c *conn) mcp.Transport {
 	case u.opts.URL != "":
 		return c.lister.HTTPTransport(u.opts.URL, u.base, u.opts.Headers)
 	case u.opts.Pipe != nil:
-		c.raw = mcpclient.NewRawCalls()
+		c.raw = mcpclient.NewRawCalls(u.opts.Timeout)
 		return c.lister.Transport(&pipeTransport{dial: u.opts.Pipe, warn: u.skipped, raw: c.raw})
 	}
 	argv := u.opts.Command
@@ -106,7 +106,7 @@ func (u *Upstream) transport(c *conn) mcp.Transport {
 	cmd.WaitDelay = time.Second
 	proc.SetGroup(cmd)
 	c.cmd = cmd
-	c.raw = mcpclient.NewRawCalls()
+	c.raw = mcpclient.NewRawCalls(u.opts.Timeout)
 	return c.lister.Transport(mcpclient.RawCommandTransport(cmd, terminateDelay, u.skipped, c.raw))
 }
 

@@ -250,3 +250,53 @@ func TestUpstreamProgressTokensUnguessable(t *testing.T) {
 		t.Errorf("two upstreams share the token prefix %s", ma[1])
 	}
 }
+
+// TestUpstreamCallRawStdioStalled: a call to a stdio server that stopped
+// reading its stdin ends with ErrTimeout at the upstream's timeout, and
+// the server is restarted. Reproduction: after the server's "stall" call,
+// a call whose request (1 MiB) outgrows the stdin pipe's buffer blocked in
+// its write, past the timeout and for as long as the server lived; so did
+// every later call, queued behind that write.
+func TestUpstreamCallRawStdioStalled(t *testing.T) {
+	t.Parallel()
+	u, err := upstream.Start(context.Background(), upstream.Options{
+		Name: "stdio", Command: []string{os.Args[0]}, Env: []string{"MCPCTL_UPSTREAM_TEST_SERVER=1"},
+		MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, Timeout: 500 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	if _, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"stall","arguments":{}}`)); err != nil {
+		t.Fatal(err)
+	}
+	big := json.RawMessage(`{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 1<<20) + `"}}`)
+	for i := 1; i <= 2; i++ {
+		done := make(chan error, 1)
+		go func() {
+			_, err := u.CallRaw(context.Background(), big)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, upstream.ErrTimeout) && !errors.Is(err, upstream.ErrUnavailable) || i == 1 && !errors.Is(err, upstream.ErrTimeout) {
+				t.Fatalf("call %d to the stalled server: %v, want ErrTimeout", i, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("call %d to the stalled server: no answer after 20s (its timeout is 500ms)", i)
+		}
+	}
+	// The write that broke a line closed the connection: a new server
+	// process answers.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"echo","arguments":{"text":"back"}}`))
+		if err == nil && strings.Contains(string(res), "back") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no restarted server answered: %s %v", res, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

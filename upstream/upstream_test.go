@@ -18,16 +18,36 @@ import (
 
 func TestMain(m *testing.M) {
 	if os.Getenv("MCPCTL_UPSTREAM_TEST_SERVER") == "1" {
-		// The test binary as a stdio server: echo, and exit to crash.
+		// The test binary as a stdio server: echo, exit to crash, and
+		// stall to stop reading stdin (as a server whose event loop is
+		// blocked).
 		f := newFake()
 		f.srv.AddTool(&mcp.Tool{Name: "exit", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			os.Exit(3)
 			return nil, nil
 		})
-		_ = f.srv.Run(context.Background(), &mcp.StdioTransport{})
+		in := &stallingStdin{File: os.Stdin}
+		f.srv.AddTool(&mcp.Tool{Name: "stall", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			in.stalled.Store(true)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "stalled"}}}, nil
+		})
+		_ = f.srv.Run(context.Background(), &mcp.IOTransport{Reader: in, Writer: os.Stdout})
 		os.Exit(0)
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// stallingStdin is stdin until stalled is set: then it reads nothing more.
+type stallingStdin struct {
+	*os.File
+	stalled atomic.Bool
+}
+
+func (s *stallingStdin) Read(p []byte) (int, error) {
+	if s.stalled.Load() {
+		select {} // the process is killed when the test is done with it
+	}
+	return s.File.Read(p)
 }
 
 // fake is an in-process go-sdk server the test changes, connected over
@@ -245,7 +265,7 @@ func TestUpstreamStdioServerRestartedAfterExit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer u.Close()
-	if got := u.Tools().Names(); len(got) != 2 {
+	if got := u.Tools().Names(); len(got) != 3 { // echo, exit, stall
 		t.Fatalf("tools = %v", got)
 	}
 	if _, err := u.Call(context.Background(), &mcp.CallToolParams{Name: "exit", Arguments: map[string]any{}}, nil); !errors.Is(err, upstream.ErrUnavailable) {

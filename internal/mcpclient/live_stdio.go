@@ -74,16 +74,23 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err != nil {
 		return nil, err
 	}
-	stdin, err := t.cmd.StdinPipe()
+	// The server's stdin is a pipe of our own rather than StdinPipe's,
+	// whose writer hides the file: writes to it can then be given a
+	// deadline (RawCalls bounds them by the upstream's timeout).
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := t.cmd.Start(); err != nil {
+	t.cmd.Stdin = stdinR
+	err = t.cmd.Start()
+	_ = stdinR.Close() // the server's end, which it now holds
+	if err != nil {
+		_ = stdin.Close()
 		return nil, err
 	}
 	// Waiting from the start closes stdout when the server exits, even
 	// while a child it forked holds stdout open: the session then ends.
-	out := &processStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate, exited: make(chan struct{})}
+	out := &processStdin{WriteCloser: stdin, file: stdin, cmd: t.cmd, terminate: t.terminate, exited: make(chan struct{})}
 	go func() {
 		out.err = t.cmd.Wait()
 		close(out.exited)
@@ -176,12 +183,16 @@ func (j *jsonLines) skipped(line []byte) {
 // processStdin is the server's stdin; closing it ends the server.
 type processStdin struct {
 	io.WriteCloser
+	file      *os.File // the same pipe, for SetWriteDeadline
 	cmd       *exec.Cmd
 	terminate time.Duration
 	// exited is closed when the server has exited, with err its Wait's.
 	exited chan struct{}
 	err    error
 }
+
+// SetWriteDeadline bounds the writes to the server's stdin (os.File's).
+func (s *processStdin) SetWriteDeadline(t time.Time) error { return s.file.SetWriteDeadline(t) }
 
 func (s *processStdin) Close() error {
 	if err := s.WriteCloser.Close(); err != nil {

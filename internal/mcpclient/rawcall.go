@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,14 +34,19 @@ type RawCalls struct {
 	quoted []byte // `"mcpctl-<random>-`, what an id of ours starts with on the wire
 	seq    atomic.Uint64
 
-	// wmu makes each write whole; mu guards pending and err. They are
-	// apart so that reading a response never waits on a write the server
-	// is slow to read.
-	wmu     sync.Mutex
-	w       io.Writer // the connection's writer; writes hold wmu
-	mu      sync.Mutex
-	pending map[string]chan rawResponse
-	err     error // set once the connection is gone
+	// wlock (held by sending into it) makes each write whole; mu guards
+	// pending and err. They are apart so that reading a response never
+	// waits on a write the server is slow to read.
+	wlock chan struct{}
+	w     io.Writer // the connection's writer; writes hold wlock
+	c     io.Closer // closes the connection (a write broke a line)
+	// writeTimeout bounds every write whose writer takes deadlines (a
+	// stdio server's stdin, a net.Pipe): a server that reads none of a
+	// message for that long is not reading (see writeBy).
+	writeTimeout time.Duration
+	mu           sync.Mutex
+	pending      map[string]chan rawResponse
+	err          error // set once the connection is gone
 }
 
 type rawResponse struct {
@@ -60,17 +67,20 @@ func RandomPrefix() string {
 	return "mcpctl-" + hex.EncodeToString(b[:]) + "-"
 }
 
-// NewRawCalls returns a RawCalls with ids of a new random prefix.
-func NewRawCalls() *RawCalls {
+// NewRawCalls returns a RawCalls with ids of a new random prefix whose
+// writes give up after writeTimeout (0: never) when the connection's
+// writer takes deadlines.
+func NewRawCalls(writeTimeout time.Duration) *RawCalls {
 	p := RandomPrefix()
-	return &RawCalls{prefix: p, quoted: []byte(`"` + p), pending: map[string]chan rawResponse{}}
+	return &RawCalls{prefix: p, quoted: []byte(`"` + p), pending: map[string]chan rawResponse{},
+		wlock: make(chan struct{}, 1), writeTimeout: writeTimeout}
 }
 
 // writer is the connection's writer as both the go-sdk and Call use it:
 // each Write (one message and its newline, from the go-sdk's IOTransport)
 // is whole.
 func (r *RawCalls) writer(w io.WriteCloser) io.WriteCloser {
-	r.w = w // before the connection exists: no call yet
+	r.w, r.c = w, w // before the connection exists: no call yet
 	return rawWriter{r: r, c: w}
 }
 
@@ -81,10 +91,58 @@ type rawWriter struct {
 
 func (w rawWriter) Write(p []byte) (int, error) { return w.r.write(p) }
 
-func (r *RawCalls) write(p []byte) (int, error) {
-	r.wmu.Lock()
-	defer r.wmu.Unlock()
-	return r.w.Write(p)
+func (r *RawCalls) write(p []byte) (int, error) { return r.writeBy(context.Background(), p) }
+
+// deadliner is a writer whose writes take a deadline (*os.File of a pipe,
+// net.Conn).
+type deadliner interface{ SetWriteDeadline(time.Time) error }
+
+// ErrWriteStalled is wrapped by the error of a write the server did not
+// read within the write timeout (or before the call's context ended).
+var ErrWriteStalled = errors.New("the server is not reading its input")
+
+// writeBy writes p, one whole message, unless ctx ends before the write
+// can start. When the writer takes deadlines, the write gives up at ctx's
+// deadline or after writeTimeout, whichever comes first: a server that
+// stopped reading (a stdio server whose event loop is blocked, or hung)
+// must not hold a call past its timeout, nor every later write behind
+// it. A write given up after part of p went out has broken the line, and
+// closes the connection (a stdio server is then restarted, as after a
+// crash).
+func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
+	select {
+	case r.wlock <- struct{}{}:
+	case <-ctx.Done():
+		return 0, fmt.Errorf("%w: %w", ErrWriteStalled, context.Cause(ctx))
+	}
+	defer func() { <-r.wlock }()
+	dl, ok := r.w.(deadliner)
+	deadline, bounded := r.writeDeadline(ctx)
+	if !ok || !bounded || dl.SetWriteDeadline(deadline) != nil {
+		return r.w.Write(p)
+	}
+	n, err := r.w.Write(p)
+	_ = dl.SetWriteDeadline(time.Time{})
+	if err == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
+		return n, err
+	}
+	err = fmt.Errorf("%w: it took %d of a message's %d bytes before the write's deadline", ErrWriteStalled, n, len(p))
+	if n > 0 {
+		r.close(err)
+		_ = r.c.Close()
+	}
+	return n, err
+}
+
+// writeDeadline is when a write starting now gives up; false: never.
+func (r *RawCalls) writeDeadline(ctx context.Context) (time.Time, bool) {
+	d, ok := ctx.Deadline()
+	if r.writeTimeout > 0 {
+		if t := time.Now().Add(r.writeTimeout); !ok || t.Before(d) {
+			d, ok = t, true
+		}
+	}
+	return d, ok
 }
 
 func (w rawWriter) Close() error { return w.c.Close() }
@@ -108,7 +166,10 @@ func (r *RawCalls) Call(ctx context.Context, method string, params []byte) (json
 func (r *RawCalls) CallParsed(ctx context.Context, method string, params []byte) (json.RawMessage, *canon.Value, error) {
 	id := r.prefix + strconv.FormatUint(r.seq.Add(1), 10)
 	ch := make(chan rawResponse, 1)
-	if err := r.send(id, ch, method, params); err != nil {
+	if err := r.send(ctx, id, ch, method, params); err != nil {
+		if d, ok := ctx.Deadline(); ok && errors.Is(err, ErrWriteStalled) && !time.Now().Before(d) {
+			<-ctx.Done() // the write met ctx's deadline: let ctx say why
+		}
 		return nil, nil, err
 	}
 	select {
@@ -125,8 +186,8 @@ func (r *RawCalls) CallParsed(ctx context.Context, method string, params []byte)
 	}
 }
 
-// send registers id and writes the request.
-func (r *RawCalls) send(id string, ch chan rawResponse, method string, params []byte) error {
+// send registers id and writes the request (giving up as writeBy does).
+func (r *RawCalls) send(ctx context.Context, id string, ch chan rawResponse, method string, params []byte) error {
 	line := make([]byte, 0, len(params)+len(id)+len(method)+64)
 	line = append(line, `{"jsonrpc":"2.0","id":"`...)
 	line = append(line, id...)
@@ -142,8 +203,11 @@ func (r *RawCalls) send(id string, ch chan rawResponse, method string, params []
 	}
 	r.pending[id] = ch // before writing: the answer may come at once
 	r.mu.Unlock()
-	if _, err := r.write(line); err != nil {
+	if _, err := r.writeBy(ctx, line); err != nil {
 		r.forget(id)
+		if errors.Is(err, ErrWriteStalled) {
+			return err
+		}
 		return closedErr(err)
 	}
 	return nil

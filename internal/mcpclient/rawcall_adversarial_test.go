@@ -21,7 +21,7 @@ func (discard) Close() error                { return nil }
 // id, with its result's bytes and parse, and a second one is dropped.
 func TestAdversarialFast2RawCallsHostileResponseIDs(t *testing.T) {
 	t.Parallel()
-	r := NewRawCalls()
+	r := NewRawCalls(0)
 	r.writer(discard{})
 	type answer struct {
 		res    json.RawMessage
