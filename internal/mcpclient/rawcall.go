@@ -44,9 +44,12 @@ type RawCalls struct {
 	// stdio server's stdin, a net.Pipe): a server that reads none of a
 	// message for that long is not reading (see writeBy).
 	writeTimeout time.Duration
-	mu           sync.Mutex
-	pending      map[string]chan rawResponse
-	err          error // set once the connection is gone
+	// broken (held with wlock) is set once a write broke a line: no
+	// later write may reach the server glued to it.
+	broken  error
+	mu      sync.Mutex
+	pending map[string]chan rawResponse
+	err     error // set once the connection is gone
 }
 
 type rawResponse struct {
@@ -116,6 +119,9 @@ func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 		return 0, fmt.Errorf("%w: %w", ErrWriteStalled, context.Cause(ctx))
 	}
 	defer func() { <-r.wlock }()
+	if r.broken != nil {
+		return 0, r.broken
+	}
 	dl, ok := r.w.(deadliner)
 	deadline, bounded := r.writeDeadline(ctx)
 	if !ok || !bounded || dl.SetWriteDeadline(deadline) != nil {
@@ -128,10 +134,19 @@ func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 	}
 	err = fmt.Errorf("%w: it took %d of a message's %d bytes before the write's deadline", ErrWriteStalled, n, len(p))
 	if n > 0 {
-		r.close(err)
-		_ = r.c.Close()
+		r.breakLine(err)
 	}
 	return n, err
+}
+
+// breakLine fails every call and write after a write broke a line with
+// cause (the caller holds wlock), and closes the connection off the
+// caller's path: closing a stdio server's stdin waits for a hung server
+// to be killed, past the deadline the write was given.
+func (r *RawCalls) breakLine(cause error) {
+	r.broken = closedErr(cause)
+	r.close(cause)
+	go func() { _ = r.c.Close() }()
 }
 
 // writeDeadline is when a write starting now gives up; false: never.
