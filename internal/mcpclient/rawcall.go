@@ -111,7 +111,7 @@ var ErrWriteStalled = errors.New("the server is not reading its input")
 // must not hold a call past its timeout, nor every later write behind
 // it. A write given up after part of p went out has broken the line, and
 // closes the connection (a stdio server is then restarted, as after a
-// crash).
+// crash); so does a write given up without a context of its own.
 func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 	select {
 	case r.wlock <- struct{}{}:
@@ -133,7 +133,12 @@ func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 		return n, err
 	}
 	err = fmt.Errorf("%w: it took %d of a message's %d bytes before the write's deadline", ErrWriteStalled, n, len(p))
-	if n > 0 {
+	// A write of the connection's own (no context: the go-sdk's, a
+	// cancellation) that the server did not take ends the connection as
+	// a broken line does: the go-sdk holds a failed write as a broken
+	// connection anyway, but closes it only once idle, after each write
+	// queued behind this one has waited its own timeout.
+	if n > 0 || ctx.Done() == nil {
 		r.breakLine(err)
 	}
 	return n, err
