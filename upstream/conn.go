@@ -133,6 +133,9 @@ func (t *pipeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // close ends the session (for stdio: the server is asked to exit, then
 // its process group is killed).
 func (c *conn) close() {
+	if c.raw != nil {
+		c.raw.Abandon() // a write the server does not take would hold Close
+	}
 	if c.session != nil {
 		_ = c.session.Close()
 	}

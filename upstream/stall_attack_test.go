@@ -20,13 +20,16 @@ import (
 )
 
 // stallConn is the client's end of a net.Pipe that counts the writes
-// given up at their deadline.
+// begun (writes, when not nil) and those given up at their deadline.
 type stallConn struct {
 	net.Conn
-	stalled *atomic.Int32
+	stalled, writes *atomic.Int32
 }
 
 func (c stallConn) Write(p []byte) (int, error) {
+	if c.writes != nil {
+		c.writes.Add(1)
+	}
 	n, err := c.Conn.Write(p)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		c.stalled.Add(1)
@@ -110,5 +113,54 @@ func TestAdversarialStallGoSDKWritesDoNotQueue(t *testing.T) {
 	wg.Wait()
 	if n := stalled.Load(); n != 1 {
 		t.Errorf("%d writes waited for their deadline, want 1: the later ones queued behind it", n)
+	}
+}
+
+// TestAdversarialStallCloseDuringStalledWrite: Close returns while a call
+// through the go-sdk is blocked writing to a server that stopped reading,
+// with the default timeout (60s). Reproduction: the go-sdk closes a
+// connection only once no call is in flight, and the call's write (which
+// honours no context) held it until its deadline: Close took the
+// upstream's whole timeout.
+func TestAdversarialStallCloseDuringStalledWrite(t *testing.T) {
+	t.Parallel()
+	var stalled, writes atomic.Int32
+	release := make(chan struct{})
+	defer close(release)
+	u, err := upstream.Start(context.Background(), upstream.Options{
+		Name: "p", MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond,
+		Pipe: func() (io.ReadWriteCloser, error) {
+			c, s := net.Pipe()
+			go serveUntilStall(s, release)
+			return stallConn{Conn: c, stalled: &stalled, writes: &writes}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Call(context.Background(), &mcp.CallToolParams{Name: "stall", Arguments: map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := writes.Load()
+	called := make(chan error, 1)
+	go func() {
+		_, err := u.Call(context.Background(), &mcp.CallToolParams{Name: "t", Arguments: map[string]any{}}, nil)
+		called <- err
+	}()
+	for writes.Load() == before { // the call's request is being written
+		time.Sleep(time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() {
+		u.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close waits for a write the server does not take (the timeout is 60s)")
+	}
+	if err := <-called; !errors.Is(err, upstream.ErrUnavailable) {
+		t.Errorf("the call cut off by Close: %v, want ErrUnavailable", err)
 	}
 }

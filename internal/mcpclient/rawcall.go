@@ -46,10 +46,12 @@ type RawCalls struct {
 	writeTimeout time.Duration
 	// broken (held with wlock) is set once a write broke a line: no
 	// later write may reach the server glued to it.
-	broken  error
-	mu      sync.Mutex
-	pending map[string]chan rawResponse
-	err     error // set once the connection is gone
+	broken error
+	// abandoned is set by Abandon: writes fail, the one under way too.
+	abandoned atomic.Bool
+	mu        sync.Mutex
+	pending   map[string]chan rawResponse
+	err       error // set once the connection is gone
 }
 
 type rawResponse struct {
@@ -119,6 +121,9 @@ func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 		return 0, fmt.Errorf("%w: %w", ErrWriteStalled, context.Cause(ctx))
 	}
 	defer func() { <-r.wlock }()
+	if r.broken == nil && r.abandoned.Load() {
+		r.broken = closedErr(ErrAbandoned)
+	}
 	if r.broken != nil {
 		return 0, r.broken
 	}
@@ -127,10 +132,16 @@ func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 	if !ok || !bounded || dl.SetWriteDeadline(deadline) != nil {
 		return r.w.Write(p)
 	}
+	if r.abandoned.Load() { // after the deadline is set: see Abandon
+		return 0, closedErr(ErrAbandoned)
+	}
 	n, err := r.w.Write(p)
 	_ = dl.SetWriteDeadline(time.Time{})
 	if err == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
 		return n, err
+	}
+	if r.abandoned.Load() {
+		return n, closedErr(ErrAbandoned)
 	}
 	err = fmt.Errorf("%w: it took %d of a message's %d bytes before the write's deadline", ErrWriteStalled, n, len(p))
 	// A write of the connection's own (no context: the go-sdk's, a
@@ -152,6 +163,23 @@ func (r *RawCalls) breakLine(cause error) {
 	r.broken = closedErr(cause)
 	r.close(cause)
 	go func() { _ = r.c.Close() }()
+}
+
+// ErrAbandoned is wrapped (with mcp.ErrConnectionClosed) by the error of
+// a write after Abandon.
+var ErrAbandoned = errors.New("the connection is being closed")
+
+// Abandon fails every later write, and the write under way when the
+// writer takes deadlines: the connection is being closed, and the go-sdk
+// closes it only once no call is in flight, so a write the server does
+// not take would hold the close for up to the write timeout.
+func (r *RawCalls) Abandon() {
+	r.abandoned.Store(true)
+	// A write whose deadline was set before this one fails now; one set
+	// after it sees abandoned set (writeBy checks it after setting).
+	if dl, ok := r.w.(deadliner); ok {
+		_ = dl.SetWriteDeadline(time.Unix(1, 0))
+	}
 }
 
 // writeDeadline is when a write starting now gives up; false: never.
