@@ -140,25 +140,61 @@ const progressDrain = 250 * time.Millisecond
 // those the server sent before its response (counted by watch where the
 // connection reads them, in wire order), so the caller relays every one
 // before it answers downstream (over streamable HTTP, before the
-// request's SSE stream closes).
+// request's SSE stream closes). They are relayed in order off the go-sdk's
+// handler, which runs one notification at a time for the whole connection:
+// a downstream client that stops reading holds up only its own progress.
 type progressRelay struct {
 	relay func(*mcp.ProgressNotificationParams)
 	watch *mcpclient.ProgressWatch
 
 	mu      sync.Mutex
+	queue   []*mcp.ProgressNotificationParams // not yet relayed
+	sending bool                              // a goroutine relays the queue
 	relayed int
 	more    chan struct{} // closed and replaced at each relayed notification
 }
+
+// maxQueuedProgress bounds the notifications a call keeps while its caller
+// is slow to relay them; later ones are dropped (progress is advisory: MCP
+// 2025-11-25 basic/utilities/progress).
+const maxQueuedProgress = 256
 
 func newProgressRelay(relay func(*mcp.ProgressNotificationParams), w *mcpclient.ProgressWatch) *progressRelay {
 	return &progressRelay{relay: relay, watch: w, more: make(chan struct{})}
 }
 
-// handle relays one notification and counts it.
+// handle queues one notification to be relayed.
 func (r *progressRelay) handle(p *mcp.ProgressNotificationParams) {
-	r.relay(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.queue) >= maxQueuedProgress {
+		r.count()
+		return
+	}
+	r.queue = append(r.queue, p)
+	if !r.sending {
+		r.sending = true
+		go r.send()
+	}
+}
+
+// send relays the queue in order until it is empty.
+func (r *progressRelay) send() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(r.queue) > 0 {
+		p := r.queue[0]
+		r.queue = r.queue[1:]
+		r.mu.Unlock()
+		r.relay(p)
+		r.mu.Lock()
+		r.count()
+	}
+	r.sending = false
+}
+
+// count counts one notification relayed or dropped (the caller holds mu).
+func (r *progressRelay) count() {
 	r.relayed++
 	close(r.more)
 	r.more = make(chan struct{})
