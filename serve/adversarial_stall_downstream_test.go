@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -70,4 +71,29 @@ func TestAdversarialDeafClientHoldsNoOtherSession(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestAdversarialDeafClientSessionCloses: closing a ConnectStream session
+// whose client stopped reading returns. Reproduction: the client sends a
+// call with a progress token and reads nothing more; the relayed progress
+// notification blocks on the stream, the go-sdk closes a connection only
+// once nothing is in flight, and the call's response waits behind that
+// write: the session's Close never returned.
+func TestAdversarialDeafClientSessionCloses(t *testing.T) {
+	t.Parallel()
+	u := upstreamtest.New(&upstreamtest.Options{ProgressSteps: 5}, upstreamtest.DefaultTools()...)
+	s, _ := startServer(t, "server: {name: deaf-gw, version: 1.0.0}\nupstreams:\n  - name: m\n    http: {url: \"http://127.0.0.1:1/unused\"}\n",
+		viaMemory(map[string]*upstreamtest.Upstream{"m": u}), func(o *testOptions) { o.lineWriteTimeout = 100 * time.Millisecond })
+	ss, c := deafClient(t, s, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"n":1},"_meta":{"progressToken":"deaf"}}}`)
+	defer c.Close()
+	closed := make(chan struct{})
+	go func() {
+		_ = ss.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(waitLong):
+		t.Fatalf("the session's Close did not return in %v", waitLong)
+	}
 }

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"io"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -33,4 +34,7 @@ type hooks struct {
 	upstreamProtocol string
 	// noFastCalls sends every tools/call through the go-sdk.
 	noFastCalls bool
+	// lineWriteTimeout replaces a ConnectStream session's write timeout
+	// (streamDrainTimeout) when not zero.
+	lineWriteTimeout time.Duration
 }

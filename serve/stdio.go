@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -216,25 +217,55 @@ func (r *frameReader) answer(line []byte, code int64, msg string) {
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// timeout (0: none) bounds each write when w takes deadlines (a
+	// net.Conn): a client that takes none of a message for that long is
+	// not reading, and its stream is closed, which ends the session. The
+	// go-sdk closes a session only once nothing is in flight, so a write
+	// that never ends would hold its Close, and with it every call of
+	// that session, forever.
+	timeout time.Duration
+	broken  error // set once a write was given up: the stream is closed
 }
+
+// errClientNotReading is wrapped by the error of a write to a client that
+// took none of it within the session's write timeout, and every later one.
+var errClientNotReading = errors.New("the client is not reading")
+
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if l.broken != nil {
+		return 0, l.broken
+	}
+	dl, ok := l.w.(writeDeadliner)
+	if !ok || l.timeout <= 0 || dl.SetWriteDeadline(time.Now().Add(l.timeout)) != nil {
+		return l.w.Write(p)
+	}
+	n, err := l.w.Write(p)
+	_ = dl.SetWriteDeadline(time.Time{})
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		l.broken = fmt.Errorf("%w: it took %d of a message's %d bytes in %v", errClientNotReading, n, len(p), l.timeout)
+		if c, ok := l.w.(io.Closer); ok {
+			_ = c.Close()
+		}
+		return n, l.broken
+	}
+	return n, err
 }
 
 // stdioTransport is the stdio transport of Run: frameReader (with the
 // fast path) in front of the SDK's IOTransport, wrapped by drainTransport.
 // Attach the fast path to the session once connected.
 func (s *Server) stdioTransport(in io.Reader, out io.Writer, stop <-chan struct{}, o RunOptions) (*drainTransport, *fastLines) {
-	return s.lineTransport(readCloser{in}, writeCloser{out}, stop, o.ShutdownTimeout)
+	return s.lineTransport(readCloser{in}, writeCloser{out}, stop, o.ShutdownTimeout, 0)
 }
 
 // lineTransport is a line-delimited transport over in and out (closing
 // the connection closes both).
-func (s *Server) lineTransport(in io.ReadCloser, out io.WriteCloser, stop <-chan struct{}, timeout time.Duration) (*drainTransport, *fastLines) {
-	w := &lockedWriter{w: out}
+func (s *Server) lineTransport(in io.ReadCloser, out io.WriteCloser, stop <-chan struct{}, timeout, writeTimeout time.Duration) (*drainTransport, *fastLines) {
+	w := &lockedWriter{w: out, timeout: writeTimeout}
 	t := &drainTransport{stop: stop, timeout: timeout, log: s.log}
 	session := func() stdioSession { return t.session() }
 	fast := newFastLines(s, w, session)
@@ -270,9 +301,15 @@ const streamDrainTimeout = 10 * time.Second
 // ConnectStream serves one session over a line-delimited stream (one end
 // of a net.Pipe, say), framed as stdio (MCP 2025-11-25
 // basic/transports) and with the fast path in front of the go-sdk as Run's
-// stdio has it. Closing the session closes rwc.
+// stdio has it. Closing the session closes rwc. When rwc takes write
+// deadlines (a net.Conn), a client that takes none of a message for
+// streamDrainTimeout is not reading: rwc is closed, ending the session.
 func (s *Server) ConnectStream(ctx context.Context, rwc io.ReadWriteCloser) (*mcp.ServerSession, error) {
-	t, fast := s.lineTransport(rwc, rwc, nil, streamDrainTimeout)
+	writeTimeout := streamDrainTimeout
+	if s.hooks.lineWriteTimeout > 0 {
+		writeTimeout = s.hooks.lineWriteTimeout
+	}
+	t, fast := s.lineTransport(rwc, rwc, nil, streamDrainTimeout, writeTimeout)
 	ss, err := s.mcp.Connect(ctx, t, nil)
 	if err != nil {
 		return nil, err
