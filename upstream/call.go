@@ -120,7 +120,7 @@ func (u *Upstream) callError(ctx context.Context, c *conn, err error) error {
 	// A write the server did not take within Options.Timeout (the go-sdk
 	// writes without the call's deadline) is the timeout too, also when
 	// it fails just before ctx's own timer.
-	case errors.Is(context.Cause(ctx), ErrTimeout), errors.Is(err, mcpclient.ErrWriteStalled):
+	case errors.Is(context.Cause(ctx), ErrTimeout), ctx.Err() == nil && errors.Is(err, mcpclient.ErrWriteStalled):
 		return &Error{Name: u.opts.Name, Msg: fmt.Sprintf("no answer within %s", u.opts.Timeout), Err: ErrTimeout}
 	// A stdio server is waited for from its start, so its exit may close
 	// the pipe under the read (os.ErrClosed) before the SDK sees EOF.
