@@ -1,0 +1,71 @@
+package serve
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestAdversarialStallRestartKeepsServing: an upstream that stops reading
+// is restarted once a write it does not take gives up (the stalled call's
+// notifications/cancelled), and the gateway goes on serving the same
+// contract: the same tool list, no list_changed, /status connected with
+// one restart more, calls answered again on both paths.
+func TestAdversarialStallRestartKeepsServing(t *testing.T) {
+	t.Parallel()
+	config := strings.Replace(probeGatewayConfig, "timeout: 2s", "timeout: 200ms", 1)
+	for _, path := range []struct {
+		name  string
+		tweak func(*testOptions)
+	}{{"fast", func(*testOptions) {}}, {"go-sdk", func(o *testOptions) { o.noFastCalls = true }}} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			var stall atomic.Bool
+			released := make(chan struct{})
+			defer close(released)
+			s, _ := startServer(t, config, stallingUpstream(&stall, released), path.tweak)
+			var changed atomic.Int32
+			cs := connectSDK(t, s, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed.Add(1) }})
+			before, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := func() (*mcp.CallToolResult, error) {
+				return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "reply", Arguments: map[string]any{}})
+			}
+			stall.Store(true)
+			if res, err := call(); err == nil && !res.IsError {
+				t.Fatalf("a call to the stalled upstream succeeded")
+			}
+			stall.Store(false) // the restarted server reads
+			waitUntil(t, "the restart", func() bool {
+				st := s.upstreamStatus()[0]
+				return st.Restarts >= 1 && st.State == "connected"
+			})
+			waitCall(t, "a call after the restart", func() error {
+				res, err := call()
+				if err == nil && res.IsError {
+					return errString(resultText(res))
+				}
+				return err
+			})
+			after, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(after.Tools) != len(before.Tools) || after.Tools[0].Name != before.Tools[0].Name {
+				t.Errorf("tools after the restart: %v, before: %v", after.Tools, before.Tools)
+			}
+			if n := changed.Load(); n != 0 {
+				t.Errorf("%d list_changed for a restart that changed nothing", n)
+			}
+		})
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
