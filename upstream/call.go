@@ -123,8 +123,9 @@ func (u *Upstream) callError(ctx context.Context, c *conn, err error) error {
 	case errors.Is(context.Cause(ctx), ErrTimeout), ctx.Err() == nil && errors.Is(err, mcpclient.ErrWriteStalled):
 		return &Error{Name: u.opts.Name, Msg: fmt.Sprintf("no answer within %s", u.opts.Timeout), Err: ErrTimeout}
 	// A stdio server is waited for from its start, so its exit may close
-	// the pipe under the read (os.ErrClosed) before the SDK sees EOF.
-	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed), u.current() != c:
+	// the pipe under the read (os.ErrClosed, io.ErrClosedPipe for a
+	// net.Pipe) before the SDK sees EOF.
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed), errors.Is(err, io.ErrClosedPipe), u.current() != c:
 		return &Error{Name: u.opts.Name, Msg: "the server went away during the call", Err: errors.Join(ErrUnavailable, err)}
 	}
 	return err
