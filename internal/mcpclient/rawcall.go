@@ -121,6 +121,9 @@ func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 		return 0, fmt.Errorf("%w: %w", ErrWriteStalled, context.Cause(ctx))
 	}
 	defer func() { <-r.wlock }()
+	if ctx.Err() != nil { // select takes either case when both are ready
+		return 0, fmt.Errorf("%w: %w", ErrWriteStalled, context.Cause(ctx))
+	}
 	if r.broken == nil && r.abandoned.Load() {
 		r.broken = closedErr(ErrAbandoned)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -81,5 +82,34 @@ func TestAdversarialStallBrokenLineNeitherWaitsNorGlues(t *testing.T) {
 	_ = c.Close() // what the delayed Close does in the end
 	if got := <-read; len(got) > 0 {
 		t.Errorf("after the broken line the server read %q", got)
+	}
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter struct{ n atomic.Int64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n.Add(int64(len(p))); return len(p), nil }
+func (w *countingWriter) Close() error                { return nil }
+
+// TestAdversarialStallCancelledCallNotSent: a call whose context ended
+// before its request could be written is not sent (the go-sdk's writer
+// refuses a write on a done context too): a tool with side effects must
+// not run for a call the client cancelled. Reproduction: with the write
+// lock free and the context done, writeBy's select took either case at
+// random, and about half of 100 cancelled calls reached the server.
+func TestAdversarialStallCancelledCallNotSent(t *testing.T) {
+	t.Parallel()
+	w := &countingWriter{}
+	r := NewRawCalls(0)
+	r.writer(w)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 100 {
+		if _, err := r.Call(ctx, "tools/call", []byte(`{"name":"delete","arguments":{}}`)); !errors.Is(err, context.Canceled) {
+			t.Fatalf("a cancelled call: %v, want context.Canceled", err)
+		}
+	}
+	if n := w.n.Load(); n != 0 {
+		t.Errorf("%d bytes of cancelled calls were written", n)
 	}
 }
