@@ -107,8 +107,9 @@ type deadliner interface{ SetWriteDeadline(time.Time) error }
 var ErrWriteStalled = errors.New("the server is not reading its input")
 
 // writeBy writes p, one whole message, unless ctx ends before the write
-// can start. When the writer takes deadlines, the write gives up at ctx's
-// deadline or after writeTimeout, whichever comes first: a server that
+// can start. When the writer takes deadlines, the write gives up when ctx
+// ends (its deadline, or a cancellation) or after writeTimeout, whichever
+// comes first: a server that
 // stopped reading (a stdio server whose event loop is blocked, or hung)
 // must not hold a call past its timeout, nor every later write behind
 // it. A write given up after part of p went out has broken the line, and
@@ -138,8 +139,7 @@ func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 	if r.abandoned.Load() { // after the deadline is set: see Abandon
 		return 0, closedErr(ErrAbandoned)
 	}
-	n, err := r.w.Write(p)
-	_ = dl.SetWriteDeadline(time.Time{})
+	n, err := r.writeUntilDone(ctx, dl, p)
 	if err == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
 		return n, err
 	}
@@ -147,6 +147,9 @@ func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 		return n, closedErr(ErrAbandoned)
 	}
 	err = fmt.Errorf("%w: it took %d of a message's %d bytes before the write's deadline", ErrWriteStalled, n, len(p))
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%w: %w", err, context.Cause(ctx))
+	}
 	// A write of the connection's own (no context: the go-sdk's, a
 	// cancellation) that the server did not take ends the connection as
 	// a broken line does: the go-sdk holds a failed write as a broken
@@ -155,6 +158,28 @@ func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 	if n > 0 || ctx.Done() == nil {
 		r.breakLine(err)
 	}
+	return n, err
+}
+
+// writeUntilDone writes p (its deadline set) and gives up as soon as ctx
+// ends (a cancelled call), not only at the deadline; then it clears the
+// deadline.
+func (r *RawCalls) writeUntilDone(ctx context.Context, dl deadliner, p []byte) (int, error) {
+	if ctx.Done() == nil {
+		n, err := r.w.Write(p)
+		_ = dl.SetWriteDeadline(time.Time{})
+		return n, err
+	}
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = dl.SetWriteDeadline(time.Unix(1, 0))
+		close(interrupted)
+	})
+	n, err := r.w.Write(p)
+	if !stop() {
+		<-interrupted // before the deadline is cleared for the next write
+	}
+	_ = dl.SetWriteDeadline(time.Time{})
 	return n, err
 }
 

@@ -113,3 +113,48 @@ func TestAdversarialStallCancelledCallNotSent(t *testing.T) {
 		t.Errorf("%d bytes of cancelled calls were written", n)
 	}
 }
+
+// enteredConn signals each Write it begins.
+type enteredConn struct {
+	net.Conn
+	entered chan struct{}
+}
+
+func (c enteredConn) Write(p []byte) (int, error) {
+	c.entered <- struct{}{}
+	return c.Conn.Write(p)
+}
+
+// TestAdversarialStallCancelInterruptsWrite: a call cancelled (the
+// client's notifications/cancelled) while its request is stalled on a
+// server that does not read returns at once and frees the connection's
+// write lock, instead of holding both until its deadline (the upstream's
+// timeout, 60s by default). Reproduction: the server reads nothing; the
+// call, deadline 60s, is cancelled while writing.
+func TestAdversarialStallCancelInterruptsWrite(t *testing.T) {
+	t.Parallel()
+	c, s := net.Pipe()
+	defer s.Close()
+	defer c.Close()
+	w := enteredConn{Conn: c, entered: make(chan struct{}, 4)}
+	r := NewRawCalls(0)
+	r.writer(w)
+	ctx, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Call(ctx, "tools/call", []byte(`{"name":"t","arguments":{}}`))
+		done <- err
+	}()
+	<-w.entered
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the cancelled call: %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled call still waits on its write (its deadline is 1m)")
+	}
+}
