@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -69,3 +70,43 @@ func TestAdversarialStallRestartKeepsServing(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestAdversarialStallServerCloses: closing the gateway while calls are
+// stalled writing to an upstream that stopped reading (timeout 60s)
+// returns, on both paths.
+func TestAdversarialStallServerCloses(t *testing.T) {
+	t.Parallel()
+	config := strings.Replace(probeGatewayConfig, "timeout: 2s", "timeout: 60s", 1)
+	for _, path := range []struct {
+		name  string
+		tweak func(*testOptions)
+	}{{"fast", func(*testOptions) {}}, {"go-sdk", func(o *testOptions) { o.noFastCalls = true }}} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			var stall atomic.Bool
+			released := make(chan struct{})
+			defer close(released)
+			s, _ := startServer(t, config, stallingUpstream(&stall, released), path.tweak)
+			cs := streamClient(t, s, "2025-11-25")
+			stall.Store(true)
+			calls := make(chan struct{}, 3)
+			for range 3 { // the first is read, the others stall in their writes
+				go func() {
+					_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "reply", Arguments: map[string]any{}})
+					calls <- struct{}{}
+				}()
+			}
+			waitUntil(t, "the calls under way", func() bool { return s.inflight.count() == 3 })
+			closed := make(chan struct{})
+			go func() {
+				s.Close()
+				close(closed)
+			}()
+			select {
+			case <-closed:
+			case <-time.After(waitLong):
+				t.Fatalf("Close did not return in %v with calls stalled (timeout 60s)", waitLong)
+			}
+		})
+	}
+}

@@ -36,6 +36,12 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
 	defer cancel()
+	// Close ends the call: the go-sdk closes a connection only once no
+	// call waits for its response, which a server that stopped reading or
+	// answering never sends.
+	ctx, closing := context.WithCancelCause(ctx)
+	defer closing(nil)
+	defer context.AfterFunc(u.ctx, func() { closing(errClosing) })()
 	p := *params
 	var r *progressRelay
 	if progress != nil {
@@ -112,6 +118,9 @@ func (u *Upstream) callDecoded(ctx context.Context, params json.RawMessage) (jso
 	return json.Marshal(res)
 }
 
+// errClosing ends the calls under way when the upstream is closed.
+var errClosing = errors.New("the upstream is closing")
+
 // callError maps the failure of a call over c (ctx the call's, with
 // Options.Timeout) to the errors Call documents.
 func (u *Upstream) callError(ctx context.Context, c *conn, err error) error {
@@ -122,6 +131,8 @@ func (u *Upstream) callError(ctx context.Context, c *conn, err error) error {
 	// it fails just before ctx's own timer.
 	case errors.Is(context.Cause(ctx), ErrTimeout), ctx.Err() == nil && errors.Is(err, mcpclient.ErrWriteStalled):
 		return &Error{Name: u.opts.Name, Msg: fmt.Sprintf("no answer within %s", u.opts.Timeout), Err: ErrTimeout}
+	case errors.Is(context.Cause(ctx), errClosing):
+		return &Error{Name: u.opts.Name, Msg: "closed during the call", Err: ErrUnavailable}
 	// A stdio server is waited for from its start, so its exit may close
 	// the pipe under the read (os.ErrClosed, io.ErrClosedPipe for a
 	// net.Pipe) before the SDK sees EOF.
