@@ -19,12 +19,7 @@ import (
 // It returns the session and the client's end.
 func deafClient(t *testing.T, s *Server, lines ...string) (*mcp.ServerSession, net.Conn) {
 	t.Helper()
-	c, sc := net.Pipe()
-	ss, err := s.ConnectStream(context.Background(), sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
+	ss, c := streamPipe(t, s)
 	r := bufio.NewReader(c)
 	fmt.Fprintln(c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"deaf","version":"1"}}}`)
 	if _, err := r.ReadBytes('\n'); err != nil {

@@ -134,9 +134,9 @@ upstreams:
     timeout: 2s
 `
 
-// streamClient connects a go-sdk client at revision rev to s over an
-// in-memory pipe served by ConnectStream.
-func streamClient(t *testing.T, s *Server, rev string) *mcp.ClientSession {
+// streamPipe serves a session of s over a net.Pipe (ConnectStream) and
+// returns it with the client's end; the session is closed when t ends.
+func streamPipe(t *testing.T, s *Server) (*mcp.ServerSession, net.Conn) {
 	t.Helper()
 	c, sc := net.Pipe()
 	ss, err := s.ConnectStream(context.Background(), sc)
@@ -144,6 +144,14 @@ func streamClient(t *testing.T, s *Server, rev string) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
+	return ss, c
+}
+
+// streamClient connects a go-sdk client at revision rev to s over an
+// in-memory pipe served by ConnectStream.
+func streamClient(t *testing.T, s *Server, rev string) *mcp.ClientSession {
+	t.Helper()
+	ss, c := streamPipe(t, s)
 	cs := newSDKClient(t, &mcp.IOTransport{Reader: c, Writer: c}, rev).cs
 	// Until the server has taken notifications/initialized (or, at
 	// 2026-07-28, server/discover), calls go to the go-sdk (the fast

@@ -32,6 +32,25 @@ func stallingUpstream(stall *atomic.Bool, released <-chan struct{}) func(*testOp
 	}
 }
 
+// eachPathStalling runs test on a gateway (config) fronting a stalling
+// upstream, once through the fast path and once with it off, in parallel;
+// stall stops the upstream's reading (see stallingUpstream).
+func eachPathStalling(t *testing.T, config string, test func(t *testing.T, s *Server, stall *atomic.Bool)) {
+	for _, path := range []struct {
+		name  string
+		tweak func(*testOptions)
+	}{{"fast", func(*testOptions) {}}, {"go-sdk", func(o *testOptions) { o.noFastCalls = true }}} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			var stall atomic.Bool
+			released := make(chan struct{})
+			defer close(released)
+			s, _ := startServer(t, config, stallingUpstream(&stall, released), path.tweak)
+			test(t, s, &stall)
+		})
+	}
+}
+
 func serveStalling(c net.Conn, stall *atomic.Bool, released <-chan struct{}) {
 	defer c.Close()
 	sc := bufio.NewScanner(c)
@@ -71,46 +90,36 @@ func serveStalling(c net.Conn, stall *atomic.Bool, released <-chan struct{}) {
 // only ran once the request was written.
 func TestGatewayStalledUpstreamCallTimesOut(t *testing.T) {
 	t.Parallel()
-	var stall atomic.Bool
-	released := make(chan struct{})
-	defer close(released)
 	config := strings.Replace(probeGatewayConfig, "timeout: 2s", "timeout: 300ms", 1)
-	for _, path := range []struct {
-		name  string
-		tweak func(*testOptions)
-	}{{"fast", func(*testOptions) {}}, {"go-sdk", func(o *testOptions) { o.noFastCalls = true }}} {
-		t.Run(path.name, func(t *testing.T) {
-			s, _ := startServer(t, config, stallingUpstream(&stall, released), path.tweak)
-			cs := streamClient(t, s, "2025-11-25")
-			call := func() (*mcp.CallToolResult, error) {
-				return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "reply", Arguments: map[string]any{}})
-			}
-			if res, err := call(); err != nil || res.IsError {
-				t.Fatalf("before the stall: %v", outcome(res, err))
-			}
-			stall.Store(true)
-			defer stall.Store(false)
-			for i := 1; i <= 3; i++ {
-				done := make(chan any, 1)
-				go func() { done <- outcome(call()) }()
-				select {
-				case got := <-done:
-					// The first call meets the timeout. A write the
-					// upstream does not take within its timeout (the
-					// first call's notifications/cancelled, a go-sdk
-					// write) ends the connection on both paths (the
-					// go-sdk treats a failed write as a broken one), so
-					// the later calls may find the upstream gone instead.
-					text := fmt.Sprint(got)
-					timedOut := strings.Contains(text, `upstream "up": no answer within 300ms`)
-					gone := strings.Contains(text, `upstream "up"`) && (strings.Contains(text, "went away") || strings.Contains(text, "unavailable"))
-					if !timedOut && (i == 1 || !gone) {
-						t.Errorf("call %d to the stalled upstream: %v, want its timeout", i, got)
-					}
-				case <-time.After(waitLong):
-					t.Fatalf("call %d to the stalled upstream: no answer after %v (its timeout is 300ms)", i, waitLong)
+	eachPathStalling(t, config, func(t *testing.T, s *Server, stall *atomic.Bool) {
+		cs := streamClient(t, s, "2025-11-25")
+		call := func() (*mcp.CallToolResult, error) {
+			return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "reply", Arguments: map[string]any{}})
+		}
+		if res, err := call(); err != nil || res.IsError {
+			t.Fatalf("before the stall: %v", outcome(res, err))
+		}
+		stall.Store(true)
+		for i := 1; i <= 3; i++ {
+			done := make(chan any, 1)
+			go func() { done <- outcome(call()) }()
+			select {
+			case got := <-done:
+				// The first call meets the timeout. A write the
+				// upstream does not take within its timeout (the
+				// first call's notifications/cancelled, a go-sdk
+				// write) ends the connection on both paths (the
+				// go-sdk treats a failed write as a broken one), so
+				// the later calls may find the upstream gone instead.
+				text := fmt.Sprint(got)
+				timedOut := strings.Contains(text, `upstream "up": no answer within 300ms`)
+				gone := strings.Contains(text, `upstream "up"`) && (strings.Contains(text, "went away") || strings.Contains(text, "unavailable"))
+				if !timedOut && (i == 1 || !gone) {
+					t.Errorf("call %d to the stalled upstream: %v, want its timeout", i, got)
 				}
+			case <-time.After(waitLong):
+				t.Fatalf("call %d to the stalled upstream: no answer after %v (its timeout is 300ms)", i, waitLong)
 			}
-		})
-	}
+		}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -49,12 +48,7 @@ func gatewayClient(t *testing.T, s *Server) *sdkClient {
 // go-sdk's newest, whose calls the fast path leaves to the go-sdk).
 func gatewayClientAt(t *testing.T, s *Server, rev string) *sdkClient {
 	t.Helper()
-	c, sc := net.Pipe()
-	ss, err := s.ConnectStream(context.Background(), sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
+	_, c := streamPipe(t, s)
 	return newSDKClient(t, &mcp.IOTransport{Reader: c, Writer: c}, rev)
 }
 
