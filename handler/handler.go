@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/internal/httptransport"
 	"github.com/mcpctl/mcpctl/internal/proc"
 	"github.com/mcpctl/mcpctl/internal/safefile"
 	"github.com/mcpctl/mcpctl/internal/textcut"
@@ -411,7 +412,7 @@ func newHTTPHandler(c *serveconfig.HTTPConfig, getenv func(string) (string, bool
 		secret = secret || envRef.MatchString(val) || recording.LooksSecret(name)
 		hdr.Set(name, v)
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := httptransport.New()
 	client := &http.Client{Transport: tr, Timeout: c.Timeout, CheckRedirect: sameOriginRedirect}
 	return &httpHandler{url: c.URL, headers: hdr, transport: tr, client: client, max: c.MaxResponse, timeout: c.Timeout, secret: secret}, nil
 }

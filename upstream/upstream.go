@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpctl/mcpctl/internal/httptransport"
 	"github.com/mcpctl/mcpctl/internal/mcpclient"
 	"github.com/mcpctl/mcpctl/toolset"
 )
@@ -176,7 +177,7 @@ func newUpstream(opts Options) *Upstream {
 	}
 	u := &Upstream{opts: opts, log: log.With("upstream", opts.Name), kick: make(chan struct{}, 1), done: make(chan struct{}), secrets: secrets(opts), tokenPrefix: mcpclient.RandomPrefix()}
 	u.newest.Store(opts.ProtocolVersion == LatestProtocol)
-	u.base = http.DefaultTransport.(*http.Transport).Clone()
+	u.base = httptransport.New()
 	u.base.MaxIdleConnsPerHost = idleConnsPerUpstream
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.client = mcp.NewClient(&mcp.Implementation{Name: "mcpctl-gateway", Version: "1"}, &mcp.ClientOptions{

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/canon"
+	"github.com/mcpctl/mcpctl/internal/httptransport"
 	"github.com/mcpctl/mcpctl/toolset"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -632,7 +633,7 @@ type httpEndpoint struct {
 }
 
 func (e *httpEndpoint) transport(c *capture) mcp.Transport {
-	e.once.Do(func() { e.base = http.DefaultTransport.(*http.Transport).Clone() })
+	e.once.Do(func() { e.base = httptransport.New() })
 	return &captureTransport{c: c, inner: &mcp.StreamableClientTransport{
 		Endpoint:             e.url,
 		HTTPClient:           &http.Client{Transport: &versionHeader{base: WithHeaders(e.base, e.headers), c: c}},
