@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,8 +22,22 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	http.DefaultTransport = keepIdle{testTransport}
 	goleak.VerifyTestMain(removeBuilt{m})
 }
+
+// testTransport is http.DefaultTransport while the tests run, behind
+// keepIdle. The tests run in parallel, their clients (the go-sdk's
+// streamable client among them) use http.DefaultTransport, and
+// httptest.Server.Close closes its idle connections: a request of
+// another test then failed, once, with "http: CloseIdleConnections
+// called" (TestFastHTTPFallsThroughUnchanged/fractional_id under -race in
+// a clean-clone CI run). removeBuilt closes them when every test is done.
+var testTransport = http.DefaultTransport.(*http.Transport).Clone()
+
+// keepIdle is a RoundTripper without CloseIdleConnections, which
+// httptest.Server.Close therefore leaves alone.
+type keepIdle struct{ http.RoundTripper }
 
 // waitLong bounds event-driven waits; it is generous on purpose (slow CI
 // machines, -race), and never a measurement.

@@ -42,11 +42,13 @@ func builtProgram(t testing.TB, pkg string) string {
 	return bin
 }
 
-// removeBuilt runs the tests, then removes what builtProgram built.
+// removeBuilt runs the tests, then removes what builtProgram built and
+// closes testTransport's idle connections.
 type removeBuilt struct{ m *testing.M }
 
 func (r removeBuilt) Run() int {
 	defer func() {
+		testTransport.CloseIdleConnections() // before goleak looks
 		if built.dir != "" {
 			_ = os.RemoveAll(built.dir)
 		}
