@@ -109,12 +109,12 @@ var ErrWriteStalled = errors.New("the server is not reading its input")
 // writeBy writes p, one whole message, unless ctx ends before the write
 // can start. When the writer takes deadlines, the write gives up when ctx
 // ends (its deadline, or a cancellation) or after writeTimeout, whichever
-// comes first: a server that
-// stopped reading (a stdio server whose event loop is blocked, or hung)
-// must not hold a call past its timeout, nor every later write behind
-// it. A write given up after part of p went out has broken the line, and
-// closes the connection (a stdio server is then restarted, as after a
-// crash); so does a write given up without a context of its own.
+// comes first: a server that stopped reading (a stdio server whose event
+// loop is blocked, or hung) must not hold a call past its timeout, nor
+// every later write behind it. A write given up after part of p went out
+// has broken the line, and closes the connection (a stdio server is then
+// restarted, as after a crash); so does a write given up without a
+// context of its own.
 func (r *RawCalls) writeBy(ctx context.Context, p []byte) (int, error) {
 	select {
 	case r.wlock <- struct{}{}:
