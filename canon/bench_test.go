@@ -95,3 +95,41 @@ func BenchmarkCanon(b *testing.B) {
 		b.ReportMetric(float64(can.Nanoseconds())/float64(b.N), "canon-ns/op")
 	})
 }
+
+// benchMessage is a JSON-RPC response carrying a tools/call result, as a
+// gateway reads one from its upstream for every call.
+var benchMessage = []byte(`{"jsonrpc":"2.0","id":"mcpctl-0123456789abcdef-1","result":{"content":[{"type":"text","text":"{\"message\":\"bench\"}"}],"structuredContent":{"message":"bench","nested":{"a":[1,2,{"b":true}]}}}}`)
+
+// BenchmarkParseMessage compares Parse with encoding/json (Unmarshal into
+// any) on one small message, each on a goroutine of its own as a
+// transport's reader parses: a goroutine starts with a small stack (and the
+// garbage collector shrinks the stack of one that waits), so what a parse
+// costs includes growing it. Interleaved; x-baseline is canon's time over
+// the baseline's.
+func BenchmarkParseMessage(b *testing.B) {
+	var base, can time.Duration
+	done := make(chan error)
+	for b.Loop() {
+		t0 := time.Now()
+		go func() {
+			var v any
+			done <- json.Unmarshal(benchMessage, &v)
+		}()
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		go func() {
+			_, err := canon.Parse(benchMessage)
+			done <- err
+		}()
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+		base += t1.Sub(t0)
+		can += time.Since(t1)
+	}
+	b.ReportMetric(float64(can)/float64(base), "x-baseline")
+	b.ReportMetric(float64(base.Nanoseconds())/float64(b.N), "baseline-ns/op")
+	b.ReportMetric(float64(can.Nanoseconds())/float64(b.N), "canon-ns/op")
+}

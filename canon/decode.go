@@ -47,8 +47,8 @@ func (p *parser) anyValue(depth int) (any, error) {
 			return p.anyArray(depth)
 		}
 	}
-	v, err := p.value(depth)
-	if err != nil {
+	var v Value
+	if err := p.value(depth, &v); err != nil {
 		return nil, err
 	}
 	switch v.Kind {

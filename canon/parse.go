@@ -99,8 +99,8 @@ func Parse(data []byte) (Value, error) {
 	p.members, p.items = sc.members, sc.items
 	defer sc.put(&p)
 	p.skipWS()
-	v, err := p.value(0)
-	if err != nil {
+	var v Value
+	if err := p.value(0, &v); err != nil {
 		return Value{}, err
 	}
 	p.skipWS()
@@ -208,74 +208,101 @@ func (p *parser) skipWS() {
 	}
 }
 
-func (p *parser) value(depth int) (Value, error) {
+// value parses the value at p.pos into *v. The parse functions write
+// into a destination rather than return a Value: returned by value, a
+// Value and its temporaries made every level of nesting cost almost 2 KB
+// of stack, which a goroutine whose stack the garbage collector had shrunk
+// (a transport's reader, parsing each message) grew and copied again for
+// every message after a collection.
+func (p *parser) value(depth int, v *Value) error {
 	if p.pos >= len(p.data) {
-		return Value{}, p.errorf(p.pos, "unexpected end of input, want a JSON value")
+		return p.notValue()
 	}
-	start := p.pos
 	switch c := p.data[p.pos]; {
 	case c == '{':
-		return p.object(depth)
+		return p.object(depth, v)
 	case c == '[':
-		return p.array(depth)
+		return p.array(depth, v)
 	case c == '"':
-		s, err := p.str()
-		if err != nil {
-			return Value{}, err
-		}
-		return Value{Kind: String, Str: s, Start: start, End: p.pos}, nil
+		return p.strValue(v)
 	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
+		return p.number(v)
 	case c == 't':
-		return p.literal("true", Value{Kind: Bool, Bool: true})
+		return p.literal("true", Bool, v)
 	case c == 'f':
-		return p.literal("false", Value{Kind: Bool})
+		return p.literal("false", Bool, v)
 	case c == 'n':
-		return p.literal("null", Value{Kind: Null})
-	case c == 0xEF && len(p.data)-p.pos >= 3 && p.data[p.pos+1] == 0xBB && p.data[p.pos+2] == 0xBF:
-		return Value{}, p.errorf(p.pos, "unexpected byte order mark (U+FEFF); JSON text must not start with one (RFC 8259 §8.1)")
-	default:
-		return Value{}, p.errorf(p.pos, "unexpected %s, want a JSON value", p.describe(p.pos))
+		return p.literal("null", Null, v)
 	}
+	return p.notValue()
 }
 
-func (p *parser) literal(word string, v Value) (Value, error) {
+// notValue is value's error for a byte that starts no JSON value, or
+// the end of input.
+func (p *parser) notValue() error {
+	if p.pos >= len(p.data) {
+		return p.errorf(p.pos, "unexpected end of input, want a JSON value")
+	}
+	d := p.data[p.pos:]
+	if len(d) >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF {
+		return p.errorf(p.pos, "unexpected byte order mark (U+FEFF); JSON text must not start with one (RFC 8259 §8.1)")
+	}
+	return p.errorf(p.pos, "unexpected %s, want a JSON value", p.describe(p.pos))
+}
+
+// literal parses true, false or null (word, of kind k).
+func (p *parser) literal(word string, k Kind, v *Value) error {
 	start := p.pos
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		err := &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf("invalid literal (%s), want %s", p.describe(p.pos), word)}
-		err.Truncated = bytes.HasPrefix([]byte(word), p.data[p.pos:])
-		return Value{}, err
+		return p.badLiteral(word)
 	}
 	p.pos += len(word)
-	v.Start, v.End = start, p.pos
-	return v, nil
+	*v = Value{}
+	v.Kind, v.Bool, v.Start, v.End = k, word == "true", start, p.pos
+	return nil
 }
 
-func (p *parser) object(depth int) (Value, error) {
+// strValue parses a string value.
+func (p *parser) strValue(v *Value) error {
+	start := p.pos
+	s, err := p.str()
+	*v = Value{}
+	v.Kind, v.Str, v.Start, v.End = String, s, start, p.pos
+	return err
+}
+
+func (p *parser) badLiteral(word string) error {
+	err := &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf("invalid literal (%s), want %s", p.describe(p.pos), word)}
+	err.Truncated = bytes.HasPrefix([]byte(word), p.data[p.pos:])
+	return err
+}
+
+func (p *parser) object(depth int, v *Value) error {
 	if depth >= MaxDepth {
-		return Value{}, p.errorf(p.pos, "nesting deeper than %d", MaxDepth)
+		return p.tooDeep()
 	}
 	start := p.pos
 	p.pos++ // {
-	v := Value{Kind: Object, Start: start}
+	*v = Value{}
+	v.Kind, v.Start = Object, start
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 		v.End = p.pos
 		v.Members = []Member{}
-		return v, nil
+		return nil
 	}
 	base := len(p.members) // on error the parse ends, so no need to pop
 	dups := duplicates{}
+	var m Member
 	for {
-		m, err := p.member(depth, p.members[base:], &dups)
-		if err != nil {
-			return Value{}, err
+		if err := p.member(depth, p.members[base:], &dups, &m); err != nil {
+			return err
 		}
 		p.members = append(p.members, m)
 		p.skipWS()
 		if p.pos >= len(p.data) {
-			return Value{}, p.errorf(p.pos, "unexpected end of input in object opened at byte offset %d", start)
+			return p.unclosed("object", start)
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -288,39 +315,57 @@ func (p *parser) object(depth int) (Value, error) {
 			v.IndexMembers()
 			clear(p.members[base:])
 			p.members = p.members[:base]
-			return v, nil
+			return nil
 		default:
-			return Value{}, p.errorf(p.pos, "unexpected %s in object, want ',' or '}'", p.describe(p.pos))
+			return p.unexpected(" in object, want ',' or '}'")
 		}
 	}
 }
 
-// member parses one object member, name, ':' and value, refusing a name
-// one of its siblings (the members before it) has.
-func (p *parser) member(depth int, siblings []Member, dups *duplicates) (Member, error) {
+// unclosed is the error for the end of input inside the container
+// (object or array) opened at start.
+func (p *parser) unclosed(container string, start int) error {
+	return p.errorf(p.pos, "unexpected end of input in %s opened at byte offset %d", container, start)
+}
+
+// tooDeep is the error for a container opened at MaxDepth.
+func (p *parser) tooDeep() error {
+	return p.errorf(p.pos, "nesting deeper than %d", MaxDepth)
+}
+
+// unexpected is the error for the byte at p.pos, rest saying where it
+// is and what could have been there.
+func (p *parser) unexpected(rest string) error {
+	return p.errorf(p.pos, "unexpected %s%s", p.describe(p.pos), rest)
+}
+
+// member parses one object member, name, ':' and value, into *m, refusing
+// a name one of its siblings (the members before it) has.
+func (p *parser) member(depth int, siblings []Member, dups *duplicates, m *Member) error {
 	p.skipWS()
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-		return Member{}, p.errorf(p.pos, "unexpected %s, want a member name string", p.describe(p.pos))
+		return p.unexpected(", want a member name string")
 	}
 	keyStart := p.pos
 	key, err := p.str()
 	if err != nil {
-		return Member{}, err
+		return err
 	}
 	if first, dup := dups.check(siblings, key, keyStart); dup {
-		return Member{}, p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, first)
+		return p.duplicate(key, keyStart, first)
 	}
 	p.skipWS()
 	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-		return Member{}, p.errorf(p.pos, "unexpected %s after member name, want ':'", p.describe(p.pos))
+		return p.unexpected(" after member name, want ':'")
 	}
 	p.pos++
 	p.skipWS()
-	mv, err := p.value(depth + 1)
-	if err != nil {
-		return Member{}, err
-	}
-	return Member{Key: key, KeyStart: keyStart, Value: mv}, nil
+	m.Key, m.KeyStart = key, keyStart
+	return p.value(depth+1, &m.Value)
+}
+
+func (p *parser) duplicate(key string, keyStart, first int) error {
+	return p.errorf(keyStart, "duplicate member name %q (first at byte offset %d)", key, first)
 }
 
 // duplicates finds duplicate member names: linearly among few siblings,
@@ -353,31 +398,32 @@ func (d *duplicates) check(siblings []Member, key string, keyStart int) (first i
 	return 0, false
 }
 
-func (p *parser) array(depth int) (Value, error) {
+func (p *parser) array(depth int, v *Value) error {
 	if depth >= MaxDepth {
-		return Value{}, p.errorf(p.pos, "nesting deeper than %d", MaxDepth)
+		return p.tooDeep()
 	}
 	start := p.pos
 	p.pos++ // [
-	v := Value{Kind: Array, Start: start}
+	*v = Value{}
+	v.Kind, v.Start = Array, start
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		v.End = p.pos
 		v.Items = []Value{}
-		return v, nil
+		return nil
 	}
 	base := len(p.items)
+	var item Value
 	for {
 		p.skipWS()
-		item, err := p.value(depth + 1)
-		if err != nil {
-			return Value{}, err
+		if err := p.value(depth+1, &item); err != nil {
+			return err
 		}
 		p.items = append(p.items, item)
 		p.skipWS()
 		if p.pos >= len(p.data) {
-			return Value{}, p.errorf(p.pos, "unexpected end of input in array opened at byte offset %d", start)
+			return p.unclosed("array", start)
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -389,21 +435,27 @@ func (p *parser) array(depth int) (Value, error) {
 			copy(v.Items, p.items[base:])
 			clear(p.items[base:])
 			p.items = p.items[:base]
-			return v, nil
+			return nil
 		default:
-			return Value{}, p.errorf(p.pos, "unexpected %s in array, want ',' or ']'", p.describe(p.pos))
+			return p.unexpected(" in array, want ',' or ']'")
 		}
 	}
 }
 
-func (p *parser) number() (Value, error) {
+func (p *parser) number(v *Value) error {
 	start := p.pos
 	end, want := numberEnd(p.data, start)
 	if want != "" {
-		return Value{}, p.errorf(end, "invalid number: want %s, got %s", want, p.describe(end))
+		return p.badNumber(end, want)
 	}
 	p.pos = end
-	return Value{Kind: Number, Str: p.intern(p.data[start:end]), Start: start, End: end}, nil
+	*v = Value{}
+	v.Kind, v.Str, v.Start, v.End = Number, p.intern(p.data[start:end]), start, end
+	return nil
+}
+
+func (p *parser) badNumber(off int, want string) error {
+	return p.errorf(off, "invalid number: want %s, got %s", want, p.describe(off))
 }
 
 // IsNumber reports whether s is exactly one JSON number (RFC 8259 §6), no
