@@ -34,14 +34,8 @@ func (u *Upstream) Call(ctx context.Context, params *mcp.CallToolParams, progres
 	if c == nil {
 		return nil, u.unavailable()
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
-	defer cancel()
-	// Close ends the call: the go-sdk closes a connection only once no
-	// call waits for its response, which a server that stopped reading or
-	// answering never sends.
-	ctx, closing := context.WithCancelCause(ctx)
-	defer closing(nil)
-	defer context.AfterFunc(u.ctx, func() { closing(errClosing) })()
+	ctx, done := u.callContext(ctx)
+	defer done()
 	p := *params
 	var r *progressRelay
 	if progress != nil {
@@ -120,6 +114,24 @@ func (u *Upstream) callDecoded(ctx context.Context, params json.RawMessage) (jso
 
 // errClosing ends the calls under way when the upstream is closed.
 var errClosing = errors.New("the upstream is closing")
+
+// callContext is the context of one call: ctx with Options.Timeout (its
+// cause ErrTimeout), ended with cause errClosing when the upstream is
+// closed. Close must end the calls under way: the go-sdk closes a
+// connection only once no call waits for its response, which a server
+// that stopped reading or answering never sends, and a raw call over HTTP
+// would otherwise wait for its timeout after Close returned, its
+// downstream client unanswered. done releases it.
+func (u *Upstream) callContext(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
+	ctx, closing := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(u.ctx, func() { closing(errClosing) })
+	return ctx, func() {
+		stop()
+		closing(nil)
+		cancel()
+	}
+}
 
 // callError maps the failure of a call over c (ctx the call's, with
 // Options.Timeout) to the errors Call documents.

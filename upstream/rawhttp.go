@@ -60,8 +60,8 @@ func (u *Upstream) callRawHTTP(ctx context.Context, c *conn, params json.RawMess
 	if u.opts.URL == "" || u.opts.Transport != nil || rev >= protocolSessionless {
 		return nil, nil, &Error{Name: u.opts.Name, Msg: "not a pre-2026-07-28 streamable HTTP session", Err: errNotRaw}
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
-	defer cancel()
+	ctx, done := u.callContext(ctx)
+	defer done()
 	ex := &rawExchange{u: u, sid: c.session.ID(), rev: rev, id: rawID(u.tokens.Add(1))}
 	res, err := ex.call(ctx, params)
 	if err == nil {
@@ -93,6 +93,8 @@ func (u *Upstream) rawError(ctx context.Context, err error) error {
 		err = fmt.Errorf("calling %q: %w", "tools/call", err) // go-sdk's words
 	case errors.Is(context.Cause(ctx), ErrTimeout):
 		return &Error{Name: u.opts.Name, Msg: fmt.Sprintf("no answer within %s", u.opts.Timeout), Err: ErrTimeout}
+	case errors.Is(context.Cause(ctx), errClosing):
+		return &Error{Name: u.opts.Name, Msg: "closed during the call", Err: ErrUnavailable}
 	case errors.Is(err, ErrSessionExpired):
 		u.Relist()
 	}
@@ -245,13 +247,18 @@ func (c *capped) Read(p []byte) (int, error) {
 }
 
 // cancelled tells the server the request is abandoned (MCP 2025-11-25
-// basic/utilities/cancellation), within cancelWait.
+// basic/utilities/cancellation), within cancelWait: also when the
+// upstream is being closed, so that its tool does not run on for a
+// gateway that has gone.
 func (ex *rawExchange) cancelled(cause error) {
 	reason := "the client cancelled the request"
-	if errors.Is(cause, ErrTimeout) {
+	switch {
+	case errors.Is(cause, ErrTimeout):
 		reason = "timed out"
+	case errors.Is(cause, errClosing):
+		reason = "the gateway is closing its connection"
 	}
-	ctx, cancel := context.WithTimeout(ex.u.ctx, cancelWait)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ex.u.ctx), cancelWait)
 	defer cancel()
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":%q}}`, ex.id, reason)
 	if resp, err := ex.post(ctx, body); err == nil {
