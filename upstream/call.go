@@ -90,8 +90,8 @@ func (u *Upstream) CallParsed(ctx context.Context, params json.RawMessage) (json
 		}
 		return res, parsed, err
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.Timeout, ErrTimeout)
-	defer cancel()
+	ctx, done := u.callContext(ctx)
+	defer done()
 	res, parsed, err := c.raw.CallParsed(ctx, "tools/call", params)
 	if err != nil {
 		return nil, nil, u.callError(ctx, c, err)
