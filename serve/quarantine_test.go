@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -386,5 +387,49 @@ func TestGatewayAnnotationsAndTitleHeld(t *testing.T) {
 				t.Errorf("reload %s (%s), want the accepted tool held", res.Result, res.Reason)
 			}
 		})
+	}
+}
+
+// TestGatewayQuarantineSurvivesUpstreamRestart: an upstream quarantined
+// for a breaking change that then crashes and is restarted comes back with
+// the same changed list: the gate must hold it as before (still
+// quarantined, the same single pending candidate, the accepted contract
+// still served, no list_changed), and old calls still go through
+// translated. A restart is not an approval.
+func TestGatewayQuarantineSurvivesUpstreamRestart(t *testing.T) {
+	t.Parallel()
+	s, files, _, r := gatewayWithState(t, quarantineConfig+"gate: {upstream: auto-facade}\n")
+	var changed atomic.Int32
+	cs := connectSDK(t, s, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed.Add(1) }})
+	files.remove("read_file")
+	files.set("read_text_file", "Reads a file.", fakeReadFile)
+	r.waitFor(t, "the quarantine", func(res ReloadResult) bool {
+		return res.Result == ResultQuarantined && s.Status().Upstreams[0].Tools == 3
+	})
+	pending := s.Pending()
+	if len(pending) != 1 {
+		t.Fatalf("pending before the crash: %+v", pending)
+	}
+	served := s.Live().Fingerprint
+	restarts := s.upstreamStatus()[0].Restarts
+	files.crash()
+	waitUntil(t, "the restart", func() bool {
+		st := s.upstreamStatus()[0]
+		return st.Restarts > restarts && st.State == StateQuarantined
+	})
+	if p := s.Pending(); len(p) != 1 || p[0].Fingerprint != pending[0].Fingerprint {
+		t.Errorf("pending after the restart: %+v, before: %+v", p, pending)
+	}
+	if fp := s.Live().Fingerprint; fp != served {
+		t.Errorf("served %s after the restart, %s before: the restart published the quarantined change", fp, served)
+	}
+	if text, isErr := sdkCall(t, cs, "fs_read_file", map[string]any{"path": "a"}); isErr {
+		t.Fatalf("old call after the restart: %s", text)
+	}
+	if c := recvWithin(t, "the upstream call", files.calls); c != `read_text_file {"path":"a"}` {
+		t.Errorf("upstream saw %q", c)
+	}
+	if n := changed.Load(); n != 0 {
+		t.Errorf("%d list_changed, want none (nothing was published)", n)
 	}
 }
