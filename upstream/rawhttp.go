@@ -68,7 +68,13 @@ func (u *Upstream) callRawHTTP(ctx context.Context, c *conn, params json.RawMess
 		return res, ex.parsed, nil
 	}
 	if ctx.Err() != nil {
-		ex.cancelled(context.Cause(ctx))
+		// The caller is answered without waiting for the server to take
+		// the notification (a go-sdk server holds it while it closes the
+		// session for a Close, until the tool ends).
+		cause := context.Cause(ctx)
+		if !u.goBackground(func() { ex.cancelled(cause) }) {
+			ex.cancelled(cause)
+		}
 	}
 	return nil, nil, u.rawError(ctx, err)
 }
@@ -267,8 +273,8 @@ func (ex *rawExchange) cancelled(cause error) {
 	}
 }
 
-// cancelWait bounds sending notifications/cancelled.
-const cancelWait = 5 * time.Second
+// cancelWait bounds sending notifications/cancelled (a var for tests).
+var cancelWait = 5 * time.Second
 
 // idleConnsPerUpstream is how many idle keep-alive connections an HTTP
 // upstream's transport keeps (net/http keeps 2 by default): with more

@@ -1,10 +1,12 @@
 package upstream_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -271,5 +273,63 @@ func TestCallRawServerGone(t *testing.T) {
 	_, err = u.CallRaw(context.Background(), json.RawMessage(`{"name":"echo","arguments":{"text":"x"}}`))
 	if !errors.Is(err, upstream.ErrUnavailable) || strings.Contains(err.Error(), password) {
 		t.Fatalf("CallRaw to a closed server returned %v, want ErrUnavailable without the password", err)
+	}
+}
+
+// Reproduction: an HTTP upstream closed (a reload dropping it, the
+// gateway's Close) while a raw call ran, whose server then held the
+// notifications/cancelled POST (a go-sdk server does while its DELETE of
+// the session waits for a tool that ignores cancellation), answered the
+// call only when the cancellation gave up (cancelWait, 5 s): the
+// downstream client waited for a notification it has no part in. The
+// call ends at once; Close waits for the notification. Not parallel: it
+// sets cancelWait beyond the test's patience.
+func TestCallRawCloseAnswersBeforeCancelSent(t *testing.T) {
+	t.Cleanup(upstream.SetCancelWait(time.Hour))
+	f := newFake()
+	held := make(chan struct{}, 1)
+	f.srv.AddTool(&mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		held <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, nil)
+	cancelPosted, release := make(chan struct{}, 1), make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if bytes.Contains(b, []byte(`"notifications/cancelled"`)) {
+			cancelPosted <- struct{}{}
+			<-release
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close() })
+	u, err := upstream.Start(context.Background(), upstream.Options{Name: "web", URL: hs.URL, Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"hold","arguments":{}}`))
+		done <- err
+	}()
+	waitFor(t, "the call", held)
+	closed := make(chan struct{})
+	go func() {
+		u.Close()
+		close(closed)
+	}()
+	waitFor(t, "the notifications/cancelled POST", cancelPosted)
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		close(release)
+		t.Fatal("the call closed under way had no answer while its notifications/cancelled was being sent")
+	}
+	close(release)
+	waitFor(t, "Close's return", closed)
+	if !errors.Is(err, upstream.ErrUnavailable) || !strings.Contains(err.Error(), "closed during the call") {
+		t.Fatalf("the call under way returned %v, want ErrUnavailable (closed during the call)", err)
 	}
 }

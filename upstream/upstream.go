@@ -141,6 +141,13 @@ type Upstream struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	// bg is the work a call leaves running once its caller is answered
+	// (goBackground); Close waits for it. bgClosed, set by Close under
+	// bgMu, refuses more.
+	bgMu     sync.Mutex
+	bgClosed bool
+	bg       sync.WaitGroup
 }
 
 // Start connects, initializes and reads the tool list (all within
@@ -238,8 +245,30 @@ func (u *Upstream) Refresh(ctx context.Context) error {
 }
 
 // Close stops the background loop and the server (stdio) or the session
-// (HTTP) and waits for them. It is idempotent.
+// (HTTP) and waits for them, and for what calls left running
+// (goBackground). It is idempotent.
 func (u *Upstream) Close() {
 	u.cancel()
 	<-u.done
+	u.bgMu.Lock()
+	u.bgClosed = true
+	u.bgMu.Unlock()
+	u.bg.Wait()
+}
+
+// goBackground runs f on a goroutine of its own that Close waits for, and
+// reports whether it did: once Close is waiting it does not, and the
+// caller runs f itself.
+func (u *Upstream) goBackground(f func()) bool {
+	u.bgMu.Lock()
+	defer u.bgMu.Unlock()
+	if u.bgClosed {
+		return false
+	}
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		f()
+	}()
+	return true
 }
