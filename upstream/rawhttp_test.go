@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -332,4 +335,71 @@ func TestCallRawCloseAnswersBeforeCancelSent(t *testing.T) {
 	if !errors.Is(err, upstream.ErrUnavailable) || !strings.Contains(err.Error(), "closed during the call") {
 		t.Fatalf("the call under way returned %v, want ErrUnavailable (closed during the call)", err)
 	}
+}
+
+// Close leaves no connection to an HTTP upstream open, also when the
+// notifications/cancelled of a call it ended (sent in the background, see
+// TestCallRawCloseAnswersBeforeCancelSent) is answered only after Close
+// closed the transport's idle connections: a keep-alive connection put
+// back after that would stay open for the idle timeout (90 s). (net/http
+// closes a connection put back after CloseIdleConnections unless a new
+// request came since; this pins that the cancellation does not start one.)
+// Not parallel: it sets cancelWait.
+func TestCloseLeavesNoIdleConnection(t *testing.T) {
+	t.Cleanup(upstream.SetCancelWait(time.Hour))
+	f := newFake()
+	held, deleted := make(chan struct{}, 1), make(chan struct{})
+	f.srv.AddTool(&mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		held <- struct{}{}
+		<-deleted // the session's end, not the held cancellation, ends it
+		return nil, errors.New("the session ended")
+	})
+	var open atomic.Int32
+	var closeOnce sync.Once
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, nil)
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			closeOnce.Do(func() { close(deleted) })
+		}
+		b, _ := io.ReadAll(r.Body)
+		if bytes.Contains(b, []byte(`"notifications/cancelled"`)) {
+			// Answered once Close has ended the session (DELETE) and closed
+			// the idle connections, the DELETE's among them: this one is
+			// the last.
+			<-deleted
+			eventually(func() bool { return open.Load() == 1 })
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		h.ServeHTTP(w, r)
+	}))
+	hs.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	hs.Start()
+	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close() })
+	u, err := upstream.Start(context.Background(), upstream.Options{Name: "web", URL: hs.URL, Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = u.CallRaw(context.Background(), json.RawMessage(`{"name":"hold","arguments":{}}`)) }()
+	waitFor(t, "the call", held)
+	u.Close()
+	if !eventually(func() bool { return open.Load() == 0 }) {
+		t.Fatalf("%d connection(s) still open 20s after Close", open.Load())
+	}
+}
+
+// eventually reports whether cond held within 20 s (polling).
+func eventually(cond func() bool) bool {
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
 }
