@@ -61,10 +61,11 @@ func TestAdversarialGatewayHostileToolList(t *testing.T) {
 	tool := func(name, schema string) *mcp.Tool {
 		return &mcp.Tool{Name: name, Description: "Hostile.", InputSchema: json.RawMessage(schema)}
 	}
-	// 50,000 tools; 10,000 under -short (.ci/run's race step, where the
-	// race detector makes each list seconds of CPU).
+	// 50,000 tools; 10,000 under -short and under the race detector, which
+	// makes each list seconds of CPU (50,000 took 11.6 s alone and once
+	// outlasted waitLong in a full go test -race ./serve).
 	nTools := 50000
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		nTools = 10000
 	}
 	many := func(lr *mcp.ListToolsResult) {
