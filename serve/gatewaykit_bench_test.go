@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	runtimemetrics "runtime/metrics"
 	"slices"
 	"testing"
 	"time"
@@ -34,6 +35,13 @@ import (
 //	                                   gateway and upstream are one process)
 //	direct/gateway-cpu                 the CPU ratio, the least noisy number
 //	                                   on a shared machine
+//	direct-B/op, gateway-B/op          bytes the process allocated per
+//	                                   operation
+//	direct-gc/kop, gateway-gc/kop      garbage collections per 1,000
+//	                                   operations
+//	direct-gc-cpu-µs/op, gateway-…     the collector's CPU per operation
+//	                                   (idle mark workers included: they run
+//	                                   on a processor the variant leaves idle)
 //
 // "inmemory" connects clients and the gateway's upstream over in-memory
 // pipes (net.Pipe, framed as stdio: what mcp.NewInMemoryTransports is;
@@ -169,24 +177,45 @@ func benchVersus(b *testing.B, clients int, direct, gateway func(b *testing.B) (
 	b.ReportMetric(d.cpuPerOp(), "direct-cpu-µs/op")
 	b.ReportMetric(g.cpuPerOp(), "gateway-cpu-µs/op")
 	b.ReportMetric(d.cpuPerOp()/g.cpuPerOp(), "direct/gateway-cpu")
+	b.ReportMetric(float64(d.bytes)/float64(len(d.lat)), "direct-B/op")
+	b.ReportMetric(float64(g.bytes)/float64(len(g.lat)), "gateway-B/op")
+	b.ReportMetric(d.gcCPU*1e6/float64(len(d.lat)), "direct-gc-cpu-µs/op")
+	b.ReportMetric(g.gcCPU*1e6/float64(len(g.lat)), "gateway-gc-cpu-µs/op")
+	b.ReportMetric(float64(d.cycles)*1000/float64(len(d.lat)), "direct-gc/kop")
+	b.ReportMetric(float64(g.cycles)*1000/float64(len(g.lat)), "gateway-gc/kop")
 }
 
 // benchSide is one variant of benchVersus: its sessions and what its
 // rounds measured.
 type benchSide struct {
-	sessions     []*mcp.ClientSession
-	elapsed, cpu time.Duration
-	lat          []time.Duration
+	sessions      []*mcp.ClientSession
+	elapsed, cpu  time.Duration
+	lat           []time.Duration
+	bytes, cycles uint64
+	gcCPU         float64
 }
 
 // round runs n operations and returns the round's throughput.
 func (s *benchSide) round(b *testing.B, n int, op func(*mcp.ClientSession) error) float64 {
 	c0 := processCPU()
+	a0, g0, gc0 := allocsAndCycles()
 	d, l := runClients(b, s.sessions, n, op)
 	s.cpu += processCPU() - c0
+	a1, g1, gc1 := allocsAndCycles()
+	s.gcCPU += gc1 - gc0
+	s.bytes += a1 - a0
+	s.cycles += g1 - g0
 	s.elapsed += d
 	s.lat = append(s.lat, l...)
 	return float64(len(l)) / d.Seconds()
+}
+
+// allocsAndCycles are the bytes the process allocated and the GC cycles
+// it completed so far.
+func allocsAndCycles() (bytes, cycles uint64, gcCPU float64) {
+	m := []runtimemetrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}, {Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	runtimemetrics.Read(m)
+	return m[0].Value.Uint64(), m[1].Value.Uint64(), m[2].Value.Float64()
 }
 
 func (s *benchSide) throughput() float64 { return float64(len(s.lat)) / s.elapsed.Seconds() }
