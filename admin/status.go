@@ -29,6 +29,11 @@ type Status struct {
 	// Facades counts facade translations per tool and facade rule.
 	Facades  map[string]map[string]int64 `json:"facades"`
 	InFlight int                         `json:"inFlight"`
+	// MaxInFlight is the bound on InFlight (--max-calls; 0: none);
+	// RefusedAtMax counts the calls answered with an isError result
+	// without running because it was reached.
+	MaxInFlight  int   `json:"maxInFlight"`
+	RefusedAtMax int64 `json:"refusedAtMax"`
 	// Pending are the refused candidates waiting for an operator's
 	// decision (serve --state; mcpctl approve or reject), oldest first.
 	Pending []state.Pending `json:"pending"`

@@ -38,6 +38,7 @@ type serveOptions struct {
 	PinTTL          time.Duration
 	ExecConcurrency int
 	ExecQueue       int
+	MaxCalls        int
 	SessionTimeout  time.Duration
 	MaxSessions     int
 	ReadHeaderTO    time.Duration
@@ -124,7 +125,10 @@ command exits (a background child cannot hold the call open) and when the
 shutdown timeout passes. At most --exec-concurrency calls of exec tools run
 at once (and at most a tool's exec.concurrency, default 8, of that tool);
 --exec-queue more wait, within the tool's timeout; a call beyond is an
-isError result saying the server is busy.
+isError result saying the server is busy. Over every transport and
+handler (upstream tools too), at most --max-calls tools/call requests are
+answered at once (1024); one more is an isError result at once, counted
+in /status and /metrics.
 
 With --pin-sessions, each session (stdio, or stateful HTTP at 2025-11-25
 and earlier) keeps listing and calling the tools that were live when it
@@ -178,6 +182,7 @@ func addServeFlags(c *cobra.Command, opts *serveOptions) {
 	f.DurationVar(&opts.PinTTL, "pin-ttl", serve.DefaultPinTTL, "with --pin-sessions: how long a session stays pinned before it moves to the live tools and is notified")
 	f.IntVar(&opts.ExecConcurrency, "exec-concurrency", handler.DefaultExecConcurrency, "how many exec handler commands may run at once (a tool's own bound is its exec concurrency key)")
 	f.IntVar(&opts.ExecQueue, "exec-queue", handler.DefaultExecQueue, "how many exec calls may wait for a slot; beyond, a call is an error result at once")
+	f.IntVar(&opts.MaxCalls, "max-calls", serve.DefaultMaxCalls, "the most tools/call requests answered at once, over every transport; beyond, a call is an error result at once")
 	f.DurationVar(&opts.SessionTimeout, "session-timeout", serve.DefaultSessionTimeout, "with --http: close a stateful session idle this long")
 	f.IntVar(&opts.MaxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most stateful sessions open at once; more get 503")
 	f.DurationVar(&opts.ReadHeaderTO, "read-header-timeout", serve.DefaultReadHeaderTimeout, "HTTP and admin listeners: time to read a request's headers")
@@ -241,6 +246,7 @@ func serveFlagRules(changed func(string) bool, opts serveOptions) []flagRule {
 		{opts.PinTTL <= 0, usageErrorf("--pin-ttl must be positive, got %s", opts.PinTTL)},
 		{opts.ExecConcurrency <= 0 || opts.ExecQueue <= 0,
 			usageErrorf("--exec-concurrency and --exec-queue must be positive, got %d and %d", opts.ExecConcurrency, opts.ExecQueue)},
+		{opts.MaxCalls <= 0, usageErrorf("--max-calls must be positive, got %d", opts.MaxCalls)},
 		{opts.SessionTimeout <= 0 || opts.ReadHeaderTO <= 0 || opts.ReadTO <= 0 || opts.IdleTO <= 0,
 			usageErrorf("--session-timeout, --read-header-timeout, --read-timeout and --idle-timeout must be positive")},
 		{opts.MaxSessions <= 0, usageErrorf("--max-sessions must be positive, got %d", opts.MaxSessions)},
@@ -376,6 +382,7 @@ func serverOptions(opts serveOptions, log *slog.Logger) serve.Options {
 
 		ExecConcurrency: opts.ExecConcurrency,
 		ExecQueue:       opts.ExecQueue,
+		MaxCalls:        opts.MaxCalls,
 		MaxFileSize:     opts.MaxFileSize,
 	}
 }

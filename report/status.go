@@ -204,8 +204,12 @@ func writeCalls(b *strings.Builder, st *admin.Status) {
 			fmt.Fprintf(b, "  %-*s  ok %d  error %d  invalid %d\n", w, n, c.OK, c.Error, c.Invalid)
 		}
 	}
-	if st.InFlight > 0 {
-		fmt.Fprintf(b, "  in flight: %d\n", st.InFlight)
+	if st.InFlight > 0 || st.RefusedAtMax > 0 {
+		fmt.Fprintf(b, "  in flight: %d", st.InFlight)
+		if st.MaxInFlight > 0 {
+			fmt.Fprintf(b, " of at most %d; %d refused at the bound", st.MaxInFlight, st.RefusedAtMax)
+		}
+		b.WriteString("\n")
 	}
 	if len(st.Facades) > 0 {
 		b.WriteString("\nfacade translations:\n")

@@ -36,6 +36,8 @@ func (s *Server) Status() Status {
 		Calls:         s.metrics.calls.Calls(),
 		Facades:       s.metrics.calls.Facades(),
 		InFlight:      s.inflight.count(),
+		MaxInFlight:   max(s.opts.MaxCalls, 0),
+		RefusedAtMax:  s.callsRefused.Load(),
 		Pending:       s.Pending(),
 		Upstreams:     s.upstreamStatus(),
 	}

@@ -67,6 +67,16 @@ func (s *Server) acquireLive() *Generation {
 // errShuttingDown answers calls that arrive while the server drains.
 var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
 
+// errTooManyCalls refuses a call that arrives while Options.MaxCalls calls
+// are in flight; callTool answers it with busyResult.
+var errTooManyCalls = errors.New("too many calls in flight")
+
+// busyResult is the isError result of a call refused at Options.MaxCalls
+// (as an exec call beyond --exec-queue is refused: the model may retry).
+func (s *Server) busyResult(tool string) *mcp.CallToolResult {
+	return errorResult(fmt.Sprintf("Tool %q was not run: the server is answering its maximum of %d calls at once (--max-calls); try again later.", tool, s.opts.MaxCalls))
+}
+
 // callTool validates and runs one call against the one generation it loads
 // (docs/serve.md#generations-and-the-reload-pipeline, docs/serve.md#active-conversations-pinning): arguments are checked against the input schema (after
 // the tool's facade when they do not validate as sent) by
@@ -75,6 +85,10 @@ var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "
 // (fastcall.go) takes the same steps for the calls it forwards.
 func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToolRequest) (mcp.Result, error) {
 	if err := s.enterCall(); err != nil {
+		if errors.Is(err, errTooManyCalls) {
+			s.callsRefused.Add(1)
+			return s.busyResult(req.Params.Name), nil
+		}
 		return nil, err
 	}
 	defer s.leaveCall()
@@ -105,12 +119,17 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 }
 
 // enterCall counts a call in flight, or refuses it while the server
-// drains; leaveCall undoes it (after a nil error only).
+// drains (errShuttingDown) or answers Options.MaxCalls calls already
+// (errTooManyCalls); leaveCall undoes it (after a nil error only).
 func (s *Server) enterCall() error {
-	s.inflight.add()
-	if s.draining.Load() {
+	n := s.inflight.add()
+	switch {
+	case s.draining.Load():
 		s.inflight.done()
 		return errShuttingDown
+	case s.opts.MaxCalls > 0 && n > int64(s.opts.MaxCalls):
+		s.inflight.done()
+		return errTooManyCalls
 	}
 	return nil
 }

@@ -67,11 +67,21 @@ func newMetrics() *metrics {
 	return m
 }
 
-// inFlightGauge exports the calls in flight, the count /status reads
-// (mcpctl_serve_calls_in_flight).
-func (s *Server) inFlightGauge() prometheus.Collector {
-	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "mcpctl_serve_calls_in_flight",
-		Help: "tools/call requests being handled.",
-	}, func() float64 { return float64(s.inflight.count()) })
+// inFlightMetrics export the calls in flight, the count /status reads
+// (mcpctl_serve_calls_in_flight), their bound and the calls refused at it.
+func (s *Server) inFlightMetrics() []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "mcpctl_serve_calls_in_flight",
+			Help: "tools/call requests being handled.",
+		}, func() float64 { return float64(s.inflight.count()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "mcpctl_serve_calls_max",
+			Help: "The most tools/call requests handled at once (--max-calls; 0: no bound).",
+		}, func() float64 { return float64(max(s.opts.MaxCalls, 0)) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "mcpctl_serve_calls_refused_total",
+			Help: "tools/call requests answered with an isError result without running, because --max-calls were being handled.",
+		}, func() float64 { return float64(s.callsRefused.Load()) }),
+	}
 }

@@ -271,7 +271,7 @@ func (f *inflight) ch() chan struct{} {
 	return f.zero
 }
 
-func (f *inflight) add() { f.n.Add(1) }
+func (f *inflight) add() int64 { return f.n.Add(1) }
 
 func (f *inflight) done() {
 	if f.n.Add(-1) == 0 {

@@ -69,6 +69,13 @@ type Options struct {
 	// ExecQueue bounds the exec calls waiting for a slot (--exec-queue); 0
 	// means DefaultExecQueue. A call beyond it is an isError result at once.
 	ExecQueue int
+	// MaxCalls bounds the tools/call requests the server answers at once,
+	// over every transport and handler (--max-calls); 0 means
+	// DefaultMaxCalls, a negative value sets no bound. A call beyond it is
+	// an isError result at once, so that a client sending calls faster
+	// than the tools answer them cannot make the server hold work, and
+	// its memory, without end.
+	MaxCalls int
 	// TracerProvider, when set, receives a span per tools/call and per
 	// reload (see trace.go); nil traces nothing.
 	TracerProvider trace.TracerProvider
@@ -145,6 +152,8 @@ type Server struct {
 	ready    atomic.Bool
 	draining atomic.Bool
 	inflight inflight
+	// callsRefused counts calls refused at Options.MaxCalls.
+	callsRefused atomic.Int64
 	// posts counts HTTP POST requests being answered (http.go).
 	posts inflight
 	// pinned counts pinned sessions (pin.go).
@@ -194,8 +203,15 @@ func (opts Options) withDefaults() Options {
 	if opts.PinTTL <= 0 {
 		opts.PinTTL = DefaultPinTTL
 	}
+	if opts.MaxCalls == 0 {
+		opts.MaxCalls = DefaultMaxCalls
+	}
 	return opts
 }
+
+// DefaultMaxCalls is the default Options.MaxCalls: each call in flight
+// holds its arguments (up to --max-body over HTTP) and a goroutine or two.
+const DefaultMaxCalls = 1024
 
 // newServer is New with the test hooks h; New passes none.
 func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
@@ -209,7 +225,7 @@ func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	}
 	s := &Server{opts: opts, hooks: h, log: log, metrics: newMetrics(), tracing: newTracing(opts.TracerProvider), fastWorkers: newWorkers()}
 	s.registerPinMetrics()
-	s.metrics.reg.MustRegister(upstreamCollector{s}, s.inFlightGauge())
+	s.metrics.reg.MustRegister(append(s.inFlightMetrics(), upstreamCollector{s})...)
 	s.exec = handler.NewPool(opts.ExecConcurrency, opts.ExecQueue, s.metrics.reg)
 	s.registerSessionMetrics()
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
