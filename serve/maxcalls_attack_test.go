@@ -1,7 +1,12 @@
 package serve
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,23 +102,56 @@ func TestMaxCallsFloodNeverExceedsTheBound(t *testing.T) {
 		}
 		css = append(css, streamClient(t, s, rev))
 	}
+	callers := make([]func() (string, bool, error), 0, len(css))
+	for _, cs := range css {
+		callers = append(callers, sdkEcho(cs))
+	}
+	floodAtBound(t, s, k, callsEach, callers...)
+	cancel()
+	for range k - 1 {
+		recvWithin(t, "a cancelled slow call to end", ended)
+	}
+}
+
+// sdkEcho calls the upstream's echo tool on cs.
+func sdkEcho(cs *mcp.ClientSession) func() (string, bool, error) {
+	return func() (string, bool, error) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
+		if err != nil {
+			return "", false, err
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError, nil
+	}
+}
+
+// floodAtBound runs each caller callsEach times at once against s with
+// MaxCalls k (with slots held by the caller of floodAtBound) and checks
+// that the calls in flight never exceed k, that every busy result the
+// callers saw is counted once in refusedAtMax (since the test started),
+// and that every other call succeeded.
+func floodAtBound(t *testing.T, s *Server, k, callsEach int, callers ...func() (string, bool, error)) {
+	t.Helper()
+	before := s.Status().RefusedAtMax
 	stop := peakSampler(s)
+	busyText := fmt.Sprintf("maximum of %d calls at once", k)
 	var busy, ok, other atomic.Int64
 	var wg sync.WaitGroup
-	for _, cs := range css {
+	for _, call := range callers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for range callsEach {
-				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
+				text, isErr, err := call()
 				switch {
 				case err != nil:
+					t.Errorf("a call failed: %v", err)
 					other.Add(1)
-				case res.IsError && strings.Contains(res.Content[0].(*mcp.TextContent).Text, "maximum of 3 calls at once"):
+				case isErr && strings.Contains(text, busyText):
 					busy.Add(1)
-				case !res.IsError:
+				case !isErr:
 					ok.Add(1)
 				default:
+					t.Errorf("a call: isError %q", text)
 					other.Add(1)
 				}
 			}
@@ -125,12 +163,78 @@ func TestMaxCallsFloodNeverExceedsTheBound(t *testing.T) {
 		t.Errorf("calls in flight peaked at %d, over MaxCalls %d", peak, k)
 	}
 	if other.Load() != 0 {
-		t.Errorf("%d calls neither echoed nor were refused at the bound", other.Load())
+		t.Errorf("%d calls neither succeeded nor were refused at the bound", other.Load())
 	}
-	if got := s.Status().RefusedAtMax; got != busy.Load() {
-		t.Errorf("refusedAtMax %d, clients saw %d busy results (%d echoed)", got, busy.Load(), ok.Load())
+	if got := s.Status().RefusedAtMax - before; got != busy.Load() {
+		t.Errorf("refusedAtMax grew by %d, clients saw %d busy results (%d succeeded)", got, busy.Load(), ok.Load())
 	}
-	t.Logf("%d echoed, %d refused, peak %d", ok.Load(), busy.Load(), peak)
+	t.Logf("%d succeeded, %d refused, peak %d", ok.Load(), busy.Load(), peak)
+}
+
+// rawIDs are the JSON-RPC ids of rawHTTPEcho's requests, distinct on
+// every session (beyond those of the go-sdk clients).
+var rawIDs atomic.Int64
+
+// rawHTTPEcho POSTs an echo tools/call to url (the headers of a
+// 2025-11-25 client, and the session's id when sid is set) and reads the
+// result from a JSON or event-stream answer.
+func rawHTTPEcho(url, sid string) func() (string, bool, error) {
+	return func() (string, bool, error) {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, 1<<20+rawIDs.Add(1))
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", fastTestRevision)
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", false, err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return "", false, err
+		}
+		if i := bytes.Index(data, []byte("data: ")); i >= 0 {
+			data, _, _ = bytes.Cut(data[i+len("data: "):], []byte("\n"))
+		}
+		var msg struct {
+			Result *struct {
+				Content []struct{ Text string } `json:"content"`
+				IsError bool                    `json:"isError"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(data, &msg); err != nil || msg.Result == nil || len(msg.Result.Content) == 0 {
+			return "", false, fmt.Errorf("HTTP %d: %s", resp.StatusCode, data)
+		}
+		return msg.Result.Content[0].Text, msg.Result.IsError, nil
+	}
+}
+
+// TestMaxCallsFloodHTTP is TestMaxCallsFloodNeverExceedsTheBound over
+// streamable HTTP: go-sdk clients of a stateful server (2025-11-25, the
+// HTTP fast path, and 2025-06-18) and of a stateless one, and raw POSTs to
+// both, flood echo calls while MaxCalls-1 slow calls hold their slots.
+func TestMaxCallsFloodHTTP(t *testing.T) {
+	t.Parallel()
+	const k, callsEach = 3, 60
+	s, u := maxCallsGateway(t, k)
+	stateful := httpServer(t, s, HTTPOptions{})
+	stateless := httpServer(t, s, HTTPOptions{Stateless: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	holder := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: stateful.URL}, fastTestRevision).cs
+	ended := holdSlow(ctx, t, holder, u, k-1)
+	var callers []func() (string, bool, error)
+	for _, c := range []struct {
+		url, rev string
+	}{{stateful.URL, fastTestRevision}, {stateful.URL, "2025-06-18"}, {stateless.URL, sdkDefaultRevision}, {stateful.URL, fastTestRevision}} {
+		callers = append(callers, sdkEcho(newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: c.url}, c.rev).cs))
+	}
+	callers = append(callers, rawHTTPEcho(stateless.URL, ""), rawHTTPEcho(stateful.URL, holder.ID()), rawHTTPEcho(stateful.URL, holder.ID()))
+	floodAtBound(t, s, k, callsEach, callers...)
 	cancel()
 	for range k - 1 {
 		recvWithin(t, "a cancelled slow call to end", ended)
