@@ -100,6 +100,12 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		Logger:              sdkLogger(s.log, "mcp-http"),
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		SessionTimeout:      max(o.SessionTimeout, 0),
+		// A 2026-07-28 request's POST is its whole life: a client that
+		// cancels a call ends its POST (the go-sdk client sends no
+		// notifications/cancelled a stateless server could match), so the
+		// end of the POST cancels the call and frees its --max-calls slot
+		// (docs/serve.md#gateway, pass-through).
+		PropagateRequestCancellation: true,
 	}), o, s.httpFast(o))
 	mcpOnly := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.admitHTTP(w, r) {

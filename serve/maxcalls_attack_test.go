@@ -240,3 +240,51 @@ func TestMaxCallsFloodHTTP(t *testing.T) {
 		recvWithin(t, "a cancelled slow call to end", ended)
 	}
 }
+
+// TestMaxCallsCancelAtTheBound: with MaxCalls 2 and two slow calls in
+// flight (a third refused), notifications/cancelled for one of them still
+// reaches the server, ends the upstream call and frees its slot: the next
+// call runs. Over the in-memory line transport (stdio's) and streamable
+// HTTP, stateful and stateless, on the fast path and the go-sdk path.
+func TestMaxCallsCancelAtTheBound(t *testing.T) {
+	t.Parallel()
+	for name, connect := range map[string]func(t *testing.T, s *Server) *mcp.ClientSession{
+		"stream fast path": func(t *testing.T, s *Server) *mcp.ClientSession { return streamClient(t, s, fastTestRevision) },
+		"stream go-sdk":    func(t *testing.T, s *Server) *mcp.ClientSession { return streamClient(t, s, sdkDefaultRevision) },
+		"http fast path": func(t *testing.T, s *Server) *mcp.ClientSession {
+			return newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: httpServer(t, s, HTTPOptions{}).URL}, fastTestRevision).cs
+		},
+		"http 2025-06-18": func(t *testing.T, s *Server) *mcp.ClientSession {
+			return newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: httpServer(t, s, HTTPOptions{}).URL}, "2025-06-18").cs
+		},
+		"http stateless": func(t *testing.T, s *Server) *mcp.ClientSession {
+			return newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: httpServer(t, s, HTTPOptions{Stateless: true}).URL}, sdkDefaultRevision).cs
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, u := maxCallsGateway(t, 2)
+			cs := connect(t, s)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			first, firstCancel := context.WithCancel(ctx)
+			firstEnded := holdSlow(first, t, cs, u, 1)
+			ended := holdSlow(ctx, t, cs, u, 1)
+			if text, isErr := sdkCall(t, cs, "echo", map[string]any{"message": "hi"}); !isErr || !strings.Contains(text, "maximum of 2") {
+				t.Fatalf("a third call: isError %v, %q; want refused at the bound", isErr, text)
+			}
+			firstCancel()
+			recvWithin(t, "the upstream to see the cancellation", u.Cancelled())
+			recvWithin(t, "the cancelled call to end", firstEnded)
+			waitUntil(t, "one call in flight", func() bool { return s.Status().InFlight == 1 })
+			if text, isErr := sdkCall(t, cs, "echo", map[string]any{"message": "hi"}); isErr {
+				t.Errorf("a call once one slow call was cancelled: %s", text)
+			}
+			if got := s.Status().RefusedAtMax; got != 1 {
+				t.Errorf("refusedAtMax %d, want 1", got)
+			}
+			cancel()
+			recvWithin(t, "the other slow call to end", ended)
+		})
+	}
+}
