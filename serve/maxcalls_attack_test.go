@@ -131,7 +131,8 @@ func sdkEcho(cs *mcp.ClientSession) func() (string, bool, error) {
 // and that every other call succeeded.
 func floodAtBound(t *testing.T, s *Server, k, callsEach int, callers ...func() (string, bool, error)) {
 	t.Helper()
-	before := s.Status().RefusedAtMax
+	before, g := s.Status().RefusedAtMax, s.live.Load()
+	refs := g.refs.Load()
 	stop := peakSampler(s)
 	busyText := fmt.Sprintf("maximum of %d calls at once", k)
 	var busy, ok, other atomic.Int64
@@ -167,6 +168,9 @@ func floodAtBound(t *testing.T, s *Server, k, callsEach int, callers ...func() (
 	}
 	if got := s.Status().RefusedAtMax - before; got != busy.Load() {
 		t.Errorf("refusedAtMax grew by %d, clients saw %d busy results (%d succeeded)", got, busy.Load(), ok.Load())
+	}
+	if got := g.refs.Load(); got != refs {
+		t.Errorf("the live generation holds %d references after the flood, %d before", got, refs)
 	}
 	t.Logf("%d succeeded, %d refused, peak %d", ok.Load(), busy.Load(), peak)
 }
@@ -286,5 +290,44 @@ func TestMaxCallsCancelAtTheBound(t *testing.T) {
 			cancel()
 			recvWithin(t, "the other slow call to end", ended)
 		})
+	}
+}
+
+// TestMaxCallsDrainAndCloseAtTheBound: with MaxCalls 2 held by a fast-path
+// call and a go-sdk-path call, a call while the server drains is the
+// shutting-down error, not a busy result (not counted in refusedAtMax);
+// Close ends both held calls, the count in flight drops to zero (what
+// drain waits for) and no generation reference is left (TestMain's goleak
+// checks the goroutines).
+func TestMaxCallsDrainAndCloseAtTheBound(t *testing.T) {
+	t.Parallel()
+	s, u := maxCallsGateway(t, 2)
+	fast, sdk := streamClient(t, s, fastTestRevision), streamClient(t, s, sdkDefaultRevision)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := s.live.Load()
+	refs := g.refs.Load()
+	ended := holdSlow(ctx, t, fast, u, 1)
+	ended2 := holdSlow(ctx, t, sdk, u, 1)
+	s.draining.Store(true)
+	for _, cs := range []*mcp.ClientSession{fast, sdk} {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
+		if err == nil || !strings.Contains(err.Error(), "shutting down") {
+			t.Errorf("a call while draining at the bound: %v, want the shutting-down error", err)
+		}
+	}
+	if got := s.Status().RefusedAtMax; got != 0 {
+		t.Errorf("refusedAtMax %d while draining, want 0", got)
+	}
+	s.Close()
+	recvWithin(t, "the fast-path call to end at Close", ended)
+	recvWithin(t, "the go-sdk-path call to end at Close", ended2)
+	wctx, wcancel := context.WithTimeout(context.Background(), waitLong)
+	defer wcancel()
+	if err := s.inflight.wait(wctx); err != nil {
+		t.Fatalf("calls in flight after Close: %d", s.inflight.count())
+	}
+	if got := g.refs.Load(); got != refs-1 { // Close released the live one's own
+		t.Errorf("the generation holds %d references after Close, want %d", got, refs-1)
 	}
 }
