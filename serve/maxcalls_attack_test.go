@@ -331,3 +331,87 @@ func TestMaxCallsDrainAndCloseAtTheBound(t *testing.T) {
 		t.Errorf("the generation holds %d references after Close, want %d", got, refs-1)
 	}
 }
+
+// echoBatch is a JSON-RPC batch of n echo tools/calls, ids 1 to n.
+func echoBatch(n int) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, i+1)
+	}
+	return b.String() + "]"
+}
+
+// batchOutcomes reads a batch response's results: how many were refused
+// at the bound (busyText), how many succeeded; anything else is an error.
+func batchOutcomes(t *testing.T, data []byte, n int, busyText string) (busy, ok int) {
+	t.Helper()
+	var msgs []struct {
+		ID     int `json:"id"`
+		Result *struct {
+			Content []struct{ Text string } `json:"content"`
+			IsError bool                    `json:"isError"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(data, &msgs); err != nil || len(msgs) != n {
+		t.Fatalf("a batch of %d calls answered %.300s", n, data)
+	}
+	for _, m := range msgs {
+		switch {
+		case m.Result == nil || len(m.Result.Content) == 0:
+			t.Errorf("call %d of the batch: no result", m.ID)
+		case m.Result.IsError && strings.Contains(m.Result.Content[0].Text, busyText):
+			busy++
+		case !m.Result.IsError:
+			ok++
+		default:
+			t.Errorf("call %d of the batch: %s", m.ID, m.Result.Content[0].Text)
+		}
+	}
+	return busy, ok
+}
+
+// TestMaxCallsBatchAtTheBound: a 2025-03-26 session's JSON-RPC batch of
+// calls (stdio) is held to MaxCalls like separate calls. With every slot
+// held, each call of a batch is a busy result, counted once; with one slot
+// free, a batch of 20 never has more than MaxCalls in flight and every
+// call that was not refused echoes.
+func TestMaxCallsBatchAtTheBound(t *testing.T) {
+	t.Parallel()
+	const k = 3
+	s, u := maxCallsGateway(t, k)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	holder := streamClient(t, s, fastTestRevision)
+	ended := holdSlow(ctx, t, holder, u, k-1)
+	p := runStdioPipe(t, s)
+	p.initialize("2025-03-26")
+	busyText := fmt.Sprintf("maximum of %d calls at once", k)
+
+	stop := peakSampler(s)
+	p.send(echoBatch(20))
+	busy, ok := batchOutcomes(t, []byte(p.recv()), 20, busyText)
+	if peak := stop(); peak > k {
+		t.Errorf("calls in flight peaked at %d, over MaxCalls %d", peak, k)
+	}
+	if got := s.Status().RefusedAtMax; got != int64(busy) {
+		t.Errorf("refusedAtMax %d, the batch got %d busy results (%d echoed)", got, busy, ok)
+	}
+
+	last := holdSlow(ctx, t, holder, u, 1)
+	p.send(echoBatch(5))
+	if busy, ok := batchOutcomes(t, []byte(p.recv()), 5, busyText); busy != 5 {
+		t.Errorf("a batch of 5 with every slot held: %d busy, %d echoed; want 5 busy", busy, ok)
+	}
+	if got, want := s.Status().RefusedAtMax, int64(busy+5); got != want {
+		t.Errorf("refusedAtMax %d, want %d", got, want)
+	}
+	cancel()
+	for range k - 1 {
+		recvWithin(t, "a cancelled slow call to end", ended)
+	}
+	recvWithin(t, "the last slow call to end", last)
+}
