@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/mcpctl/mcpctl/internal/upstreamtest"
 )
@@ -414,4 +416,54 @@ func TestMaxCallsBatchAtTheBound(t *testing.T) {
 		recvWithin(t, "a cancelled slow call to end", ended)
 	}
 	recvWithin(t, "the last slow call to end", last)
+}
+
+// TestMaxCallsFloodTracedOrWithProgress is the flood of
+// TestMaxCallsFloodNeverExceedsTheBound on the paths the fast path leaves
+// to the go-sdk: every call while tracing is on, and calls with a
+// progressToken. The bound holds and every busy result is counted once.
+func TestMaxCallsFloodTracedOrWithProgress(t *testing.T) {
+	t.Parallel()
+	const k, clients, callsEach = 3, 4, 50
+	progressEcho := func(cs *mcp.ClientSession) func() (string, bool, error) {
+		return func() (string, bool, error) {
+			p := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}}
+			p.SetProgressToken(fmt.Sprintf("p-%d", rawIDs.Add(1)))
+			res, err := cs.CallTool(context.Background(), p)
+			if err != nil {
+				return "", false, err
+			}
+			return res.Content[0].(*mcp.TextContent).Text, res.IsError, nil
+		}
+	}
+	for name, tc := range map[string]struct {
+		tweak func(*testOptions)
+		call  func(*mcp.ClientSession) func() (string, bool, error)
+	}{
+		"traced": {func(o *testOptions) {
+			o.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()))
+		}, sdkEcho},
+		"progress token": {func(*testOptions) {}, progressEcho},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, u := maxCallsGateway(t, k, tc.tweak)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ended := holdSlow(ctx, t, streamClient(t, s, fastTestRevision), u, k-1)
+			var callers []func() (string, bool, error)
+			for i := range clients {
+				rev := fastTestRevision
+				if i%2 == 1 {
+					rev = sdkDefaultRevision
+				}
+				callers = append(callers, tc.call(streamClient(t, s, rev)))
+			}
+			floodAtBound(t, s, k, callsEach, callers...)
+			cancel()
+			for range k - 1 {
+				recvWithin(t, "a cancelled slow call to end", ended)
+			}
+		})
+	}
 }
