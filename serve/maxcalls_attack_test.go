@@ -467,3 +467,42 @@ func TestMaxCallsFloodTracedOrWithProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxCallsDeafClientIsHeldBack (reproduction: a client that sent 3,000
+// echo calls over ConnectStream and read no answer made the server hold
+// 3,025 goroutines with MaxCalls 8: once answered, a call no longer
+// counted, so its unwritten answer, and the goroutine writing it, piled up
+// without end). The session's input now waits while twice MaxCalls
+// requests are unanswered: the client's writes stall after a few lines
+// (those plus what the 64 KiB input buffer holds), the calls the server
+// took stay bounded, and closing the client ends it all (goleak).
+func TestMaxCallsDeafClientIsHeldBack(t *testing.T) {
+	t.Parallel()
+	const k, lines = 4, 300
+	s, _ := maxCallsGateway(t, k)
+	_, c := deafClient(t, s)
+	pad := strings.Repeat("x", 8<<10)
+	var written atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range lines {
+			if _, err := fmt.Fprintf(c, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":%q}}}`+"\n", i+10, pad); err != nil {
+				return
+			}
+			written.Add(1)
+		}
+	}()
+	// With the input held back the writer never finishes; without, it
+	// wrote every line well within this wait.
+	select {
+	case <-done:
+		t.Errorf("the server read all %d calls of a client that reads no answer", written.Load())
+	case <-time.After(2 * time.Second):
+	}
+	if n, most := written.Load(), int64(2*k+64<<10/len(pad)+4); n > most {
+		t.Errorf("the server read %d calls of a client that reads no answer, want at most %d", n, most)
+	}
+	_ = c.Close()
+	recvWithin(t, "the client's writer to end once closed", done)
+}
