@@ -506,3 +506,76 @@ func TestMaxCallsDeafClientIsHeldBack(t *testing.T) {
 	_ = c.Close()
 	recvWithin(t, "the client's writer to end once closed", done)
 }
+
+// postBody POSTs body with the streamable HTTP headers and extra ones and
+// returns the JSON-RPC messages of the answer (a JSON body, or every
+// event of an event stream, a batch's array flattened).
+func postBody(t *testing.T, url, body string, header map[string]string) []json.RawMessage {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var chunks [][]byte
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if rest, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+				chunks = append(chunks, rest)
+			}
+		}
+	} else {
+		chunks = [][]byte{data}
+	}
+	var msgs []json.RawMessage
+	for _, c := range chunks {
+		var batch []json.RawMessage
+		if json.Unmarshal(c, &batch) == nil {
+			msgs = append(msgs, batch...)
+		} else if len(bytes.TrimSpace(c)) > 0 {
+			msgs = append(msgs, c)
+		}
+	}
+	return msgs
+}
+
+// TestMaxCallsBatchOverHTTP is TestMaxCallsBatchAtTheBound over
+// streamable HTTP: a 2025-03-26 session's batch of 20 calls with one slot
+// of three free never has more than three in flight, every busy result
+// is counted once, and every other call echoes.
+func TestMaxCallsBatchOverHTTP(t *testing.T) {
+	t.Parallel()
+	const k = 3
+	s, u := maxCallsGateway(t, k)
+	hs := httpServer(t, s, HTTPOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := holdSlow(ctx, t, newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, fastTestRevision).cs, u, k-1)
+	code, sid := postJSON(t, hs.URL, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, nil)
+	if code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d, session %q", code, sid)
+	}
+	h := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-03-26"}
+	postJSON(t, hs.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+	stop := peakSampler(s)
+	msgs := postBody(t, hs.URL, echoBatch(20), h)
+	if peak := stop(); peak > k {
+		t.Errorf("calls in flight peaked at %d, over MaxCalls %d", peak, k)
+	}
+	data, _ := json.Marshal(msgs)
+	busy, ok := batchOutcomes(t, data, 20, fmt.Sprintf("maximum of %d calls at once", k))
+	if got := s.Status().RefusedAtMax; got != int64(busy) {
+		t.Errorf("refusedAtMax %d, the batch got %d busy results (%d echoed)", got, busy, ok)
+	}
+	cancel()
+	for range k - 1 {
+		recvWithin(t, "a cancelled slow call to end", ended)
+	}
+}
