@@ -579,3 +579,42 @@ func TestMaxCallsBatchOverHTTP(t *testing.T) {
 		recvWithin(t, "a cancelled slow call to end", ended)
 	}
 }
+
+// TestMaxCallsStatelessAbortedPostFreesItsSlot (reproduction: over
+// stateless HTTP a 2025-11-25 or 2025-06-18 client that gave up on a call
+// ended its POST, but the call and its upstream request ran on until the
+// upstream's timeout, holding its --max-calls slot: no
+// notifications/cancelled can reach a call there, each POST being a
+// session of its own). With MaxCalls 1, the end of the POST cancels the
+// upstream call and the next call runs.
+func TestMaxCallsStatelessAbortedPostFreesItsSlot(t *testing.T) {
+	t.Parallel()
+	for _, rev := range []string{"2025-11-25", "2025-06-18"} {
+		t.Run(rev, func(t *testing.T) {
+			t.Parallel()
+			s, u := maxCallsGateway(t, 1)
+			hs := httpServer(t, s, HTTPOptions{Stateless: true})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			posted := make(chan struct{})
+			go func() {
+				defer close(posted)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow","arguments":{}}}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("MCP-Protocol-Version", rev)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			recvWithin(t, "the slow call to reach the upstream", u.SlowStarted())
+			cancel()
+			recvWithin(t, "the client to give up", posted)
+			recvWithin(t, "the upstream to see the cancellation", u.Cancelled())
+			waitUntil(t, "no call in flight", func() bool { return s.Status().InFlight == 0 })
+			if text, isErr, err := rawHTTPEcho(hs.URL, "")(); err != nil || isErr {
+				t.Errorf("a call once the aborted one ended: %v %s", err, text)
+			}
+		})
+	}
+}
