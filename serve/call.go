@@ -121,15 +121,20 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 // enterCall counts a call in flight, or refuses it while the server
 // drains (errShuttingDown) or answers Options.MaxCalls calls already
 // (errTooManyCalls); leaveCall undoes it (after a nil error only).
+//
+// A refused call is never counted, not even for a moment: /status and
+// mcpctl_serve_calls_in_flight never read more than Options.MaxCalls, and a
+// call is refused only while Options.MaxCalls others are in flight.
 func (s *Server) enterCall() error {
-	n := s.inflight.add()
-	switch {
-	case s.draining.Load():
+	if s.draining.Load() {
+		return errShuttingDown
+	}
+	if !s.inflight.addBelow(int64(s.opts.MaxCalls)) {
+		return errTooManyCalls
+	}
+	if s.draining.Load() { // again once counted, so that drain waits for it
 		s.inflight.done()
 		return errShuttingDown
-	case s.opts.MaxCalls > 0 && n > int64(s.opts.MaxCalls):
-		s.inflight.done()
-		return errTooManyCalls
 	}
 	return nil
 }

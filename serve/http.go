@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,6 +101,12 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		Logger:              sdkLogger(s.log, "mcp-http"),
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		SessionTimeout:      max(o.SessionTimeout, 0),
+		// A 2026-07-28 request's POST is its whole life: a client that
+		// cancels a call ends its POST (the go-sdk client sends no
+		// notifications/cancelled a stateless server could match), so the
+		// end of the POST cancels the call and frees its --max-calls slot
+		// (docs/serve.md#gateway, pass-through).
+		PropagateRequestCancellation: true,
 	}), o, s.httpFast(o))
 	mcpOnly := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.admitHTTP(w, r) {
@@ -119,6 +126,9 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			if !o.Stateless && r.Header.Get("Mcp-Session-Id") == "" {
 				s.serveNewSession(w, r, h)
 				return
+			}
+			if o.Stateless {
+				r = r.WithContext(context.WithValue(r.Context(), statelessPostKey{}, r.Context()))
 			}
 		}
 		h.ServeHTTP(w, r)
@@ -314,4 +324,27 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// statelessPostKey is the context key of a stateless POST's own context,
+// which the go-sdk's handler context keeps the values of but not the
+// cancellation (for requests before 2026-07-28).
+type statelessPostKey struct{}
+
+// withPost is ctx, ended also when the stateless POST carrying the
+// request ends: over stateless HTTP no notifications/cancelled can reach a
+// call (each POST is a session of its own), so a client cancels a call by
+// ending its POST (docs/serve.md#gateway, pass-through), which frees its
+// --max-calls slot. stop releases it.
+func withPost(ctx context.Context) (_ context.Context, stop func()) {
+	post, ok := ctx.Value(statelessPostKey{}).(context.Context)
+	if !ok {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(post, cancel)
+	return ctx, func() {
+		unhook()
+		cancel()
+	}
 }

@@ -38,6 +38,8 @@ func (s *Server) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if s.hooks.beforeCall != nil {
 				s.hooks.beforeCall(r.Params.Name)
 			}
+			ctx, stop := withPost(ctx)
+			defer stop()
 			return s.tracing.call(ctx, ss, r, func(ctx context.Context) (mcp.Result, error) { return s.callTool(ctx, ss, r) })
 		case "initialize":
 			if ss != nil {

@@ -271,7 +271,26 @@ func (f *inflight) ch() chan struct{} {
 	return f.zero
 }
 
-func (f *inflight) add() int64 { return f.n.Add(1) }
+func (f *inflight) add() { f.n.Add(1) }
+
+// addBelow adds one unless the count is limit already (limit <= 0: no
+// bound), and reports whether it did: the count never exceeds limit, even
+// briefly.
+func (f *inflight) addBelow(limit int64) bool {
+	if limit <= 0 {
+		f.add()
+		return true
+	}
+	for {
+		n := f.n.Load()
+		if n >= limit {
+			return false
+		}
+		if f.n.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
 
 func (f *inflight) done() {
 	if f.n.Add(-1) == 0 {

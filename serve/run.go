@@ -353,6 +353,7 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		log:        t.log,
 		pending:    make(map[jsonrpc.ID]struct{}),
 		closed:     make(chan struct{}),
+		answer:     make(chan struct{}, 1),
 	}
 	t.live.Store(t.conn)
 	return t.conn, nil
@@ -393,6 +394,9 @@ type drainConn struct {
 
 	closeOnce sync.Once
 	closed    chan struct{}
+	// answer is signalled (best effort) each time a request is answered,
+	// for waitRoom.
+	answer chan struct{}
 }
 
 // Read implements [mcp.Connection].
@@ -446,6 +450,10 @@ func (c *drainConn) untrack(id jsonrpc.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.pending, id)
+	select {
+	case c.answer <- struct{}{}:
+	default:
+	}
 	if len(c.pending) == 0 {
 		for _, w := range c.waiters {
 			close(w)
@@ -485,6 +493,28 @@ func (c *drainConn) revision() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.rev
+}
+
+// waitRoom implements stdioSession: it returns once fewer than limit
+// requests read are unanswered (limit <= 0: at once), or the connection
+// is closed.
+func (c *drainConn) waitRoom(limit int) {
+	if c == nil || limit <= 0 {
+		return
+	}
+	for {
+		c.mu.Lock()
+		n := len(c.pending)
+		c.mu.Unlock()
+		if n < limit {
+			return
+		}
+		select {
+		case <-c.answer:
+		case <-c.closed:
+			return
+		}
+	}
 }
 
 // inFlight implements stdioSession.

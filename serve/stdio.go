@@ -65,6 +65,10 @@ type frameReader struct {
 	log     *slog.Logger
 	// fast, when set, takes the lines the fast path answers.
 	fast *fastLines
+	// maxUnanswered bounds the requests read and not yet answered (their
+	// response written): at that many, no line is read until one is
+	// answered (0: no bound). See unansweredBound.
+	maxUnanswered int
 
 	pending []byte // an admitted line not yet read by the transport
 	err     error  // the input's error, returned once pending is read
@@ -76,6 +80,7 @@ type stdioSession interface {
 	inFlight(id jsonrpc.ID) bool
 	track(id jsonrpc.ID)
 	untrack(id jsonrpc.ID)
+	waitRoom(limit int)
 }
 
 // errLineTooLong marks a line over the length limit.
@@ -87,6 +92,7 @@ func (r *frameReader) Read(p []byte) (int, error) {
 		if r.err != nil {
 			return 0, r.err
 		}
+		r.session().waitRoom(r.maxUnanswered)
 		line, err := r.readLine()
 		switch {
 		case errors.Is(err, errLineTooLong):
@@ -276,10 +282,24 @@ func (s *Server) lineTransport(in io.ReadCloser, out io.WriteCloser, stop <-chan
 		session: session,
 		log:     s.log,
 		fast:    fast,
+
+		maxUnanswered: s.unansweredBound(),
 	}
 	// frameReader bounds lines; the SDK's own bound would end the session.
 	t.Transport = &mcp.IOTransport{Reader: closingReader{fr, in}, Writer: closingWriter{w, out}, MaxLineLength: -1}
 	return t, fast
+}
+
+// unansweredBound is the most requests a line-delimited session may have
+// read and not answered before its input waits: twice Options.MaxCalls
+// (none without that bound). --max-calls bounds the calls running; a
+// client that sends calls and reads none of the answers would otherwise
+// make the server hold every answer, and the goroutine writing it,
+// without end. At most MaxCalls of them run, so the rest are answers the
+// client is not taking: waiting for it to take one first cannot hold up a
+// client that reads.
+func (s *Server) unansweredBound() int {
+	return 2 * max(s.opts.MaxCalls, 0)
 }
 
 // closingReader and closingWriter read or write through a filter and
