@@ -376,9 +376,9 @@ func FuzzStdioFrames(f *testing.F) {
 	})
 }
 
-// postJSON POSTs body to url with the streamable HTTP headers and extra
-// ones, and returns the status and the session id the server gave.
-func postJSON(t *testing.T, url, body string, header map[string]string) (int, string) {
+// doPost POSTs body to url with the streamable HTTP headers and extra
+// ones; the caller closes the response's body.
+func doPost(t *testing.T, url, body string, header map[string]string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -390,6 +390,14 @@ func postJSON(t *testing.T, url, body string, header map[string]string) (int, st
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp
+}
+
+// postJSON POSTs body to url with the streamable HTTP headers and extra
+// ones, and returns the status and the session id the server gave.
+func postJSON(t *testing.T, url, body string, header map[string]string) (int, string) {
+	t.Helper()
+	resp := doPost(t, url, body, header)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")

@@ -53,6 +53,15 @@ func holdSlow(ctx context.Context, t *testing.T, cs *mcp.ClientSession, u *upstr
 	return ended
 }
 
+// endHeld cancels the held slow calls and waits for n of them to end.
+func endHeld(t *testing.T, cancel context.CancelFunc, ended <-chan struct{}, n int) {
+	t.Helper()
+	cancel()
+	for range n {
+		recvWithin(t, "a cancelled slow call to end", ended)
+	}
+}
+
 // peakSampler records the highest count of calls in flight (what /status
 // and mcpctl_serve_calls_in_flight read) until stop is called.
 func peakSampler(s *Server) (stop func() int) {
@@ -109,10 +118,7 @@ func TestMaxCallsFloodNeverExceedsTheBound(t *testing.T) {
 		callers = append(callers, sdkEcho(cs))
 	}
 	floodAtBound(t, s, k, callsEach, callers...)
-	cancel()
-	for range k - 1 {
-		recvWithin(t, "a cancelled slow call to end", ended)
-	}
+	endHeld(t, cancel, ended, k-1)
 }
 
 // sdkEcho calls the upstream's echo tool on cs.
@@ -241,10 +247,7 @@ func TestMaxCallsFloodHTTP(t *testing.T) {
 	}
 	callers = append(callers, rawHTTPEcho(stateless.URL, ""), rawHTTPEcho(stateful.URL, holder.ID()), rawHTTPEcho(stateful.URL, holder.ID()))
 	floodAtBound(t, s, k, callsEach, callers...)
-	cancel()
-	for range k - 1 {
-		recvWithin(t, "a cancelled slow call to end", ended)
-	}
+	endHeld(t, cancel, ended, k-1)
 }
 
 // TestMaxCallsCancelAtTheBound: with MaxCalls 2 and two slow calls in
@@ -411,10 +414,7 @@ func TestMaxCallsBatchAtTheBound(t *testing.T) {
 	if got, want := s.Status().RefusedAtMax, int64(busy+5); got != want {
 		t.Errorf("refusedAtMax %d, want %d", got, want)
 	}
-	cancel()
-	for range k - 1 {
-		recvWithin(t, "a cancelled slow call to end", ended)
-	}
+	endHeld(t, cancel, ended, k-1)
 	recvWithin(t, "the last slow call to end", last)
 }
 
@@ -460,10 +460,7 @@ func TestMaxCallsFloodTracedOrWithProgress(t *testing.T) {
 				callers = append(callers, tc.call(streamClient(t, s, rev)))
 			}
 			floodAtBound(t, s, k, callsEach, callers...)
-			cancel()
-			for range k - 1 {
-				recvWithin(t, "a cancelled slow call to end", ended)
-			}
+			endHeld(t, cancel, ended, k-1)
 		})
 	}
 }
@@ -512,16 +509,7 @@ func TestMaxCallsDeafClientIsHeldBack(t *testing.T) {
 // event of an event stream, a batch's array flattened).
 func postBody(t *testing.T, url, body string, header map[string]string) []json.RawMessage {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := doPost(t, url, body, header)
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
 	var chunks [][]byte
@@ -574,10 +562,7 @@ func TestMaxCallsBatchOverHTTP(t *testing.T) {
 	if got := s.Status().RefusedAtMax; got != int64(busy) {
 		t.Errorf("refusedAtMax %d, the batch got %d busy results (%d echoed)", got, busy, ok)
 	}
-	cancel()
-	for range k - 1 {
-		recvWithin(t, "a cancelled slow call to end", ended)
-	}
+	endHeld(t, cancel, ended, k-1)
 }
 
 // TestMaxCallsStatelessAbortedPostFreesItsSlot (reproduction: over

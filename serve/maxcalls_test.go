@@ -5,10 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpctl/mcpctl/internal/upstreamtest"
 )
 
 // TestMaxCallsRefusesBeyondTheBound (reproduction: a client sending calls
@@ -24,24 +20,11 @@ func TestMaxCallsRefusesBeyondTheBound(t *testing.T) {
 	for name, rev := range map[string]string{"fast-path": "2025-11-25", "go-sdk-path": sdkDefaultRevision} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			u := upstreamtest.New(nil, upstreamtest.DefaultTools()...)
-			url := upstreamURL(t, u)
-			s, _ := startServer(t, "upstreams:\n  - name: web\n    http: {url: '"+url+"'}\n    timeout: 60s\n", func(o *testOptions) { o.MaxCalls = 2 })
+			s, u := maxCallsGateway(t, 2)
 			cs := streamClient(t, s, rev)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			ended := make(chan struct{}, 2)
-			for range 2 {
-				go func() {
-					_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: upstreamtest.SlowTool, Arguments: map[string]any{}})
-					ended <- struct{}{}
-				}()
-				select {
-				case <-u.SlowStarted():
-				case <-time.After(waitLong):
-					t.Fatal("a slow call never reached the upstream")
-				}
-			}
+			ended := holdSlow(ctx, t, cs, u, 2)
 			text, isErr := sdkCall(t, cs, "echo", map[string]any{"message": "hi"})
 			if !isErr || !strings.Contains(text, "maximum of 2 calls at once") {
 				t.Errorf("a third call: isError %v, %q; want the server's maximum of 2 calls", isErr, text)
