@@ -2,6 +2,7 @@ package canon_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"testing"
 	"time"
@@ -134,4 +135,40 @@ func BenchmarkParseMessage(b *testing.B) {
 		}()
 		return <-done
 	})
+}
+
+// BenchmarkDeeperThan compares DeeperThan, which a gateway runs on every
+// message from an upstream, with json.Valid (encoding/json's cheapest
+// full reading) on the same bytes, interleaved: a tools/call response
+// (100 at a time, so the clock's cost does not dominate) and the
+// discovery document of BenchmarkCanon.
+func BenchmarkDeeperThan(b *testing.B) {
+	doc, err := os.ReadFile(benchFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		reps int
+	}{{"message", benchMessage, 100}, {"document", doc, 1}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(2 * int64(len(c.data)*c.reps))
+			interleaved(b, func() error {
+				for range c.reps {
+					if !json.Valid(c.data) {
+						return errors.New("invalid")
+					}
+				}
+				return nil
+			}, func() error {
+				for range c.reps {
+					if canon.DeeperThan(c.data, canon.MaxDepth) >= 0 {
+						return errors.New("too deep")
+					}
+				}
+				return nil
+			})
+		})
+	}
 }

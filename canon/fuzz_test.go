@@ -195,6 +195,40 @@ func addSeeds(f *testing.F) {
 	}
 }
 
+// checkSkim checks DeeperThan and Skim on data, which Parse read as v:
+// nothing is too deep, and Skim's top level is Parse's, a container
+// below it an empty value of its kind over the same bytes.
+func checkSkim(t *testing.T, data []byte, v *canon.Value) {
+	if off := canon.DeeperThan(data, canon.MaxDepth); off >= 0 {
+		t.Fatalf("DeeperThan found nesting at byte offset %d in what Parse accepted", off)
+	}
+	top, err := canon.Skim(data, 1)
+	if err != nil {
+		t.Fatalf("Skim refused what Parse accepted: %v", err)
+	}
+	if top.Kind != v.Kind || top.Start != v.Start || top.End != v.End || len(top.Members) != len(v.Members) || len(top.Items) != len(v.Items) {
+		t.Fatalf("Skim's top level differs from Parse's: %+v", top)
+	}
+	kids := func(x *canon.Value) []*canon.Value {
+		var out []*canon.Value
+		for i := range x.Members {
+			out = append(out, &x.Members[i].Value)
+		}
+		for i := range x.Items {
+			out = append(out, &x.Items[i])
+		}
+		return out
+	}
+	want, got := kids(v), kids(&top)
+	for i := range got {
+		w, g := want[i], got[i]
+		nested := w.Kind == canon.Object || w.Kind == canon.Array
+		if g.Kind != w.Kind || g.Start != w.Start || g.End != w.End || (nested && (g.Members != nil || g.Items != nil)) || (!nested && g.Str != w.Str) {
+			t.Fatalf("Skim's value %d differs from Parse's: %+v, want %+v", i, g, w)
+		}
+	}
+}
+
 // FuzzCanon checks the canonical form's defining properties on any input:
 // Parse never panics and agrees with encoding/json on what is JSON; for input
 // that parses, every canonical form is a fixed point (canon(canon(x)) ==
@@ -218,6 +252,7 @@ func FuzzCanon(f *testing.F) {
 		if !json.Valid(data) {
 			t.Fatalf("Parse accepted what encoding/json calls invalid: %q", data)
 		}
+		checkSkim(t, data, &v)
 		forms := canonForms(&v)
 		for i, c := range forms {
 			again, err := reencode(i, c)

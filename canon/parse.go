@@ -94,7 +94,11 @@ func (l *Lines) LineCol(offset int) (line, col int) {
 // Leading and trailing JSON whitespace is allowed; a UTF-8 byte order mark is
 // not (RFC 8259 §8.1).
 func Parse(data []byte) (Value, error) {
-	p := parser{data: data, noIntern: len(data) < internMin}
+	return parse(parser{data: data, noIntern: len(data) < internMin})
+}
+
+// parse runs p over its data (Parse, Skim).
+func parse(p parser) (Value, error) {
 	sc := scratchPool.Get().(*scratch)
 	p.members, p.items = sc.members, sc.items
 	defer sc.put(&p)
@@ -159,6 +163,8 @@ type parser struct {
 	// range DecodeSpan records in span.
 	spanKey string
 	span    [2]int
+	// skimAt, when not 0, is the depth from which Skim skips containers.
+	skimAt int
 }
 
 // maxInterned is the longest string Parse interns.
@@ -278,6 +284,9 @@ func (p *parser) badLiteral(word string) error {
 }
 
 func (p *parser) object(depth int, v *Value) error {
+	if p.skimAt > 0 && depth >= p.skimAt {
+		return p.skip(v)
+	}
 	if depth >= MaxDepth {
 		return p.tooDeep()
 	}
@@ -399,6 +408,9 @@ func (d *duplicates) check(siblings []Member, key string, keyStart int) (first i
 }
 
 func (p *parser) array(depth int, v *Value) error {
+	if p.skimAt > 0 && depth >= p.skimAt {
+		return p.skip(v)
+	}
 	if depth >= MaxDepth {
 		return p.tooDeep()
 	}
