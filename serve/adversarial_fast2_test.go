@@ -100,11 +100,7 @@ func TestAdversarialFast2UpstreamResultNullMembers(t *testing.T) {
 // where the client's answers (as JSON values) or the call metrics differ.
 func sameThroughBothPaths(t *testing.T, replies []string) {
 	t.Helper()
-	var lines []string
-	for i, r := range replies {
-		args, _ := json.Marshal(map[string]string{"raw": r})
-		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"reply","arguments":%s}}`, i+1, args))
-	}
+	lines := replyLines(replies)
 	slow, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.noFastCalls = true })
 	fast, _ := startServer(t, probeGatewayConfig, hostileUpstream)
 	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
@@ -116,4 +112,48 @@ func sameThroughBothPaths(t *testing.T, replies []string) {
 	if diff := cmp.Diff(callMetrics(t, slow), callMetrics(t, fast)); diff != "" {
 		t.Errorf("metrics differ (-go-sdk path +fast path):\n%s", diff)
 	}
+}
+
+// TestAdversarialFast2UpstreamResultNestedTooDeep: an upstream result
+// nested deeper than 1000 levels. Reproduction, over stdio: the upstream
+// answers {"content":[…],"structuredContent":{"a":[[…1001 levels…]]}};
+// the go-sdk path's decoder refused it and ended the upstream connection,
+// so that call and the next (a result of one level) got "the server went
+// away" and "unavailable (restarting)", while the fast path answered a
+// tool error quoting the go-sdk's decoder and kept the connection. Now
+// both answer "the server's response is nested deeper than 1000 levels"
+// and the connection serves the next call, also after 20,000 levels
+// (beyond encoding/json's own bound).
+func TestAdversarialFast2UpstreamResultNestedTooDeep(t *testing.T) {
+	t.Parallel()
+	text := `"content":[{"type":"text","text":"x"}]`
+	deep := func(levels int) string { return strings.Repeat("[", levels) + strings.Repeat("]", levels) }
+	replies := []string{
+		`{` + text + `,"structuredContent":{"a":` + deep(1000) + `}}`,
+		`{` + text + `,"structuredContent":{"a":` + deep(997) + `}}`,
+		`{` + text + `,"structuredContent":{"a":` + deep(20000) + `}}`,
+		`{` + text + `}`,
+	}
+	sameThroughBothPaths(t, replies)
+	fast, _ := startServer(t, probeGatewayConfig, hostileUpstream)
+	got := sameAnswers(t, fast, replyLines(replies))
+	if !strings.Contains(got[0], `nested deeper than 1000 levels"`) || !strings.Contains(got[2], `nested deeper than 1000 levels"`) {
+		t.Errorf("answers to the results nested too deep: %.300s, %.300s", got[0], got[2])
+	}
+	for _, i := range []int{1, 3} {
+		if strings.Contains(got[i], `"isError":true`) {
+			t.Errorf("call %d after a result nested too deep: %.300s", i+1, got[i])
+		}
+	}
+}
+
+// replyLines are the tools/call requests, one per reply, that have the
+// hostile upstream answer each of replies.
+func replyLines(replies []string) []string {
+	var lines []string
+	for i, r := range replies {
+		args, _ := json.Marshal(map[string]string{"raw": r})
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"reply","arguments":%s}}`, i+1, args))
+	}
+	return lines
 }

@@ -110,15 +110,16 @@ func (u *Upstream) transport(c *conn) mcp.Transport {
 	return c.lister.Transport(mcpclient.RawCommandTransport(cmd, terminateDelay, u.skipped, c.raw))
 }
 
-// skipped logs a line of the server's output that is not JSON-RPC.
-func (u *Upstream) skipped(line string) {
-	u.log.Warn("skipped a line of the upstream's stdout that is not JSON-RPC", "line", truncate(line))
+// skipped logs a line of the server's output that the connection did not
+// pass on as it came (why: "that is not JSON-RPC", …).
+func (u *Upstream) skipped(line, why string) {
+	u.log.Warn("skipped a line of the upstream's stdout "+why, "line", truncate(line))
 }
 
 // pipeTransport dials Options.Pipe when the go-sdk connects.
 type pipeTransport struct {
 	dial func() (io.ReadWriteCloser, error)
-	warn func(string)
+	warn func(line, why string)
 	raw  *mcpclient.RawCalls
 }
 

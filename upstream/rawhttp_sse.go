@@ -10,6 +10,8 @@ import (
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpctl/mcpctl/internal/mcpclient"
 )
 
 // errStreamEnded is the error of an event stream that ended before the
@@ -49,6 +51,12 @@ func (ex *rawExchange) stream(ctx context.Context, in io.Reader) (json.RawMessag
 
 // event handles one event's message; done when it is the response.
 func (ex *rawExchange) event(ctx context.Context, data []byte) (json.RawMessage, bool, error) {
+	if repl, _, deep := mcpclient.TooDeep(data); deep {
+		if repl == nil {
+			return nil, false, nil // dropped, as the go-sdk client's transport drops it
+		}
+		data = repl
+	}
 	if res, ok := ex.plain(data); ok {
 		return res, true, nil
 	}

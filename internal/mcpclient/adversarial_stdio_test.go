@@ -48,7 +48,7 @@ func TestAdversarialGatewayStdioLongLine(t *testing.T) {
 	var got []byte
 	var err error
 	n := allocated(func() {
-		j := &jsonLines{r: bufio.NewReader(repeatReader('x', garbage, "\n"+msg)), warn: func(l string) { warned = append(warned, l) }}
+		j := &jsonLines{r: bufio.NewReader(repeatReader('x', garbage, "\n"+msg)), warn: func(l, _ string) { warned = append(warned, l) }}
 		got, err = io.ReadAll(j)
 	})
 	if err != nil || string(got) != msg {
@@ -68,7 +68,7 @@ func TestAdversarialGatewayStdioLongLine(t *testing.T) {
 // ErrMessageTooLarge instead of being read into memory.
 func TestAdversarialGatewayStdioHugeMessage(t *testing.T) {
 	t.Parallel()
-	j := &jsonLines{warn: func(string) {}}
+	j := &jsonLines{warn: func(_, _ string) {}}
 	j.r = bufio.NewReader(io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"result":{"tools":[`), repeatReader(' ', MaxMessageSize, "]}}\n")))
 	_, err := io.ReadAll(j)
 	if !errors.Is(err, ErrMessageTooLarge) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,58 +66,124 @@ func (t *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // tapBody passes a response body through and hands each JSON-RPC message
 // in it to the capture: the whole body (JSON) at its end, or each SSE
-// event's data (WHATWG HTML, server-sent events) as it completes.
+// event's data (WHATWG HTML, server-sent events) as it completes. It holds
+// each message back until it is complete, so that one nested too deep
+// for the go-sdk reaches it as TooDeep's replacement: a JSON body whole,
+// an SSE event's lines until the blank line that ends it.
 type tapBody struct {
 	io.ReadCloser
 	c    *capture
 	json bool
-	buf  []byte // a JSON body, or the SSE line not yet complete
-	data []byte // the data lines of the SSE event being read
-	// seen is how much of buf has no newline (events scans on from there).
-	seen int
+	in   []byte // a JSON body, or the SSE line not yet complete
+	// seen is how much of in has no newline (events scans on from there).
+	seen  int
+	event []byte // the lines of the SSE event being read
+	data  []byte // the data of that event
+	out   []byte // what the go-sdk has yet to read
+	err   error  // the body's read error, once out is read
 }
+
+// tapRead is the most tapBody reads of the body at once.
+const tapRead = 32 << 10
 
 // Read passes the body through; a JSON body, or an SSE line or event,
 // longer than MaxMessageSize ends it with ErrMessageTooLarge.
 func (b *tapBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if len(b.buf)+len(b.data)+n > MaxMessageSize {
-		return n, fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, MaxMessageSize)
+	for len(b.out) == 0 && b.err == nil {
+		b.fill()
 	}
-	b.buf = append(b.buf, p[:n]...)
-	if b.json {
-		if err == io.EOF {
-			b.deliver(b.buf)
-		}
-		return n, err
+	n := copy(p, b.out)
+	b.out = b.out[n:]
+	if len(b.out) == 0 {
+		return n, b.err
 	}
-	b.events()
-	return n, err
+	return n, nil
 }
 
-// events consumes the complete lines of buf.
+// fill reads the body once and moves what is complete to out.
+func (b *tapBody) fill() {
+	// One byte beyond the limit tells a message longer than it.
+	room := min(tapRead, MaxMessageSize+1-len(b.in)-len(b.event))
+	b.in = slices.Grow(b.in, room)
+	n, err := b.ReadCloser.Read(b.in[len(b.in) : len(b.in)+room])
+	b.in = b.in[:len(b.in)+n]
+	if len(b.in)+len(b.event) > MaxMessageSize {
+		b.err = fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, MaxMessageSize)
+		return
+	}
+	switch {
+	case b.json && err != nil:
+		b.out = b.message(b.in, b.in)
+		b.in = nil
+	case !b.json:
+		b.events()
+		if err != nil { // an event the body does not end is passed on as it came
+			b.out = append(append(b.out, b.event...), b.in...)
+			b.event, b.in = nil, nil
+		}
+	}
+	b.err = err
+}
+
+// events moves the complete lines of in to the event being read, and the
+// events they complete to out.
 func (b *tapBody) events() {
 	for {
-		i := bytes.IndexByte(b.buf[b.seen:], '\n')
+		i := bytes.IndexByte(b.in[b.seen:], '\n')
 		if i < 0 {
-			b.seen = len(b.buf)
+			b.seen = len(b.in)
 			return
 		}
 		i += b.seen
 		b.seen = 0
-		line := bytes.TrimSuffix(b.buf[:i], []byte("\r"))
+		raw := b.in[:i+1]
+		line := bytes.TrimSuffix(b.in[:i], []byte("\r"))
 		switch {
 		case len(line) == 0:
-			b.deliver(b.data)
-			b.data = b.data[:0]
+			b.out = append(b.out, b.message(b.data, b.event)...)
+			b.out = append(b.out, raw...)
+			b.event, b.data = b.event[:0], b.data[:0]
 		case bytes.HasPrefix(line, []byte("data:")):
 			if len(b.data) > 0 {
 				b.data = append(b.data, '\n')
 			}
 			b.data = append(b.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+			b.event = append(b.event, raw...)
+		default:
+			b.event = append(b.event, raw...)
 		}
-		b.buf = b.buf[i+1:]
+		b.in = b.in[i+1:]
 	}
+}
+
+// message hands the capture msg, a JSON body or an SSE event's data, and
+// returns what the go-sdk reads of it: whole (the body, or the event's
+// lines), or, for a message nested too deep (TooDeep), the replacement:
+// the body, or the event's lines with its data replaced (none when
+// dropped).
+func (b *tapBody) message(msg, whole []byte) []byte {
+	repl, _, deep := TooDeep(msg)
+	if !deep {
+		b.deliver(msg)
+		return whole
+	}
+	b.deliver(repl)
+	if b.json {
+		if repl == nil {
+			return whole // not a response: the go-sdk refuses it as before
+		}
+		return repl
+	}
+	var ev []byte
+	for line := range bytes.Lines(whole) {
+		if !bytes.HasPrefix(line, []byte("data:")) {
+			ev = append(ev, line...)
+		}
+	}
+	if repl != nil {
+		ev = append(append(append(ev, "data: "...), repl...), '\n')
+	}
+	return ev
 }
 
 func (b *tapBody) deliver(data []byte) {

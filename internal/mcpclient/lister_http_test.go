@@ -9,7 +9,8 @@ import (
 )
 
 // TestTapBodySSEEventsSplitAcrossReads: events arrive in pieces that cut
-// lines and CRLFs anywhere; every response is captured once, whole.
+// lines and CRLFs anywhere; every response is captured once, whole, and
+// the stream is passed on as it came.
 func TestTapBodySSEEventsSplitAcrossReads(t *testing.T) {
 	t.Parallel()
 	c := newCapture()
@@ -21,8 +22,12 @@ func TestTapBodySSEEventsSplitAcrossReads(t *testing.T) {
 		": comment\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"a\"}]}}\n\n"
 	b := &tapBody{ReadCloser: io.NopCloser(&chunked{s: stream, n: 7}), c: c}
-	if _, err := io.ReadAll(b); err != nil {
+	got, err := io.ReadAll(b)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if string(got) != stream {
+		t.Errorf("passed on %q, want the stream as it came", got)
 	}
 	pages := c.takePages()
 	if len(pages) != 2 || string(pages[0]) != `{"tools":[]}` || !strings.Contains(string(pages[1]), `"name":"a"`) {

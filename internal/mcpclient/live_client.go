@@ -578,15 +578,21 @@ func (e *stdioEndpoint) transport(c *capture) mcp.Transport {
 
 func (e *stdioEndpoint) starting() string { return "starting " + JoinWords(e.argv) + " …" }
 
-// skipped warns about a line of the server's stdout that is not JSON-RPC.
-func (e *stdioEndpoint) skipped(line string) {
-	if e.opts.Warn == nil {
-		return
+// skipped warns about a line of the server's stdout that the connection
+// did not pass on as it came (why: "that is not JSON-RPC", …).
+func (e *stdioEndpoint) skipped(line, why string) {
+	if e.opts.Warn != nil {
+		e.opts.Warn(SkippedLine(e.source, line, why))
 	}
+}
+
+// SkippedLine is the warning about a line of source's standard output
+// that a stdio connection skipped, why.
+func SkippedLine(source, line, why string) string {
 	if len(line) > maxQuoted {
 		line = line[:maxQuoted] + "…"
 	}
-	e.opts.Warn(fmt.Sprintf("%s: skipped a line on the server's standard output that is not JSON-RPC: %q", e.source, line))
+	return fmt.Sprintf("%s: skipped a line on the server's standard output %s: %q", source, why, line)
 }
 
 // maxQuoted is how many bytes of a skipped line a warning quotes.

@@ -17,20 +17,23 @@ import (
 
 // CommandTransport is an MCP stdio client transport (MCP 2025-11-25
 // basic/transports, stdio) for cmd, which must not be started yet. It is
-// mcp.CommandTransport but for one thing: a line on the server's standard
+// mcp.CommandTransport but for two things, each of which would end the
+// go-sdk's session with a decoding error: a line on the server's standard
 // output that is not a JSON-RPC message (the specification forbids them,
-// yet servers print banners such as "Server starting...") is skipped and
-// passed to warn instead of ending the session with a decoding error.
+// yet servers print banners such as "Server starting...") is skipped, and
+// a message nested deeper than canon.MaxDepth is skipped too, or, when it
+// is a response, answered to its request as an error. Both are passed to
+// warn with why.
 // Closing the connection closes the server's stdin, waits terminate, sends
 // SIGTERM, waits terminate again, then kills it (MCP 2025-11-25
 // basic/lifecycle, "Shutdown").
-func CommandTransport(cmd *exec.Cmd, terminate time.Duration, warn func(line string)) mcp.Transport {
+func CommandTransport(cmd *exec.Cmd, terminate time.Duration, warn func(line, why string)) mcp.Transport {
 	return &commandTransport{cmd: cmd, terminate: terminate, warn: warn}
 }
 
 // RawCommandTransport is CommandTransport with raw's calls sent on the
 // same connection (see RawCalls).
-func RawCommandTransport(cmd *exec.Cmd, terminate time.Duration, warn func(line string), raw *RawCalls) mcp.Transport {
+func RawCommandTransport(cmd *exec.Cmd, terminate time.Duration, warn func(line, why string), raw *RawCalls) mcp.Transport {
 	return &commandTransport{cmd: cmd, terminate: terminate, warn: warn, raw: raw}
 }
 
@@ -38,13 +41,13 @@ func RawCommandTransport(cmd *exec.Cmd, terminate time.Duration, warn func(line 
 // already connected to a server (tests: one end of a net.Pipe), read and
 // written as CommandTransport reads and writes a server's stdio, with
 // raw's calls (nil: none) sent on the same connection.
-func PipeTransport(rwc io.ReadWriteCloser, warn func(line string), raw *RawCalls) mcp.Transport {
+func PipeTransport(rwc io.ReadWriteCloser, warn func(line, why string), raw *RawCalls) mcp.Transport {
 	return &pipeTransport{rwc: rwc, warn: warn, raw: raw}
 }
 
 type pipeTransport struct {
 	rwc  io.ReadWriteCloser
-	warn func(string)
+	warn func(line, why string)
 	raw  *RawCalls
 }
 
@@ -54,7 +57,7 @@ func (t *pipeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 
 // lineConnect connects the go-sdk's IOTransport over in (through
 // jsonLines, which hands raw its responses) and out.
-func lineConnect(ctx context.Context, in io.Reader, out io.WriteCloser, warn func(string), raw *RawCalls) (mcp.Connection, error) {
+func lineConnect(ctx context.Context, in io.Reader, out io.WriteCloser, warn func(line, why string), raw *RawCalls) (mcp.Connection, error) {
 	if raw != nil {
 		out = raw.writer(out)
 	}
@@ -65,7 +68,7 @@ func lineConnect(ctx context.Context, in io.Reader, out io.WriteCloser, warn fun
 type commandTransport struct {
 	cmd       *exec.Cmd
 	terminate time.Duration
-	warn      func(string)
+	warn      func(line, why string)
 	raw       *RawCalls
 }
 
@@ -111,10 +114,11 @@ var ErrMessageTooLarge = errors.New("the server sent a message longer than the l
 // jsonLines passes through the lines of r that can start a JSON-RPC
 // message (first non-blank byte '{' or '[') and blank lines, and hands
 // every other line (its first bytes) to warn. Responses to raw's calls
-// go to raw instead; the end of r ends raw's calls.
+// go to raw instead; the end of r ends raw's calls. A message nested
+// deeper than canon.MaxDepth is TooDeep's.
 type jsonLines struct {
 	r    *bufio.Reader
-	warn func(string)
+	warn func(line, why string)
 	raw  *RawCalls
 	buf  []byte
 }
@@ -122,13 +126,7 @@ type jsonLines struct {
 func (j *jsonLines) Read(p []byte) (int, error) {
 	for len(j.buf) == 0 {
 		line, err := j.line()
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 && !isJSONStart(trimmed[0]) {
-			j.skipped(trimmed)
-			line = nil
-		} else if j.raw.take(trimmed) {
-			line = nil
-		}
-		j.buf = line
+		j.buf = j.pass(line)
 		if err != nil {
 			j.raw.close(err)
 			if len(j.buf) > 0 {
@@ -140,6 +138,28 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	n := copy(p, j.buf)
 	j.buf = j.buf[n:]
 	return n, nil
+}
+
+// pass returns what the go-sdk reads of line: nothing for a line that is
+// not JSON-RPC or a response raw takes, TooDeep's for one nested too
+// deep, the line itself otherwise.
+func (j *jsonLines) pass(line []byte) []byte {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) > 0 && !isJSONStart(trimmed[0]) {
+		j.skipped(trimmed, "that is not JSON-RPC")
+		return nil
+	}
+	if repl, why, deep := TooDeep(trimmed); deep {
+		j.skipped(trimmed, why)
+		line, trimmed = repl, repl
+		if repl != nil {
+			line = append(repl, '\n')
+		}
+	}
+	if j.raw.take(trimmed) {
+		return nil
+	}
+	return line
 }
 
 func isJSONStart(c byte) bool { return c == '{' || c == '[' }
@@ -173,10 +193,11 @@ func (j *jsonLines) discard(err error) error {
 	return err
 }
 
-// skipped hands a line that is not JSON-RPC to warn.
-func (j *jsonLines) skipped(line []byte) {
+// skipped hands warn a line the go-sdk does not read as it came, and
+// why.
+func (j *jsonLines) skipped(line []byte, why string) {
 	if j.warn != nil {
-		j.warn(string(line))
+		j.warn(string(line[:min(len(line), maxQuoted+1)]), why)
 	}
 }
 

@@ -1,0 +1,93 @@
+package mcpclient
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// deepJSON is a JSON array nested levels deep.
+func deepJSON(levels int) string {
+	return strings.Repeat("[", levels) + strings.Repeat("]", levels)
+}
+
+// tooDeepError is the error response TooDeep answers request id with.
+func tooDeepError(id string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"the server's response is nested deeper than 1000 levels"}}`
+}
+
+// TestAdversarialStdioMessageNestedTooDeep: a stdio server's message
+// nested deeper than 1000 levels made the go-sdk's decoder fail, which
+// ended the connection and every call on it; the gateway then restarted
+// the upstream. Reproduction: the upstream answers a tools/call with
+// {"content":[…],"structuredContent":{"a":[[[…1001 levels…]]]}}; the next
+// call, to a result of one level, got "upstream unavailable (restarting)".
+// Now a response nested too deep is answered to its request as an error,
+// any other such message is skipped, each with a warning, and the
+// connection reads on. 20,000 levels, beyond encoding/json's own bound,
+// and a string id are handled alike.
+func TestAdversarialStdioMessageNestedTooDeep(t *testing.T) {
+	t.Parallel()
+	ok := `{"jsonrpc":"2.0","id":9,"result":{"a":` + deepJSON(998) + `}}`
+	lines := []string{
+		`{"jsonrpc":"2.0","id":7,"result":{"a":` + deepJSON(1000) + `}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"a":` + deepJSON(1000) + `}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"a":` + deepJSON(1000) + `}}`,
+		`{"result":{"a":` + deepJSON(20000) + `},"id":"r-1","jsonrpc":"2.0"}`,
+	}
+	in := strings.Join(append(lines, ok), "\n") + "\n"
+	// Each opens two objects, then arrays: level 1001 is the 999th '['.
+	var wantWhy []string
+	for i, l := range lines {
+		why := fmt.Sprintf("nested deeper than 1000 levels (byte offset %d)", strings.Index(l, "[")+998)
+		if i == 0 || i == 3 {
+			why += ", answered to its request as an error"
+		}
+		wantWhy = append(wantWhy, why)
+	}
+	var whys []string
+	j := &jsonLines{r: bufio.NewReader(strings.NewReader(in)), warn: func(_, why string) { whys = append(whys, why) }}
+	got, err := io.ReadAll(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tooDeepError("7") + "\n" + tooDeepError(`"r-1"`) + "\n" + ok + "\n"
+	if string(got) != want {
+		t.Errorf("the go-sdk read\n%.400s\nwant\n%.400s", got, want)
+	}
+	if d := cmp.Diff(wantWhy, whys); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+}
+
+// TestAdversarialHTTPMessageNestedTooDeep: the same over streamable
+// HTTP, where the go-sdk's client failed the session on an SSE event or
+// a JSON body it could not decode. An event's other lines (its id, for
+// resuming the stream) are kept; a dropped message leaves an event
+// without data, which the go-sdk skips.
+func TestAdversarialHTTPMessageNestedTooDeep(t *testing.T) {
+	t.Parallel()
+	deepResp := `{"jsonrpc":"2.0","id":5,"result":{"a":` + deepJSON(1000) + `}}`
+	deepNote := `{"jsonrpc":"2.0","method":"notifications/message","params":{"a":` + deepJSON(1000) + `}}`
+	plain := "event: message\r\nid: 7\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":6,\r\ndata: \"result\":{}}\r\n\r\n"
+	stream := "id: 5\ndata: " + deepResp + "\n\n" + ": ping\nid: 6\ndata: " + deepNote + "\n\n" + plain
+	want := "id: 5\ndata: " + tooDeepError("5") + "\n\n" + ": ping\nid: 6\n\n" + plain
+	for _, n := range []int{1, 7, 1 << 20} {
+		b := &tapBody{ReadCloser: io.NopCloser(&chunked{s: stream, n: n}), c: newCapture()}
+		got, err := io.ReadAll(b)
+		if err != nil || string(got) != want {
+			t.Errorf("SSE in reads of %d: the go-sdk read (%v)\n%.300q\nwant\n%.300q", n, err, got, want)
+		}
+	}
+	for body, want := range map[string]string{deepResp: tooDeepError("5"), deepNote: deepNote, `{"jsonrpc":"2.0","id":1,"result":{}}`: `{"jsonrpc":"2.0","id":1,"result":{}}`} {
+		b := &tapBody{ReadCloser: io.NopCloser(&chunked{s: body, n: 100}), c: newCapture(), json: true}
+		got, err := io.ReadAll(b)
+		if err != nil || string(got) != want {
+			t.Errorf("JSON body %.60s…: the go-sdk read %.80s (%v), want %.80s", body, got, err, want)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestAdversarialGatewayHTTPUpstreamResultNestedTooDeep: the HTTP side of
+// TestAdversarialFast2UpstreamResultNestedTooDeep. Reproduction: a go-sdk
+// upstream over streamable HTTP answers a call with structuredContent
+// nested 1001 levels deep; on the go-sdk path the gateway's client failed
+// the upstream session ("failed to decode event: … exceeded maximum
+// nesting depth of 1000"), so the next call got "the server went away
+// during the call"; the fast path answered another text. Now both paths
+// answer the same tool error and the session serves the next call, with
+// the upstream answering in an SSE stream or a JSON body.
+func TestAdversarialGatewayHTTPUpstreamResultNestedTooDeep(t *testing.T) {
+	t.Parallel()
+	deep := `{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`
+	lines := replyLines([]string{deep, `{"a":1}`})
+	for _, jsonBody := range []bool{false, true} {
+		url := structuredUpstream(t, jsonBody)
+		cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
+		slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
+		fast, _ := startServer(t, cfg)
+		want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+		for i := range want {
+			if want[i] != got[i] {
+				t.Errorf("JSON body %v, call %d:\n go-sdk path: %.300s\n fast path:   %.300s", jsonBody, i+1, want[i], got[i])
+			}
+		}
+		if !strings.Contains(want[0], `nested deeper than 1000 levels"`) || !strings.Contains(want[1], `"structuredContent":{"a":1}`) {
+			t.Errorf("JSON body %v: answers %.300s, then %.300s", jsonBody, want[0], want[1])
+		}
+	}
+}
+
+// structuredUpstream is a go-sdk server over streamable HTTP whose tool
+// "reply" answers with its argument "raw" as structuredContent.
+func structuredUpstream(t *testing.T, jsonBody bool) string {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "structured", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "reply", InputSchema: json.RawMessage(`{"type":"object","properties":{"raw":{"type":"string"}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var a struct{ Raw string }
+			if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage(a.Raw)}, nil
+		})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: jsonBody}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
