@@ -92,23 +92,37 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 	if err != nil {
 		return nil, "", err
 	}
+	if s.hooks.upstreamStarted != nil {
+		s.hooks.upstreamStarted(name)
+	}
+	kept, err := s.keepConn(key, up)
+	if kept != up {
+		// Closed here rather than in a goroutine of its own, which
+		// nothing waited for: the server process could leave a stdio
+		// upstream running after Close returned.
+		up.Close()
+	}
+	return kept, key, err
+}
+
+// keepConn registers up, just started, as the connection of key, and
+// returns it; or, when the server is closing or a concurrent build (an
+// approval beside a reload) started key's first, returns that instead
+// (nil while closing), for the caller to close up.
+func (s *Server) keepConn(key string, up *upstream.Upstream) (*upstream.Upstream, error) {
 	s.gw.mu.Lock()
 	defer s.gw.mu.Unlock()
 	if s.gw.closed {
-		go up.Close()
-		return nil, "", errors.New("the server is closing")
+		return nil, errors.New("the server is closing")
 	}
 	if s.gw.conns == nil {
 		s.gw.conns = map[string]*upstream.Upstream{}
 	}
 	if first := s.gw.conns[key]; first != nil {
-		// A concurrent build (an approval beside a reload) started it
-		// first: one connection per key.
-		go up.Close()
-		return first, key, nil
+		return first, nil
 	}
 	s.gw.conns[key] = up
-	return up, key, nil
+	return up, nil
 }
 
 // upstreamOptions turns an upstreams entry into the options of its

@@ -30,6 +30,9 @@ type hooks struct {
 	// upstreamPipe makes the line-delimited streams of the upstream named
 	// name, spoken as stdio (nil: as its config says).
 	upstreamPipe func(name string) func() (io.ReadWriteCloser, error)
+	// upstreamStarted runs when a build has started the connection of
+	// the upstream named name, before it keeps it.
+	upstreamStarted func(name string)
 	// upstreamProtocol is upstream.Options.ProtocolVersion.
 	upstreamProtocol string
 	// noFastCalls sends every tools/call through the go-sdk.
