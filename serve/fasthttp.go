@@ -132,6 +132,11 @@ func (f *fastHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 const methodCancelled = "notifications/cancelled"
 
+// methodSubscriptionsListen is a 2026-07-28 client's request for the
+// stream its server notifications come on (MCP 2026-07-28, SEP-2575),
+// answered only when the session ends.
+const methodSubscriptionsListen = "subscriptions/listen"
+
 // admits reports whether r's headers allow the fast path, and returns
 // its session (nil on a stateless server).
 func (f *fastHTTP) admits(r *http.Request) (*mcp.ServerSession, bool) {

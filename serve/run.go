@@ -352,6 +352,7 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		timeout:    t.timeout,
 		log:        t.log,
 		pending:    make(map[jsonrpc.ID]struct{}),
+		streams:    make(map[jsonrpc.ID]struct{}),
 		closed:     make(chan struct{}),
 		answer:     make(chan struct{}, 1),
 	}
@@ -374,7 +375,11 @@ func (t *drainTransport) session() stdioSession {
 // returns the error only once the count is zero, the connection is closed
 // (Run's shutdown closes sessions; the SDK closes a connection whose Write
 // failed), stop is closed, or timeout has passed, whichever comes first.
-// Notifications need no answer and are not counted.
+// Notifications need no answer and are not counted, nor is a 2026-07-28
+// client's subscriptions/listen request (MCP 2026-07-28, SEP-2575: the
+// stream its notifications come on), answered only when the session ends:
+// counted, it held the end of input for the whole timeout and took one of
+// the unanswered requests frameReader allows for good.
 //
 // The wrapped connection's unexported session hook is out of reach, so the
 // SDK no longer learns the negotiated protocol version on stdio (it uses
@@ -388,6 +393,9 @@ type drainConn struct {
 
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]struct{} // requests read and not yet answered
+	// streams are the session's subscriptions/listen requests, answered
+	// only when it ends: in flight, but nothing to wait for.
+	streams map[jsonrpc.ID]struct{}
 	waiters []chan struct{}         // closed when pending empties
 	initID  *jsonrpc.ID             // the initialize request's id, once read
 	rev     string                  // the negotiated revision, once answered
@@ -410,7 +418,11 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.mu.Lock()
 		// A set, like the SDK's: a duplicate id in flight is refused with a
 		// response that carries no id, and the first one is still answered.
-		c.pending[req.ID] = struct{}{}
+		if req.Method == methodSubscriptionsListen {
+			c.streams[req.ID] = struct{}{}
+		} else {
+			c.pending[req.ID] = struct{}{}
+		}
 		if req.Method == "initialize" {
 			id := req.ID
 			c.initID = &id
@@ -450,6 +462,7 @@ func (c *drainConn) untrack(id jsonrpc.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.pending, id)
+	delete(c.streams, id)
 	select {
 	case c.answer <- struct{}{}:
 	default:
@@ -525,7 +538,8 @@ func (c *drainConn) inFlight(id jsonrpc.ID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.pending[id]
-	return ok
+	_, stream := c.streams[id]
+	return ok || stream
 }
 
 // Close implements [mcp.Connection]; it also ends a waiting Read.
