@@ -86,8 +86,7 @@ func (s *Server) busyResult(tool string) *mcp.CallToolResult {
 func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToolRequest) (mcp.Result, error) {
 	if err := s.enterCall(); err != nil {
 		if errors.Is(err, errTooManyCalls) {
-			s.callsRefused.Add(1)
-			return s.busyResult(req.Params.Name), nil
+			return s.refuseAtMax(ctx, ss, req)
 		}
 		return nil, err
 	}
@@ -116,6 +115,22 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 		return out.Result, nil
 	}
 	return c.output(t, m, out.Body), nil
+}
+
+// refuseAtMax answers a call that arrived while Options.MaxCalls calls
+// were in flight: busyResult, counted and marked on the call's span; or,
+// for a tool the call's generation does not have, the unknown-tool error
+// the call gets at any other time (a retry would not help).
+func (s *Server) refuseAtMax(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToolRequest) (mcp.Result, error) {
+	name := req.Params.Name
+	g, _ := s.routeCall(ss, name, req.Params.Arguments)
+	defer g.release()
+	if _, err := (&toolCall{s: s, g: g, name: name}).resolve(); err != nil {
+		return nil, err
+	}
+	s.callsRefused.Add(1)
+	noteRefused(ctx)
+	return s.busyResult(name), nil
 }
 
 // enterCall counts a call in flight, or refuses it while the server

@@ -5,6 +5,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // TestMaxCallsRefusesBeyondTheBound (reproduction: a client sending calls
@@ -51,5 +56,45 @@ func TestMaxCallsRefusesBeyondTheBound(t *testing.T) {
 				t.Errorf("a call once the slow ones ended: %s", text)
 			}
 		})
+	}
+}
+
+// TestMaxCallsRefusalIsNotAToolError (reproduction: at the bound, a call
+// to a tool the server does not have got the busy result, "try again
+// later", where any other time it gets the unknown-tool error; and a
+// refused call's span was marked error.type "tool_error", as if the tool
+// had failed). Now a call to an unknown tool at the bound gets the
+// unknown-tool error and is not counted as refused, and a refused call's
+// span says error.type "mcpctl.max_calls".
+func TestMaxCallsRefusalIsNotAToolError(t *testing.T) {
+	t.Parallel()
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer tp.Shutdown(context.Background())
+	s, u := maxCallsGateway(t, 1, func(o *testOptions) { o.TracerProvider = tp })
+	cs := streamClient(t, s, sdkDefaultRevision)
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := holdSlow(ctx, t, cs, u, 1)
+	defer endHeld(t, cancel, ended, 1)
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nope", Arguments: map[string]any{}})
+	if err == nil || !strings.Contains(err.Error(), `unknown tool "nope"`) {
+		t.Errorf("a call to an unknown tool at the bound: %v, want the unknown-tool error", err)
+	}
+	if text, isErr := sdkCall(t, cs, "echo", map[string]any{"message": "hi"}); !isErr || !strings.Contains(text, "maximum of 1 calls") {
+		t.Errorf("a call at the bound: %v %q, want the busy result", isErr, text)
+	}
+	if n := s.Status().RefusedAtMax; n != 1 {
+		t.Errorf("refusedAtMax %d, want 1 (the unknown tool's call is not refused for the bound)", n)
+	}
+	types := map[string]string{}
+	for _, sp := range exp.GetSpans() {
+		for _, kv := range sp.Attributes {
+			if kv.Key == attrErrorType {
+				types[sp.Name] = kv.Value.AsString()
+			}
+		}
+	}
+	if want := map[string]string{"tools/call nope": "-32602", "tools/call echo": "mcpctl.max_calls"}; !cmp.Equal(types, want) {
+		t.Errorf("spans' error.type %v, want %v", types, want)
 	}
 }

@@ -96,6 +96,10 @@ func (t tracing) call(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallT
 	attrs = append(attrs, sessionAttrs(ss, req.GetExtra())...)
 	ctx, span := t.tracer.Start(ctx, "tools/call "+name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 	defer span.End()
+	note := &callNote{}
+	if t.on {
+		ctx = context.WithValue(ctx, callNoteKey{}, note)
+	}
 	res, err := do(ctx)
 	if err != nil {
 		span.SetStatus(codes.Error, textcut.Cut(err.Error(), maxSpanStatus))
@@ -108,11 +112,30 @@ func (t tracing) call(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallT
 		}
 		return res, err
 	}
-	if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
+	switch r, ok := res.(*mcp.CallToolResult); {
+	case note.refused:
+		span.SetStatus(codes.Error, "refused: the server answered its maximum of calls at once (--max-calls)")
+		span.SetAttributes(attrErrorType.String("mcpctl.max_calls"))
+	case ok && r.IsError:
 		span.SetStatus(codes.Error, "the tool returned isError")
 		span.SetAttributes(attrErrorType.String("tool_error"))
 	}
 	return res, nil
+}
+
+// callNote is what a tools/call tells its span beyond its result
+// (noteRefused); tracing.call puts one in the call's context.
+type callNote struct {
+	refused bool // refused at Options.MaxCalls, the tool not run
+}
+
+type callNoteKey struct{}
+
+// noteRefused marks the call of ctx as refused at Options.MaxCalls.
+func noteRefused(ctx context.Context) {
+	if n, _ := ctx.Value(callNoteKey{}).(*callNote); n != nil {
+		n.refused = true
+	}
 }
 
 // sessionAttrs describes the session a request came on.
