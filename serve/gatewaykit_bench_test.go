@@ -42,6 +42,10 @@ import (
 //	direct-gc-cpu-µs/op, gateway-…     the collector's CPU per operation
 //	                                   (idle mark workers included: they run
 //	                                   on a processor the variant leaves idle)
+//	host-steal-%                       the share of the machine's CPU time a
+//	                                   hypervisor gave other guests during
+//	                                   the rounds (Linux): on a shared host
+//	                                   it says how far to trust the rest
 //
 // "inmemory" connects clients and the gateway's upstream over in-memory
 // pipes (net.Pipe, framed as stdio: what mcp.NewInMemoryTransports is;
@@ -183,6 +187,9 @@ func benchVersus(b *testing.B, clients int, direct, gateway func(b *testing.B) (
 	b.ReportMetric(g.gcCPU*1e6/float64(len(g.lat)), "gateway-gc-cpu-µs/op")
 	b.ReportMetric(float64(d.cycles)*1000/float64(len(d.lat)), "direct-gc/kop")
 	b.ReportMetric(float64(g.cycles)*1000/float64(len(g.lat)), "gateway-gc/kop")
+	if ticks := d.ticks + g.ticks; ticks > 0 {
+		b.ReportMetric(100*float64(d.steal+g.steal)/float64(ticks), "host-steal-%")
+	}
 }
 
 // benchSide is one variant of benchVersus: its sessions and what its
@@ -193,14 +200,20 @@ type benchSide struct {
 	lat           []time.Duration
 	bytes, cycles uint64
 	gcCPU         float64
+	// steal and ticks are the machine's stolen and total CPU ticks
+	// (hostCPU) during the rounds.
+	steal, ticks uint64
 }
 
 // round runs n operations and returns the round's throughput.
 func (s *benchSide) round(b *testing.B, n int, op func(*mcp.ClientSession) error) float64 {
 	c0 := processCPU()
+	st0, t0 := hostCPU()
 	a0, g0, gc0 := allocsAndCycles()
 	d, l := runClients(b, s.sessions, n, op)
 	s.cpu += processCPU() - c0
+	st1, t1 := hostCPU()
+	s.steal, s.ticks = s.steal+st1-st0, s.ticks+t1-t0
 	a1, g1, gc1 := allocsAndCycles()
 	s.gcCPU += gc1 - gc0
 	s.bytes += a1 - a0
