@@ -396,9 +396,9 @@ type drainConn struct {
 	// streams are the session's subscriptions/listen requests, answered
 	// only when it ends: in flight, but nothing to wait for.
 	streams map[jsonrpc.ID]struct{}
-	waiters []chan struct{}         // closed when pending empties
-	initID  *jsonrpc.ID             // the initialize request's id, once read
-	rev     string                  // the negotiated revision, once answered
+	waiters []chan struct{} // closed when pending empties
+	initID  *jsonrpc.ID     // the initialize request's id, once read
+	rev     string          // the negotiated revision, once answered
 
 	closeOnce sync.Once
 	closed    chan struct{}
