@@ -25,6 +25,9 @@
 # before running it again). Needs bash and curl; MCP_URL and ADMIN override
 # the addresses, MCPCTL the mcpctl used for `status` and `approve`.
 set -euo pipefail
+# No reader that stops early (grep -q, grep -m, head) at the end of a
+# pipeline: under pipefail the writer it leaves dies of SIGPIPE and fails
+# the pipeline. `sed -n 1p` reads to the end; grep -q reads a here-string.
 
 here=$(cd "$(dirname "$0")" && pwd)
 MCP_URL=${MCP_URL:-http://127.0.0.1:8931/mcp}
@@ -56,10 +59,10 @@ fi
 status() { curl -fsS "http://$ADMIN/status"; }
 
 # last_reload_at: when the latest reload ran ("" before any).
-last_reload_at() { status | sed -n '/"lastReload"/,/}/p' | grep -m1 '"at":' | sed 's/^[^:]*: *//; s/,$//; s/"//g' || true; }
+last_reload_at() { status | sed -n '/"lastReload"/,/}/p' | grep '"at":' | sed -n 1p | sed 's/^[^:]*: *//; s/,$//; s/"//g' || true; }
 
 # reload_field NAME: a field of the latest reload.
-reload_field() { status | sed -n '/"lastReload"/,/^  }/p' | grep -m1 "\"$1\":" | sed 's/^[^:]*: *//; s/,$//; s/"//g'; }
+reload_field() { status | sed -n '/"lastReload"/,/^  }/p' | grep "\"$1\":" | sed -n 1p | sed 's/^[^:]*: *//; s/,$//; s/"//g'; }
 
 # wait_reload OLD_AT: wait until a reload newer than OLD_AT has run.
 wait_reload() {
@@ -73,7 +76,7 @@ wait_reload() {
 }
 
 # upstream_state NAME: connected, restarting, quarantined or closed.
-upstream_state() { status | sed -n "/\"name\": \"$1\"/,/}/p" | grep -m1 '"state":' | sed 's/^[^:]*: *//; s/,$//; s/"//g'; }
+upstream_state() { status | sed -n "/\"name\": \"$1\"/,/}/p" | grep '"state":' | sed -n 1p | sed 's/^[^:]*: *//; s/,$//; s/"//g'; }
 
 # install_config FILE: replace the config the way an editor does.
 install_config() {
@@ -122,7 +125,7 @@ tool_names() { grep -o '"name":"[^"]*"' | sed 's/"name":"//; s/"$//' | tr '\n' '
 # paths_schema SID TOOL: TOOL's paths property as listed.
 paths_schema() {
   rpc "$1" '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' |
-    grep -o "\"name\":\"$2\"[^}]*\"paths\":{[^}]*}" | grep -o '"paths":{[^}]*}' | head -1
+    grep -o "\"name\":\"$2\"[^}]*\"paths\":{[^}]*}" | grep -o '"paths":{[^}]*}' | sed -n 1p
 }
 
 # read_many SID TOOL PATHS: call TOOL with {"paths": PATHS}; prints isError
@@ -130,8 +133,8 @@ paths_schema() {
 read_many() {
   local out
   out=$(rpc "$1" "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"$2\",\"arguments\":{\"paths\":$3}}}")
-  if echo "$out" | grep -q '"isError":true'; then printf 'isError: '; else printf 'ok: '; fi
-  echo "$out" | grep -o '"text":"\([^"\\]\|\\.\)*"' | head -1 |
+  if grep -q '"isError":true' <<<"$out"; then printf 'isError: '; else printf 'ok: '; fi
+  echo "$out" | grep -o '"text":"\([^"\\]\|\\.\)*"' | sed -n 1p |
     sed 's/^"text":"//; s/"$//; s/\\n/ | /g; s/\\"/"/g' | cut -c1-200
 }
 
@@ -181,7 +184,7 @@ echo "old call, [], which 2025.11.25 refuses: $(read_many "$a" read_multiple_fil
 
 say "3. approve the change"
 before=$(last_reload_at); n=$(notifications a)
-pending=$(status | sed -n '/"pending"/,$p' | grep -m1 '"fingerprint":' | sed 's/^[^:]*: *//; s/,$//; s/"//g' || true)
+pending=$(status | sed -n '/"pending"/,$p' | grep '"fingerprint":' | sed -n 1p | sed 's/^[^:]*: *//; s/,$//; s/"//g' || true)
 if [ -n "$pending" ]; then
   echo "pending candidate $pending (the server runs with --state): approving it"
   if command -v "$MCPCTL" >/dev/null 2>&1; then

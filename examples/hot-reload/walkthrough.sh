@@ -15,6 +15,9 @@
 # `mcpctl status` is shown too when mcpctl is on PATH (or $MCPCTL).
 # MCP_URL and ADMIN override the addresses.
 set -euo pipefail
+# No reader that stops early (grep -q, grep -m, head) at the end of a
+# pipeline: under pipefail the writer it leaves dies of SIGPIPE and fails
+# the pipeline. `sed -n 1p` reads to the end; grep -q reads a here-string.
 
 here=$(cd "$(dirname "$0")" && pwd)
 MCP_URL=${MCP_URL:-http://127.0.0.1:8931/mcp}
@@ -60,13 +63,13 @@ install_config() {
 # status_field NAME: the first "NAME": value of /status (the last reload's
 # fields come first after the live generation's).
 status_field() {
-  curl -fsS "http://$ADMIN/status" | grep -m1 "\"$1\":" | sed 's/^[^:]*: *//; s/,$//; s/"//g'
+  curl -fsS "http://$ADMIN/status" | grep "\"$1\":" | sed -n 1p | sed 's/^[^:]*: *//; s/,$//; s/"//g'
 }
 
 # wait_reload OLD_AT: wait until /status shows a reload newer than OLD_AT.
 wait_reload() {
   for _ in $(seq 1 100); do
-    at=$(curl -fsS "http://$ADMIN/status" | sed -n '/"lastReload"/,/}/p' | grep -m1 '"at":' | sed 's/^[^:]*: *//; s/,$//; s/"//g')
+    at=$(curl -fsS "http://$ADMIN/status" | sed -n '/"lastReload"/,/}/p' | grep '"at":' | sed -n 1p | sed 's/^[^:]*: *//; s/,$//; s/"//g')
     if [ -n "$at" ] && [ "$at" != "$1" ]; then return 0; fi
     sleep 0.1
   done
@@ -75,7 +78,7 @@ wait_reload() {
 }
 
 last_reload_at() {
-  curl -fsS "http://$ADMIN/status" | sed -n '/"lastReload"/,/}/p' | grep -m1 '"at":' | sed 's/^[^:]*: *//; s/,$//; s/"//g' || true
+  curl -fsS "http://$ADMIN/status" | sed -n '/"lastReload"/,/}/p' | grep '"at":' | sed -n 1p | sed 's/^[^:]*: *//; s/,$//; s/"//g' || true
 }
 
 # rpc BODY: one JSON-RPC request in the session; prints the JSON answer.
@@ -114,7 +117,7 @@ curl -fsSN "$MCP_URL" -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $sid" -
 sse_pid=$!
 sleep 0.3
 echo "tools: $(rpc '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | tool_names)"
-echo "call search_notes: $(rpc '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_notes","arguments":{"query":"gate"}}}' | grep -o '"text":"[^"]*"' | head -1)"
+echo "call search_notes: $(rpc '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_notes","arguments":{"query":"gate"}}}' | grep -o '"text":"[^"]*"' | sed -n 1p)"
 
 say "1. an additive change: a new tool, a new optional argument"
 before=$(last_reload_at); n0=$(notifications)
@@ -124,7 +127,7 @@ echo "reload: $(status_field result); generation $(status_field version)"
 sleep 0.2
 echo "list_changed notifications received: $(( $(notifications) - n0 ))"
 echo "tools: $(rpc '{"jsonrpc":"2.0","id":4,"method":"tools/list"}' | tool_names)"
-echo "call count_notes: $(rpc '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count_notes","arguments":{}}}' | grep -o '"text":"[^"]*"' | head -1)"
+echo "call count_notes: $(rpc '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count_notes","arguments":{}}}' | grep -o '"text":"[^"]*"' | sed -n 1p)"
 
 say "2. a breaking change: remove the echo tool"
 before=$(last_reload_at); n1=$(notifications)
