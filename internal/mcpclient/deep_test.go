@@ -91,3 +91,34 @@ func TestAdversarialHTTPMessageNestedTooDeep(t *testing.T) {
 		}
 	}
 }
+
+// TestAdversarialHTTPLastEventNestedTooDeepUnterminated: the go-sdk's
+// SSE reader dispatches the event a stream ends in even when no blank
+// line ends it (and reads a last line that has no newline), but tapBody
+// passed such an event on as it came, not through TooDeep. Reproduction:
+// an upstream answers a POST with "id: 5\ndata: {…"id":5,"result":{"a":
+// [[…1001 levels…]]}}\n" and ends the body; the go-sdk failed the session
+// ("failed to decode event: … exceeded maximum nesting depth of 1000").
+// Now that event is answered as an error too; a shallow one still passes
+// as it came.
+func TestAdversarialHTTPLastEventNestedTooDeepUnterminated(t *testing.T) {
+	t.Parallel()
+	deepResp := `{"jsonrpc":"2.0","id":5,"result":{"a":` + deepJSON(1000) + `}}`
+	shallow := `{"jsonrpc":"2.0","id":6,"result":{}}`
+	for stream, want := range map[string]string{
+		"id: 5\ndata: " + deepResp + "\n":                   "id: 5\ndata: " + tooDeepError("5") + "\n",
+		"id: 5\r\ndata: " + deepResp:                        "id: 5\r\ndata: " + tooDeepError("5") + "\n",
+		"data:" + deepResp[:17] + "\ndata:" + deepResp[17:]: "data: " + tooDeepError("5") + "\n",
+		"data: " + shallow + "\n":                           "data: " + shallow + "\n",
+		"data: " + shallow:                                  "data: " + shallow,
+		": ping\n\nid: 7":                                   ": ping\n\nid: 7",
+	} {
+		for _, n := range []int{1, 5, 1 << 20} {
+			b := &tapBody{ReadCloser: io.NopCloser(&chunked{s: stream, n: n}), c: newCapture()}
+			got, err := io.ReadAll(b)
+			if err != nil || string(got) != want {
+				t.Errorf("%.40q… in reads of %d: the go-sdk read (%v)\n%.200q\nwant\n%.200q", stream, n, err, got, want)
+			}
+		}
+	}
+}

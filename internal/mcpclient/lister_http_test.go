@@ -49,3 +49,32 @@ func (c *chunked) Read(p []byte) (int, error) {
 	c.s = c.s[k:]
 	return k, nil
 }
+
+// TestTapBodySmallResponseAllocatesLittle: tapBody, which holds each
+// message back until it is complete, made room for 32 KiB at each read, so
+// that every response to a call, however small, cost two buffers: about
+// 82,000 bytes allocated for a 90-byte response (before it held nothing
+// back: about 450 bytes). Now its buffer starts small and doubles. Not
+// parallel: it counts the bytes the whole program allocates.
+func TestTapBodySmallResponseAllocatesLittle(t *testing.T) {
+	resp := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`
+	for _, jsonBody := range []bool{true, false} {
+		body := "event: message\nid: 1\ndata: " + resp + "\n\n"
+		if jsonBody {
+			body = resp
+		}
+		const calls = 100
+		n := allocated(func() {
+			for range calls {
+				b := &tapBody{ReadCloser: io.NopCloser(strings.NewReader(body)), c: newCapture(), json: jsonBody}
+				if _, err := io.Copy(io.Discard, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		t.Logf("JSON body %v: %d bytes allocated per response of %d bytes", jsonBody, n/calls, len(body))
+		if n/calls > 4096 {
+			t.Errorf("JSON body %v: %d bytes allocated per response of %d bytes, want at most 4096", jsonBody, n/calls, len(body))
+		}
+	}
+}
