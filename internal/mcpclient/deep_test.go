@@ -122,3 +122,43 @@ func TestAdversarialHTTPLastEventNestedTooDeepUnterminated(t *testing.T) {
 		}
 	}
 }
+
+// TestAdversarialStdioBatchNestedTooDeep: a stdio server may answer in a
+// JSON-RPC batch (JSON-RPC 2.0 §6; the go-sdk's client reads batches at
+// every revision). The go-sdk refuses the whole batch when one of its
+// messages is nested 1000 levels deep (1001 with the batch), and TooDeep
+// dropped the whole batch, so the other responses in it were lost: their
+// calls waited for the upstream timeout. Reproduction:
+//
+//	[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"a":[[…998 levels…]]}}]
+//
+// Now only the messages nested too deep are taken out of the batch, a
+// response among them answered as an error; a batch of none is dropped.
+func TestAdversarialStdioBatchNestedTooDeep(t *testing.T) {
+	t.Parallel()
+	ok := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	deepResp := `{"jsonrpc":"2.0","id":2,"result":{"a":` + deepJSON(998) + `}}`
+	deepNote := `{"jsonrpc":"2.0","method":"notifications/message","params":{"a":` + deepJSON(998) + `}}`
+	shallow := `{"jsonrpc":"2.0","id":3,"result":{"a":` + deepJSON(997) + `}}`
+	for batch, want := range map[string]string{
+		"[" + ok + "," + deepResp + "]":                        "[" + ok + "," + tooDeepError("2") + "]",
+		"[ " + deepNote + " , " + ok + " ,\t" + shallow + " ]": "[" + ok + "," + shallow + "]",
+		"[" + deepNote + "]":                                   "",
+		"[" + deepResp + "," + deepNote + "]":                  "[" + tooDeepError("2") + "]",
+		"[" + ok + "," + deepResp[:len(deepResp)-1]:            "",
+	} {
+		repl, why, deep := tooDeepLine([]byte(batch))
+		if !deep || string(repl) != want {
+			t.Errorf("tooDeepLine(%.80s…) = %v, %.200s, want %.200s (%s)", batch, deep, repl, want, why)
+		}
+		// Over streamable HTTP the go-sdk reads no batch: it is dropped.
+		if repl, _, deep := TooDeep([]byte(batch)); !deep || repl != nil {
+			t.Errorf("TooDeep(%.80s…) = %v, %.200s, want it dropped", batch, deep, repl)
+		}
+	}
+	line := "[" + ok + "," + deepResp + "]\n"
+	j := &jsonLines{r: bufio.NewReader(strings.NewReader(line)), warn: func(_, _ string) {}}
+	if got, err := io.ReadAll(j); err != nil || string(got) != "["+ok+","+tooDeepError("2")+"]\n" {
+		t.Errorf("the go-sdk read %.200s (%v)", got, err)
+	}
+}
