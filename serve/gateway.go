@@ -42,6 +42,9 @@ type gateway struct {
 	// reloads counts the reloads upstreams' changes started (Close waits
 	// for them).
 	reloads sync.WaitGroup
+	// starts counts the upstreams builds are starting (Close waits for
+	// them: a stdio upstream's process ends before Close returns).
+	starts sync.WaitGroup
 }
 
 // upstreamConns returns the connections of cfg's upstreams, starting the
@@ -74,9 +77,10 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 		return nil, "", err
 	}
 	key := connKey(opts)
-	s.gw.mu.Lock()
-	up := s.gw.conns[key]
-	s.gw.mu.Unlock()
+	up, err := s.openConn(key)
+	if err != nil {
+		return nil, "", err
+	}
 	if up != nil {
 		if refresh {
 			if err := up.Refresh(s.baseCtx); err != nil {
@@ -85,6 +89,7 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 		}
 		return up, key, nil
 	}
+	defer s.gw.starts.Done()
 	name := uc.Name
 	opts.OnList = func() { s.upstreamChanged(name) }
 	opts.Logger = s.log
@@ -105,6 +110,26 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 	return kept, key, err
 }
 
+// errServerClosing is the error of a build that would start an upstream
+// while the server closes.
+var errServerClosing = errors.New("the server is closing")
+
+// openConn returns the open connection of key, or nil when the caller is
+// to start it: then it counts the start (gateway.starts, which Close waits
+// for) and the caller ends it with starts.Done.
+func (s *Server) openConn(key string) (*upstream.Upstream, error) {
+	s.gw.mu.Lock()
+	defer s.gw.mu.Unlock()
+	if s.gw.closed {
+		return nil, errServerClosing
+	}
+	if up := s.gw.conns[key]; up != nil {
+		return up, nil
+	}
+	s.gw.starts.Add(1)
+	return nil, nil
+}
+
 // keepConn registers up, just started, as the connection of key, and
 // returns it; or, when the server is closing or a concurrent build (an
 // approval beside a reload) started key's first, returns that instead
@@ -113,7 +138,7 @@ func (s *Server) keepConn(key string, up *upstream.Upstream) (*upstream.Upstream
 	s.gw.mu.Lock()
 	defer s.gw.mu.Unlock()
 	if s.gw.closed {
-		return nil, errors.New("the server is closing")
+		return nil, errServerClosing
 	}
 	if s.gw.conns == nil {
 		s.gw.conns = map[string]*upstream.Upstream{}
@@ -274,8 +299,9 @@ func (s *Server) released(g *Generation) {
 	}
 }
 
-// closeUpstreams closes every connection and waits for the reloads they
-// started.
+// closeUpstreams closes every connection and waits for the upstreams
+// builds are starting (each closed once started: keepConn) and for the
+// reloads the connections started.
 func (s *Server) closeUpstreams() {
 	s.gw.mu.Lock()
 	s.gw.closed = true
@@ -285,6 +311,7 @@ func (s *Server) closeUpstreams() {
 	for _, up := range conns {
 		up.Close()
 	}
+	s.gw.starts.Wait()
 	s.gw.reloads.Wait()
 }
 

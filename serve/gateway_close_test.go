@@ -3,9 +3,13 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,4 +68,62 @@ func (s *Server) gatewayClosedForTest() bool {
 	s.gw.mu.Lock()
 	defer s.gw.mu.Unlock()
 	return s.gw.closed
+}
+
+// TestGatewayCloseDuringUpstreamStartLeavesNoProcess: Server.Close did
+// not wait for a reload that was starting a stdio upstream, so Close
+// returned with the upstream's process still running. Reproduction: a
+// reload adds upstream "b", sh -c 'echo $$ >pid; exec sleep 60' (it never
+// answers initialize, and ignores the end of its stdin); while the reload
+// waits for b's initialize, the server closes; when Close returned, sleep
+// was still running.
+func TestGatewayCloseDuringUpstreamStartLeavesNoProcess(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a program")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cfg := "server: {name: g, version: 1.0.0}\nupstreams:\n  - name: a\n    http: {url: \"http://127.0.0.1:1/a\"}\n"
+	s, path := startServer(t, cfg, hostileUpstream, func(o *testOptions) {
+		pipe := o.upstreamPipe
+		o.upstreamPipe = func(name string) func() (io.ReadWriteCloser, error) {
+			if name == "b" {
+				return nil // b is started from its config, a real process
+			}
+			return pipe(name)
+		}
+	})
+	script := fmt.Sprintf("echo $$ >%q; exec sleep 60", pidFile)
+	writeFile(t, filepath.Dir(path), filepath.Base(path), cfg+fmt.Sprintf("  - name: b\n    stdio: [sh, -c, %q]\n    timeout: 30s\n", script))
+	reloaded := make(chan struct{})
+	go func() {
+		defer close(reloaded)
+		s.Reload(context.Background(), "test")
+	}()
+	var pid int
+	waitUntil(t, "upstream b started", func() bool {
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return pid > 0
+	})
+	s.Close()
+	if state := processState(pid); state != "" && state != "Z" {
+		t.Errorf("Close returned with upstream b's process (pid %d) in state %s", pid, state)
+	}
+	<-reloaded
+	if state := processState(pid); state != "" {
+		t.Errorf("the reload returned with upstream b's process (pid %d) in state %s", pid, state)
+	}
+}
+
+// processState is the state of process pid as /proc reads it ("R", "S",
+// "Z", …), "" when there is no such process.
+func processState(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	state, _, _ := strings.Cut(rest, " ")
+	return state
 }
