@@ -42,8 +42,9 @@ type gateway struct {
 	// reloads counts the reloads upstreams' changes started (Close waits
 	// for them).
 	reloads sync.WaitGroup
-	// starts counts the upstreams builds are starting (Close waits for
-	// them: a stdio upstream's process ends before Close returns).
+	// starts counts the upstreams builds are starting, and the
+	// duplicates they close (Close waits for them: a stdio upstream's
+	// process ends before Close returns).
 	starts sync.WaitGroup
 }
 
@@ -101,7 +102,7 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 		s.hooks.upstreamStarted(name)
 	}
 	kept, err := s.keepConn(key, up)
-	if kept != up {
+	if err != nil {
 		// Closed here rather than in a goroutine of its own, which
 		// nothing waited for: the server process could leave a stdio
 		// upstream running after Close returned.
@@ -131,9 +132,11 @@ func (s *Server) openConn(key string) (*upstream.Upstream, error) {
 }
 
 // keepConn registers up, just started, as the connection of key, and
-// returns it; or, when the server is closing or a concurrent build (an
-// approval beside a reload) started key's first, returns that instead
-// (nil while closing), for the caller to close up.
+// returns it; or, when a concurrent build (an approval beside a reload)
+// started key's first, closes up beside the caller (Close waits for it:
+// a stdio server that ignores the end of its stdin takes two terminate
+// delays) and returns that first one; or, when the server is closing, an
+// error, for the caller to close up.
 func (s *Server) keepConn(key string, up *upstream.Upstream) (*upstream.Upstream, error) {
 	s.gw.mu.Lock()
 	defer s.gw.mu.Unlock()
@@ -144,6 +147,7 @@ func (s *Server) keepConn(key string, up *upstream.Upstream) (*upstream.Upstream
 		s.gw.conns = map[string]*upstream.Upstream{}
 	}
 	if first := s.gw.conns[key]; first != nil {
+		s.gw.starts.Go(up.Close)
 		return first, nil
 	}
 	s.gw.conns[key] = up
@@ -300,8 +304,8 @@ func (s *Server) released(g *Generation) {
 }
 
 // closeUpstreams closes every connection and waits for the upstreams
-// builds are starting (each closed once started: keepConn) and for the
-// reloads the connections started.
+// builds are starting (each closed once started: keepConn), the
+// duplicates they close, and the reloads the connections started.
 func (s *Server) closeUpstreams() {
 	s.gw.mu.Lock()
 	s.gw.closed = true

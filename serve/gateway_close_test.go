@@ -10,8 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpctl/mcpctl/serveconfig"
+	"github.com/mcpctl/mcpctl/upstream"
 )
 
 // TestGatewayCloseDuringUpstreamStartClosesIt: an upstream a reload
@@ -126,4 +130,84 @@ func processState(pid int) string {
 	_, rest, _ := strings.Cut(string(b), ") ")
 	state, _, _ := strings.Cut(rest, " ")
 	return state
+}
+
+// TestGatewayDuplicateUpstreamClosedWithoutHoldingTheBuild: two builds
+// (an approval beside a reload) that start the same upstream keep the
+// first; the other closed its duplicate before returning, which for a
+// stdio server that ignores the end of its stdin (and SIGTERM) takes two
+// terminate delays (4 s): the build, and every reload queued behind it,
+// waited that long. Reproduction: both builds start "b", whose
+// connection's Close blocks (as such a server's does); the losing build
+// did not return. Now the duplicate is closed beside the build, and
+// Server.Close waits for it.
+func TestGatewayDuplicateUpstreamClosedWithoutHoldingTheBuild(t *testing.T) {
+	t.Parallel()
+	release, closed := make(chan struct{}), make(chan struct{}, 2)
+	started := make(chan struct{}, 2)
+	cfg := "server: {name: g, version: 1.0.0}\nupstreams:\n  - name: a\n    http: {url: \"http://127.0.0.1:1/a\"}\n"
+	s, path := startServer(t, cfg, hostileUpstream, func(o *testOptions) {
+		pipe := o.upstreamPipe
+		o.upstreamPipe = func(name string) func() (io.ReadWriteCloser, error) {
+			dial := pipe(name)
+			if name != "b" {
+				return dial
+			}
+			return func() (io.ReadWriteCloser, error) {
+				c, err := dial()
+				return slowClose{c, release, closed}, err
+			}
+		}
+		o.upstreamStarted = func(name string) {
+			if name == "b" { // both builds have started b before either keeps it
+				started <- struct{}{}
+				waitUntil(t, "both builds starting b", func() bool { return len(started) == 2 })
+			}
+		}
+	})
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the duplicate's close
+	uc := &serveconfig.UpstreamConfig{Name: "b", HTTP: &serveconfig.UpstreamHTTP{URL: "http://127.0.0.1:1/b"}}
+	built := make(chan *upstream.Upstream, 2)
+	for range 2 {
+		go func() {
+			up, _, err := s.upstreamConn(uc, filepath.Dir(path), false)
+			if err != nil {
+				t.Error(err)
+			}
+			built <- up
+		}()
+	}
+	for range 2 {
+		select {
+		case up := <-built:
+			if up == nil {
+				t.Fatal("a build got no connection")
+			}
+		case <-closed:
+			t.Fatal("the duplicate closed before the builds returned")
+		case <-time.After(time.Minute):
+			t.Fatal("a build waited for its duplicate's close")
+		}
+	}
+	free()
+	s.Close()
+	if len(closed) != 2 {
+		t.Errorf("Close returned with %d of b's 2 connections closed", len(closed))
+	}
+}
+
+// slowClose is a connection whose Close waits for release, then reports
+// to closed.
+type slowClose struct {
+	io.ReadWriteCloser
+	release <-chan struct{}
+	closed  chan<- struct{}
+}
+
+func (c slowClose) Close() error {
+	<-c.release
+	err := c.ReadWriteCloser.Close()
+	c.closed <- struct{}{}
+	return err
 }
