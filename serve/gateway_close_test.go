@@ -144,7 +144,8 @@ func processState(pid int) string {
 func TestGatewayDuplicateUpstreamClosedWithoutHoldingTheBuild(t *testing.T) {
 	t.Parallel()
 	release, closed := make(chan struct{}), make(chan struct{}, 2)
-	started := make(chan struct{}, 2)
+	var started sync.WaitGroup
+	started.Add(2)
 	cfg := "server: {name: g, version: 1.0.0}\nupstreams:\n  - name: a\n    http: {url: \"http://127.0.0.1:1/a\"}\n"
 	s, path := startServer(t, cfg, hostileUpstream, func(o *testOptions) {
 		pipe := o.upstreamPipe
@@ -160,8 +161,8 @@ func TestGatewayDuplicateUpstreamClosedWithoutHoldingTheBuild(t *testing.T) {
 		}
 		o.upstreamStarted = func(name string) {
 			if name == "b" { // both builds have started b before either keeps it
-				started <- struct{}{}
-				waitUntil(t, "both builds starting b", func() bool { return len(started) == 2 })
+				started.Done()
+				started.Wait()
 			}
 		}
 	})
