@@ -16,11 +16,14 @@ import (
 // reports whether msg is such a message; then repl is what the go-sdk
 // reads instead and why says what was done, for a warning. A response (an
 // id and no method, read by canon.Skim, which bounds no nesting) becomes
-// an error response to the same request; anything else is dropped (repl
-// nil), a batch too (the go-sdk reads none over streamable HTTP; see
-// tooDeepLine for stdio). The error's message has no byte offset (why
-// has): the offset depends on the request's id, which the gateway's two
-// call paths choose differently.
+// an error response to the same request; a request (an id and a method)
+// loses its params, so that the client answers it as it answers that
+// method (the gateway's client declares no capabilities: ping and
+// roots/list get their results, anything else an error) rather than leave
+// the server waiting; anything else is dropped (repl nil), a batch too
+// (the go-sdk reads none over streamable HTTP; see tooDeepLine for stdio).
+// The error's message has no byte offset (why has): the offset depends on
+// the request's id, which the gateway's two call paths choose differently.
 func TooDeep(msg []byte) (repl []byte, why string, deep bool) {
 	return tooDeep(msg, false)
 }
@@ -41,39 +44,44 @@ func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 	why = fmt.Sprintf("%s (byte offset %d)", tooDeepWhat, off)
 	v, err := canon.Skim(msg, 1)
 	if batches && err == nil && v.Kind == canon.Array {
-		return batch(msg, v.Items), why + ", taken out of its batch, a response answered as an error", true
+		return batch(msg, v.Items), why + ", taken out of its batch (a response answered as an error, a request passed on without its params)", true
 	}
-	if repl = answer(v, err, msg); repl == nil {
-		return nil, why, true
-	}
-	return repl, why + ", answered to its request as an error", true
+	repl, done := answer(v, err, msg)
+	return repl, why + done, true
 }
 
 var tooDeepWhat = fmt.Sprintf("nested deeper than %d levels", canon.MaxDepth)
 
-// answer is the error response that replaces msg, a message nested too
-// deep that Skim read as v (or failed to, err), or nil when msg is not a
-// response.
-func answer(v canon.Value, err error, msg []byte) []byte {
+// answer is what replaces msg, a message nested too deep that Skim read
+// as v (or failed to, err): the error response to its request, or the
+// request without its params; nil when msg is neither. done says which,
+// for TooDeep's why.
+func answer(v canon.Value, err error, msg []byte) (repl []byte, done string) {
 	id := v.Get("id")
-	if err != nil || id == nil || (id.Kind != canon.String && id.Kind != canon.Number) || v.Has("method") {
-		return nil
+	if err != nil || id == nil || (id.Kind != canon.String && id.Kind != canon.Number) {
+		return nil, ""
+	}
+	if m := v.Get("method"); m != nil {
+		if m.Kind != canon.String {
+			return nil, ""
+		}
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%s,"params":{}}`, msg[id.Start:id.End], msg[m.Start:m.End]), ", passed on without its params"
 	}
 	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server's response is " + tooDeepWhat})
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, msg[id.Start:id.End], e)
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, msg[id.Start:id.End], e), ", answered to its request as an error"
 }
 
 // batch is the batch msg, its messages items, without those nested too
-// deep within it (the batch is a level), each response among them
-// replaced by its answer; nil when none is left (the go-sdk refuses an
-// empty batch).
+// deep within it (the batch is a level), each response or request among
+// them replaced by its answer; nil when none is left (the go-sdk refuses
+// an empty batch).
 func batch(msg []byte, items []canon.Value) []byte {
 	var out []byte
 	for _, it := range items {
 		m := msg[it.Start:it.End]
 		if canon.DeeperThan(m, canon.MaxDepth-1) >= 0 {
 			v, err := canon.Skim(m, 1)
-			if m = answer(v, err, m); m == nil {
+			if m, _ = answer(v, err, m); m == nil {
 				continue
 			}
 		}

@@ -27,8 +27,9 @@ func tooDeepError(id string) string {
 // {"content":[…],"structuredContent":{"a":[[[…1001 levels…]]]}}; the next
 // call, to a result of one level, got "upstream unavailable (restarting)".
 // Now a response nested too deep is answered to its request as an error,
-// any other such message is skipped, each with a warning, and the
-// connection reads on. 20,000 levels, beyond encoding/json's own bound,
+// a request is passed on without its params (for the client to answer:
+// TestAdversarialGatewayUpstreamRequestNestedTooDeep), any other such
+// message is skipped, each with a warning, and the connection reads on. 20,000 levels, beyond encoding/json's own bound,
 // and a string id are handled alike.
 func TestAdversarialStdioMessageNestedTooDeep(t *testing.T) {
 	t.Parallel()
@@ -44,8 +45,11 @@ func TestAdversarialStdioMessageNestedTooDeep(t *testing.T) {
 	var wantWhy []string
 	for i, l := range lines {
 		why := fmt.Sprintf("nested deeper than 1000 levels (byte offset %d)", strings.Index(l, "[")+998)
-		if i == 0 || i == 3 {
+		switch i {
+		case 0, 3:
 			why += ", answered to its request as an error"
+		case 2:
+			why += ", passed on without its params"
 		}
 		wantWhy = append(wantWhy, why)
 	}
@@ -55,7 +59,7 @@ func TestAdversarialStdioMessageNestedTooDeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := tooDeepError("7") + "\n" + tooDeepError(`"r-1"`) + "\n" + ok + "\n"
+	want := tooDeepError("7") + "\n" + `{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{}}` + "\n" + tooDeepError(`"r-1"`) + "\n" + ok + "\n"
 	if string(got) != want {
 		t.Errorf("the go-sdk read\n%.400s\nwant\n%.400s", got, want)
 	}
@@ -141,11 +145,12 @@ func TestAdversarialStdioBatchNestedTooDeep(t *testing.T) {
 	deepNote := `{"jsonrpc":"2.0","method":"notifications/message","params":{"a":` + deepJSON(998) + `}}`
 	shallow := `{"jsonrpc":"2.0","id":3,"result":{"a":` + deepJSON(997) + `}}`
 	for batch, want := range map[string]string{
-		"[" + ok + "," + deepResp + "]":                        "[" + ok + "," + tooDeepError("2") + "]",
-		"[ " + deepNote + " , " + ok + " ,\t" + shallow + " ]": "[" + ok + "," + shallow + "]",
-		"[" + deepNote + "]":                                   "",
-		"[" + deepResp + "," + deepNote + "]":                  "[" + tooDeepError("2") + "]",
-		"[" + ok + "," + deepResp[:len(deepResp)-1]:            "",
+		"[" + ok + "," + deepResp + "]":                                           "[" + ok + "," + tooDeepError("2") + "]",
+		"[ " + deepNote + " , " + ok + " ,\t" + shallow + " ]":                    "[" + ok + "," + shallow + "]",
+		"[" + deepNote + "]":                                                      "",
+		"[" + deepResp + "," + deepNote + "]":                                     "[" + tooDeepError("2") + "]",
+		"[" + ok + "," + deepResp[:len(deepResp)-1]:                               "",
+		"[" + strings.Replace(deepNote, `"method"`, `"id":"q","method"`, 1) + "]": "[" + `{"jsonrpc":"2.0","id":"q","method":"notifications/message","params":{}}` + "]",
 	} {
 		repl, why, deep := tooDeepLine([]byte(batch))
 		if !deep || string(repl) != want {
