@@ -78,3 +78,33 @@ func TestTapBodySmallResponseAllocatesLittle(t *testing.T) {
 		}
 	}
 }
+
+// TestTapBodyPassesACompleteEventAtOnce: tapBody holds an SSE event back
+// until its blank line, never longer: on the standalone GET stream a
+// notifications/tools/list_changed must reach the go-sdk while the
+// server sends nothing more (the stream stays open).
+func TestTapBodyPassesACompleteEventAtOnce(t *testing.T) {
+	t.Parallel()
+	r, w := io.Pipe()
+	defer w.Close()
+	event := "id: 1\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\r\n\r\n"
+	go func() {
+		_, _ = io.WriteString(w, ": open\n\n")
+		for i := range event { // a byte at a time
+			_, _ = io.WriteString(w, event[i:i+1])
+		}
+	}()
+	b := &tapBody{ReadCloser: r, c: newCapture()}
+	var got []byte
+	for len(got) < len(": open\n\n")+len(event) {
+		p := make([]byte, 4096)
+		n, err := b.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p[:n]...)
+	}
+	if string(got) != ": open\n\n"+event {
+		t.Errorf("passed on %q", got)
+	}
+}
