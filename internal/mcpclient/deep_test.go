@@ -167,3 +167,32 @@ func TestAdversarialStdioBatchNestedTooDeep(t *testing.T) {
 		t.Errorf("the go-sdk read %.200s (%v)", got, err)
 	}
 }
+
+// TestAdversarialResponseNestedTooDeepReadAsTheGoSDK: TooDeep read a
+// message's id with canon.Skim, which refuses what the go-sdk's decoder
+// takes: a member named twice (the go-sdk keeps the last), a string that
+// is not UTF-8 or holds a lone surrogate. Such a response nested too deep
+// was dropped, not answered, so its call waited for the upstream timeout
+// (and a JSON body reached the go-sdk whole, which failed the session).
+// Reproduction: {"jsonrpc":"2.0","id":1,"id":7,"result":{"a":[[…1001
+// levels…]]}}. Now each is answered to the id the go-sdk reads, at any
+// depth.
+func TestAdversarialResponseNestedTooDeepReadAsTheGoSDK(t *testing.T) {
+	t.Parallel()
+	for _, levels := range []int{1000, 20000} {
+		deep := deepJSON(levels)
+		for msg, want := range map[string]string{
+			`{"jsonrpc":"2.0","id":1,"id":7,"result":{"a":` + deep + `}}`:                          tooDeepError("7"),
+			`{"jsonrpc":"2.0","id":8,"result":{"a":` + deep + `},"x":"\ud800"}`:                    tooDeepError("8"),
+			"{\"jsonrpc\":\"2.0\",\"_\":\"\xff\",\"id\":\"r\",\"result\":{\"a\":" + deep + "}}":    tooDeepError(`"r"`),
+			`{"jsonrpc":"2.0","id":9,"method":"ping","method":"roots/list","params":` + deep + `}`: `{"jsonrpc":"2.0","id":9,"method":"roots/list","params":{}}`,
+			`{"jsonrpc":"2.0","id":9,"id":{},"result":{"a":` + deep + `}}`:                         "",
+			`{"jsonrpc":"2.0","id":1,"id":7,"result":{"a":` + deep + `}`:                           "",
+		} {
+			repl, why, deep := TooDeep([]byte(msg))
+			if !deep || string(repl) != want {
+				t.Errorf("%d levels: TooDeep(%.70q…) = %v, %.200s, want %.200s (%s)", levels, msg, deep, repl, want, why)
+			}
+		}
+	}
+}
