@@ -73,8 +73,10 @@ func TestTapBodySmallResponseAllocatesLittle(t *testing.T) {
 			}
 		})
 		t.Logf("JSON body %v: %d bytes allocated per response of %d bytes", jsonBody, n/calls, len(body))
-		if n/calls > 4096 {
-			t.Errorf("JSON body %v: %d bytes allocated per response of %d bytes, want at most 4096", jsonBody, n/calls, len(body))
+		// About 1,300 bytes (4,300 under the race detector), well below
+		// the 32 KiB one read made room for.
+		if n/calls > 16<<10 {
+			t.Errorf("JSON body %v: %d bytes allocated per response of %d bytes, want at most 16 KiB", jsonBody, n/calls, len(body))
 		}
 	}
 }
