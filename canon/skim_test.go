@@ -1,6 +1,7 @@
 package canon
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -80,4 +81,49 @@ func TestSkim(t *testing.T) {
 	if string(AppendJCS(nil, &a)) != string(AppendJCS(nil, &b)) {
 		t.Errorf("Skim at depth 3 = %s, Parse = %s", AppendJCS(nil, &a), AppendJCS(nil, &b))
 	}
+}
+
+// TestDeeperThanAgreesWithTheGoSDK: DeeperThan guards the go-sdk's
+// decoder, which refuses a message by its own rule (it counts '{' and '['
+// outside strings, a backslash escaping the byte after it, and fails past
+// 1000 levels); a text one of them refuses and the other passes is either
+// rewritten needlessly or ends a connection. On random texts of brackets,
+// quotes and backslashes, balanced or not, both agree.
+func TestDeeperThanAgreesWithTheGoSDK(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewSource(1))
+	alphabet := []byte(`[]{}"\a`)
+	for range 200000 {
+		b := make([]byte, r.Intn(14))
+		for j := range b {
+			b[j] = alphabet[r.Intn(len(alphabet))]
+		}
+		levels := r.Intn(4)
+		if got, want := DeeperThan(b, levels) >= 0, goSDKTooDeep(b, levels); got != want {
+			t.Fatalf("%q, %d levels: DeeperThan %d, the go-sdk refuses it: %v", b, levels, DeeperThan(b, levels), want)
+		}
+	}
+}
+
+// goSDKTooDeep is the go-sdk's rule (internal/json, checkMaxDepth of
+// github.com/modelcontextprotocol/go-sdk v1.8.0), restated byte by byte.
+func goSDKTooDeep(data []byte, levels int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range data {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString:
+			escaped, inString = c == '\\', c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > levels {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth = max(depth-1, 0)
+		}
+	}
+	return false
 }

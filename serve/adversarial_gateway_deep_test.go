@@ -58,3 +58,66 @@ func structuredUpstream(t *testing.T, jsonBody bool) string {
 	t.Cleanup(hs.Close)
 	return hs.URL
 }
+
+// TestAdversarialGatewayHTTPLastEventUnterminated: an HTTP upstream that
+// ends the event stream answering a call right after its response's data
+// line, without the blank line that ends the event. The go-sdk's client
+// dispatches such a last event, so the go-sdk path answered the call;
+// the fast path answered "the event stream ended before the response"
+// (upstream unavailable). A response nested too deep in such an event
+// ended the go-sdk path's session too. Now both paths answer alike.
+func TestAdversarialGatewayHTTPLastEventUnterminated(t *testing.T) {
+	t.Parallel()
+	text := `"content":[{"type":"text","text":"answered"}]`
+	deep := `{` + text + `,"structuredContent":{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}}`
+	lines := replyLines([]string{`{` + text + `}`, deep, `{` + text + `}`})
+	cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", unterminatedUpstream(t))
+	slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, cfg)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	for i := range want {
+		if want[i] != got[i] {
+			t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
+		}
+	}
+	if !strings.Contains(want[0], `"answered"`) || !strings.Contains(want[1], `nested deeper than 1000 levels"`) || !strings.Contains(want[2], `"answered"`) {
+		t.Errorf("answers %.200s, then %.200s, then %.200s", want[0], want[1], want[2])
+	}
+}
+
+// unterminatedUpstream is a streamable HTTP server written by hand that
+// answers every request in an event stream of one event whose blank line
+// never comes (the stream ends after its data line), a tools/call with
+// its argument "raw" as the result.
+func unterminatedUpstream(t *testing.T) string {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Arguments struct{ Raw string } `json:"arguments"`
+			} `json:"params"`
+		}
+		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&m) != nil {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		if m.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		result := `{}`
+		switch m.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"unterminated","version":"1"}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"reply","inputSchema":{"type":"object","properties":{"raw":{"type":"string"}}}}]}`
+		case "tools/call":
+			result = m.Params.Arguments.Raw
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n", m.ID, result)
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}

@@ -42,6 +42,10 @@ type gateway struct {
 	// reloads counts the reloads upstreams' changes started (Close waits
 	// for them).
 	reloads sync.WaitGroup
+	// starts counts the upstreams builds are starting, and the
+	// duplicates they close (Close waits for them: a stdio upstream's
+	// process ends before Close returns).
+	starts sync.WaitGroup
 }
 
 // upstreamConns returns the connections of cfg's upstreams, starting the
@@ -74,9 +78,10 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 		return nil, "", err
 	}
 	key := connKey(opts)
-	s.gw.mu.Lock()
-	up := s.gw.conns[key]
-	s.gw.mu.Unlock()
+	up, err := s.openConn(key)
+	if err != nil {
+		return nil, "", err
+	}
 	if up != nil {
 		if refresh {
 			if err := up.Refresh(s.baseCtx); err != nil {
@@ -85,6 +90,7 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 		}
 		return up, key, nil
 	}
+	defer s.gw.starts.Done()
 	name := uc.Name
 	opts.OnList = func() { s.upstreamChanged(name) }
 	opts.Logger = s.log
@@ -96,7 +102,7 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 		s.hooks.upstreamStarted(name)
 	}
 	kept, err := s.keepConn(key, up)
-	if kept != up {
+	if err != nil {
 		// Closed here rather than in a goroutine of its own, which
 		// nothing waited for: the server process could leave a stdio
 		// upstream running after Close returned.
@@ -105,20 +111,43 @@ func (s *Server) upstreamConn(uc *serveconfig.UpstreamConfig, dir string, refres
 	return kept, key, err
 }
 
+// errServerClosing is the error of a build that would start an upstream
+// while the server closes.
+var errServerClosing = errors.New("the server is closing")
+
+// openConn returns the open connection of key, or nil when the caller is
+// to start it: then it counts the start (gateway.starts, which Close waits
+// for) and the caller ends it with starts.Done.
+func (s *Server) openConn(key string) (*upstream.Upstream, error) {
+	s.gw.mu.Lock()
+	defer s.gw.mu.Unlock()
+	if s.gw.closed {
+		return nil, errServerClosing
+	}
+	if up := s.gw.conns[key]; up != nil {
+		return up, nil
+	}
+	s.gw.starts.Add(1)
+	return nil, nil
+}
+
 // keepConn registers up, just started, as the connection of key, and
-// returns it; or, when the server is closing or a concurrent build (an
-// approval beside a reload) started key's first, returns that instead
-// (nil while closing), for the caller to close up.
+// returns it; or, when a concurrent build (an approval beside a reload)
+// started key's first, closes up beside the caller (Close waits for it:
+// a stdio server that ignores the end of its stdin takes two terminate
+// delays) and returns that first one; or, when the server is closing, an
+// error, for the caller to close up.
 func (s *Server) keepConn(key string, up *upstream.Upstream) (*upstream.Upstream, error) {
 	s.gw.mu.Lock()
 	defer s.gw.mu.Unlock()
 	if s.gw.closed {
-		return nil, errors.New("the server is closing")
+		return nil, errServerClosing
 	}
 	if s.gw.conns == nil {
 		s.gw.conns = map[string]*upstream.Upstream{}
 	}
 	if first := s.gw.conns[key]; first != nil {
+		s.gw.starts.Go(up.Close)
 		return first, nil
 	}
 	s.gw.conns[key] = up
@@ -274,8 +303,9 @@ func (s *Server) released(g *Generation) {
 	}
 }
 
-// closeUpstreams closes every connection and waits for the reloads they
-// started.
+// closeUpstreams closes every connection and waits for the upstreams
+// builds are starting (each closed once started: keepConn), the
+// duplicates they close, and the reloads the connections started.
 func (s *Server) closeUpstreams() {
 	s.gw.mu.Lock()
 	s.gw.closed = true
@@ -285,6 +315,7 @@ func (s *Server) closeUpstreams() {
 	for _, up := range conns {
 		up.Close()
 	}
+	s.gw.starts.Wait()
 	s.gw.reloads.Wait()
 }
 

@@ -26,25 +26,27 @@ func (ex *rawExchange) stream(ctx context.Context, in io.Reader) (json.RawMessag
 	var data []byte
 	for {
 		line, err := r.ReadBytes('\n')
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = &Error{Name: ex.u.opts.Name, Msg: errStreamEnded.Error(), Err: errors.Join(ErrUnavailable, errStreamEnded)}
-			}
+		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
 		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-		switch {
-		case len(line) == 0 && len(data) > 0:
+		if bytes.HasPrefix(line, []byte("data:")) {
+			if len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, bytes.TrimPrefix(line[len("data:"):], []byte(" "))...)
+		}
+		// A blank line ends an event, and so does the end of the stream:
+		// the go-sdk's client dispatches the event a stream ends in.
+		if (len(line) == 0 || err != nil) && len(data) > 0 {
 			res, done, err := ex.event(ctx, data)
 			if done || err != nil {
 				return res, err
 			}
 			data = data[:0]
-		case bytes.HasPrefix(line, []byte("data:")):
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(line[len("data:"):], []byte(" "))...)
+		}
+		if err != nil {
+			return nil, &Error{Name: ex.u.opts.Name, Msg: errStreamEnded.Error(), Err: errors.Join(ErrUnavailable, errStreamEnded)}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -15,23 +16,154 @@ import (
 // session (over streamable HTTP), every call under way included. deep
 // reports whether msg is such a message; then repl is what the go-sdk
 // reads instead and why says what was done, for a warning. A response (an
-// id and no method, read by canon.Skim, which bounds no nesting) becomes
-// an error response to the same request; anything else is dropped (repl
-// nil). The error's message has no byte offset (why has): the offset
-// depends on the request's id, which the gateway's two call paths choose
-// differently.
+// id and no method, read as the go-sdk reads them, at any depth:
+// topMembers) becomes an error response to the same request; a request
+// (an id and a method) loses its params, so that the client answers it
+// as it answers that method (the gateway's client declares no
+// capabilities: ping and roots/list get their results, anything else an
+// error) rather than leave the server waiting; anything else is dropped
+// (repl nil), a batch too (the go-sdk reads none over streamable HTTP;
+// see tooDeepLine for stdio). The error's message has no byte offset (why
+// has): the offset depends on the request's id, which the gateway's two
+// call paths choose differently.
 func TooDeep(msg []byte) (repl []byte, why string, deep bool) {
+	return tooDeep(msg, false)
+}
+
+// tooDeepLine is TooDeep for a line of a stdio server, which may be a
+// batch (JSON-RPC 2.0 §6): the go-sdk's client reads batches there, at
+// every revision, and refuses one whole when a message in it is nested
+// too deep. Such a batch keeps its other messages (see batch).
+func tooDeepLine(msg []byte) (repl []byte, why string, deep bool) {
+	return tooDeep(msg, true)
+}
+
+func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 	off := canon.DeeperThan(msg, canon.MaxDepth)
 	if off < 0 {
 		return nil, "", false
 	}
-	what := fmt.Sprintf("nested deeper than %d levels", canon.MaxDepth)
-	why = fmt.Sprintf("%s (byte offset %d)", what, off)
-	v, err := canon.Skim(msg, 1)
-	id := v.Get("id")
-	if err != nil || id == nil || (id.Kind != canon.String && id.Kind != canon.Number) || v.Has("method") {
-		return nil, why, true
+	why = fmt.Sprintf("%s (byte offset %d)", tooDeepWhat, off)
+	if t := bytes.TrimSpace(msg); batches && len(t) > 0 && t[0] == '[' {
+		if v, err := canon.Skim(msg, 1); err == nil {
+			return batch(msg, v.Items), why + ", taken out of its batch (a response answered as an error, a request passed on without its params)", true
+		}
 	}
-	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server's response is " + what})
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, msg[id.Start:id.End], e), why + ", answered to its request as an error", true
+	repl, done := answer(msg)
+	return repl, why + done, true
+}
+
+var tooDeepWhat = fmt.Sprintf("nested deeper than %d levels", canon.MaxDepth)
+
+// answer is what replaces msg, a message nested too deep: the error
+// response to its request, or the request without its params; nil when
+// msg is neither. done says which, for TooDeep's why.
+func answer(msg []byte) (repl []byte, done string) {
+	id, method, ok := topMembers(msg)
+	if !ok || len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		return nil, ""
+	}
+	if method != nil {
+		if method[0] != '"' {
+			return nil, ""
+		}
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%s,"params":{}}`, id, method), ", passed on without its params"
+	}
+	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server's response is " + tooDeepWhat})
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e), ", answered to its request as an error"
+}
+
+// topMembers returns the bytes of the members "id" and "method" of msg's
+// top-level object (nil when absent), read by canon.Skim, which bounds no
+// nesting; ok is false when msg is no object. Where Skim refuses what
+// the go-sdk's decoder takes (a member named twice: the last counts; a
+// string that is not UTF-8), they are read as that decoder reads them
+// (lenientMembers).
+func topMembers(msg []byte) (id, method []byte, ok bool) {
+	v, err := canon.Skim(msg, 1)
+	if err != nil {
+		return lenientMembers(msg)
+	}
+	if v.Kind != canon.Object {
+		return nil, nil, false
+	}
+	span := func(m *canon.Value) []byte {
+		if m == nil {
+			return nil
+		}
+		return msg[m.Start:m.End]
+	}
+	return span(v.Get("id")), span(v.Get("method")), true
+}
+
+// lenientMembers is topMembers through encoding/json's tokens, which
+// bound no nesting either: the last of a member named twice, strings as
+// they come.
+func lenientMembers(msg []byte) (id, method []byte, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil, false
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, nil, false
+		}
+		start := dec.InputOffset()
+		if err := skipValue(dec); err != nil {
+			return nil, nil, false
+		}
+		value := bytes.TrimLeft(msg[start:dec.InputOffset()], " \t\r\n:")
+		switch k {
+		case "id":
+			id = value
+		case "method":
+			method = value
+		}
+	}
+	_, err := dec.Token() // the closing brace
+	return id, method, err == nil && !dec.More()
+}
+
+// skipValue reads the next value of dec, token by token.
+func skipValue(dec *json.Decoder) error {
+	for depth := 0; ; {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// batch is the batch msg, its messages items, without those nested too
+// deep within it (the batch is a level), each response or request among
+// them replaced by its answer; nil when none is left (the go-sdk refuses
+// an empty batch).
+func batch(msg []byte, items []canon.Value) []byte {
+	var out []byte
+	for _, it := range items {
+		m := msg[it.Start:it.End]
+		if canon.DeeperThan(m, canon.MaxDepth-1) >= 0 {
+			if m, _ = answer(m); m == nil {
+				continue
+			}
+		}
+		if len(out) > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
+	}
+	if out == nil {
+		return nil
+	}
+	return append(append([]byte("["), out...), ']')
 }

@@ -83,8 +83,12 @@ type tapBody struct {
 	err   error  // the body's read error, once out is read
 }
 
-// tapRead is the most tapBody reads of the body at once.
-const tapRead = 32 << 10
+// tapRead is the most tapBody reads of the body at once; tapMin is the
+// least room it makes for a read (a small response fits in it).
+const (
+	tapRead = 32 << 10
+	tapMin  = 512
+)
 
 // Read passes the body through; a JSON body, or an SSE line or event,
 // longer than MaxMessageSize ends it with ErrMessageTooLarge.
@@ -103,9 +107,11 @@ func (b *tapBody) Read(p []byte) (int, error) {
 // fill reads the body once and moves what is complete to out.
 func (b *tapBody) fill() {
 	// One byte beyond the limit tells a message longer than it.
-	room := min(tapRead, MaxMessageSize+1-len(b.in)-len(b.event))
-	b.in = slices.Grow(b.in, room)
-	n, err := b.ReadCloser.Read(b.in[len(b.in) : len(b.in)+room])
+	limit := MaxMessageSize + 1 - len(b.in) - len(b.event)
+	if len(b.in) == cap(b.in) { // in doubles from tapMin, as a small body needs
+		b.in = slices.Grow(b.in, min(max(len(b.in), tapMin), tapRead, limit))
+	}
+	n, err := b.ReadCloser.Read(b.in[len(b.in):min(cap(b.in), len(b.in)+limit)])
 	b.in = b.in[:len(b.in)+n]
 	if len(b.in)+len(b.event) > MaxMessageSize {
 		b.err = fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, MaxMessageSize)
@@ -117,12 +123,30 @@ func (b *tapBody) fill() {
 		b.in = nil
 	case !b.json:
 		b.events()
-		if err != nil { // an event the body does not end is passed on as it came
-			b.out = append(append(b.out, b.event...), b.in...)
-			b.event, b.in = nil, nil
+		if err != nil {
+			b.end(err)
 		}
 	}
 	b.err = err
+}
+
+// end passes on the event the body ends in: at the end of the stream the
+// go-sdk dispatches it (and reads a last line without newline), so it is
+// complete; after a read error it does not, and it is passed on as it
+// came.
+func (b *tapBody) end(err error) {
+	if err != io.EOF {
+		b.out = append(append(b.out, b.event...), b.in...)
+		b.event, b.in = nil, nil
+		return
+	}
+	if len(b.in) > 0 {
+		b.line(b.in)
+		b.in = nil
+	}
+	if len(b.event) > 0 {
+		b.dispatch()
+	}
 }
 
 // events moves the complete lines of in to the event being read, and the
@@ -136,24 +160,34 @@ func (b *tapBody) events() {
 		}
 		i += b.seen
 		b.seen = 0
-		raw := b.in[:i+1]
-		line := bytes.TrimSuffix(b.in[:i], []byte("\r"))
-		switch {
-		case len(line) == 0:
-			b.out = append(b.out, b.message(b.data, b.event)...)
-			b.out = append(b.out, raw...)
-			b.event, b.data = b.event[:0], b.data[:0]
-		case bytes.HasPrefix(line, []byte("data:")):
-			if len(b.data) > 0 {
-				b.data = append(b.data, '\n')
-			}
-			b.data = append(b.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
-			b.event = append(b.event, raw...)
-		default:
-			b.event = append(b.event, raw...)
-		}
+		b.line(b.in[:i+1])
 		b.in = b.in[i+1:]
 	}
+}
+
+// line adds raw, a line of the stream with its line ending, to the event
+// being read, or, when it is blank, moves that event and raw to out.
+func (b *tapBody) line(raw []byte) {
+	line := bytes.TrimRight(raw, "\r\n")
+	switch {
+	case len(line) == 0:
+		b.dispatch()
+		b.out = append(b.out, raw...)
+	case bytes.HasPrefix(line, []byte("data:")):
+		if len(b.data) > 0 {
+			b.data = append(b.data, '\n')
+		}
+		b.data = append(b.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+		b.event = append(b.event, raw...)
+	default:
+		b.event = append(b.event, raw...)
+	}
+}
+
+// dispatch moves the event being read to out (message).
+func (b *tapBody) dispatch() {
+	b.out = append(b.out, b.message(b.data, b.event)...)
+	b.event, b.data = b.event[:0], b.data[:0]
 }
 
 // message hands the capture msg, a JSON body or an SSE event's data, and
@@ -178,6 +212,9 @@ func (b *tapBody) message(msg, whole []byte) []byte {
 	for line := range bytes.Lines(whole) {
 		if !bytes.HasPrefix(line, []byte("data:")) {
 			ev = append(ev, line...)
+			if !bytes.HasSuffix(line, []byte("\n")) { // the stream's last line
+				ev = append(ev, '\n')
+			}
 		}
 	}
 	if repl != nil {

@@ -49,3 +49,64 @@ func (c *chunked) Read(p []byte) (int, error) {
 	c.s = c.s[k:]
 	return k, nil
 }
+
+// TestTapBodySmallResponseAllocatesLittle: tapBody, which holds each
+// message back until it is complete, made room for 32 KiB at each read, so
+// that every response to a call, however small, cost two buffers: about
+// 82,000 bytes allocated for a 90-byte response (before it held nothing
+// back: about 450 bytes). Now its buffer starts small and doubles. Not
+// parallel: it counts the bytes the whole program allocates.
+func TestTapBodySmallResponseAllocatesLittle(t *testing.T) {
+	resp := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`
+	for _, jsonBody := range []bool{true, false} {
+		body := "event: message\nid: 1\ndata: " + resp + "\n\n"
+		if jsonBody {
+			body = resp
+		}
+		const calls = 100
+		n := allocated(func() {
+			for range calls {
+				b := &tapBody{ReadCloser: io.NopCloser(strings.NewReader(body)), c: newCapture(), json: jsonBody}
+				if _, err := io.Copy(io.Discard, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		t.Logf("JSON body %v: %d bytes allocated per response of %d bytes", jsonBody, n/calls, len(body))
+		// About 1,300 bytes (4,300 under the race detector), well below
+		// the 32 KiB one read made room for.
+		if n/calls > 16<<10 {
+			t.Errorf("JSON body %v: %d bytes allocated per response of %d bytes, want at most 16 KiB", jsonBody, n/calls, len(body))
+		}
+	}
+}
+
+// TestTapBodyPassesACompleteEventAtOnce: tapBody holds an SSE event back
+// until its blank line, never longer: on the standalone GET stream a
+// notifications/tools/list_changed must reach the go-sdk while the
+// server sends nothing more (the stream stays open).
+func TestTapBodyPassesACompleteEventAtOnce(t *testing.T) {
+	t.Parallel()
+	r, w := io.Pipe()
+	defer w.Close()
+	event := "id: 1\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\r\n\r\n"
+	go func() {
+		_, _ = io.WriteString(w, ": open\n\n")
+		for i := range event { // a byte at a time
+			_, _ = io.WriteString(w, event[i:i+1])
+		}
+	}()
+	b := &tapBody{ReadCloser: r, c: newCapture()}
+	var got []byte
+	for len(got) < len(": open\n\n")+len(event) {
+		p := make([]byte, 4096)
+		n, err := b.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p[:n]...)
+	}
+	if string(got) != ": open\n\n"+event {
+		t.Errorf("passed on %q", got)
+	}
+}

@@ -115,7 +115,7 @@ var ErrMessageTooLarge = errors.New("the server sent a message longer than the l
 // message (first non-blank byte '{' or '[') and blank lines, and hands
 // every other line (its first bytes) to warn. Responses to raw's calls
 // go to raw instead; the end of r ends raw's calls. A message nested
-// deeper than canon.MaxDepth is TooDeep's.
+// deeper than canon.MaxDepth is tooDeepLine's.
 type jsonLines struct {
 	r    *bufio.Reader
 	warn func(line, why string)
@@ -141,7 +141,7 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 }
 
 // pass returns what the go-sdk reads of line: nothing for a line that is
-// not JSON-RPC or a response raw takes, TooDeep's for one nested too
+// not JSON-RPC or a response raw takes, tooDeepLine's for one nested too
 // deep, the line itself otherwise.
 func (j *jsonLines) pass(line []byte) []byte {
 	trimmed := bytes.TrimSpace(line)
@@ -149,7 +149,7 @@ func (j *jsonLines) pass(line []byte) []byte {
 		j.skipped(trimmed, "that is not JSON-RPC")
 		return nil
 	}
-	if repl, why, deep := TooDeep(trimmed); deep {
+	if repl, why, deep := tooDeepLine(trimmed); deep {
 		j.skipped(trimmed, why)
 		line, trimmed = repl, repl
 		if repl != nil {
