@@ -58,7 +58,8 @@ func TestMaxCallsOneLeaves20260728ClientRoom(t *testing.T) {
 	if err := recvWithin(t, "tools/list with one call held", listed); err != nil {
 		t.Errorf("tools/list: %v", err)
 	}
-	endHeld(t, cancel, ended, 1) // the cancellation reaches the server
+	endHeld(t, cancel, ended, 1)
+	recvWithin(t, "the upstream to see the cancellation", u.Cancelled())
 	waitUntil(t, "the cancelled call's slot freed", func() bool { return s.Status().InFlight == 0 })
 	if text, isErr := sdkCall(t, cs, "echo", map[string]any{"message": "hi"}); isErr || !strings.Contains(text, "hi") {
 		t.Errorf("a call after the cancelled one: %s", text)

@@ -75,7 +75,12 @@ func TestMaxCallsRefusalIsNotAToolError(t *testing.T) {
 	cs := streamClient(t, s, sdkDefaultRevision)
 	ctx, cancel := context.WithCancel(context.Background())
 	ended := holdSlow(ctx, t, cs, u, 1)
-	defer endHeld(t, cancel, ended, 1)
+	defer func() {
+		endHeld(t, cancel, ended, 1)
+		// Before the upstream closes: a go-sdk server's session waits for
+		// its handlers, and the slow one ends only when cancelled.
+		recvWithin(t, "the upstream to see the cancellation", u.Cancelled())
+	}()
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nope", Arguments: map[string]any{}})
 	if err == nil || !strings.Contains(err.Error(), `unknown tool "nope"`) {
 		t.Errorf("a call to an unknown tool at the bound: %v, want the unknown-tool error", err)

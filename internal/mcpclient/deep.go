@@ -46,7 +46,7 @@ func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 	why = fmt.Sprintf("%s (byte offset %d)", tooDeepWhat, off)
 	if t := bytes.TrimSpace(msg); batches && len(t) > 0 && t[0] == '[' {
 		if v, err := canon.Skim(msg, 1); err == nil {
-			return batch(msg, v.Items), why + ", taken out of its batch (a response answered as an error, a request passed on without its params)", true
+			return batch(msg, v.Items), why + ": the batch kept without it (a response replaced by an error response, a request by the request without its params)", true
 		}
 	}
 	repl, done := answer(msg)
@@ -67,10 +67,10 @@ func answer(msg []byte) (repl []byte, done string) {
 		if method[0] != '"' {
 			return nil, ""
 		}
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%s,"params":{}}`, id, method), ", passed on without its params"
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%s,"params":{}}`, id, method), ": replaced by the request without its params"
 	}
 	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server's response is " + tooDeepWhat})
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e), ", answered to its request as an error"
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e), ": replaced by an error response to its request"
 }
 
 // topMembers returns the bytes of the members "id" and "method" of msg's

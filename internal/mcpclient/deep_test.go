@@ -47,9 +47,9 @@ func TestAdversarialStdioMessageNestedTooDeep(t *testing.T) {
 		why := fmt.Sprintf("nested deeper than 1000 levels (byte offset %d)", strings.Index(l, "[")+998)
 		switch i {
 		case 0, 3:
-			why += ", answered to its request as an error"
+			why += ": replaced by an error response to its request"
 		case 2:
-			why += ", passed on without its params"
+			why += ": replaced by the request without its params"
 		}
 		wantWhy = append(wantWhy, why)
 	}

@@ -21,9 +21,9 @@ import (
 // go-sdk's session with a decoding error: a line on the server's standard
 // output that is not a JSON-RPC message (the specification forbids them,
 // yet servers print banners such as "Server starting...") is skipped, and
-// a message nested deeper than canon.MaxDepth is skipped too, or, when it
-// is a response, answered to its request as an error. Both are passed to
-// warn with why.
+// a message nested deeper than canon.MaxDepth is replaced as TooDeep
+// says (a response by an error response to its request). Both are passed
+// to warn with why.
 // Closing the connection closes the server's stdin, waits terminate, sends
 // SIGTERM, waits terminate again, then kills it (MCP 2025-11-25
 // basic/lifecycle, "Shutdown").
