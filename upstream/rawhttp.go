@@ -170,6 +170,12 @@ func (ex *rawExchange) post(ctx context.Context, body []byte) (*http.Response, e
 	if err != nil {
 		return nil, err
 	}
+	// Once the upstream is closing, a request (a call's
+	// notifications/cancelled, sent by its caller when Close no longer
+	// waits for it) must not leave its connection in the pool: Close has
+	// emptied it, and taking a connection through it undoes that
+	// (net/http), so it would stay open, idle, after Close.
+	req.Close = ex.u.ctx.Err() != nil
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", ex.rev)
