@@ -23,6 +23,7 @@ func upstreamURL(t testing.TB, u *upstreamtest.Upstream) string {
 	t.Helper()
 	hs := httptest.NewServer(u.HTTPHandler())
 	t.Cleanup(func() {
+		u.Release() // a blocked call whose cancellation never came
 		hs.CloseClientConnections()
 		hs.Close()
 		u.Crash() // sessions whose client never said goodbye

@@ -3,6 +3,7 @@ package upstreamtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,10 +78,17 @@ func (u *Upstream) progress(ctx context.Context, req *mcp.CallToolRequest) error
 // 2025-11-25, Basic / Utilities / Cancellation) and reports it.
 func (u *Upstream) block(ctx context.Context, name string) error {
 	signal(u.started, name)
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-u.released:
+		return errReleased
+	}
 	signal(u.cancelled, name)
 	return ctx.Err()
 }
+
+// errReleased ends the calls Release ends.
+var errReleased = errors.New("the upstream released its blocked calls")
 
 func signal(ch chan string, name string) {
 	select {

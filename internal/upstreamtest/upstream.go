@@ -53,6 +53,9 @@ type Upstream struct {
 	calls     atomic.Int64
 	started   chan string
 	cancelled chan string
+	// released ends every blocked call (Release).
+	released    chan struct{}
+	releaseOnce sync.Once
 }
 
 // entry is one tool as currently served: its definition, the input schema as
@@ -87,6 +90,7 @@ func New(opts *Options, tools ...*mcp.Tool) *Upstream {
 		tools:     map[string]*entry{},
 		started:   make(chan string, 256),
 		cancelled: make(chan string, 256),
+		released:  make(chan struct{}),
 	}
 	for _, t := range tools {
 		if err := u.Add(t); err != nil {
@@ -163,6 +167,15 @@ func (u *Upstream) Connect(ctx context.Context, c *mcp.Client) (*mcp.ClientSessi
 // Basic / Transports / Streamable HTTP).
 func (u *Upstream) HTTPHandler() http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return u.server }, nil)
+}
+
+// Release ends every call to SlowTool blocked now or later, with an
+// error, as a server process that exits would. A test's cleanup releases
+// them before it closes the upstream's HTTP server: a go-sdk server's
+// session waits for its handlers as it closes, so one whose cancellation
+// never came would hold that Close forever.
+func (u *Upstream) Release() {
+	u.releaseOnce.Do(func() { close(u.released) })
 }
 
 // Crash closes every session, as a crashing process would. The upstream

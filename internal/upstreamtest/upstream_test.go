@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -310,4 +312,38 @@ func runMain(t *testing.T, control string) (*client, chan int) {
 	t.Cleanup(func() { cs.Close() })
 	c.cs = cs
 	return c, exit
+}
+
+// TestReleaseEndsBlockedCalls (reproduction: a gateway test whose slow
+// call's cancellation did not reach the upstream before the gateway
+// closed hung in its cleanup, for the whole test timeout: the go-sdk
+// server's session, closed by the gateway's DELETE, waited for the slow
+// handler, and httptest.Server.Close for that DELETE). Release ends the
+// blocked call, with an error, and the HTTP server closes.
+func TestReleaseEndsBlockedCalls(t *testing.T) {
+	t.Parallel()
+	u := New(nil, DefaultTools()...)
+	hs := httptest.NewServer(u.HTTPHandler())
+	mc, _ := newClient()
+	cs, err := mc.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: SlowTool, Arguments: map[string]any{}})
+		done <- err
+	}()
+	wait(t, u.SlowStarted(), "slow call start")
+	u.Release()
+	if err := wait(t, done, "the released call's answer"); err == nil || !strings.Contains(err.Error(), errReleased.Error()) {
+		t.Errorf("released call: %v, want %v", err, errReleased)
+	}
+	closed := make(chan struct{})
+	go func() {
+		cs.Close()
+		hs.Close()
+		close(closed)
+	}()
+	wait(t, closed, "the HTTP server's Close")
 }
