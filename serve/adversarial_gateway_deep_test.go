@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -90,6 +91,16 @@ func TestAdversarialGatewayHTTPLastEventUnterminated(t *testing.T) {
 // never comes (the stream ends after its data line), a tools/call with
 // its argument "raw" as the result.
 func unterminatedUpstream(t *testing.T) string {
+	return handUpstream(t, func(id json.RawMessage, _, result string) string {
+		return fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n", id, result)
+	})
+}
+
+// handUpstream is a streamable HTTP server written by hand: it answers
+// every request with an event stream whose body is stream(id, method,
+// result), result the request's result (a tools/call's is its argument
+// "raw").
+func handUpstream(t *testing.T, stream func(id json.RawMessage, method, result string) string) string {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -109,15 +120,45 @@ func unterminatedUpstream(t *testing.T) string {
 		result := `{}`
 		switch m.Method {
 		case "initialize":
-			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"unterminated","version":"1"}}`
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hand","version":"1"}}`
 		case "tools/list":
 			result = `{"tools":[{"name":"reply","inputSchema":{"type":"object","properties":{"raw":{"type":"string"}}}}]}`
 		case "tools/call":
 			result = m.Params.Arguments.Raw
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n", m.ID, result)
+		_, _ = io.WriteString(w, stream(m.ID, m.Method, result))
 	}))
 	t.Cleanup(hs.Close)
 	return hs.URL
+}
+
+// TestAdversarialGatewayHTTPEventNamedOtherThanMessage: an HTTP upstream
+// whose event stream answering a call holds, before the real response, an
+// event named "decoy" whose data is a response with the call's id. The
+// go-sdk's client reads only events named "message" (or unnamed: WHATWG
+// HTML, "Server-sent events", the default event type), so the go-sdk
+// path answered the real response; the fast path read every event and
+// answered the decoy.
+func TestAdversarialGatewayHTTPEventNamedOtherThanMessage(t *testing.T) {
+	t.Parallel()
+	url := handUpstream(t, func(id json.RawMessage, method, result string) string {
+		resp := func(r string) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, r) }
+		if method != "tools/call" {
+			return "data: " + resp(result) + "\n\n"
+		}
+		decoy := resp(`{"content":[{"type":"text","text":"decoy"}]}`)
+		return "event: decoy\ndata: " + decoy + "\n\nevent:message\ndata: " + resp(result) + "\n\n"
+	})
+	lines := replyLines([]string{`{"content":[{"type":"text","text":"answered"}]}`})
+	cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
+	slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, cfg)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	if !strings.Contains(want[0], `"answered"`) {
+		t.Fatalf("go-sdk path answered %.300s", want[0])
+	}
+	if got[0] != want[0] {
+		t.Errorf("go-sdk path: %.300s\nfast path:   %.300s", want[0], got[0])
+	}
 }
