@@ -91,16 +91,16 @@ func TestAdversarialGatewayHTTPLastEventUnterminated(t *testing.T) {
 // never comes (the stream ends after its data line), a tools/call with
 // its argument "raw" as the result.
 func unterminatedUpstream(t *testing.T) string {
-	return handUpstream(t, func(id json.RawMessage, _, result string) string {
+	return handUpstream(t, "text/event-stream", func(id json.RawMessage, _, result string) string {
 		return fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n", id, result)
 	})
 }
 
 // handUpstream is a streamable HTTP server written by hand: it answers
-// every request with an event stream whose body is stream(id, method,
+// every request with a body of type contentType, body(id, method,
 // result), result the request's result (a tools/call's is its argument
 // "raw").
-func handUpstream(t *testing.T, stream func(id json.RawMessage, method, result string) string) string {
+func handUpstream(t *testing.T, contentType string, body func(id json.RawMessage, method, result string) string) string {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -126,8 +126,8 @@ func handUpstream(t *testing.T, stream func(id json.RawMessage, method, result s
 		case "tools/call":
 			result = m.Params.Arguments.Raw
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, stream(m.ID, m.Method, result))
+		w.Header().Set("Content-Type", contentType)
+		_, _ = io.WriteString(w, body(m.ID, m.Method, result))
 	}))
 	t.Cleanup(hs.Close)
 	return hs.URL
@@ -142,7 +142,7 @@ func handUpstream(t *testing.T, stream func(id json.RawMessage, method, result s
 // answered the decoy.
 func TestAdversarialGatewayHTTPEventNamedOtherThanMessage(t *testing.T) {
 	t.Parallel()
-	url := handUpstream(t, func(id json.RawMessage, method, result string) string {
+	url := handUpstream(t, "text/event-stream", func(id json.RawMessage, method, result string) string {
 		resp := func(r string) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, r) }
 		if method != "tools/call" {
 			return "data: " + resp(result) + "\n\n"
@@ -160,5 +160,36 @@ func TestAdversarialGatewayHTTPEventNamedOtherThanMessage(t *testing.T) {
 	}
 	if got[0] != want[0] {
 		t.Errorf("go-sdk path: %.300s\nfast path:   %.300s", want[0], got[0])
+	}
+}
+
+// TestAdversarialGatewayHTTPBodyNestedTooDeepNotAResponse: an HTTP
+// upstream that answers a call with a JSON body holding a notification
+// nested 1001 levels deep, neither the response nor a request. The go-sdk
+// path handed it whole to the go-sdk, whose decoder refuses it, and that
+// ended the upstream's session: the call got "the server went away" and
+// the next one "unavailable (restarting)"; the fast path answered "a
+// message that is not its response". Both now answer the call with the
+// error response a response nested too deep gets, and the session lives.
+func TestAdversarialGatewayHTTPBodyNestedTooDeepNotAResponse(t *testing.T) {
+	t.Parallel()
+	url := handUpstream(t, "application/json", func(id json.RawMessage, method, result string) string {
+		if method == "tools/call" && result == `"deep"` {
+			return `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}}`
+		}
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
+	})
+	lines := replyLines([]string{`"deep"`, `{"content":[{"type":"text","text":"answered"}]}`})
+	cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
+	slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, cfg)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	for i := range want {
+		if want[i] != got[i] {
+			t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
+		}
+	}
+	if !strings.Contains(want[0], `nested deeper than 1000 levels`) || !strings.Contains(want[1], `"answered"`) {
+		t.Errorf("answers %.300s, then %.300s", want[0], want[1])
 	}
 }

@@ -209,7 +209,7 @@ type rawMessage struct {
 
 // response reads the JSON body answering the request.
 func (ex *rawExchange) response(b []byte) (json.RawMessage, error) {
-	if repl, _, deep := mcpclient.TooDeep(b); deep && repl != nil {
+	if repl, _, deep := mcpclient.TooDeepAnswering(b, ex.id); deep && repl != nil {
 		b = repl // as the go-sdk client's transport reads it
 	}
 	if res, ok := ex.plain(b); ok {

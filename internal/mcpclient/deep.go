@@ -23,7 +23,7 @@ import (
 // capabilities: ping and roots/list get their results, anything else an
 // error) rather than leave the server waiting; anything else is dropped
 // (repl nil), a batch too (the go-sdk reads none over streamable HTTP;
-// see tooDeepLine for stdio). The error's message has no byte offset (why
+// see tooDeepLine for stdio, TooDeepAnswering for an HTTP body). The error's message has no byte offset (why
 // has): the offset depends on the request's id, which the gateway's two
 // call paths choose differently.
 func TooDeep(msg []byte) (repl []byte, why string, deep bool) {
@@ -53,6 +53,21 @@ func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 	return repl, why + done, true
 }
 
+// TooDeepAnswering is TooDeep for msg, the whole body of an HTTP response
+// to the request whose id is id (as sent; nil: a notification or a
+// response was posted). The go-sdk's client takes such a body as that
+// request's answer, so a message nested too deep there that is neither a
+// response nor a request, which TooDeep drops, becomes the error response
+// to the request, as a response nested too deep does: the call ends with
+// that error instead of waiting for an answer that will not come.
+func TooDeepAnswering(msg, id []byte) (repl []byte, why string, deep bool) {
+	repl, why, deep = TooDeep(msg)
+	if deep && repl == nil && plainID(id) {
+		repl, why = tooDeepResponse(id), why+": replaced by an error response to the request the body answers"
+	}
+	return repl, why, deep
+}
+
 var tooDeepWhat = fmt.Sprintf("nested deeper than %d levels", canon.MaxDepth)
 
 // answer is what replaces msg, a message nested too deep: the error
@@ -60,7 +75,7 @@ var tooDeepWhat = fmt.Sprintf("nested deeper than %d levels", canon.MaxDepth)
 // msg is neither. done says which, for TooDeep's why.
 func answer(msg []byte) (repl []byte, done string) {
 	id, method, ok := topMembers(msg)
-	if !ok || len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+	if !ok || !plainID(id) {
 		return nil, ""
 	}
 	if method != nil {
@@ -69,8 +84,20 @@ func answer(msg []byte) (repl []byte, done string) {
 		}
 		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%s,"params":{}}`, id, method), ": replaced by the request without its params"
 	}
+	return tooDeepResponse(id), ": replaced by an error response to its request"
+}
+
+// plainID reports whether id, a JSON value, is a request id: a string or
+// a number (not null, as a response to no request carries).
+func plainID(id []byte) bool {
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || ('0' <= id[0] && id[0] <= '9'))
+}
+
+// tooDeepResponse is the error response to the request id that stands
+// for its response nested too deep.
+func tooDeepResponse(id []byte) []byte {
 	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server's response is " + tooDeepWhat})
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e), ": replaced by an error response to its request"
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e)
 }
 
 // topMembers returns the bytes of the members "id" and "method" of msg's

@@ -196,3 +196,30 @@ func TestAdversarialResponseNestedTooDeepReadAsTheGoSDK(t *testing.T) {
 		}
 	}
 }
+
+// TestTooDeepAnsweringAnswersTheRequest: a JSON body nested too deep that
+// is neither a response nor a request becomes the error response to the
+// request the body answers (TestAdversarialGatewayHTTPBodyNestedTooDeepNotAResponse
+// in serve is the gateway's reproduction); without a request id it is
+// dropped as TooDeep drops it, and a body within the bound is left alone.
+func TestTooDeepAnsweringAnswersTheRequest(t *testing.T) {
+	t.Parallel()
+	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":` + deepJSON(1000) + `}}`
+	nullID := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x","data":` + deepJSON(1000) + `}}`
+	for _, c := range []struct {
+		name, msg, id, want string
+		deep                bool
+	}{
+		{"notification, numeric id", note, `7`, tooDeepError(`7`), true},
+		{"null id, string id", nullID, `"mcpctl-x-1"`, tooDeepError(`"mcpctl-x-1"`), true},
+		{"no request id", note, ``, ``, true},
+		{"null request id", note, `null`, ``, true},
+		{"response to another request", `{"jsonrpc":"2.0","id":3,"result":` + deepJSON(1000) + `}`, `7`, tooDeepError(`3`), true},
+		{"within the bound", `{"jsonrpc":"2.0","id":7,"result":` + deepJSON(998) + `}`, `7`, ``, false},
+	} {
+		repl, why, deep := TooDeepAnswering([]byte(c.msg), []byte(c.id))
+		if string(repl) != c.want || deep != c.deep {
+			t.Errorf("%s: got %q, %v (%s), want %q, %v", c.name, repl, deep, why, c.want, c.deep)
+		}
+	}
+}

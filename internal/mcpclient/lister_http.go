@@ -35,8 +35,10 @@ type httpTap struct {
 }
 
 func (t *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
 	if req.Method == http.MethodPost && req.Body != nil {
-		body, err := io.ReadAll(req.Body)
+		var err error
+		body, err = io.ReadAll(req.Body)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
@@ -57,7 +59,7 @@ func (t *httpTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	switch MediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
-		resp.Body = &tapBody{ReadCloser: resp.Body, c: t.c, json: true}
+		resp.Body = &tapBody{ReadCloser: resp.Body, c: t.c, json: true, req: body}
 	case "text/event-stream":
 		resp.Body = &tapBody{ReadCloser: resp.Body, c: t.c}
 	}
@@ -74,6 +76,7 @@ type tapBody struct {
 	io.ReadCloser
 	c    *capture
 	json bool
+	req  []byte // the request a JSON body answers, as posted
 	in   []byte // a JSON body, or the SSE line not yet complete
 	// seen is how much of in has no newline (events scans on from there).
 	seen  int
@@ -192,22 +195,19 @@ func (b *tapBody) dispatch() {
 
 // message hands the capture msg, a JSON body or an SSE event's data, and
 // returns what the go-sdk reads of it: whole (the body, or the event's
-// lines), or, for a message nested too deep (TooDeep), the replacement:
-// the body, or the event's lines with its data replaced (none when
-// dropped).
+// lines), or, for a message nested too deep, the replacement: the body
+// (TooDeepAnswering), or the event's lines with its data replaced
+// (TooDeep; none when dropped).
 func (b *tapBody) message(msg, whole []byte) []byte {
+	if b.json {
+		return b.body(msg)
+	}
 	repl, _, deep := TooDeep(msg)
 	if !deep {
 		b.deliver(msg)
 		return whole
 	}
 	b.deliver(repl)
-	if b.json {
-		if repl == nil {
-			return whole // not a response: the go-sdk refuses it as before
-		}
-		return repl
-	}
 	var ev []byte
 	for line := range bytes.Lines(whole) {
 		if !bytes.HasPrefix(line, []byte("data:")) {
@@ -221,6 +221,24 @@ func (b *tapBody) message(msg, whole []byte) []byte {
 		ev = append(append(append(ev, "data: "...), repl...), '\n')
 	}
 	return ev
+}
+
+// body is message for a JSON body: the body, or TooDeepAnswering's
+// replacement of it (the body whole when it has none: the request had no
+// id, and the go-sdk then reads no answer). The request's id is read only
+// for a body nested too deep.
+func (b *tapBody) body(msg []byte) []byte {
+	repl, _, deep := TooDeep(msg)
+	if deep && repl == nil {
+		id, _, _ := topMembers(b.req)
+		repl, _, _ = TooDeepAnswering(msg, id)
+	}
+	if !deep || repl == nil {
+		b.deliver(msg)
+		return msg
+	}
+	b.deliver(repl)
+	return repl
 }
 
 func (b *tapBody) deliver(data []byte) {
