@@ -157,3 +157,29 @@ func replyLines(replies []string) []string {
 	}
 	return lines
 }
+
+// TestAdversarialFast2UpstreamResponseInABatch: a stdio upstream that
+// answers a call with a batch holding the response (JSON-RPC 2.0 §6; MCP
+// 2025-03-26 allowed batches, and the go-sdk's client reads them over
+// stdio at every revision). The go-sdk path answered the call; the fast
+// path's call was not recognised in the batch, the go-sdk dropped a
+// response to an id it never sent, and the call waited for the
+// upstream's timeout.
+func TestAdversarialFast2UpstreamResponseInABatch(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reply","arguments":{"batch":true,"raw":"{\"content\":[{\"type\":\"text\",\"text\":\"batched\"}]}"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"reply","arguments":{"raw":"{\"content\":[{\"type\":\"text\",\"text\":\"plain\"}]}"}}}`,
+	}
+	slow, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.noFastCalls = true })
+	fast, _ := startServer(t, probeGatewayConfig, hostileUpstream)
+	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	if !strings.Contains(want[0], `"batched"`) || !strings.Contains(want[1], `"plain"`) {
+		t.Fatalf("go-sdk path answered %.300s, then %.300s", want[0], want[1])
+	}
+	for i := range want {
+		if want[i] != got[i] {
+			t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
+		}
+	}
+}

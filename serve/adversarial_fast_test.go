@@ -77,7 +77,8 @@ func TestAdversarialFastLinesReadsMembersAsTheGoSDK(t *testing.T) {
 // hostileUpstream is a stdio upstream written by hand: it answers
 // initialize and tools/list as a server would, and a tools/call of its
 // tool "reply" with the JSON its argument "raw" holds as the result
-// bytes, whatever they are.
+// bytes, whatever they are, in a batch of one (JSON-RPC 2.0 §6) when its
+// argument "batch" is true.
 func hostileUpstream(o *testOptions) {
 	o.UpstreamBackoff = 10 * time.Millisecond
 	o.upstreamPipe = func(string) func() (io.ReadWriteCloser, error) {
@@ -99,7 +100,8 @@ func serveHostile(c net.Conn) {
 			Method string          `json:"method"`
 			Params struct {
 				Arguments struct {
-					Raw string `json:"raw"`
+					Raw   string `json:"raw"`
+					Batch bool   `json:"batch"`
 				} `json:"arguments"`
 			} `json:"params"`
 		}
@@ -117,7 +119,11 @@ func serveHostile(c net.Conn) {
 		default:
 			result = `{}`
 		}
-		if _, err := fmt.Fprintf(c, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", m.ID, result); err != nil {
+		resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)
+		if m.Params.Arguments.Batch {
+			resp = "[" + resp + "]"
+		}
+		if _, err := io.WriteString(c, resp+"\n"); err != nil {
 			return
 		}
 	}

@@ -113,9 +113,10 @@ var ErrMessageTooLarge = errors.New("the server sent a message longer than the l
 
 // jsonLines passes through the lines of r that can start a JSON-RPC
 // message (first non-blank byte '{' or '[') and blank lines, and hands
-// every other line (its first bytes) to warn. Responses to raw's calls
-// go to raw instead; the end of r ends raw's calls. A message nested
-// deeper than canon.MaxDepth is tooDeepLine's.
+// every other line (its first bytes) to warn. Responses to raw's calls,
+// also those in a batch (RawCalls.takeLine), go to raw instead; the end
+// of r ends raw's calls. A message nested deeper than canon.MaxDepth is
+// tooDeepLine's.
 type jsonLines struct {
 	r    *bufio.Reader
 	warn func(line, why string)
@@ -156,8 +157,11 @@ func (j *jsonLines) pass(line []byte) []byte {
 			line = append(repl, '\n')
 		}
 	}
-	if j.raw.take(trimmed) {
-		return nil
+	if rest, taken := j.raw.takeLine(trimmed); taken {
+		if rest == nil {
+			return nil
+		}
+		return append(rest, '\n')
 	}
 	return line
 }

@@ -351,6 +351,36 @@ func (r *RawCalls) take(line []byte) bool {
 	return r.hand(id, resp)
 }
 
+// takeLine is take for a line of a stdio server, which may be a batch
+// (JSON-RPC 2.0 §6; the go-sdk's client reads batches there): the
+// responses to raw calls in a batch are taken out of it. rest is what the
+// go-sdk reads of the line when taken (nil: nothing).
+func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
+	if r == nil || len(line) == 0 || line[0] != '[' {
+		return nil, r.take(line)
+	}
+	if !bytes.Contains(line, r.quoted) {
+		return nil, false
+	}
+	v, err := canon.Skim(line, 1)
+	if err != nil || v.Kind != canon.Array {
+		return nil, false // the go-sdk refuses it as it comes
+	}
+	var kept [][]byte
+	for _, it := range v.Items {
+		m := line[it.Start:it.End]
+		if r.take(m) {
+			taken = true
+			continue
+		}
+		kept = append(kept, m)
+	}
+	if !taken || len(kept) == 0 {
+		return nil, taken
+	}
+	return append(append([]byte("["), bytes.Join(kept, []byte(","))...), ']'), true
+}
+
 // PlainResponse parses line strictly (canon.Parse) when it is a plain
 // JSON-RPC response carrying a result: an object of exactly the members
 // jsonrpc (any value), id and result, none twice. It returns the id and

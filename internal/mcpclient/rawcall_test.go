@@ -31,3 +31,47 @@ func TestPlainResponse(t *testing.T) {
 		}
 	}
 }
+
+// TestTakeLineTakesResponsesOutOfABatch: a stdio server may answer in a
+// batch (TestAdversarialFast2UpstreamResponseInABatch in serve is the
+// gateway's reproduction: the raw call waited for its timeout). Each
+// response to a raw call is handed to its call and taken out of the
+// batch; what is left goes to the go-sdk.
+func TestTakeLineTakesResponsesOutOfABatch(t *testing.T) {
+	t.Parallel()
+	r := NewRawCalls(0)
+	ours := func(n string) string { return `{"jsonrpc":"2.0","id":"` + r.prefix + n + `","result":{"n":` + n + `}}` }
+	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + r.prefix + `"}}`
+	for _, c := range []struct {
+		name, line, rest string
+		taken            bool
+		calls            []string
+	}{
+		{"one response", "[" + ours("1") + "]", "", true, []string{"1"}},
+		{"response and notification", "[ " + ours("2") + " ,\n" + note + " ]", "[" + note + "]", true, []string{"2"}},
+		{"two responses", "[" + ours("3") + "," + ours("4") + "]", "", true, []string{"3", "4"}},
+		{"none of ours", "[" + note + "]", "", false, nil},
+		{"not JSON", "[" + ours("5"), "", false, nil},
+		{"a plain response", ours("6"), "", true, []string{"6"}},
+	} {
+		chans := map[string]chan rawResponse{}
+		for _, n := range c.calls {
+			chans[n] = make(chan rawResponse, 1)
+			r.pending[r.prefix+n] = chans[n]
+		}
+		rest, taken := r.takeLine([]byte(c.line))
+		if string(rest) != c.rest || taken != c.taken {
+			t.Errorf("%s: takeLine = %q, %v, want %q, %v", c.name, rest, taken, c.rest, c.taken)
+		}
+		for n, ch := range chans {
+			select {
+			case resp := <-ch:
+				if string(resp.result) != `{"n":`+n+`}` {
+					t.Errorf("%s: call %s got %s", c.name, n, resp.result)
+				}
+			default:
+				t.Errorf("%s: call %s got no response", c.name, n)
+			}
+		}
+	}
+}
