@@ -3,6 +3,7 @@ package serve
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -33,12 +34,18 @@ read_many sid tool '[]'
 }
 
 // TestWalkthroughScriptsHaveNoEarlyExitInAPipeline: the same hazard
-// anywhere in the example scripts (all run with pipefail): a pipeline
+// anywhere in the example scripts, the peer benchmarks' scripts and
+// .ci/run (all run with pipefail; bench/peers/scale.sh read oasdiff's
+// version through head -1): a pipeline
 // ending in a reader that may stop before its writer is done.
 func TestWalkthroughScriptsHaveNoEarlyExitInAPipeline(t *testing.T) {
 	t.Parallel()
 	early := regexp.MustCompile(`\|\s*(grep\s+(-\w*[qm]\w*)|head\b)`)
-	for _, p := range []string{"../examples/gateway/walkthrough.sh", "../examples/hot-reload/walkthrough.sh"} {
+	scripts, err := filepath.Glob("../bench/peers/*.sh")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no peer scripts: %v", err)
+	}
+	for _, p := range append(scripts, "../examples/gateway/walkthrough.sh", "../examples/hot-reload/walkthrough.sh", "../.ci/run") {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

@@ -88,4 +88,5 @@ for c in $(cat "$work/cases"); do
 	echo "| $c | $m | $f | $o | $(awk -v a="$o" -v b="$m" 'BEGIN {printf "%.2f", a / b}') |"
 done
 echo
-echo "runs per input: $runs (median), oasdiff $("$work/bin/oasdiff" --version 2>/dev/null | head -1)"
+oasdiff_version=$("$work/bin/oasdiff" --version 2>/dev/null || true)
+echo "runs per input: $runs (median), oasdiff ${oasdiff_version%%$'\n'*}"
