@@ -1,9 +1,12 @@
 package serve
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http/httptest"
 	runtimemetrics "runtime/metrics"
 	"slices"
@@ -95,6 +98,74 @@ func BenchmarkGateway(b *testing.B) {
 					benchVersus(b, clients, tr.direct, tr.gateway, ops[opName])
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkGatewayFloor measures what any proxy costs here, to read
+// BenchmarkGateway's in-memory call rows against: a null proxy, two
+// goroutines copying lines between the client's pipe and the upstream's
+// (no parsing, no validation, no hand-off), in the same process. Rows:
+//
+//	null-proxy/clients=N        "direct" is the upstream reached directly,
+//	                            "gateway" the null proxy: what the extra
+//	                            pipe and its two goroutines cost
+//	gateway-vs-null/clients=N   "direct" is the null proxy, "gateway" the
+//	                            gateway: what the gateway's own work costs
+//
+// with BenchmarkGateway's metrics (benchVersus). Clients at 2025-11-25,
+// the upstream and its tool as in BenchmarkGateway's "call/inmemory".
+func BenchmarkGatewayFloor(b *testing.B) {
+	u := benchUpstream(b)
+	gwMem := benchGateway(b, "http://127.0.0.1:1/unused", viaMemory(map[string]*upstreamtest.Upstream{"m": u}))
+	call := func(cs *mcp.ClientSession) error {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "bench"}})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("call failed: %s", resultText(res))
+		}
+		return err
+	}
+	for _, clients := range []int{benchClients, 1} {
+		b.Run(fmt.Sprintf("null-proxy/clients=%d", clients), func(b *testing.B) {
+			benchVersus(b, clients, inMemory(u.Server()), nullProxy(u.Server()), call)
+		})
+		b.Run(fmt.Sprintf("gateway-vs-null/clients=%d", clients), func(b *testing.B) {
+			benchVersus(b, clients, nullProxy(u.Server()), overStream(gwMem), call)
+		})
+	}
+}
+
+// nullProxy connects a go-sdk client to srv through a proxy that only
+// copies lines: client ⇄ net.Pipe ⇄ two copying goroutines ⇄ net.Pipe ⇄
+// srv, the pipes as mcp.NewInMemoryTransports's.
+func nullProxy(srv *mcp.Server) func(b *testing.B) (*mcp.ClientSession, func()) {
+	return func(b *testing.B) (*mcp.ClientSession, func()) {
+		c, pc := net.Pipe()
+		pu, su := net.Pipe()
+		ss, err := srv.Connect(context.Background(), &mcp.IOTransport{Reader: su, Writer: su}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		go copyLines(pu, pc)
+		go copyLines(pc, pu)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: c, Writer: c}, clientRevision("2025-11-25"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs, func() { cs.Close(); ss.Close(); _ = pc.Close(); _ = pu.Close() }
+	}
+}
+
+// copyLines writes each line of src to dst until either ends.
+func copyLines(dst io.Writer, src io.Reader) {
+	r := bufio.NewReader(src)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		if _, err := dst.Write(line); err != nil {
+			return
 		}
 	}
 }
