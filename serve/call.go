@@ -120,12 +120,15 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, req *mcp.C
 // refuseAtMax answers a call that arrived while Options.MaxCalls calls
 // were in flight: busyResult, counted and marked on the call's span; or,
 // for a tool the call's generation does not have, the unknown-tool error
-// the call gets at any other time (a retry would not help).
+// the call gets at any other time (a retry would not help). Either is
+// recorded (--record), the refused call without an expected outcome: its
+// arguments were not validated.
 func (s *Server) refuseAtMax(ctx context.Context, ss *mcp.ServerSession, req *mcp.CallToolRequest) (mcp.Result, error) {
 	name := req.Params.Name
 	g, _ := s.routeCall(ss, name, req.Params.Arguments)
-	defer g.release()
-	if _, err := (&toolCall{s: s, g: g, name: name}).resolve(); err != nil {
+	c := &toolCall{s: s, g: g, name: name, rec: startRecord(s.rec, name, req.Params.Arguments, g, s.live.Load())}
+	defer c.end()
+	if _, err := c.resolve(); err != nil {
 		return nil, err
 	}
 	s.callsRefused.Add(1)

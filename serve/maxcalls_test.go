@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcpctl/mcpctl/fixtures"
+	"github.com/mcpctl/mcpctl/internal/upstreamtest"
 )
 
 // TestMaxCallsRefusesBeyondTheBound (reproduction: a client sending calls
@@ -101,5 +106,44 @@ func TestMaxCallsRefusalIsNotAToolError(t *testing.T) {
 	}
 	if want := map[string]string{"tools/call nope": "-32602", "tools/call echo": "mcpctl.max_calls"}; !cmp.Equal(types, want) {
 		t.Errorf("spans' error.type %v, want %v", types, want)
+	}
+}
+
+// TestMaxCallsRefusedCallsAreRecorded: with --record, a call refused at
+// --max-calls was not recorded, nor was a call to an unknown tool made at
+// the bound, though both are calls a client made against the contract
+// (what replay and diff --usage read). Now the refused call is recorded
+// without an expected outcome (its arguments were not validated), and
+// the unknown tool's call as unknown-tool, as at any other time.
+func TestMaxCallsRefusedCallsAreRecorded(t *testing.T) {
+	t.Parallel()
+	rec := filepath.Join(t.TempDir(), "rec")
+	s, u := maxCallsGateway(t, 1, func(o *testOptions) { o.RecordDir = rec })
+	cs := streamClient(t, s, sdkDefaultRevision)
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := holdSlow(ctx, t, cs, u, 1)
+	if _, isErr := sdkCall(t, cs, "echo", map[string]any{"message": "busy"}); !isErr {
+		t.Error("the call at the bound was not refused")
+	}
+	_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nope", Arguments: map[string]any{"a": 1}})
+	endHeld(t, cancel, ended, 1)
+	recvWithin(t, "the upstream to see the cancellation", u.Cancelled())
+	s.Close()
+	recorded, err := fixtures.Read(context.Background(), rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]fixtures.Outcome{}
+	for _, c := range recorded {
+		args, _ := json.Marshal(c.Arguments)
+		got[c.Tool+" "+string(args)] = c.Expect
+	}
+	want := map[string]fixtures.Outcome{
+		upstreamtest.SlowTool + ` {}`: fixtures.Accepted,
+		`echo {"message":"busy"}`:     "",
+		`nope {"a":1}`:                fixtures.UnknownTool,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
 	}
 }

@@ -16,8 +16,9 @@ import (
 // generation the call ran against; expect is the outcome replay gives the
 // same call against the same config: accepted, translated, rejected or
 // unknown-tool (a handler that failed is still accepted or translated: its
-// arguments were). Calls refused because the server is shutting down
-// reach no generation and are not recorded.
+// arguments were); a call refused at --max-calls has no expect (its
+// arguments were not validated). Calls refused because the server is
+// shutting down reach no generation and are not recorded.
 
 // startRecord begins the record of one call against generation g (nil
 // when not recording); the redaction is live's, the generation published
