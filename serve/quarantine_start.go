@@ -110,7 +110,10 @@ func (s *Server) quarantineAtStart(contract *lockfile.Lock, cand *Generation, no
 		return false
 	}
 	var ares ReloadResult
-	if !s.gated(contract, nil, alt, now, &ares, trigger) {
+	s.quarantining = cand.Fingerprint // stays pending when alt is published
+	ok = s.gated(contract, nil, alt, now, &ares, trigger)
+	s.quarantining = ""
+	if !ok {
 		return false
 	}
 	names := sortedKeys(hold)

@@ -525,3 +525,50 @@ func TestGatewayDescriptionHoldSurvivesUpstreamRestart(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayRestartQuarantinePendingWithState: a gateway restarted on
+// --state after its upstream narrowed an enum while it was down starts
+// quarantined, and its reason says the refused candidate "is pending"; it
+// was not: publishing the quarantined alternative dropped it from the
+// pending list as superseded, so /status and mcpctl status listed nothing
+// and mcpctl approve refused it (found by the TypeScript e2e,
+// e2e/gateway.mjs step 7). A quarantine during a reload kept it.
+func TestGatewayRestartQuarantinePendingWithState(t *testing.T) {
+	t.Parallel()
+	files := newFakeUpstream(t)
+	dir := t.TempDir()
+	stDir := filepath.Join(t.TempDir(), "st")
+	path := writeFile(t, dir, "mcpctl.serve.yaml", "upstreams:\n  - {name: files, stdio: [fake-upstream], prefix: fs_}\n")
+	start := func(st *state.State) *Server {
+		opts := testOptions{Options: Options{ConfigPath: path, State: st}}
+		useFakes(map[string]*fakeUpstream{"files": files})(&opts)
+		s, err := newTestServer(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	st := i12State(t, stDir)
+	start(st).Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
+	st = i12State(t, stDir)
+	s := start(st)
+	defer s.Close()
+	last := s.Status().LastReload
+	if last.Result != ResultQuarantined {
+		t.Fatalf("restart: %s (%s), want quarantined", last.Result, last.Reason)
+	}
+	pend := st.PendingList()
+	if len(pend) != 1 || pend[0].Fingerprint != last.Candidate {
+		t.Fatalf("pending %+v, want the refused candidate %s", pend, last.Candidate)
+	}
+	if res, err := s.Approve(context.Background(), Decision{Fingerprint: last.Candidate, Reason: "the enum narrowing is intended"}); err != nil || res.Result != ResultPublished {
+		t.Fatalf("approve: %v, %+v", err, res)
+	}
+	if got := enumOf(t, s, "fs_search"); got != "fast" {
+		t.Errorf("after the approval fs_search's enum is %s, want fast", got)
+	}
+}
