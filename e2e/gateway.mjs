@@ -20,6 +20,10 @@
 //      blue, a new one gets green; a stateless client (a third gateway,
 //      --stateless) sees green and is routed to blue by its call's shape;
 //      retiring blue moves the blue session with one list_changed
+//   9. over stdio (the gateway as the client's child process): listed and
+//      called, a safe change notified once, a breaking one quarantined
+//      with the old call translated, progress relayed, a call cancelled
+//      by the client ends at once
 //
 // The upstreams are internal/upstreamtest/cmd/mutableupstream (changed
 // through its control file) and @modelcontextprotocol/server-everything
@@ -31,6 +35,7 @@
 // Exit status 0 means every step passed.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
@@ -135,6 +140,7 @@ gate: {upstream: auto-facade, descriptions: hold}
     }
   });
   await blueGreen(mcpctl, mutable);
+  await overStdio(mcpctl, mutable, everything);
 }
 
 // withGateway runs `mcpctl serve --http` on config (with flags) on free
@@ -356,6 +362,73 @@ gate:
       await c.client.close();
     }
   });
+}
+
+// overStdio runs scenario 9: the TypeScript SDK client starts
+// `mcpctl serve` as its stdio server, fronting a mutable upstream.
+async function overStdio(mcpctl, mutable, everything) {
+  const control = join(work, "stdio.jsonl");
+  writeFileSync(control, "");
+  const config = join(work, "stdio.serve.yaml");
+  writeFileSync(config, `server: {name: gateway-e2e-stdio, version: 1.0.0}
+upstreams:
+  - name: m
+    stdio: [${JSON.stringify(mutable)}, -control, ${JSON.stringify(control)}]
+  - name: everything
+    stdio: [node, ${JSON.stringify(everything)}, stdio]
+    prefix: ev_
+    tools: {include: [longRunningOperation]}
+gate: {upstream: auto-facade}
+`);
+  const admin = await freePort();
+  const status = async () => (await fetch(`http://127.0.0.1:${admin}/status`)).json();
+  const client = new Client({ name: "mcpctl-gateway-e2e-stdio", version: "1.0.0" });
+  let notified = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => notified++);
+  await client.connect(new StdioClientTransport({ command: mcpctl, args: ["serve", "--admin", `127.0.0.1:${admin}`, "--log-format", "json", config], stderr: "inherit" }));
+  try {
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ["count", "echo", "ev_longRunningOperation", "slow"], "listed over stdio");
+    const echoed = await client.callTool({ name: "echo", arguments: { message: "hi" } });
+    assert.deepEqual(echoed.structuredContent, { message: "hi" }, "echo over stdio");
+
+    let n = notified;
+    change(control, { op: "add", def: { name: "fresh", inputSchema: { type: "object" } } });
+    await until("list_changed over stdio", async () => notified > n);
+    await sleep(300);
+    assert.equal(notified - n, 1, "exactly one list_changed for a safe change");
+
+    n = notified;
+    change(control, { op: "rename", tool: "echo", old: "message", new: "text" });
+    await until("a pending candidate", async () => (await status()).lastReload?.result === "quarantined");
+    const old = await client.callTool({ name: "echo", arguments: { message: "old shape" } });
+    assert.deepEqual(old.structuredContent, { text: "old shape" }, "the old call translated over stdio");
+    assert.equal(notified - n, 0, "nobody is notified of a quarantined change");
+
+    // Progress 100 ms apart (server-everything's longRunningOperation):
+    // the TypeScript client runs a notification's handler after a
+    // response read in the same chunk (with the mutable upstream reached
+    // directly, it saw 0 or all 3 of count's back-to-back notifications),
+    // so the last step, written right before the result, may be missed.
+    const seen = [];
+    const long = await client.callTool({ name: "ev_longRunningOperation", arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    assert.equal(long.isError ?? false, false, "longRunningOperation succeeded");
+    assert.deepEqual(seen.slice(0, 2), [1, 2], `progress relayed over stdio, in order: ${seen}`);
+
+    const abort = new AbortController();
+    const slow = client.callTool({ name: "slow", arguments: {} }, undefined, { signal: abort.signal }).then(
+      () => "answered",
+      (err) => `rejected: ${err.message}`,
+    );
+    await until("the slow call in flight", async () => (await status()).inFlight === 1);
+    abort.abort("e2e: cancelled");
+    assert.match(await withTimeout(slow, "the cancelled call to settle"), /^rejected/, "the client sees its call cancelled");
+    await until("the cancelled call freed", async () => (await status()).inFlight === 0);
+    const after = await client.callTool({ name: "echo", arguments: { message: "after" } });
+    assert.deepEqual(after.structuredContent, { text: "after" }, "the session works after a cancellation");
+    console.log("ok   over stdio: listed, called, notified once, quarantined and translated, progress, cancellation");
+  } finally {
+    await client.close();
+  }
 }
 
 try {
