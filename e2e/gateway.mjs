@@ -24,6 +24,9 @@
 //      called, a safe change notified once, a breaking one quarantined
 //      with the old call translated, progress relayed, a call cancelled
 //      by the client ends at once
+//  10. an HTTP upstream written with the TypeScript SDK (server-everything
+//      in streamableHttp mode): listed, called, isError and structured
+//      content as sent, progress relayed, a cancelled call freed
 //
 // The upstreams are internal/upstreamtest/cmd/mutableupstream (changed
 // through its control file) and @modelcontextprotocol/server-everything
@@ -141,6 +144,7 @@ gate: {upstream: auto-facade, descriptions: hold}
   });
   await blueGreen(mcpctl, mutable);
   await overStdio(mcpctl, mutable, everything);
+  await httpUpstream(mcpctl, everything);
 }
 
 // withGateway runs `mcpctl serve --http` on config (with flags) on free
@@ -428,6 +432,60 @@ gate: {upstream: auto-facade}
     console.log("ok   over stdio: listed, called, notified once, quarantined and translated, progress, cancellation");
   } finally {
     await client.close();
+  }
+}
+
+// httpUpstream runs scenario 10: server-everything over streamable HTTP
+// (its streamableHttp entry point) as the gateway's upstream.
+async function httpUpstream(mcpctl, everything) {
+  const port = await freePort();
+  const upstream = spawn("node", [join(dirname(everything), "streamableHttp.js")], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "ignore"] });
+  const gone = new Promise((resolve) => upstream.on("exit", resolve));
+  try {
+    const url = `http://127.0.0.1:${port}/mcp`;
+    await until("server-everything over HTTP", async () => (await fetch(url, { method: "GET" })).status > 0);
+    const config = join(work, "http-upstream.serve.yaml");
+    writeFileSync(config, `server: {name: gateway-e2e-http-upstream, version: 1.0.0}
+upstreams:
+  - name: everything
+    http: {url: ${JSON.stringify(url)}}
+    prefix: ev_
+    tools: {include: [echo, add, longRunningOperation, structuredContent]}
+`);
+    await withGateway(mcpctl, [], config, async (gw) => {
+      const { client } = await connect(gw.url);
+      try {
+        const names = (await client.listTools()).tools.map((t) => t.name).sort();
+        assert.deepEqual(names, ["ev_add", "ev_echo", "ev_longRunningOperation", "ev_structuredContent"], "listed through the gateway");
+        const echoed = await client.callTool({ name: "ev_echo", arguments: { message: "over http" } });
+        assert.equal(echoed.content?.[0]?.text, "Echo: over http", "echo through the gateway");
+        const structured = await client.callTool({ name: "ev_structuredContent", arguments: { location: "New York" } });
+        assert.ok(structured.structuredContent?.temperature !== undefined, `structured content as sent: ${JSON.stringify(structured)}`);
+        const bad = await client.callTool({ name: "ev_add", arguments: { a: "one", b: 2 } });
+        assert.equal(bad.isError, true, "an invalid call is an isError result");
+        const seen = [];
+        const long = await client.callTool({ name: "ev_longRunningOperation", arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+        assert.equal(long.isError ?? false, false, "longRunningOperation succeeded");
+        assert.deepEqual(seen, [1, 2, 3], "progress relayed from an HTTP upstream");
+        const abort = new AbortController();
+        const cancelled = client.callTool({ name: "ev_longRunningOperation", arguments: { duration: 30, steps: 3 } }, undefined, { signal: abort.signal }).then(
+          () => "answered",
+          (err) => `rejected: ${err.message}`,
+        );
+        await until("the long call in flight", async () => (await gw.status()).inFlight === 1);
+        abort.abort("e2e: cancelled");
+        assert.match(await withTimeout(cancelled, "the cancelled call to settle"), /^rejected/, "the client sees its call cancelled");
+        await until("the cancelled call freed", async () => (await gw.status()).inFlight === 0);
+        const sum = await client.callTool({ name: "ev_add", arguments: { a: 1, b: 2 } });
+        assert.match(sum.content?.[0]?.text ?? "", /3/, "the session works after a cancellation");
+        console.log("ok   HTTP upstream written with the TypeScript SDK: listed, called, isError, structured content, progress, cancellation");
+      } finally {
+        await client.close();
+      }
+    });
+  } finally {
+    upstream.kill("SIGTERM");
+    await withTimeout(gone, "server-everything to exit");
   }
 }
 
