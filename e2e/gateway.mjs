@@ -111,17 +111,7 @@ async function main() {
   const control = join(work, "control.jsonl");
   writeFileSync(control, "");
   const everything = join(here, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-  const config = join(work, "gateway.serve.yaml");
-  writeFileSync(config, `server: {name: gateway-e2e, version: 1.0.0}
-upstreams:
-  - name: m
-    stdio: [${JSON.stringify(mutable)}, -control, ${JSON.stringify(control)}]
-  - name: everything
-    stdio: [node, ${JSON.stringify(everything)}, stdio]
-    prefix: ev_
-    tools: {include: [echo, add, longRunningOperation]}
-gate: {upstream: auto-facade, descriptions: hold}
-`);
+  const config = mutableConfig("gateway-e2e", mutable, control, everything, "echo, add, longRunningOperation", "{upstream: auto-facade, descriptions: hold}");
   const stateDir = join(work, "state");
   mkdirSync(stateDir, { mode: 0o700 });
   await withGateway(mcpctl, ["--state", stateDir], config, async (gw) => {
@@ -145,6 +135,24 @@ gate: {upstream: auto-facade, descriptions: hold}
   await blueGreen(mcpctl, mutable);
   await overStdio(mcpctl, mutable, everything);
   await httpUpstream(mcpctl, everything);
+}
+
+// mutableConfig writes the serve config NAME.serve.yaml in front of the
+// mutable upstream m (changed through control) and server-everything's
+// tools include (prefixed ev_), with gate, and returns its path.
+function mutableConfig(name, mutable, control, everything, include, gate) {
+  const config = join(work, `${name}.serve.yaml`);
+  writeFileSync(config, `server: {name: ${name}, version: 1.0.0}
+upstreams:
+  - name: m
+    stdio: [${JSON.stringify(mutable)}, -control, ${JSON.stringify(control)}]
+  - name: everything
+    stdio: [node, ${JSON.stringify(everything)}, stdio]
+    prefix: ev_
+    tools: {include: [${include}]}
+gate: ${gate}
+`);
+  return config;
 }
 
 // withGateway runs `mcpctl serve --http` on config (with flags) on free
@@ -373,17 +381,7 @@ gate:
 async function overStdio(mcpctl, mutable, everything) {
   const control = join(work, "stdio.jsonl");
   writeFileSync(control, "");
-  const config = join(work, "stdio.serve.yaml");
-  writeFileSync(config, `server: {name: gateway-e2e-stdio, version: 1.0.0}
-upstreams:
-  - name: m
-    stdio: [${JSON.stringify(mutable)}, -control, ${JSON.stringify(control)}]
-  - name: everything
-    stdio: [node, ${JSON.stringify(everything)}, stdio]
-    prefix: ev_
-    tools: {include: [longRunningOperation]}
-gate: {upstream: auto-facade}
-`);
+  const config = mutableConfig("gateway-e2e-stdio", mutable, control, everything, "longRunningOperation", "{upstream: auto-facade}");
   const admin = await freePort();
   const status = async () => (await fetch(`http://127.0.0.1:${admin}/status`)).json();
   const client = new Client({ name: "mcpctl-gateway-e2e-stdio", version: "1.0.0" });

@@ -27,19 +27,12 @@ func TestAdversarialGatewayHTTPUpstreamResultNestedTooDeep(t *testing.T) {
 	deep := `{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`
 	lines := replyLines([]string{deep, `{"a":1}`})
 	for _, jsonBody := range []bool{false, true} {
-		url := structuredUpstream(t, jsonBody)
-		cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
-		slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
-		fast, _ := startServer(t, cfg)
-		want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
-		for i := range want {
-			if want[i] != got[i] {
-				t.Errorf("JSON body %v, call %d:\n go-sdk path: %.300s\n fast path:   %.300s", jsonBody, i+1, want[i], got[i])
+		t.Run(fmt.Sprintf("json=%v", jsonBody), func(t *testing.T) {
+			want := bothHTTPPaths(t, structuredUpstream(t, jsonBody), lines)
+			if !strings.Contains(want[0], `nested deeper than 1000 levels"`) || !strings.Contains(want[1], `"structuredContent":{"a":1}`) {
+				t.Errorf("answers %.300s, then %.300s", want[0], want[1])
 			}
-		}
-		if !strings.Contains(want[0], `nested deeper than 1000 levels"`) || !strings.Contains(want[1], `"structuredContent":{"a":1}`) {
-			t.Errorf("JSON body %v: answers %.300s, then %.300s", jsonBody, want[0], want[1])
-		}
+		})
 	}
 }
 
@@ -72,15 +65,7 @@ func TestAdversarialGatewayHTTPLastEventUnterminated(t *testing.T) {
 	text := `"content":[{"type":"text","text":"answered"}]`
 	deep := `{` + text + `,"structuredContent":{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}}`
 	lines := replyLines([]string{`{` + text + `}`, deep, `{` + text + `}`})
-	cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", unterminatedUpstream(t))
-	slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
-	fast, _ := startServer(t, cfg)
-	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
-	for i := range want {
-		if want[i] != got[i] {
-			t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
-		}
-	}
+	want := bothHTTPPaths(t, unterminatedUpstream(t), lines)
 	if !strings.Contains(want[0], `"answered"`) || !strings.Contains(want[1], `nested deeper than 1000 levels"`) || !strings.Contains(want[2], `"answered"`) {
 		t.Errorf("answers %.200s, then %.200s, then %.200s", want[0], want[1], want[2])
 	}
@@ -150,16 +135,9 @@ func TestAdversarialGatewayHTTPEventNamedOtherThanMessage(t *testing.T) {
 		decoy := resp(`{"content":[{"type":"text","text":"decoy"}]}`)
 		return "event: decoy\ndata: " + decoy + "\n\nevent:message\ndata: " + resp(result) + "\n\n"
 	})
-	lines := replyLines([]string{`{"content":[{"type":"text","text":"answered"}]}`})
-	cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
-	slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
-	fast, _ := startServer(t, cfg)
-	want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+	want := bothHTTPPaths(t, url, replyLines([]string{`{"content":[{"type":"text","text":"answered"}]}`}))
 	if !strings.Contains(want[0], `"answered"`) {
-		t.Fatalf("go-sdk path answered %.300s", want[0])
-	}
-	if got[0] != want[0] {
-		t.Errorf("go-sdk path: %.300s\nfast path:   %.300s", want[0], got[0])
+		t.Errorf("go-sdk path answered %.300s", want[0])
 	}
 }
 
@@ -179,7 +157,17 @@ func TestAdversarialGatewayHTTPBodyNestedTooDeepNotAResponse(t *testing.T) {
 		}
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
 	})
-	lines := replyLines([]string{`"deep"`, `{"content":[{"type":"text","text":"answered"}]}`})
+	want := bothHTTPPaths(t, url, replyLines([]string{`"deep"`, `{"content":[{"type":"text","text":"answered"}]}`}))
+	if !strings.Contains(want[0], `nested deeper than 1000 levels`) || !strings.Contains(want[1], `"answered"`) {
+		t.Errorf("answers %.300s, then %.300s", want[0], want[1])
+	}
+}
+
+// bothHTTPPaths sends lines to a gateway in front of the HTTP upstream at
+// url through the go-sdk path (noFastCalls) and through the fast path,
+// fails t where the answers differ, and returns the go-sdk path's.
+func bothHTTPPaths(t *testing.T, url string, lines []string) []string {
+	t.Helper()
 	cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
 	slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
 	fast, _ := startServer(t, cfg)
@@ -189,7 +177,5 @@ func TestAdversarialGatewayHTTPBodyNestedTooDeepNotAResponse(t *testing.T) {
 			t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
 		}
 	}
-	if !strings.Contains(want[0], `nested deeper than 1000 levels`) || !strings.Contains(want[1], `"answered"`) {
-		t.Errorf("answers %.300s, then %.300s", want[0], want[1])
-	}
+	return want
 }
