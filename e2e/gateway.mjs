@@ -208,6 +208,12 @@ async function scenarios(client, control, status, admin, notified) {
   assert.deepEqual(names, ["count", "echo", "ev_add", "ev_echo", "ev_longRunningOperation", "slow"], "first list");
   const echoed = await client.callTool({ name: "echo", arguments: { message: "hi" } });
   assert.deepEqual(echoed.structuredContent, { message: "hi" }, "echo through the gateway");
+  const caps = client.getServerCapabilities();
+  assert.ok(caps?.tools?.listChanged, "the gateway declares tools with listChanged");
+  assert.equal(caps.resources ?? caps.prompts, undefined, "tools only: no resources or prompts declared");
+  await client.ping();
+  assert.deepEqual((await client.listResources()).resources, [], "resources are out of scope: none listed");
+  assert.deepEqual((await client.listPrompts()).prompts, [], "prompts are out of scope: none listed");
   console.log("ok   listed both upstreams, called through the gateway");
 
   // 1. safe: a tool added upstream.
