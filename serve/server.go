@@ -481,6 +481,7 @@ func (s *Server) buildWith(cfg *serveconfig.Config, conns map[string]*upstream.U
 	if live != nil && live.inputs == inputs {
 		return nil, true, nil
 	}
+	s.warnUnlisted(cfg, conns)
 	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.released, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns, handlerDir: s.handlerDir()})
 	if cand != nil {
 		cand.inputs, cand.base = inputs, cfg
