@@ -140,7 +140,7 @@ func validateTool(cfg *serveconfig.Config, t *serveconfig.ToolConfig, prev *Gene
 	}
 	var errs []error
 	add := func(t *serveconfig.ToolConfig, ptr, format string, args ...any) {
-		errs = append(errs, toolError(t, ptr, format, args...))
+		errs = append(errs, toolError(t, ptr, "%s%s", fmt.Sprintf(format, args...), upstreamRemedy(t)))
 	}
 	st, err := cfg.SetTool(t)
 	if err != nil {
@@ -214,6 +214,17 @@ func schemaErrorPointer(err error) string {
 		return ce.Pointer
 	}
 	return ""
+}
+
+// upstreamRemedy is what an operator can do about an invalid tool of an
+// upstream they do not own ("" for the config's own tools): lint's advice
+// is for the schema's author.
+func upstreamRemedy(t *serveconfig.ToolConfig) string {
+	if t.Handler == nil || t.Handler.Upstream == nil {
+		return ""
+	}
+	name := t.Handler.Upstream.Tool
+	return fmt.Sprintf("; it is the upstream's tool %q: leave it out with tools: {exclude: [%s]}, or run a release of the server whose tool is valid", name, name)
 }
 
 // toolError is a validation error of tool t at ptr, located in its file.
