@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -37,4 +38,28 @@ func TestNewcomerQuarantineMessageNamesExposedTool(t *testing.T) {
 			t.Errorf("call: %v %q, want %q", isErr, text, want)
 		}
 	})
+}
+
+// TestNewcomerQuarantineLogsNoContradiction (reproduction: the gateway
+// walkthrough's log said, at level ERROR, "reload refused by the gate;
+// the live generation stays", and in the same millisecond "published"
+// and "upstream change refused by the gate: quarantined"). A refusal that
+// quarantines an upstream is logged as that, at WARN, with its findings;
+// the ERROR stays for a refusal that holds the whole candidate back.
+func TestNewcomerQuarantineLogsNoContradiction(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	files, other := newFakeUpstream(t), newFakeUpstream(t)
+	r := newReloads()
+	startServer(t, quarantineConfig, useFakes(map[string]*fakeUpstream{"files": files, "other": other}), r.hook,
+		func(o *testOptions) { o.Logger = slog.New(slog.NewJSONHandler(&logs, nil)) })
+	files.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
+	r.waitFor(t, "the quarantine", func(res ReloadResult) bool { return res.Result == ResultQuarantined })
+	l := logs.String()
+	if strings.Contains(l, `"level":"ERROR"`) || strings.Contains(l, "the live generation stays") {
+		t.Errorf("a quarantine logged an error, or said the live generation stays:\n%s", l)
+	}
+	if !strings.Contains(l, `"msg":"upstream change refused by the gate: quarantined"`) || !strings.Contains(l, `input-enum-value-removed tool=fs_search`) {
+		t.Errorf("the quarantine's log lacks its message or its finding:\n%s", l)
+	}
 }

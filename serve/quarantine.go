@@ -220,8 +220,10 @@ func (s *Server) gateUpstreams(live, cand *Generation, now time.Time, res *Reloa
 	if hold == nil || base == nil {
 		return
 	}
+	refused := blockingOf(res.Findings)
 	alt, unchanged, err := s.buildCandidate(base, false, live.acceptedLists(hold))
 	if err != nil {
+		s.logRefused(false, trigger, maxLevel(refused).String(), refused, cand.Fingerprint)
 		s.log.Error("cannot build the quarantined candidate; the live generation stays", "error", err)
 		return
 	}
@@ -232,13 +234,42 @@ func (s *Server) gateUpstreams(live, cand *Generation, now time.Time, res *Reloa
 		ok := s.gated(live.lock(), live, alt, now, &ares, trigger)
 		s.quarantining = ""
 		if !ok {
+			s.logRefused(false, trigger, maxLevel(refused).String(), refused, cand.Fingerprint)
 			return
 		}
 		res.Version, res.Fingerprint, res.Changed = ares.Version, ares.Fingerprint, ares.Changed
 	}
 	res.Result, res.Quarantined, res.Cause = ResultQuarantined, names, nil
 	res.Reason = fmt.Sprintf("%s; upstream(s) %s quarantined: their last accepted tools stay served and calls are translated; the refused candidate %s is pending", res.Reason, strings.Join(names, ", "), cand.Fingerprint)
-	s.log.Warn("upstream change refused by the gate: quarantined", "trigger", trigger, "upstreams", names, "pending", cand.Fingerprint)
+	s.log.Warn("upstream change refused by the gate: quarantined", "trigger", trigger, "upstreams", names,
+		"findings", findingSummaries(refused), "pending", cand.Fingerprint)
+}
+
+// quarantinable reports whether gateUpstreams quarantines upstreams for
+// cand's refusal by live (a reload whose findings that need permission
+// are all on upstream tools), and so logs that refusal itself.
+func (s *Server) quarantinable(live, cand *Generation, findings []Finding) bool {
+	return live != nil && cand.base != nil && s.quarantining == "" && quarantineFor(findings, live, cand) != nil
+}
+
+// maxLevel is the highest level of fs.
+func maxLevel(fs []Finding) diff.Level {
+	var l diff.Level
+	for _, f := range fs {
+		l = max(l, f.Level)
+	}
+	return l
+}
+
+// blockingOf are the findings that need a permission none gave.
+func blockingOf(findings []Finding) []Finding {
+	var out []Finding
+	for _, f := range findings {
+		if f.NeedsPermission && f.AllowedBy == "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // sortedKeys returns the keys of m in order.
