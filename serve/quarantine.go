@@ -313,6 +313,7 @@ func holdDescriptions(d *gateDecision, live, cand *Generation, allowBreaking boo
 			continue
 		}
 		f.NeedsPermission = true
+		f.Message += "; needs permission: gate.descriptions is hold, so an upstream tool's title, description and annotations change only when approved"
 		d.Blocking = append(d.Blocking, *f)
 	}
 	d.Refused = len(d.Blocking) > 0 && !allowBreaking
