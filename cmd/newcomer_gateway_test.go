@@ -23,3 +23,25 @@ func TestNewcomerServeHelpNamesTheGateway(t *testing.T) {
 		}
 	}
 }
+
+// TestNewcomerApproveNamesTheMissingFlag (reproduction: `mcpctl approve
+// --admin 127.0.0.1:8962 FINGERPRINT` said "approve needs --admin ADDR and
+// --reason TEXT", although --admin was there). The usage error names only
+// what is missing.
+func TestNewcomerApproveNamesTheMissingFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"approve", "--admin", "127.0.0.1:1", "abc"}, "approve needs --reason TEXT\n"},
+		{[]string{"reject", "--reason", "r", "abc"}, "reject needs --admin ADDR\n"},
+		{[]string{"approve", "abc"}, "approve needs --admin ADDR and --reason TEXT\n"},
+	} {
+		var out, errOut bytes.Buffer
+		code := Main(tc.args, strings.NewReader(""), &out, &errOut)
+		if code != 2 || !strings.HasSuffix(errOut.String(), tc.want) {
+			t.Errorf("mcpctl %s: exit %d, stderr %q, want 2 and %q", strings.Join(tc.args, " "), code, errOut.String(), tc.want)
+		}
+	}
+}
