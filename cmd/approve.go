@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os/user"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -68,8 +69,8 @@ since), and the approval is journalled with its reason, time and --until.`
 		Example: fmt.Sprintf("  mcpctl %s --admin 127.0.0.1:8932 3f2a…c9 --reason \"announced in 2.0\"", verb),
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if opts.Admin == "" || opts.Reason == "" {
-				return usageErrorf("%s needs --admin ADDR and --reason TEXT", verb)
+			if missing := missingDecisionFlags(opts.Admin, opts.Reason); missing != "" {
+				return usageErrorf("%s needs %s", verb, missing)
 			}
 			opts.Decision = serve.Decision{Fingerprint: args[0], Reason: opts.Reason, Actor: actor()}
 			if opts.Until != "" {
@@ -176,4 +177,17 @@ func adminRequest(ctx context.Context, admin, tokenFile string, timeout time.Dur
 		return nil, usageErrorf("%s%s answered %s: give the server's admin token with --admin-token-file", addr, path, resp.Status)
 	}
 	return &adminResponse{status: resp.Status, code: resp.StatusCode, body: data}, nil
+}
+
+// missingDecisionFlags names the flags approve and reject need that are
+// empty ("" when none is).
+func missingDecisionFlags(admin, reason string) string {
+	var missing []string
+	if admin == "" {
+		missing = append(missing, "--admin ADDR")
+	}
+	if reason == "" {
+		missing = append(missing, "--reason TEXT")
+	}
+	return strings.Join(missing, " and ")
 }

@@ -71,3 +71,23 @@ func TestIssue10Item12ReadmeSetup(t *testing.T) {
 		t.Error("the set-up section does not say the first build takes minutes")
 	}
 }
+
+// TestNewcomerReadmeSetupRunsTheInstalledBinary: the first set-up command
+// ran "$(go env GOPATH)/bin/mcpctl" after go install, but go install
+// writes to $GOBIN when it is set, so a newcomer with GOBIN set ran an
+// older mcpctl left in GOPATH/bin (or none). The command must run the
+// binary go install wrote: go list's {{.Target}} names it either way.
+func TestNewcomerReadmeSetupRunsTheInstalledBinary(t *testing.T) {
+	t.Parallel()
+	setup := readmeSection(t, "Set up")
+	first := regexp.MustCompile("(?s)```sh\n(.*?)```").FindStringSubmatch(setup)
+	if first == nil {
+		t.Fatal("the set-up section has no sh block")
+	}
+	if strings.Contains(first[1], "go env GOPATH") {
+		t.Errorf("the first set-up command runs mcpctl from GOPATH/bin, which go install does not write when GOBIN is set: %q", first[1])
+	}
+	if !strings.Contains(first[1], `"$(go list -f '{{.Target}}' ./cmd/mcpctl)"`) {
+		t.Errorf("the first set-up command must run the binary go install wrote (go list -f '{{.Target}}'): %q", first[1])
+	}
+}

@@ -85,6 +85,15 @@ breaking finding is covered by a gate.allow entry (or --allow-breaking).
 Sessions get notifications/tools/list_changed when the tool contract
 changed. SIGHUP and POST /reload on the admin listener reload too.
 
+As a gateway, the same gate fronts MCP servers mcpctl does not host: each
+upstreams: entry of the config starts one (stdio: [command, args…]) or
+reaches one (http: {url, headers}), and its tools are served beside the
+config's (under an optional prefix), its tool list changes gated like config
+edits. A refused change quarantines the upstream: its accepted tools stay
+served and calls are translated. With --state, mcpctl status --admin ADDR
+lists the refused candidate and mcpctl approve publishes it (see
+docs/gateway.md).
+
 A reload starts once the config has been quiet for --debounce (default
 100ms): every change restarts the wait, so a file rewritten about as often
 as the debounce period reloads only in the gaps (a writer rewriting every

@@ -39,8 +39,8 @@ func TestGatewayWalkthrough(t *testing.T) {
 				`paths as advertised now: "paths":{"minItems":1`,
 				`session A (connected before): archive_read_multiple_files paths "paths":{"type":"array"`,
 				`session B (new):              archive_read_multiple_files paths "paths":{"minItems":1`,
-				"session A, []: ok: ",
-				"session B, []: isError: invalid arguments",
+				"session A, [] (blue, 2025.8.18, takes it): ok: (empty text)",
+				"session B, [] (green, 2025.11.25, refuses it): isError: invalid arguments",
 				"list_changed notifications received by A: 0",
 				`"blue": 1,`,
 				"list_changed notifications received by A: 1",
@@ -55,6 +55,11 @@ func TestGatewayWalkthrough(t *testing.T) {
 				if !strings.Contains(text, w) {
 					t.Errorf("walkthrough output lacks %q:\n%s", w, text)
 				}
+			}
+			// A newcomer read every tool name twice in step 0: rpc printed
+			// an event stream's data line once as data and once as JSON.
+			if line := lineWith(text, "session A: tools: "); strings.Count(line, " read_text_file ") != 1 {
+				t.Errorf("step 0 does not list each tool once: %q", line)
 			}
 			// Steps 1 and 3 notify once; step 2 (quarantined) not at all.
 			if got := strings.Count(text, "list_changed notifications received: 1"); got != 2 {
@@ -122,4 +127,14 @@ func runGatewayWalkthrough(t *testing.T, modules string, withState bool) string 
 		t.Fatalf("walkthrough failed: %v\n%s", err, out)
 	}
 	return string(out)
+}
+
+// lineWith returns the first line of text containing sub ("" when none).
+func lineWith(text, sub string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }

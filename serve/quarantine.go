@@ -29,8 +29,8 @@ const ResultQuarantined = admin.ResultQuarantined
 // with gate.upstream: auto-facade, the facade suggestions diff verified
 // for the change, tried in that order (docs/serve.md#gateway).
 type translator struct {
-	upstream string
-	current  *toolset.Set
+	cfg     *serveconfig.UpstreamConfig
+	current *toolset.Set
 	// facades are the declared blocks, then the verified suggestions.
 	facades []facade.File
 	changes []diff.Change
@@ -41,7 +41,7 @@ type translator struct {
 // names) and prepares the checks of the current tools.
 func newTranslator(uc *serveconfig.UpstreamConfig, accepted, current *toolset.Set, auto bool, now time.Time) *translator {
 	rep := diff.Compare(accepted, current, diff.Options{Facades: uc.Facades, Verify: diff.DefaultVerify, Now: now})
-	tr := &translator{upstream: uc.Name, current: current, facades: []facade.File{uc.Facades}, changes: rep.Changes, targets: map[string][]*callcheck.Tool{}}
+	tr := &translator{cfg: uc, current: current, facades: []facade.File{uc.Facades}, changes: rep.Changes, targets: map[string][]*callcheck.Tool{}}
 	if auto {
 		tr.facades = append(tr.facades, rep.SuggestedFacades())
 	}
@@ -94,8 +94,9 @@ func (tr *translator) aliasTarget(tool string) string {
 
 // translate turns a call valid against the accepted tool named tool into
 // the call of the current contract: its tool name and arguments, or the
-// text of the self-healing isError result. The checks of the target are
-// tried in order; the first that does not reject the call decides.
+// text of the self-healing isError result, which names tools as the client
+// calls them (exposed names). The checks of the target are tried in
+// order; the first that does not reject the call decides.
 func (tr *translator) translate(tool string, raw []byte) (name string, args []byte, msg string) {
 	target := tool
 	if tr.current.Lookup(tool) == nil {
@@ -104,7 +105,7 @@ func (tr *translator) translate(tool string, raw []byte) (name string, args []by
 	checks := tr.targets[target]
 	if len(checks) == 0 {
 		return "", nil, fmt.Sprintf("Upstream %q removed tool %q (%s) and no facade routes its calls; the tools it offers now: %s.",
-			tr.upstream, tool, tr.describe(tool), strings.Join(tr.current.Names(), ", "))
+			tr.cfg.Name, tr.cfg.Exposed(tool), tr.describe(tool), strings.Join(tr.exposedNames(), ", "))
 	}
 	v, err := canon.Parse(raw)
 	if err != nil || v.Kind != canon.Object {
@@ -120,7 +121,7 @@ func (tr *translator) translate(tool string, raw []byte) (name string, args []by
 	switch verdict.Outcome {
 	case callcheck.Rejected:
 		return "", nil, fmt.Sprintf("Upstream %q changed tool %q (%s); this call cannot be translated to its new shape: %s",
-			tr.upstream, tool, tr.describe(tool), verdict.Message)
+			tr.cfg.Name, tr.cfg.Exposed(tool), tr.describe(tool), verdict.Message)
 	case callcheck.Accepted:
 		return target, raw, "" // as sent: the bytes the client wrote
 	}
@@ -129,6 +130,18 @@ func (tr *translator) translate(tool string, raw []byte) (name string, args []by
 		return "", nil, err.Error()
 	}
 	return target, out, ""
+}
+
+// exposedNames are the names the upstream's current tools are served
+// under (tools.include and tools.exclude applied, prefixed).
+func (tr *translator) exposedNames() []string {
+	var out []string
+	for _, n := range tr.current.Names() {
+		if tr.cfg.Serves(n) {
+			out = append(out, tr.cfg.Exposed(n))
+		}
+	}
+	return out
 }
 
 // describe names the changes of tool, "rule at path" each.
@@ -207,8 +220,10 @@ func (s *Server) gateUpstreams(live, cand *Generation, now time.Time, res *Reloa
 	if hold == nil || base == nil {
 		return
 	}
+	refused := blockingOf(res.Findings)
 	alt, unchanged, err := s.buildCandidate(base, false, live.acceptedLists(hold))
 	if err != nil {
+		s.logRefused(false, trigger, maxLevel(refused).String(), refused, cand.Fingerprint)
 		s.log.Error("cannot build the quarantined candidate; the live generation stays", "error", err)
 		return
 	}
@@ -219,13 +234,42 @@ func (s *Server) gateUpstreams(live, cand *Generation, now time.Time, res *Reloa
 		ok := s.gated(live.lock(), live, alt, now, &ares, trigger)
 		s.quarantining = ""
 		if !ok {
+			s.logRefused(false, trigger, maxLevel(refused).String(), refused, cand.Fingerprint)
 			return
 		}
 		res.Version, res.Fingerprint, res.Changed = ares.Version, ares.Fingerprint, ares.Changed
 	}
 	res.Result, res.Quarantined, res.Cause = ResultQuarantined, names, nil
 	res.Reason = fmt.Sprintf("%s; upstream(s) %s quarantined: their last accepted tools stay served and calls are translated; the refused candidate %s is pending", res.Reason, strings.Join(names, ", "), cand.Fingerprint)
-	s.log.Warn("upstream change refused by the gate: quarantined", "trigger", trigger, "upstreams", names, "pending", cand.Fingerprint)
+	s.log.Warn("upstream change refused by the gate: quarantined", "trigger", trigger, "upstreams", names,
+		"findings", findingSummaries(refused), "pending", cand.Fingerprint)
+}
+
+// quarantinable reports whether gateUpstreams quarantines upstreams for
+// cand's refusal by live (a reload whose findings that need permission
+// are all on upstream tools), and so logs that refusal itself.
+func (s *Server) quarantinable(live, cand *Generation, findings []Finding) bool {
+	return live != nil && cand.base != nil && s.quarantining == "" && quarantineFor(findings, live, cand) != nil
+}
+
+// maxLevel is the highest level of fs.
+func maxLevel(fs []Finding) diff.Level {
+	var l diff.Level
+	for _, f := range fs {
+		l = max(l, f.Level)
+	}
+	return l
+}
+
+// blockingOf are the findings that need a permission none gave.
+func blockingOf(findings []Finding) []Finding {
+	var out []Finding
+	for _, f := range findings {
+		if f.NeedsPermission && f.AllowedBy == "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // sortedKeys returns the keys of m in order.
@@ -269,6 +313,7 @@ func holdDescriptions(d *gateDecision, live, cand *Generation, allowBreaking boo
 			continue
 		}
 		f.NeedsPermission = true
+		f.Message += "; needs permission: gate.descriptions is hold, so an upstream tool's title, description and annotations change only when approved"
 		d.Blocking = append(d.Blocking, *f)
 	}
 	d.Refused = len(d.Blocking) > 0 && !allowBreaking

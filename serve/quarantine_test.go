@@ -85,7 +85,7 @@ func TestGatewayBreakingUpstreamChangeQuarantinedThenApproved(t *testing.T) {
 		t.Errorf("translatable call failed: %s", text)
 	}
 	text, isErr := sdkCall(t, cs, "fs_search", map[string]any{"query": "q", "mode": "full"})
-	if !isErr || !strings.Contains(text, `Upstream "files" changed tool "search" (input-enum-value-removed at /properties/mode/enum)`) || !strings.Contains(text, `"fast"`) {
+	if !isErr || !strings.Contains(text, `Upstream "files" changed tool "fs_search" (input-enum-value-removed at /properties/mode/enum)`) || !strings.Contains(text, `"fast"`) {
 		t.Errorf("untranslatable call: %v %q", isErr, text)
 	}
 	if st := s.Status(); st.Upstreams[0].State != StateQuarantined || len(st.Pending) != 1 || st.Pending[0].Fingerprint != res.Candidate {
@@ -132,7 +132,7 @@ func TestGatewayQuarantinedRenameTranslatedWithAutoFacade(t *testing.T) {
 		wantErr string
 	}{
 		{"auto-facade", ""},
-		{"refuse", `Upstream "files" removed tool "read_file" (tool-renamed) and no facade routes its calls`},
+		{"refuse", `Upstream "files" removed tool "fs_read_file" (tool-renamed) and no facade routes its calls`},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()

@@ -481,6 +481,7 @@ func (s *Server) buildWith(cfg *serveconfig.Config, conns map[string]*upstream.U
 	if live != nil && live.inputs == inputs {
 		return nil, true, nil
 	}
+	s.warnUnlisted(cfg, conns)
 	cand, err = buildGeneration(full, buildOptions{getenv: s.opts.Getenv, onRelease: s.released, meters: s.toolMeters, prev: live, exec: s.exec, upstreams: conns, handlerDir: s.handlerDir()})
 	if cand != nil {
 		cand.inputs, cand.base = inputs, cfg
@@ -588,12 +589,9 @@ func (s *Server) gated(prev *lockfile.Lock, live, cand *Generation, now time.Tim
 		res.Cause = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
 		s.pend(cand, d, liveFP)
 		cand.discard()
-		msg := "reload refused by the gate; the live generation stays"
-		if live == nil {
-			msg = "the first config was refused by the gate"
+		if !s.quarantinable(live, cand, res.Findings) {
+			s.logRefused(live == nil, trigger, d.Report.Level.String(), d.Blocking, cand.Fingerprint)
 		}
-		s.log.Error(msg, "trigger", trigger, "gate_level", d.Report.Level.String(),
-			"findings", findingSummaries(d.Blocking), "candidate", cand.Fingerprint)
 		return false
 	}
 	if len(d.Blocking) > 0 {
@@ -605,6 +603,16 @@ func (s *Server) gated(prev *lockfile.Lock, live, cand *Generation, now time.Tim
 	s.log.Info("published", "trigger", trigger, "version", cand.Version, "fingerprint", cand.Fingerprint,
 		"changed", res.Changed, "gate_level", d.Report.Level.String(), "tools", len(cand.Set.Tools))
 	return true
+}
+
+// logRefused logs a refused candidate at level ERROR: the live generation
+// (none when first) stays.
+func (s *Server) logRefused(first bool, trigger, level string, blocking []Finding, fingerprint string) {
+	msg := "reload refused by the gate; the live generation stays"
+	if first {
+		msg = "the first config was refused by the gate"
+	}
+	s.log.Error(msg, "trigger", trigger, "gate_level", level, "findings", findingSummaries(blocking), "candidate", fingerprint)
 }
 
 // publishChanged publishes cand over live (nil at start), notifying

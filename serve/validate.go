@@ -106,9 +106,18 @@ func claimName(seen map[string]nameOwner, o nameOwner, name, ptr string) error {
 		prevName = aliasNameFolded(prev.tool, key)
 	}
 	if prevName == name {
-		return toolError(t, ptr, "duplicate name %q: already used by %s", name, prev.describe(prevName))
+		return toolError(t, ptr, "duplicate name %q: already used by %s%s", name, prev.describe(prevName), collisionRemedy(t))
 	}
-	return toolError(t, ptr, "name %q differs only in case from %s; MCP names are case-sensitive (2025-11-25, Tool names), but serve refuses names equal ignoring case: clients and model APIs that fold case would call the wrong tool (%s)", name, prev.describe(prevName), lint.RuleNameCaseCollision)
+	return toolError(t, ptr, "name %q differs only in case from %s; MCP names are case-sensitive (2025-11-25, Tool names), but serve refuses names equal ignoring case: clients and model APIs that fold case would call the wrong tool (%s)%s", name, prev.describe(prevName), lint.RuleNameCaseCollision, collisionRemedy(t))
+}
+
+// collisionRemedy is what an operator can do when an upstream's tool t
+// takes a name already used ("" for the config's own tools).
+func collisionRemedy(t *serveconfig.ToolConfig) string {
+	if t.Handler == nil || t.Handler.Upstream == nil {
+		return ""
+	}
+	return fmt.Sprintf("; give upstream %q a prefix of its own (prefix:), or leave its tool out with tools: {exclude: [%s]}", t.Upstream, t.Handler.Upstream.Tool)
 }
 
 // validateTools checks each tool on its own: MCP validity as `mcpctl lint`
@@ -140,7 +149,7 @@ func validateTool(cfg *serveconfig.Config, t *serveconfig.ToolConfig, prev *Gene
 	}
 	var errs []error
 	add := func(t *serveconfig.ToolConfig, ptr, format string, args ...any) {
-		errs = append(errs, toolError(t, ptr, format, args...))
+		errs = append(errs, toolError(t, ptr, "%s%s", fmt.Sprintf(format, args...), upstreamRemedy(t)))
 	}
 	st, err := cfg.SetTool(t)
 	if err != nil {
@@ -214,6 +223,17 @@ func schemaErrorPointer(err error) string {
 		return ce.Pointer
 	}
 	return ""
+}
+
+// upstreamRemedy is what an operator can do about an invalid tool of an
+// upstream they do not own ("" for the config's own tools): lint's advice
+// is for the schema's author.
+func upstreamRemedy(t *serveconfig.ToolConfig) string {
+	if t.Handler == nil || t.Handler.Upstream == nil {
+		return ""
+	}
+	name := t.Handler.Upstream.Tool
+	return fmt.Sprintf("; it is the upstream's tool %q: leave it out with tools: {exclude: [%s]}, or run a release of the server whose tool is valid", name, name)
 }
 
 // toolError is a validation error of tool t at ptr, located in its file.

@@ -57,3 +57,33 @@ func TestWalkthroughScriptsHaveNoEarlyExitInAPipeline(t *testing.T) {
 		}
 	}
 }
+
+// TestNewcomerWalkthroughRPCPrintsEachAnswerOnce (reproduction: the
+// gateway walkthrough's step 0 listed every tool twice). rpc turned an
+// event stream's "data: {…}" line into "{…}" and then printed it again as
+// a line starting with "{", so every answer sent as an event stream came
+// out twice; one sent as an application/json body came out once. Both
+// example walkthroughs, both kinds of answer.
+func TestNewcomerWalkthroughRPCPrintsEachAnswerOnce(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash")
+	}
+	const answer = `{"jsonrpc":"2.0","id":2,"result":{}}`
+	for _, p := range []string{"../examples/gateway/walkthrough.sh", "../examples/hot-reload/walkthrough.sh"} {
+		for name, body := range map[string]string{"event stream": "event: message\ndata: " + answer + "\n\n", "json": answer + "\n"} {
+			script := `set -euo pipefail
+eval "$(sed -n '/^rpc() {/,/^}/p' ` + p + `)"
+MCP_URL=http://127.0.0.1:1/mcp sid=sid
+curl() { printf '%s' "$BODY"; }
+rpc sid '{}'
+`
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Env = append(os.Environ(), "BODY="+body)
+			out, err := cmd.CombinedOutput()
+			if err != nil || string(out) != answer+"\n" {
+				t.Errorf("%s, %s: rpc printed %q (%v), want the answer once", p, name, out, err)
+			}
+		}
+	}
+}

@@ -115,7 +115,7 @@ open_session() {
 # or as one application/json body (the gateway's fast path does).
 rpc() {
   curl -fsS -X POST "$MCP_URL" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    -H "Mcp-Session-Id: $1" -H 'MCP-Protocol-Version: 2025-11-25' -d "$2" | sed -n -e 's/^data: //p' -e '/^{/p'
+    -H "Mcp-Session-Id: $1" -H 'MCP-Protocol-Version: 2025-11-25' -d "$2" | sed -n -e '/^{/p' -e 's/^data: //p'
 }
 
 notifications() { grep -c 'notifications/tools/list_changed' "$work/$1.events" || true; }
@@ -129,13 +129,14 @@ paths_schema() {
 }
 
 # read_many SID TOOL PATHS: call TOOL with {"paths": PATHS}; prints isError
-# and the first line of its text.
+# and its first text (newlines as " | "), or "(empty text)".
 read_many() {
-  local out
+  local out text
   out=$(rpc "$1" "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"$2\",\"arguments\":{\"paths\":$3}}}")
   if grep -q '"isError":true' <<<"$out"; then printf 'isError: '; else printf 'ok: '; fi
-  echo "$out" | grep -o '"text":"\([^"\\]\|\\.\)*"' | sed -n 1p |
-    sed 's/^"text":"//; s/"$//; s/\\n/ | /g; s/\\"/"/g' | cut -c1-200
+  text=$(echo "$out" | grep -o '"text":"\([^"\\]\|\\.\)*"' | sed -n 1p |
+    sed 's/^"text":"//; s/"$//; s/\\n/ | /g; s/\\"/"/g' | cut -c1-400)
+  echo "${text:-(empty text)}"
 }
 
 # show_status: what `mcpctl status` says of the reload, the breaking
@@ -213,8 +214,8 @@ b=$(open_session b)
 sleep 0.3
 echo "session A (connected before): archive_read_multiple_files paths $(paths_schema "$a" archive_read_multiple_files)"
 echo "session B (new):              archive_read_multiple_files paths $(paths_schema "$b" archive_read_multiple_files)"
-echo "session A, []: $(read_many "$a" archive_read_multiple_files '[]')"
-echo "session B, []: $(read_many "$b" archive_read_multiple_files '[]')"
+echo "session A, [] (blue, 2025.8.18, takes it): $(read_many "$a" archive_read_multiple_files '[]')"
+echo "session B, [] (green, 2025.11.25, refuses it): $(read_many "$b" archive_read_multiple_files '[]')"
 echo "list_changed notifications received by A: $(( $(notifications a) - n ))"
 status | sed -n '/"rollout"/,/^  }/p' | sed 's/^/  | /'
 

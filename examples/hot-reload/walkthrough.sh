@@ -87,7 +87,7 @@ rpc() {
     -H 'Content-Type: application/json' \
     -H 'Accept: application/json, text/event-stream' \
     -H "Mcp-Session-Id: $sid" -H 'MCP-Protocol-Version: 2025-11-25' \
-    -d "$1" | sed -n -e 's/^data: //p' -e '/^{/p'
+    -d "$1" | sed -n -e '/^{/p' -e 's/^data: //p'
 }
 
 notifications() { grep -c 'notifications/tools/list_changed' "$work/events" || true; }
