@@ -23,36 +23,23 @@ var errStreamEnded = errors.New("the event stream ended before the response")
 // it (see CallRaw).
 func (ex *rawExchange) stream(ctx context.Context, in io.Reader) (json.RawMessage, error) {
 	r := bufio.NewReader(in)
-	var data []byte
-	message := true // the event's type is "message" (the default)
+	var ev mcpclient.SSEEvent // read as the go-sdk's client reads it
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-		switch {
-		case bytes.HasPrefix(line, []byte("data:")):
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(line[len("data:"):], []byte(" "))...)
-		case bytes.HasPrefix(line, []byte("event:")):
-			name := bytes.TrimSpace(line[len("event:"):])
-			message = len(name) == 0 || string(name) == "message"
-		}
+		blank := ev.Line(line)
 		// A blank line ends an event, and so does the end of the stream:
-		// the go-sdk's client dispatches the event a stream ends in. As
-		// the go-sdk's client, only events of type "message" carry
-		// messages: another is skipped.
-		if (len(line) == 0 || err != nil) && len(data) > 0 && message {
-			res, done, err := ex.event(ctx, data)
+		// the go-sdk's client dispatches the event a stream ends in.
+		if (blank || err != nil) && ev.Message() {
+			res, done, err := ex.event(ctx, ev.Data)
 			if done || err != nil {
 				return res, err
 			}
 		}
-		if len(line) == 0 {
-			data, message = data[:0], true
+		if blank {
+			ev.Reset()
 		}
 		if err != nil {
 			return nil, &Error{Name: ex.u.opts.Name, Msg: errStreamEnded.Error(), Err: errors.Join(ErrUnavailable, errStreamEnded)}
