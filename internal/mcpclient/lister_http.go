@@ -198,7 +198,7 @@ func (b *tapBody) dispatch() {
 // message hands the capture msg, a JSON body or an SSE event's data, and
 // returns what the go-sdk reads of it: whole (the body, or the event's
 // lines), or, for a message nested too deep, the replacement: the body
-// (TooDeepAnswering), or the event's lines with its data replaced
+// (AnswerBody), or the event's lines with its data replaced
 // (TooDeep; none when dropped).
 func (b *tapBody) message(msg, whole []byte) []byte {
 	if b.json {
@@ -225,22 +225,15 @@ func (b *tapBody) message(msg, whole []byte) []byte {
 	return ev
 }
 
-// body is message for a JSON body: the body, or TooDeepAnswering's
-// replacement of it (the body whole when it has none: the request had no
-// id, and the go-sdk then reads no answer). The request's id is read only
-// for a body nested too deep.
+// body is message for a JSON body: the body, or AnswerBody's replacement
+// of it.
 func (b *tapBody) body(msg []byte) []byte {
-	repl, _, deep := TooDeep(msg)
-	if deep && repl == nil {
-		id, _, _ := topMembers(b.req)
-		repl, _, _ = TooDeepAnswering(msg, id)
+	id, _, _ := topMembers(b.req)
+	if repl, _ := AnswerBody(msg, id); repl != nil {
+		msg = repl
 	}
-	if !deep || repl == nil {
-		b.deliver(msg)
-		return msg
-	}
-	b.deliver(repl)
-	return repl
+	b.deliver(msg)
+	return msg
 }
 
 func (b *tapBody) deliver(data []byte) {
