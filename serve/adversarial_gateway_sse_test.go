@@ -16,11 +16,13 @@ import (
 //	"data: N\r\r\n\r\r\ndata: R\n\n"
 //	"data:\vR\n\n", "data:\u00a0R\n\n"                  white space before the data
 //	"data\ndata: R\n\n", "event\ndata: R\n\n"            a line with no colon
+//	"data: R\ndata: N\n\n"                             more data after the message
 //
 // The go-sdk's client strips every CR and LF ending a line and trims a
 // value's white space on both sides: the go-sdk path answered R where the
 // fast path answered "the event stream ended before the response" or "sent
-// an event that is not JSON-RPC". It ends the session at a line with no
+// an event that is not JSON-RPC"; it reads an event's first JSON value,
+// where the fast path refused more data after it. It ends the session at a line with no
 // colon, which the WHATWG HTML specification ("Server-sent events") reads
 // as a field with an empty value: the go-sdk path answered "the server
 // went away" (and the next call "unavailable (restarting)") where the
@@ -37,6 +39,7 @@ func TestAdversarialGatewayHTTPEventLinesAsTheGoSDKReadsThem(t *testing.T) {
 		"event\ndata: R\n\n",
 		"event: decoy\nevent\ndata: R\n\n",
 		"data: N\nid\n\nretry\ndata: R",
+		"data: R\ndata: N\n\n",
 		"event: message \t\r\ndata: D\r\nevent: decoy\r\n\r\nevent:\ndata: R\n\n",
 	} {
 		t.Run(fmt.Sprintf("%q", stream), func(t *testing.T) {

@@ -59,7 +59,7 @@ func (ex *rawExchange) event(ctx context.Context, data []byte) (json.RawMessage,
 		return res, true, nil
 	}
 	var m rawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil { // its first value, as the go-sdk reads it
 		return nil, false, &Error{Name: ex.u.opts.Name, Msg: "sent an event that is not JSON-RPC: " + err.Error(), Err: err}
 	}
 	switch {
