@@ -145,7 +145,7 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 // not JSON-RPC or a response raw takes, tooDeepLine's for one nested too
 // deep, the line itself otherwise.
 func (j *jsonLines) pass(line []byte) []byte {
-	trimmed := bytes.TrimSpace(line)
+	trimmed := bytes.Trim(line, jsonSpace) // as line and the go-sdk's decoder read it
 	if len(trimmed) > 0 && !isJSONStart(trimmed[0]) {
 		j.skipped(trimmed, "that is not JSON-RPC")
 		return nil
@@ -168,6 +168,10 @@ func (j *jsonLines) pass(line []byte) []byte {
 
 func isJSONStart(c byte) bool { return c == '{' || c == '[' }
 
+// jsonSpace is JSON's white space (RFC 8259 §2); Unicode's other white
+// space (U+00A0…) starts no JSON-RPC message.
+const jsonSpace = " \t\r\n"
+
 // line reads the next line, newline included. A line that is not
 // JSON-RPC is skipped to its end as soon as its first non-blank byte says
 // so, and only its first bytes are returned; a JSON-RPC line longer than
@@ -180,7 +184,7 @@ func (j *jsonLines) line() ([]byte, error) {
 			return nil, fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, MaxMessageSize)
 		}
 		line = append(line, chunk...)
-		if t := bytes.TrimLeft(line, " \t\r\n"); len(t) > 0 && !isJSONStart(t[0]) {
+		if t := bytes.TrimLeft(line, jsonSpace); len(t) > 0 && !isJSONStart(t[0]) {
 			return line[:min(len(line), maxQuoted+1)], j.discard(err)
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {

@@ -221,7 +221,17 @@ func (r *RawCalls) writeDeadline(ctx context.Context) (time.Time, bool) {
 	return d, ok
 }
 
-func (w rawWriter) Close() error { return w.c.Close() }
+// Close ends the raw calls with the connection: the go-sdk closes it when
+// it refuses what the server sent, and then no longer reads the server's
+// output, whose end would have ended them.
+func (w rawWriter) Close() error {
+	w.r.close(errConnClosed)
+	return w.c.Close()
+}
+
+// errConnClosed is the cause of the raw calls' end when the connection
+// is closed.
+var errConnClosed = errors.New("the connection was closed")
 
 // Call sends one request and returns its result as the server sent it. A
 // JSON-RPC error response is returned as the go-sdk client returns it
@@ -366,6 +376,9 @@ func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
 	if err != nil || v.Kind != canon.Array {
 		return nil, false // the go-sdk refuses it as it comes
 	}
+	if !goSDKReadsBatch(line, v.Items) {
+		return nil, false // the go-sdk refuses it whole, and ends the connection
+	}
 	var kept [][]byte
 	for _, it := range v.Items {
 		m := line[it.Start:it.End]
@@ -379,6 +392,27 @@ func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
 		return nil, taken
 	}
 	return append(append([]byte("["), bytes.Join(kept, []byte(","))...), ']'), true
+}
+
+// goSDKReadsBatch reports whether the go-sdk's client reads the batch
+// line, its messages items, rather than refuse it whole (its stdio
+// transport's readBatch): it is not empty, each message decodes, and no
+// two requests in it have the same id.
+func goSDKReadsBatch(line []byte, items []canon.Value) bool {
+	ids := map[jsonrpc.ID]bool{}
+	for _, it := range items {
+		m, err := jsonrpc.DecodeMessage(line[it.Start:it.End])
+		if err != nil {
+			return false
+		}
+		if req, ok := m.(*jsonrpc.Request); ok {
+			if ids[req.ID] {
+				return false
+			}
+			ids[req.ID] = true
+		}
+	}
+	return len(items) > 0
 }
 
 // PlainResponse parses line strictly (canon.Parse) when it is a plain

@@ -36,7 +36,9 @@ func TestPlainResponse(t *testing.T) {
 // batch (TestAdversarialFast2UpstreamResponseInABatch in serve is the
 // gateway's reproduction: the raw call waited for its timeout). Each
 // response to a raw call is handed to its call and taken out of the
-// batch; what is left goes to the go-sdk.
+// batch; what is left goes to the go-sdk. A batch the go-sdk refuses
+// whole (TestAdversarialFast2UpstreamBatchTheGoSDKRefuses in serve) is
+// left whole to it.
 func TestTakeLineTakesResponsesOutOfABatch(t *testing.T) {
 	t.Parallel()
 	r := NewRawCalls(0)
@@ -52,6 +54,8 @@ func TestTakeLineTakesResponsesOutOfABatch(t *testing.T) {
 		{"two responses", "[" + ours("3") + "," + ours("4") + "]", "", true, []string{"3", "4"}},
 		{"none of ours", "[" + note + "]", "", false, nil},
 		{"not JSON", "[" + ours("5"), "", false, nil},
+		{"a batch the go-sdk refuses", "[" + ours("7") + ",5]", "", false, nil},
+		{"two requests with one id", "[" + ours("8") + `,{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1.0,"method":"ping"}]`, "", false, nil},
 		{"a plain response", ours("6"), "", true, []string{"6"}},
 	} {
 		chans := map[string]chan rawResponse{}

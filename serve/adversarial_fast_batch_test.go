@@ -1,0 +1,117 @@
+package serve
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAdversarialFast2UpstreamBatchTheGoSDKRefuses: a stdio upstream that
+// answers a call in a batch the go-sdk's client refuses whole (its stdio
+// transport reads a batch only when every message in it decodes and no
+// two requests share an id), or with more after the line's message. The
+// go-sdk path's connection ended: the call got "the server went away"
+// and the next one "unavailable (restarting)". The fast path took its
+// response out of the batch first, so the call was answered, and the
+// rest ended the connection; after a message followed by more, the call
+// waited for the upstream's timeout ("no answer within 2s": the go-sdk,
+// which had stopped reading, closed the connection, but the raw calls
+// ended only at the end of the server's output). A line starting with
+// U+00A0 (white space, but not JSON's) ended the go-sdk path's
+// connection and answered the fast path's call. Now the fast path takes
+// nothing out of a batch the go-sdk refuses, the raw calls end when the
+// connection is closed, and a line starting with other white space than
+// JSON's is skipped on both paths (it is not JSON-RPC): both paths answer
+// alike.
+func TestAdversarialFast2UpstreamBatchTheGoSDKRefuses(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		`[R,5]`,
+		`[R,{}]`,
+		`[R,{"jsonrpc":"1.0","method":"x"}]`,
+		`[R,{"jsonrpc":"2.0","id":"p","method":"ping"},{"jsonrpc":"2.0","id":"p","method":"ping"}]`,
+		`[R,{"jsonrpc":"2.0","method":"notifications/message","params":{}},{"jsonrpc":"2.0","method":"notifications/message","params":{}}]`,
+		`[R] x`,
+		`[R] []`,
+		`R 5`,
+		"\u00a0R",
+		"\u00a0[R]",
+		// Read alike before too.
+		`[R,{"jsonrpc":"2.0","id":"p","method":"ping"}]`,
+		`[{"jsonrpc":"2.0","id":"p","method":"roots/list"},R]`,
+		`[R,R]`,
+		`[[R]]`,
+	} {
+		t.Run(fmt.Sprintf("%q", line), func(t *testing.T) {
+			t.Parallel()
+			up := lineUpstream(func(id json.RawMessage, method, result string) string {
+				resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
+				if method != "tools/call" || !strings.Contains(result, `"first"`) {
+					return resp
+				}
+				return strings.ReplaceAll(line, "R", resp)
+			})
+			lines := replyLines([]string{`{"content":[{"type":"text","text":"first"}]}`, `{"content":[{"type":"text","text":"next"}]}`})
+			slow, _ := startServer(t, probeGatewayConfig, up, func(o *testOptions) { o.noFastCalls = true })
+			fast, _ := startServer(t, probeGatewayConfig, up)
+			want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+			for i := range want {
+				if want[i] != got[i] {
+					t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
+				}
+			}
+		})
+	}
+}
+
+// lineUpstream is a stdio upstream written by hand (MCP 2025-03-26, whose
+// batches the go-sdk's client reads): it answers each request with the
+// line line(id, method, result), result the request's result (a
+// tools/call's is its argument "raw").
+func lineUpstream(line func(id json.RawMessage, method, result string) string) func(*testOptions) {
+	return func(o *testOptions) {
+		o.UpstreamBackoff = 10 * time.Millisecond
+		o.upstreamPipe = func(string) func() (io.ReadWriteCloser, error) {
+			return func() (io.ReadWriteCloser, error) {
+				c, sc := net.Pipe()
+				go serveLines(sc, line)
+				return c, nil
+			}
+		}
+	}
+}
+
+func serveLines(c net.Conn, line func(id json.RawMessage, method, result string) string) {
+	defer c.Close()
+	s := bufio.NewScanner(c)
+	s.Buffer(nil, 1<<20)
+	for s.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Arguments struct{ Raw string } `json:"arguments"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(s.Bytes(), &m) != nil || m.ID == nil {
+			continue
+		}
+		result := `{}`
+		switch m.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-03-26","capabilities":{"tools":{}},"serverInfo":{"name":"lines","version":"1"}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"reply","inputSchema":{"type":"object","properties":{"raw":{"type":"string"}}}}]}`
+		case "tools/call":
+			result = m.Params.Arguments.Raw
+		}
+		if _, err := io.WriteString(c, line(m.ID, m.Method, result)+"\n"); err != nil {
+			return
+		}
+	}
+}
