@@ -72,12 +72,12 @@ func AnswerBody(msg, id []byte) (repl []byte, why string) {
 		return repl, why
 	}
 	if repl, why, deep := TooDeep(msg); deep {
-		if r, err := jsonrpc.DecodeMessage(repl); err == nil && isResponse(r, want) {
+		if got, req, ok := readAsGoSDK(repl); ok && !req && got == want {
 			return repl, why
 		}
 		return tooDeepResponse(id), why + ": replaced by an error response to the request the body answers"
 	}
-	if m, err := jsonrpc.DecodeMessage(msg); err == nil && isResponse(m, want) {
+	if got, req, ok := readAsGoSDK(msg); ok && !req && got == want {
 		return nil, ""
 	}
 	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: notTheResponse})
@@ -91,17 +91,8 @@ func requestID(id []byte) (jsonrpc.ID, bool) {
 	if !plainID(id) {
 		return jsonrpc.ID{}, false
 	}
-	m, err := jsonrpc.DecodeMessage(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
-	if err != nil {
-		return jsonrpc.ID{}, false
-	}
-	return m.(*jsonrpc.Response).ID, true
-}
-
-// isResponse reports whether m is the response to the request id.
-func isResponse(m jsonrpc.Message, id jsonrpc.ID) bool {
-	r, ok := m.(*jsonrpc.Response)
-	return ok && r.ID == id
+	want, _, ok := readAsGoSDK(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
+	return want, ok
 }
 
 var tooDeepWhat = fmt.Sprintf("nested deeper than %d levels", canon.MaxDepth)

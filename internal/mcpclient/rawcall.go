@@ -401,15 +401,15 @@ func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
 func goSDKReadsBatch(line []byte, items []canon.Value) bool {
 	ids := map[jsonrpc.ID]bool{}
 	for _, it := range items {
-		m, err := jsonrpc.DecodeMessage(line[it.Start:it.End])
-		if err != nil {
+		id, request, ok := readAsGoSDK(line[it.Start:it.End])
+		if !ok {
 			return false
 		}
-		if req, ok := m.(*jsonrpc.Request); ok {
-			if ids[req.ID] {
+		if request {
+			if ids[id] {
 				return false
 			}
-			ids[req.ID] = true
+			ids[id] = true
 		}
 	}
 	return len(items) > 0
