@@ -94,3 +94,48 @@ func TestAdversarialGatewayHTTPListEventNamedOtherThanMessage(t *testing.T) {
 		t.Errorf("tools/list answered %.400s, want the tool reply", got[0])
 	}
 }
+
+// TestAdversarialGatewayHTTPEventNotAMessage: an HTTP upstream whose event
+// stream answering a call holds, before the response, an event whose data
+// the go-sdk's decoder refuses: not JSON ("hello"), blank lines only, a
+// response without an id (a server's answer to a request it could not
+// parse), another JSON-RPC version. The go-sdk's client ended the session
+// at such an event: the call got "the server went away" and the next one
+// "unavailable (restarting)"; the fast path answered "sent an event that
+// is not JSON-RPC" (or ignored it) and kept the session. Now both skip
+// such an event, as the go-sdk skips one without data, and answer the
+// response that follows.
+func TestAdversarialGatewayHTTPEventNotAMessage(t *testing.T) {
+	t.Parallel()
+	for _, data := range []string{
+		"data: hello\n\n",
+		"data:\ndata:\n\n",
+		`data: {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n\n",
+		`data: {"jsonrpc":"1.0","method":"notifications/message","params":{}}` + "\n\n",
+		`data: {"jsonrpc":"2.0","id":5,"error":{"code":"x","message":"y"}}` + "\n\n",
+	} {
+		t.Run(fmt.Sprintf("%q", data), func(t *testing.T) {
+			t.Parallel()
+			url := handUpstream(t, "text/event-stream", func(id json.RawMessage, method, result string) string {
+				resp := fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, result)
+				if method != "tools/call" || !strings.Contains(result, `"first"`) {
+					return resp
+				}
+				return data + resp
+			})
+			lines := replyLines([]string{`{"content":[{"type":"text","text":"first"}]}`, `{"content":[{"type":"text","text":"next"}]}`})
+			cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
+			slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
+			fast, _ := startServer(t, cfg)
+			want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+			for i := range want {
+				if want[i] != got[i] {
+					t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
+				}
+			}
+			if !strings.Contains(want[0], `"first"`) || !strings.Contains(want[1], `"next"`) {
+				t.Errorf("answers %.300s, then %.300s", want[0], want[1])
+			}
+		})
+	}
+}

@@ -49,14 +49,11 @@ func (ex *rawExchange) stream(ctx context.Context, in io.Reader) (json.RawMessag
 
 // event handles one event's message; done when it is the response.
 func (ex *rawExchange) event(ctx context.Context, data []byte) (json.RawMessage, bool, error) {
-	if repl, _, deep := mcpclient.TooDeep(data); deep {
-		if repl == nil {
-			return nil, false, nil // dropped, as the go-sdk client's transport drops it
-		}
-		data = repl
-	}
 	if res, ok := ex.plain(data); ok {
 		return res, true, nil
+	}
+	if data, _ = mcpclient.EventMessage(data); data == nil {
+		return nil, false, nil // dropped, as the go-sdk client's transport drops it
 	}
 	var m rawMessage
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil { // its first value, as the go-sdk reads it

@@ -197,19 +197,17 @@ func (b *tapBody) dispatch() {
 
 // message hands the capture msg, a JSON body or an SSE event's data, and
 // returns what the go-sdk reads of it: whole (the body, or the event's
-// lines), or, for a message nested too deep, the replacement: the body
-// (AnswerBody), or the event's lines with its data replaced
-// (TooDeep; none when dropped).
+// lines), or the replacement: the body's (AnswerBody), or the event's
+// lines with its data replaced (EventMessage; none when dropped).
 func (b *tapBody) message(msg, whole []byte) []byte {
 	if b.json {
 		return b.body(msg)
 	}
-	repl, _, deep := TooDeep(msg)
-	if !deep {
-		b.deliver(msg)
+	repl, why := EventMessage(msg)
+	b.deliver(repl)
+	if why == "" {
 		return whole
 	}
-	b.deliver(repl)
 	var ev []byte
 	for line := range bytes.Lines(whole) {
 		if !bytes.HasPrefix(line, []byte("data:")) {

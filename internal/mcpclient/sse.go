@@ -60,3 +60,21 @@ func SSELine(raw []byte) []byte {
 	}
 	return append(append(line[:len(line):len(line)], ':'), raw[len(line):]...)
 }
+
+// EventMessage is what the go-sdk's client must read of data, an event's
+// data, for the event not to end the session: data itself, TooDeep's
+// replacement of a message nested too deep, or nothing (nil) for one
+// TooDeep drops and for data the go-sdk's decoder refuses (not JSON, not
+// JSON-RPC, a response without an id: its client ends the session at
+// such an event, where the fast path answered the call with an error),
+// which is skipped as an event without data is. why says what was done
+// ("": nothing).
+func EventMessage(data []byte) (msg []byte, why string) {
+	if repl, why, deep := TooDeep(data); deep {
+		return repl, why
+	}
+	if _, _, ok := readAsGoSDK(data); !ok {
+		return nil, "not a JSON-RPC message: skipped"
+	}
+	return data, ""
+}
