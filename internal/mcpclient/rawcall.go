@@ -376,9 +376,6 @@ func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
 	if err != nil || v.Kind != canon.Array {
 		return nil, false // the go-sdk refuses it as it comes
 	}
-	if !goSDKReadsBatch(line, v.Items) {
-		return nil, false // the go-sdk refuses it whole, and ends the connection
-	}
 	var kept [][]byte
 	for _, it := range v.Items {
 		m := line[it.Start:it.End]
@@ -392,27 +389,6 @@ func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
 		return nil, taken
 	}
 	return append(append([]byte("["), bytes.Join(kept, []byte(","))...), ']'), true
-}
-
-// goSDKReadsBatch reports whether the go-sdk's client reads the batch
-// line, its messages items, rather than refuse it whole (its stdio
-// transport's readBatch): it is not empty, each message decodes, and no
-// two requests in it have the same id.
-func goSDKReadsBatch(line []byte, items []canon.Value) bool {
-	ids := map[jsonrpc.ID]bool{}
-	for _, it := range items {
-		id, request, ok := readAsGoSDK(line[it.Start:it.End])
-		if !ok {
-			return false
-		}
-		if request {
-			if ids[id] {
-				return false
-			}
-			ids[id] = true
-		}
-	}
-	return len(items) > 0
 }
 
 // PlainResponse parses line strictly (canon.Parse) when it is a plain

@@ -15,8 +15,17 @@ import (
 // escaped name, an id other than a string or a short integer, an error
 // response, ...) by the decoder itself.
 func readAsGoSDK(msg []byte) (id jsonrpc.ID, request, ok bool) {
-	if id, request, ok := plainShape(msg); ok {
-		return id, request, true
+	v, err := canon.Skim(msg, 1)
+	return readSkimmed(msg, v, err)
+}
+
+// readSkimmed is readAsGoSDK for msg as canon.Skim(msg, 1) read it (v,
+// err).
+func readSkimmed(msg []byte, v canon.Value, err error) (id jsonrpc.ID, request, ok bool) {
+	if err == nil {
+		if id, request, ok := plainShape(msg, v); ok {
+			return id, request, true
+		}
 	}
 	m, err := jsonrpc.DecodeMessage(msg)
 	switch m := m.(type) {
@@ -28,15 +37,14 @@ func readAsGoSDK(msg []byte) (id jsonrpc.ID, request, ok bool) {
 	return jsonrpc.ID{}, false, false
 }
 
-// plainShape is readAsGoSDK for a message the go-sdk's decoder certainly
-// reads so: an object with "jsonrpc":"2.0", a request with a string
+// plainShape is readAsGoSDK for a message, v as canon.Skim read it, that
+// the go-sdk's decoder certainly reads so: an object with "jsonrpc":"2.0", a request with a string
 // method, or a response with an id (and, if any, an error with an integer
 // code and a string message); its id a string or an integer of at most
 // 15 digits (or, for a request, absent or null). ok false: not such a
 // message.
-func plainShape(msg []byte) (id jsonrpc.ID, request, ok bool) {
-	v, err := canon.Skim(msg, 1)
-	if err != nil || v.Kind != canon.Object || !plainError(msg, v.Get("error")) {
+func plainShape(msg []byte, v canon.Value) (id jsonrpc.ID, request, ok bool) {
+	if v.Kind != canon.Object || !plainError(msg, v.Get("error")) {
 		return jsonrpc.ID{}, false, false
 	}
 	if tag := v.Get("jsonrpc"); tag == nil || tag.Kind != canon.String || tag.Str != "2.0" {
