@@ -21,13 +21,14 @@ import (
 
 // CommandTransport is an MCP stdio client transport (MCP 2025-11-25
 // basic/transports, stdio) for cmd, which must not be started yet. It is
-// mcp.CommandTransport but for two things, each of which would end the
-// go-sdk's session with a decoding error: a line on the server's standard
-// output that is not a JSON-RPC message (the specification forbids them,
-// yet servers print banners such as "Server starting...") is skipped, and
-// a message nested deeper than canon.MaxDepth is replaced as TooDeep
-// says (a response by an error response to its request). Both are passed
-// to warn with why.
+// mcp.CommandTransport but for what would end the go-sdk's session with
+// a decoding error: a line on the server's standard output that is not a
+// JSON-RPC message (the specification forbids them, yet servers print
+// banners such as "Server starting...") is skipped, a message nested
+// deeper than canon.MaxDepth is replaced as TooDeep
+// says (a response by an error response to its request), and a line the
+// go-sdk's transport refuses otherwise is made readable (goSDKLine). Each
+// is passed to warn with why.
 // Closing the connection closes the server's stdin, waits terminate, sends
 // SIGTERM, waits terminate again, then kills it (MCP 2025-11-25
 // basic/lifecycle, "Shutdown").
