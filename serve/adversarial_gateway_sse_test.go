@@ -139,3 +139,48 @@ func TestAdversarialGatewayHTTPEventNotAMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestAdversarialGatewayHTTPResponseIDWrittenOtherwise: an HTTP upstream
+// that writes the call's id in its response otherwise than it was sent,
+// as the same JSON value: a string with an escaped character
+// ("mcpctl\u002d…", the fast path's ids) or a number with a fraction
+// (1.0, the go-sdk's). The go-sdk's client reads the id's value and
+// answers the call; the fast path compared the id's bytes, and in an
+// event stream skipped the response ("the event stream ended before the
+// response"). Now both read the id as the go-sdk does, in a JSON body and
+// in an event stream.
+func TestAdversarialGatewayHTTPResponseIDWrittenOtherwise(t *testing.T) {
+	t.Parallel()
+	for _, contentType := range []string{"application/json", "text/event-stream"} {
+		t.Run(contentType, func(t *testing.T) {
+			t.Parallel()
+			url := handUpstream(t, contentType, func(id json.RawMessage, method, result string) string {
+				if method == "tools/call" {
+					id = otherwiseWritten(id)
+				}
+				resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
+				if contentType == "text/event-stream" {
+					return "data: " + resp + "\n\n"
+				}
+				return resp
+			})
+			lines := replyLines([]string{`{"content":[{"type":"text","text":"answered"}]}`})
+			cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
+			slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
+			fast, _ := startServer(t, cfg)
+			want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+			if !strings.Contains(want[0], `"answered"`) || got[0] != want[0] {
+				t.Errorf("go-sdk path: %.300s\nfast path:   %.300s", want[0], got[0])
+			}
+		})
+	}
+}
+
+// otherwiseWritten is id, a JSON string or integer, written otherwise:
+// its first '-' escaped, or with a fraction.
+func otherwiseWritten(id json.RawMessage) json.RawMessage {
+	if id[0] == '"' {
+		return json.RawMessage(strings.Replace(string(id), "-", `\u002d`, 1))
+	}
+	return append(id[:len(id):len(id)], ".0"...)
+}

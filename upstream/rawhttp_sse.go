@@ -60,7 +60,7 @@ func (ex *rawExchange) event(ctx context.Context, data []byte) (json.RawMessage,
 		return nil, false, &Error{Name: ex.u.opts.Name, Msg: "sent an event that is not JSON-RPC: " + err.Error(), Err: err}
 	}
 	switch {
-	case m.Method == "" && bytes.Equal(m.ID, ex.id):
+	case m.Method == "" && mcpclient.RespondsTo(data, ex.id):
 		res, err := ex.response(data)
 		return res, true, err
 	case m.Method == "notifications/tools/list_changed":

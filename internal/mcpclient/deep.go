@@ -72,12 +72,12 @@ func AnswerBody(msg, id []byte) (repl []byte, why string) {
 		return repl, why
 	}
 	if repl, why, deep := TooDeep(msg); deep {
-		if got, req, ok := readAsGoSDK(repl); ok && !req && got == want {
+		if respondsTo(repl, want) {
 			return repl, why
 		}
 		return tooDeepResponse(id), why + ": replaced by an error response to the request the body answers"
 	}
-	if got, req, ok := readAsGoSDK(msg); ok && !req && got == want {
+	if respondsTo(msg, want) {
 		return nil, ""
 	}
 	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: notTheResponse})
@@ -85,6 +85,19 @@ func AnswerBody(msg, id []byte) (repl []byte, why string) {
 }
 
 const notTheResponse = "the server answered the request with a body that is not its response"
+
+// RespondsTo reports whether msg is the response to the request whose id
+// is id (as posted), both read as the go-sdk's decoder reads them: an id
+// written otherwise ("\u0061" for "a", 1.0 for 1) is the same id.
+func RespondsTo(msg, id []byte) bool {
+	want, ok := requestID(id)
+	return ok && respondsTo(msg, want)
+}
+
+func respondsTo(msg []byte, id jsonrpc.ID) bool {
+	got, request, ok := readAsGoSDK(msg)
+	return ok && !request && got == id
+}
 
 // requestID is id, a request's id as posted, as the go-sdk reads it.
 func requestID(id []byte) (jsonrpc.ID, bool) {
