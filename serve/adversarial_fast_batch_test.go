@@ -166,3 +166,36 @@ func serveLines(c net.Conn, line func(id json.RawMessage, method, result string)
 		}
 	}
 }
+
+// TestAdversarialFast2UpstreamResponseIDWrittenOtherwise: the stdio side
+// of TestAdversarialGatewayHTTPResponseIDWrittenOtherwise. A stdio
+// upstream that writes the call's id escaped ("mcpctl\u002d…", the fast
+// path's ids) or with a fraction (1.0, the go-sdk's): the go-sdk path
+// answered the call; the fast path looked for its ids' bytes, did not
+// take the response, and the call waited for the upstream's timeout
+// ("no answer within 2s"). Alone, in a batch.
+func TestAdversarialFast2UpstreamResponseIDWrittenOtherwise(t *testing.T) {
+	t.Parallel()
+	for _, batch := range []bool{false, true} {
+		t.Run(fmt.Sprint("batch ", batch), func(t *testing.T) {
+			t.Parallel()
+			up := lineUpstream(func(id json.RawMessage, method, result string) string {
+				if method == "tools/call" {
+					id = otherwiseWritten(id)
+				}
+				resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
+				if batch && method == "tools/call" {
+					return "[" + resp + "]"
+				}
+				return resp
+			})
+			lines := replyLines([]string{`{"content":[{"type":"text","text":"answered"}]}`})
+			slow, _ := startServer(t, probeGatewayConfig, up, func(o *testOptions) { o.noFastCalls = true })
+			fast, _ := startServer(t, probeGatewayConfig, up)
+			want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+			if !strings.Contains(want[0], `"answered"`) || got[0] != want[0] {
+				t.Errorf("go-sdk path: %.300s\nfast path:   %.300s", want[0], got[0])
+			}
+		})
+	}
+}

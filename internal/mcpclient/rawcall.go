@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -333,7 +335,7 @@ func (r *RawCalls) cancel(id string, reason error) {
 // reads it. The result handed on shares line, which the caller does not
 // reuse.
 func (r *RawCalls) take(line []byte) bool {
-	if r == nil || !bytes.Contains(line, r.quoted) {
+	if r == nil || !r.mayHold(line) {
 		return false
 	}
 	if id, res, ok := PlainResponse(line); ok {
@@ -369,7 +371,7 @@ func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
 	if r == nil || len(line) == 0 || line[0] != '[' {
 		return nil, r.take(line)
 	}
-	if !bytes.Contains(line, r.quoted) {
+	if !r.mayHold(line) {
 		return nil, false
 	}
 	v, err := canon.Skim(line, 1)
@@ -389,6 +391,31 @@ func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
 		return nil, taken
 	}
 	return append(append([]byte("["), bytes.Join(kept, []byte(","))...), ']'), true
+}
+
+// mayHold reports whether line may hold one of our ids: it holds its
+// bytes, or an escape (\u), which may write one otherwise (the go-sdk
+// reads the id's value), and Skim reads an id of ours in line or in a
+// message of its batch.
+func (r *RawCalls) mayHold(line []byte) bool {
+	if bytes.Contains(line, r.quoted) {
+		return true
+	}
+	if !bytes.Contains(line, []byte(`\u`)) {
+		return false
+	}
+	v, err := canon.Skim(line, 2)
+	if err != nil {
+		return false
+	}
+	ours := func(m *canon.Value) bool {
+		id := m.Get("id")
+		return id != nil && id.Kind == canon.String && strings.HasPrefix(id.Str, r.prefix)
+	}
+	if v.Kind == canon.Array {
+		return slices.ContainsFunc(v.Items, func(it canon.Value) bool { return ours(&it) })
+	}
+	return ours(&v)
 }
 
 // PlainResponse parses line strictly (canon.Parse) when it is a plain

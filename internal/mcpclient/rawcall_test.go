@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -56,6 +57,9 @@ func TestTakeLineTakesResponsesOutOfABatch(t *testing.T) {
 		{"none of ours", "[" + note + "]", "", false, nil},
 		{"not JSON", "[" + ours("5"), "", false, nil},
 		{"a plain response", ours("6"), "", true, []string{"6"}},
+		{"an id escaped", strings.Replace(ours("7"), "-", `\u002d`, 1), "", true, []string{"7"}},
+		{"an id escaped, in a batch", "[" + note + "," + strings.Replace(ours("8"), "-", `\u002d`, 1) + "]", "[" + note + "]", true, []string{"8"}},
+		{"an escape, not our id", `{"jsonrpc":"2.0","id":"\u0061","result":{}}`, "", false, nil},
 	} {
 		chans := map[string]chan rawResponse{}
 		for _, n := range c.calls {
