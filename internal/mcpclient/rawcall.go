@@ -420,7 +420,8 @@ func (r *RawCalls) mayHold(line []byte) bool {
 
 // PlainResponse parses line strictly (canon.Parse) when it is a plain
 // JSON-RPC response carrying a result: an object of exactly the members
-// jsonrpc (any value), id and result, none twice. It returns the id and
+// jsonrpc ("2.0": the go-sdk's decoder refuses another), id and result,
+// none twice. It returns the id and
 // the result (offsets into line). ok false: anything else (an error, a
 // request, another member, a name in another case, invalid or non-strict
 // JSON), which the caller reads as before.
@@ -429,6 +430,7 @@ func PlainResponse(line []byte) (id, result *canon.Value, ok bool) {
 	if err != nil || v.Kind != canon.Object {
 		return nil, nil, false
 	}
+	version := false
 	for i := range v.Members {
 		switch m := &v.Members[i]; m.Key {
 		case "id":
@@ -436,11 +438,12 @@ func PlainResponse(line []byte) (id, result *canon.Value, ok bool) {
 		case "result":
 			result = &m.Value
 		case "jsonrpc":
+			version = m.Value.Kind == canon.String && m.Value.Str == "2.0"
 		default:
 			return nil, nil, false
 		}
 	}
-	return id, result, id != nil && result != nil
+	return id, result, version && id != nil && result != nil
 }
 
 // hand gives resp to the call with this id, when it is one of ours, and

@@ -6,16 +6,20 @@ import (
 	"testing"
 )
 
-// TestPlainResponse: only a response of exactly jsonrpc, id and result
-// is read strictly; everything else (an error, a request, another
-// member, a member name in another case, a duplicate, invalid UTF-8) is
-// left to encoding/json, as before.
+// TestPlainResponse: only a response of exactly jsonrpc ("2.0"), id and
+// result is read strictly; everything else (an error, a request, another
+// member, a member name in another case, a duplicate, invalid UTF-8, no
+// or another JSON-RPC version, which the go-sdk's decoder refuses:
+// TestAdversarialGatewayHTTPBodyNotTheResponse) is left to the slower
+// reading, as before.
 func TestPlainResponse(t *testing.T) {
 	for _, tc := range []struct {
 		line, id, result string
 	}{
 		{`{"jsonrpc":"2.0","id":"mcpctl-1","result":{"content":[]}}`, `"mcpctl-1"`, `{"content":[]}`},
-		{` {"result" : null , "id":7} `, `7`, `null`},
+		{` {"result" : null , "id":7, "jsonrpc":"2.0"} `, `7`, `null`},
+		{`{"result":null,"id":7}`, "", ""},
+		{`{"jsonrpc":"1.0","id":7,"result":null}`, "", ""},
 		{`{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m"}}`, "", ""},
 		{`{"jsonrpc":"2.0","id":"a","result":{},"error":null}`, "", ""},
 		{`{"jsonrpc":"2.0","id":"a","method":"x","result":{}}`, "", ""},
