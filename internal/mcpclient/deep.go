@@ -55,16 +55,17 @@ func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 
 // AnswerBody is what the go-sdk's client must read of msg, the whole
 // JSON body of an HTTP response to the request whose id is id (as
-// posted), for that request to be answered; nil when msg is that already.
-// Without a request id (the go-sdk reads no body for a notification or a
-// response) it is TooDeep's replacement. The go-sdk's client takes a body as one more message
-// (jsonrpc.DecodeMessage: its first JSON value), not as the request's
-// answer: another message than the response to id (a response to
-// another id, a server request, a notification) left the request
-// waiting for its timeout, and a body it cannot decode (a batch, invalid
-// JSON) ended the session. Such a body becomes an error response to the
-// request; a response to it nested too deep, TooDeep's replacement. why
-// says what was done, for a warning.
+// posted), for that request to be answered; nil when msg is that
+// already. Without a request id (the go-sdk reads no body for a
+// notification or a response) it is TooDeep's replacement. The go-sdk's
+// client takes a body as one more message (jsonrpc.DecodeMessage: its
+// first JSON value), not as the request's answer: another message than
+// the response to id (a response to another id, a server request, a
+// notification) left the request waiting for its timeout, and a body it
+// cannot decode (a batch, invalid JSON, another JSON-RPC version) ended
+// the session. Such a body becomes an error response to the request; a
+// response to it nested too deep, TooDeep's replacement. why says what
+// was done, for a warning.
 func AnswerBody(msg, id []byte) (repl []byte, why string) {
 	want, ok := requestID(id)
 	if !ok {
