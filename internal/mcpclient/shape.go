@@ -38,11 +38,11 @@ func readSkimmed(msg []byte, v canon.Value, err error) (id jsonrpc.ID, request, 
 }
 
 // plainShape is readAsGoSDK for a message, v as canon.Skim read it, that
-// the go-sdk's decoder certainly reads so: an object with "jsonrpc":"2.0", a request with a string
-// method, or a response with an id (and, if any, an error with an integer
-// code and a string message); its id a string or an integer of at most
-// 15 digits (or, for a request, absent or null). ok false: not such a
-// message.
+// the go-sdk's decoder certainly reads so: an object with
+// "jsonrpc":"2.0", a request with a string method, or a response with an
+// id (and, if any, an error with an integer code and a string message);
+// its id a string or an integer of at most 15 digits (or, for a request,
+// absent or null). ok false: not such a message.
 func plainShape(msg []byte, v canon.Value) (id jsonrpc.ID, request, ok bool) {
 	if v.Kind != canon.Object || !plainError(msg, v.Get("error")) {
 		return jsonrpc.ID{}, false, false

@@ -14,6 +14,13 @@ func TestReadAsGoSDKAgreesWithItsDecoder(t *testing.T) {
 	t.Parallel()
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1}`,
+		`{"jsonrpc":"2.0","id":1,"method":"","params":5}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x","error":{"code":1,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-0,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1e2,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":0,"result":{}}`,
+		`{"jsonrpc":"2.0","id":"","result":{}}`,
 		`{"jsonrpc":"2.0","id":"a","result":null}`,
 		`{"jsonrpc":"2.0","id":"\u0061","result":{}}`,
 		`{"jsonrpc":"2.0","id":1.0,"result":{}}`,
