@@ -179,3 +179,60 @@ func bothHTTPPaths(t *testing.T, url string, lines []string) []string {
 	}
 	return want
 }
+
+// TestAdversarialGatewayHTTPBodyNotTheResponse: an HTTP upstream that
+// answers a call with a JSON body that is not the call's response: a
+// response to another id (nested too deep or not, or with the call's id
+// then another one: the last counts), a server request (ping), a batch,
+// the response followed by more bytes, or a response of another JSON-RPC
+// version (which the go-sdk's decoder refuses; the fast path read it as
+// the response). The go-sdk's client takes such
+// a body as one more message, not as the call's answer: on the go-sdk
+// path the call waited for the upstream's timeout ("no answer within
+// 2s", also where TooDeepAnswering had said the body answers the call),
+// and a batch ended the session ("the server went away", the next call
+// "unavailable (restarting)"); the fast path answered "a message that
+// is not its response" or "invalid JSON" at once, and the response
+// followed by more bytes, which the go-sdk reads, as invalid JSON. Now
+// both paths answer such a call at once with the same error, and the
+// response followed by more bytes with the response.
+func TestAdversarialGatewayHTTPBodyNotTheResponse(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", 1001) + strings.Repeat("]", 1001)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":"zz","result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":"zz","result":{"a":` + deep + `}}`,
+		`{"jsonrpc":"2.0","id":ID,"id":"zz","result":{"a":` + deep + `}}`,
+		`{"jsonrpc":"2.0","id":"zz","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"zz","method":"ping","params":{"a":` + deep + `}}`,
+		`[R]`,
+		`R x`,
+		`R{"jsonrpc":"2.0","id":"zz","result":{}}`,
+		`{"jsonrpc":"1.0","id":ID,"result":{"content":[]}}`,
+		`{"id":ID,"result":{"content":[]}}`,
+	} {
+		t.Run(body[:min(len(body), 40)], func(t *testing.T) {
+			t.Parallel()
+			url := handUpstream(t, "application/json", func(id json.RawMessage, method, result string) string {
+				resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
+				if method != "tools/call" || !strings.Contains(result, `"first"`) {
+					return resp
+				}
+				return strings.NewReplacer("R", resp, "ID", string(id)).Replace(body)
+			})
+			lines := replyLines([]string{`{"content":[{"type":"text","text":"first"}]}`, `{"content":[{"type":"text","text":"next"}]}`})
+			cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 2s\n", url)
+			slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
+			fast, _ := startServer(t, cfg)
+			want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
+			for i := range want {
+				if want[i] != got[i] {
+					t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
+				}
+			}
+			if strings.Contains(want[0], "no answer within") || !strings.Contains(want[1], `"next"`) {
+				t.Errorf("answers %.300s, then %.300s", want[0], want[1])
+			}
+		})
+	}
+}

@@ -209,18 +209,15 @@ type rawMessage struct {
 
 // response reads the JSON body answering the request.
 func (ex *rawExchange) response(b []byte) (json.RawMessage, error) {
-	if repl, _, deep := mcpclient.TooDeepAnswering(b, ex.id); deep && repl != nil {
-		b = repl // as the go-sdk client's transport reads it
-	}
 	if res, ok := ex.plain(b); ok {
 		return res, nil
 	}
-	var m rawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, &Error{Name: ex.u.opts.Name, Msg: "answered a tools/call with invalid JSON: " + err.Error(), Err: err}
+	if repl, _ := mcpclient.AnswerBody(b, ex.id); repl != nil {
+		b = repl // as the go-sdk client's transport reads it
 	}
-	if m.Method != "" || !bytes.Equal(m.ID, ex.id) {
-		return nil, &Error{Name: ex.u.opts.Name, Msg: "answered a tools/call with a message that is not its response"}
+	var m rawMessage
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&m); err != nil { // its first value, as the go-sdk reads it
+		return nil, &Error{Name: ex.u.opts.Name, Msg: "answered a tools/call with invalid JSON: " + err.Error(), Err: err}
 	}
 	if m.Error != nil {
 		return nil, m.Error

@@ -23,36 +23,23 @@ var errStreamEnded = errors.New("the event stream ended before the response")
 // it (see CallRaw).
 func (ex *rawExchange) stream(ctx context.Context, in io.Reader) (json.RawMessage, error) {
 	r := bufio.NewReader(in)
-	var data []byte
-	message := true // the event's type is "message" (the default)
+	var ev mcpclient.SSEEvent // read as the go-sdk's client reads it
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-		switch {
-		case bytes.HasPrefix(line, []byte("data:")):
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(line[len("data:"):], []byte(" "))...)
-		case bytes.HasPrefix(line, []byte("event:")):
-			name := bytes.TrimSpace(line[len("event:"):])
-			message = len(name) == 0 || string(name) == "message"
-		}
+		blank := ev.Line(line)
 		// A blank line ends an event, and so does the end of the stream:
-		// the go-sdk's client dispatches the event a stream ends in. As
-		// the go-sdk's client, only events of type "message" carry
-		// messages: another is skipped.
-		if (len(line) == 0 || err != nil) && len(data) > 0 && message {
-			res, done, err := ex.event(ctx, data)
+		// the go-sdk's client dispatches the event a stream ends in.
+		if (blank || err != nil) && ev.Message() {
+			res, done, err := ex.event(ctx, ev.Data)
 			if done || err != nil {
 				return res, err
 			}
 		}
-		if len(line) == 0 {
-			data, message = data[:0], true
+		if blank {
+			ev.Reset()
 		}
 		if err != nil {
 			return nil, &Error{Name: ex.u.opts.Name, Msg: errStreamEnded.Error(), Err: errors.Join(ErrUnavailable, errStreamEnded)}
@@ -62,21 +49,18 @@ func (ex *rawExchange) stream(ctx context.Context, in io.Reader) (json.RawMessag
 
 // event handles one event's message; done when it is the response.
 func (ex *rawExchange) event(ctx context.Context, data []byte) (json.RawMessage, bool, error) {
-	if repl, _, deep := mcpclient.TooDeep(data); deep {
-		if repl == nil {
-			return nil, false, nil // dropped, as the go-sdk client's transport drops it
-		}
-		data = repl
-	}
 	if res, ok := ex.plain(data); ok {
 		return res, true, nil
 	}
+	if data, _ = mcpclient.EventMessage(data); data == nil {
+		return nil, false, nil // dropped, as the go-sdk client's transport drops it
+	}
 	var m rawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil { // its first value, as the go-sdk reads it
 		return nil, false, &Error{Name: ex.u.opts.Name, Msg: "sent an event that is not JSON-RPC: " + err.Error(), Err: err}
 	}
 	switch {
-	case m.Method == "" && bytes.Equal(m.ID, ex.id):
+	case m.Method == "" && mcpclient.RespondsTo(data, ex.id):
 		res, err := ex.response(data)
 		return res, true, err
 	case m.Method == "notifications/tools/list_changed":

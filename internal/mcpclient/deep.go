@@ -23,7 +23,7 @@ import (
 // capabilities: ping and roots/list get their results, anything else an
 // error) rather than leave the server waiting; anything else is dropped
 // (repl nil), a batch too (the go-sdk reads none over streamable HTTP;
-// see tooDeepLine for stdio, TooDeepAnswering for an HTTP body). The error's message has no byte offset (why
+// see tooDeepLine for stdio, AnswerBody for an HTTP body). The error's message has no byte offset (why
 // has): the offset depends on the request's id, which the gateway's two
 // call paths choose differently.
 func TooDeep(msg []byte) (repl []byte, why string, deep bool) {
@@ -53,19 +53,60 @@ func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 	return repl, why + done, true
 }
 
-// TooDeepAnswering is TooDeep for msg, the whole body of an HTTP response
-// to the request whose id is id (as sent; nil: a notification or a
-// response was posted). The go-sdk's client takes such a body as that
-// request's answer, so a message nested too deep there that is neither a
-// response nor a request, which TooDeep drops, becomes the error response
-// to the request, as a response nested too deep does: the call ends with
-// that error instead of waiting for an answer that will not come.
-func TooDeepAnswering(msg, id []byte) (repl []byte, why string, deep bool) {
-	repl, why, deep = TooDeep(msg)
-	if deep && repl == nil && plainID(id) {
-		repl, why = tooDeepResponse(id), why+": replaced by an error response to the request the body answers"
+// AnswerBody is what the go-sdk's client must read of msg, the whole
+// JSON body of an HTTP response to the request whose id is id (as
+// posted), for that request to be answered; nil when msg is that
+// already. Without a request id (the go-sdk reads no body for a
+// notification or a response) it is TooDeep's replacement. The go-sdk's
+// client takes a body as one more message (jsonrpc.DecodeMessage: its
+// first JSON value), not as the request's answer: another message than
+// the response to id (a response to another id, a server request, a
+// notification) left the request waiting for its timeout, and a body it
+// cannot decode (a batch, invalid JSON, another JSON-RPC version) ended
+// the session. Such a body becomes an error response to the request; a
+// response to it nested too deep, TooDeep's replacement. why says what
+// was done, for a warning.
+func AnswerBody(msg, id []byte) (repl []byte, why string) {
+	want, ok := requestID(id)
+	if !ok {
+		repl, why, _ = TooDeep(msg)
+		return repl, why
 	}
-	return repl, why, deep
+	if repl, why, deep := TooDeep(msg); deep {
+		if respondsTo(repl, want) {
+			return repl, why
+		}
+		return tooDeepResponse(id), why + ": replaced by an error response to the request the body answers"
+	}
+	if respondsTo(msg, want) {
+		return nil, ""
+	}
+	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: notTheResponse})
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e), notTheResponse + ": replaced by an error response to the request"
+}
+
+const notTheResponse = "the server answered the request with a body that is not its response"
+
+// RespondsTo reports whether msg is the response to the request whose id
+// is id (as posted), both read as the go-sdk's decoder reads them: an id
+// written otherwise ("\u0061" for "a", 1.0 for 1) is the same id.
+func RespondsTo(msg, id []byte) bool {
+	want, ok := requestID(id)
+	return ok && respondsTo(msg, want)
+}
+
+func respondsTo(msg []byte, id jsonrpc.ID) bool {
+	got, request, ok := readAsGoSDK(msg)
+	return ok && !request && got == id
+}
+
+// requestID is id, a request's id as posted, as the go-sdk reads it.
+func requestID(id []byte) (jsonrpc.ID, bool) {
+	if !plainID(id) {
+		return jsonrpc.ID{}, false
+	}
+	want, _, ok := readAsGoSDK(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
+	return want, ok
 }
 
 var tooDeepWhat = fmt.Sprintf("nested deeper than %d levels", canon.MaxDepth)

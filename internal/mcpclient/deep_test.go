@@ -197,29 +197,39 @@ func TestAdversarialResponseNestedTooDeepReadAsTheGoSDK(t *testing.T) {
 	}
 }
 
-// TestTooDeepAnsweringAnswersTheRequest: a JSON body nested too deep that
-// is neither a response nor a request becomes the error response to the
-// request the body answers (TestAdversarialGatewayHTTPBodyNestedTooDeepNotAResponse
-// in serve is the gateway's reproduction); without a request id it is
-// dropped as TooDeep drops it, and a body within the bound is left alone.
-func TestTooDeepAnsweringAnswersTheRequest(t *testing.T) {
+// TestAnswerBodyAnswersTheRequest: a JSON body that is not the response
+// to the request it answers, as the go-sdk's client reads it, becomes the
+// error response to that request: nested too deep (neither a response
+// nor a request, a response to another request, a request), or not (a
+// response to another request, a request, a batch, not JSON)
+// (TestAdversarialGatewayHTTPBodyNestedTooDeepNotAResponse and
+// TestAdversarialGatewayHTTPBodyNotTheResponse in serve are the gateway's
+// reproductions). Without a request id nothing is replaced, and neither
+// is the response (a number id read as the go-sdk reads it, more bytes
+// after it).
+func TestAnswerBodyAnswersTheRequest(t *testing.T) {
 	t.Parallel()
 	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":` + deepJSON(1000) + `}}`
 	nullID := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x","data":` + deepJSON(1000) + `}}`
-	for _, c := range []struct {
-		name, msg, id, want string
-		deep                bool
-	}{
-		{"notification, numeric id", note, `7`, tooDeepError(`7`), true},
-		{"null id, string id", nullID, `"mcpctl-x-1"`, tooDeepError(`"mcpctl-x-1"`), true},
-		{"no request id", note, ``, ``, true},
-		{"null request id", note, `null`, ``, true},
-		{"response to another request", `{"jsonrpc":"2.0","id":3,"result":` + deepJSON(1000) + `}`, `7`, tooDeepError(`3`), true},
-		{"within the bound", `{"jsonrpc":"2.0","id":7,"result":` + deepJSON(998) + `}`, `7`, ``, false},
+	notIt := `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"the server answered the request with a body that is not its response"}}`
+	for _, c := range []struct{ name, msg, id, want string }{
+		{"notification, numeric id", note, `7`, tooDeepError(`7`)},
+		{"null id, string id", nullID, `"mcpctl-x-1"`, tooDeepError(`"mcpctl-x-1"`)},
+		{"no request id", note, ``, ``},
+		{"null request id", note, `null`, ``},
+		{"deep response to another request", `{"jsonrpc":"2.0","id":3,"result":` + deepJSON(1000) + `}`, `7`, tooDeepError(`7`)},
+		{"deep response", `{"jsonrpc":"2.0","id":7,"result":` + deepJSON(1000) + `}`, `7`, tooDeepError(`7`)},
+		{"deep request", `{"jsonrpc":"2.0","id":7,"method":"ping","params":` + deepJSON(1000) + `}`, `7`, tooDeepError(`7`)},
+		{"within the bound", `{"jsonrpc":"2.0","id":7,"result":` + deepJSON(998) + `}`, `7`, ``},
+		{"number id written otherwise, more bytes", `{"jsonrpc":"2.0","id":7.0,"result":{}} x`, `7`, ``},
+		{"escaped string id", `{"jsonrpc":"2.0","id":"a","result":{}}`, `"a"`, ``},
+		{"response to another request", `{"jsonrpc":"2.0","id":3,"result":{}}`, `7`, notIt},
+		{"request", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, `7`, notIt},
+		{"batch", `[{"jsonrpc":"2.0","id":7,"result":{}}]`, `7`, notIt},
+		{"not JSON", `hello`, `7`, notIt},
 	} {
-		repl, why, deep := TooDeepAnswering([]byte(c.msg), []byte(c.id))
-		if string(repl) != c.want || deep != c.deep {
-			t.Errorf("%s: got %q, %v (%s), want %q, %v", c.name, repl, deep, why, c.want, c.deep)
+		if repl, why := AnswerBody([]byte(c.msg), []byte(c.id)); string(repl) != c.want {
+			t.Errorf("%s: got %q (%s), want %q", c.name, repl, why, c.want)
 		}
 	}
 }

@@ -80,10 +80,10 @@ type tapBody struct {
 	in   []byte // a JSON body, or the SSE line not yet complete
 	// seen is how much of in has no newline (events scans on from there).
 	seen  int
-	event []byte // the lines of the SSE event being read
-	data  []byte // the data of that event
-	out   []byte // what the go-sdk has yet to read
-	err   error  // the body's read error, once out is read
+	event []byte   // the lines of the SSE event being read
+	ev    SSEEvent // that event as read
+	out   []byte   // what the go-sdk has yet to read
+	err   error    // the body's read error, once out is read
 }
 
 // tapRead is the most tapBody reads of the body at once; tapMin is the
@@ -169,45 +169,45 @@ func (b *tapBody) events() {
 }
 
 // line adds raw, a line of the stream with its line ending, to the event
-// being read, or, when it is blank, moves that event and raw to out.
+// being read, or, when it is blank, moves that event and raw to out. A
+// line the go-sdk would refuse is passed on as SSEEvent reads it
+// (SSELine).
 func (b *tapBody) line(raw []byte) {
-	line := bytes.TrimRight(raw, "\r\n")
-	switch {
-	case len(line) == 0:
+	raw = SSELine(raw)
+	if b.ev.Line(raw) {
 		b.dispatch()
 		b.out = append(b.out, raw...)
-	case bytes.HasPrefix(line, []byte("data:")):
-		if len(b.data) > 0 {
-			b.data = append(b.data, '\n')
-		}
-		b.data = append(b.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
-		b.event = append(b.event, raw...)
-	default:
-		b.event = append(b.event, raw...)
+		return
 	}
+	b.event = append(b.event, raw...)
 }
 
-// dispatch moves the event being read to out (message).
+// dispatch moves the event being read to out: its message (message) when
+// it carries one for the go-sdk, else as it came (the go-sdk skips it,
+// and so does the capture).
 func (b *tapBody) dispatch() {
-	b.out = append(b.out, b.message(b.data, b.event)...)
-	b.event, b.data = b.event[:0], b.data[:0]
+	if b.ev.Message() {
+		b.out = append(b.out, b.message(b.ev.Data, b.event)...)
+	} else {
+		b.out = append(b.out, b.event...)
+	}
+	b.event = b.event[:0]
+	b.ev.Reset()
 }
 
 // message hands the capture msg, a JSON body or an SSE event's data, and
 // returns what the go-sdk reads of it: whole (the body, or the event's
-// lines), or, for a message nested too deep, the replacement: the body
-// (TooDeepAnswering), or the event's lines with its data replaced
-// (TooDeep; none when dropped).
+// lines), or the replacement: the body's (AnswerBody), or the event's
+// lines with its data replaced (EventMessage; none when dropped).
 func (b *tapBody) message(msg, whole []byte) []byte {
 	if b.json {
 		return b.body(msg)
 	}
-	repl, _, deep := TooDeep(msg)
-	if !deep {
-		b.deliver(msg)
+	repl, why := EventMessage(msg)
+	b.deliver(repl)
+	if why == "" {
 		return whole
 	}
-	b.deliver(repl)
 	var ev []byte
 	for line := range bytes.Lines(whole) {
 		if !bytes.HasPrefix(line, []byte("data:")) {
@@ -223,22 +223,15 @@ func (b *tapBody) message(msg, whole []byte) []byte {
 	return ev
 }
 
-// body is message for a JSON body: the body, or TooDeepAnswering's
-// replacement of it (the body whole when it has none: the request had no
-// id, and the go-sdk then reads no answer). The request's id is read only
-// for a body nested too deep.
+// body is message for a JSON body: the body, or AnswerBody's replacement
+// of it.
 func (b *tapBody) body(msg []byte) []byte {
-	repl, _, deep := TooDeep(msg)
-	if deep && repl == nil {
-		id, _, _ := topMembers(b.req)
-		repl, _, _ = TooDeepAnswering(msg, id)
+	id, _, _ := topMembers(b.req)
+	if repl, _ := AnswerBody(msg, id); repl != nil {
+		msg = repl
 	}
-	if !deep || repl == nil {
-		b.deliver(msg)
-		return msg
-	}
-	b.deliver(repl)
-	return repl
+	b.deliver(msg)
+	return msg
 }
 
 func (b *tapBody) deliver(data []byte) {

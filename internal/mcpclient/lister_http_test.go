@@ -58,6 +58,10 @@ func (c *chunked) Read(p []byte) (int, error) {
 // parallel: it counts the bytes the whole program allocates.
 func TestTapBodySmallResponseAllocatesLittle(t *testing.T) {
 	resp := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`
+	// The request the body answers: the body is checked to be its
+	// response (AnswerBody), without the go-sdk's decoder (32 KiB for
+	// each message: 67,700 bytes per response).
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}`)
 	for _, jsonBody := range []bool{true, false} {
 		body := "event: message\nid: 1\ndata: " + resp + "\n\n"
 		if jsonBody {
@@ -66,7 +70,7 @@ func TestTapBodySmallResponseAllocatesLittle(t *testing.T) {
 		const calls = 100
 		n := allocated(func() {
 			for range calls {
-				b := &tapBody{ReadCloser: io.NopCloser(strings.NewReader(body)), c: newCapture(), json: jsonBody}
+				b := &tapBody{ReadCloser: io.NopCloser(strings.NewReader(body)), c: newCapture(), json: jsonBody, req: req}
 				if _, err := io.Copy(io.Discard, b); err != nil {
 					t.Fatal(err)
 				}

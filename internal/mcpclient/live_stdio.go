@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,18 +13,22 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpctl/mcpctl/canon"
 )
 
 // CommandTransport is an MCP stdio client transport (MCP 2025-11-25
 // basic/transports, stdio) for cmd, which must not be started yet. It is
-// mcp.CommandTransport but for two things, each of which would end the
-// go-sdk's session with a decoding error: a line on the server's standard
-// output that is not a JSON-RPC message (the specification forbids them,
-// yet servers print banners such as "Server starting...") is skipped, and
-// a message nested deeper than canon.MaxDepth is replaced as TooDeep
-// says (a response by an error response to its request). Both are passed
-// to warn with why.
+// mcp.CommandTransport but for what would end the go-sdk's session with
+// a decoding error: a line on the server's standard output that is not a
+// JSON-RPC message (the specification forbids them, yet servers print
+// banners such as "Server starting...") is skipped, a message nested
+// deeper than canon.MaxDepth is replaced as TooDeep
+// says (a response by an error response to its request), and a line the
+// go-sdk's transport refuses otherwise is made readable (goSDKLine). Each
+// is passed to warn with why.
 // Closing the connection closes the server's stdin, waits terminate, sends
 // SIGTERM, waits terminate again, then kills it (MCP 2025-11-25
 // basic/lifecycle, "Shutdown").
@@ -143,9 +148,10 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 
 // pass returns what the go-sdk reads of line: nothing for a line that is
 // not JSON-RPC or a response raw takes, tooDeepLine's for one nested too
-// deep, the line itself otherwise.
+// deep, goSDKLine's for one its decoder refuses, the line itself
+// otherwise.
 func (j *jsonLines) pass(line []byte) []byte {
-	trimmed := bytes.TrimSpace(line)
+	trimmed := bytes.Trim(line, jsonSpace) // as line and the go-sdk's decoder read it
 	if len(trimmed) > 0 && !isJSONStart(trimmed[0]) {
 		j.skipped(trimmed, "that is not JSON-RPC")
 		return nil
@@ -157,16 +163,129 @@ func (j *jsonLines) pass(line []byte) []byte {
 			line = append(repl, '\n')
 		}
 	}
+	if len(trimmed) == 0 {
+		return line
+	}
+	if msgs, why, changed := goSDKLine(trimmed); changed {
+		j.skipped(trimmed, why)
+		return j.passEach(msgs)
+	}
 	if rest, taken := j.raw.takeLine(trimmed); taken {
 		if rest == nil {
 			return nil
 		}
 		return append(rest, '\n')
 	}
+	if len(line) != len(trimmed)+1 {
+		// The go-sdk refuses white space after a message but its newline.
+		return append(trimmed, '\n')
+	}
 	return line
 }
 
+// passEach is pass for msgs, each a line without its newline.
+func (j *jsonLines) passEach(msgs [][]byte) []byte {
+	var out []byte
+	for _, m := range msgs {
+		if rest, taken := j.raw.takeLine(m); taken {
+			m = rest
+		}
+		if m != nil {
+			out = append(append(out, m...), '\n')
+		}
+	}
+	return out
+}
+
 func isJSONStart(c byte) bool { return c == '{' || c == '[' }
+
+// jsonSpace is JSON's white space (RFC 8259 §2); Unicode's other white
+// space (U+00A0…) starts no JSON-RPC message.
+const jsonSpace = " \t\r\n"
+
+// goSDKLine is line as the go-sdk's client must read it not to end the
+// connection, when that is not line (changed): msgs, each a line. Its
+// stdio transport ends the connection at a line that is not one JSON
+// value ending at the newline (not JSON, or more after the value: the
+// value is not read), at a message its decoder refuses (a server's JSON
+// log line such as {"level":"info"}, a response with a null id), and at
+// a batch holding one or two requests with one id (notifications count
+// as requests with one id). Such a message is skipped, as a line that is
+// not JSON-RPC is; the values of a line are read one a line, up to what
+// is not JSON; a batch the go-sdk refuses is split into the messages it
+// reads, one a line. why says what was done.
+func goSDKLine(line []byte) (msgs [][]byte, why string, changed bool) {
+	if v, err := canon.Skim(line, 1); err == nil { // one value, as most lines
+		if v.Kind == canon.Array {
+			return goSDKBatch(line, v.Items)
+		}
+		if _, _, ok := readSkimmed(line, v, nil); ok {
+			return nil, "", false
+		}
+		return nil, "that is not a JSON-RPC message", true
+	}
+	vals := jsonValues(line)
+	if len(vals) == 1 && len(vals[0]) == len(line) && line[0] == '{' {
+		if _, _, ok := readAsGoSDK(line); ok {
+			return nil, "", false // a message canon refuses and the go-sdk reads
+		}
+	}
+	for _, v := range vals {
+		if v[0] == '[' {
+			var items []json.RawMessage
+			_ = json.Unmarshal(v, &items)
+			batch, _ := goSDKMessages(items)
+			msgs = append(msgs, batch...)
+		} else if _, _, ok := readAsGoSDK(v); ok {
+			msgs = append(msgs, v)
+		}
+	}
+	return msgs, "that is not one JSON-RPC message: its messages read one a line", true
+}
+
+// jsonValues are the JSON values line holds, up to what is not JSON.
+func jsonValues(line []byte) [][]byte {
+	var vals [][]byte
+	for dec := json.NewDecoder(bytes.NewReader(line)); ; {
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return vals
+		}
+		vals = append(vals, v)
+	}
+}
+
+// goSDKBatch is goSDKLine for a batch, its messages items.
+func goSDKBatch(line []byte, items []canon.Value) (msgs [][]byte, why string, changed bool) {
+	all := make([]json.RawMessage, len(items))
+	for i, it := range items {
+		all[i] = line[it.Start:it.End]
+	}
+	msgs, distinct := goSDKMessages(all)
+	if len(msgs) == len(all) && len(msgs) > 0 && distinct {
+		return nil, "", false
+	}
+	return msgs, "a batch the go-sdk refuses (a message that is not JSON-RPC, two requests with one id, or none): split into the messages it reads", true
+}
+
+// goSDKMessages are the messages among items the go-sdk's decoder reads;
+// distinct is false when two of them are requests with one id.
+func goSDKMessages(items []json.RawMessage) (msgs [][]byte, distinct bool) {
+	ids := map[jsonrpc.ID]bool{}
+	distinct = true
+	for _, m := range items {
+		id, request, ok := readAsGoSDK(m)
+		if !ok {
+			continue
+		}
+		if request {
+			distinct = distinct && !ids[id]
+			ids[id] = true
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, distinct
+}
 
 // line reads the next line, newline included. A line that is not
 // JSON-RPC is skipped to its end as soon as its first non-blank byte says
@@ -180,7 +299,7 @@ func (j *jsonLines) line() ([]byte, error) {
 			return nil, fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, MaxMessageSize)
 		}
 		line = append(line, chunk...)
-		if t := bytes.TrimLeft(line, " \t\r\n"); len(t) > 0 && !isJSONStart(t[0]) {
+		if t := bytes.TrimLeft(line, jsonSpace); len(t) > 0 && !isJSONStart(t[0]) {
 			return line[:min(len(line), maxQuoted+1)], j.discard(err)
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {

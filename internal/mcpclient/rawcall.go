@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -221,7 +223,17 @@ func (r *RawCalls) writeDeadline(ctx context.Context) (time.Time, bool) {
 	return d, ok
 }
 
-func (w rawWriter) Close() error { return w.c.Close() }
+// Close ends the raw calls with the connection: the go-sdk closes it when
+// it refuses what the server sent, and then no longer reads the server's
+// output, whose end would have ended them.
+func (w rawWriter) Close() error {
+	w.r.close(errConnClosed)
+	return w.c.Close()
+}
+
+// errConnClosed is the cause of the raw calls' end when the connection
+// is closed.
+var errConnClosed = errors.New("the connection was closed")
 
 // Call sends one request and returns its result as the server sent it. A
 // JSON-RPC error response is returned as the go-sdk client returns it
@@ -323,7 +335,7 @@ func (r *RawCalls) cancel(id string, reason error) {
 // reads it. The result handed on shares line, which the caller does not
 // reuse.
 func (r *RawCalls) take(line []byte) bool {
-	if r == nil || !bytes.Contains(line, r.quoted) {
+	if r == nil || !r.mayHold(line) {
 		return false
 	}
 	if id, res, ok := PlainResponse(line); ok {
@@ -359,7 +371,7 @@ func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
 	if r == nil || len(line) == 0 || line[0] != '[' {
 		return nil, r.take(line)
 	}
-	if !bytes.Contains(line, r.quoted) {
+	if !r.mayHold(line) {
 		return nil, false
 	}
 	v, err := canon.Skim(line, 1)
@@ -381,9 +393,35 @@ func (r *RawCalls) takeLine(line []byte) (rest []byte, taken bool) {
 	return append(append([]byte("["), bytes.Join(kept, []byte(","))...), ']'), true
 }
 
+// mayHold reports whether line may hold one of our ids: it holds its
+// bytes, or an escape (\u), which may write one otherwise (the go-sdk
+// reads the id's value), and Skim reads an id of ours in line or in a
+// message of its batch.
+func (r *RawCalls) mayHold(line []byte) bool {
+	if bytes.Contains(line, r.quoted) {
+		return true
+	}
+	if !bytes.Contains(line, []byte(`\u`)) {
+		return false
+	}
+	v, err := canon.Skim(line, 2)
+	if err != nil {
+		return false
+	}
+	ours := func(m *canon.Value) bool {
+		id := m.Get("id")
+		return id != nil && id.Kind == canon.String && strings.HasPrefix(id.Str, r.prefix)
+	}
+	if v.Kind == canon.Array {
+		return slices.ContainsFunc(v.Items, func(it canon.Value) bool { return ours(&it) })
+	}
+	return ours(&v)
+}
+
 // PlainResponse parses line strictly (canon.Parse) when it is a plain
 // JSON-RPC response carrying a result: an object of exactly the members
-// jsonrpc (any value), id and result, none twice. It returns the id and
+// jsonrpc ("2.0": the go-sdk's decoder refuses another), id and result,
+// none twice. It returns the id and
 // the result (offsets into line). ok false: anything else (an error, a
 // request, another member, a name in another case, invalid or non-strict
 // JSON), which the caller reads as before.
@@ -392,6 +430,7 @@ func PlainResponse(line []byte) (id, result *canon.Value, ok bool) {
 	if err != nil || v.Kind != canon.Object {
 		return nil, nil, false
 	}
+	version := false
 	for i := range v.Members {
 		switch m := &v.Members[i]; m.Key {
 		case "id":
@@ -399,11 +438,12 @@ func PlainResponse(line []byte) (id, result *canon.Value, ok bool) {
 		case "result":
 			result = &m.Value
 		case "jsonrpc":
+			version = m.Value.Kind == canon.String && m.Value.Str == "2.0"
 		default:
 			return nil, nil, false
 		}
 	}
-	return id, result, id != nil && result != nil
+	return id, result, version && id != nil && result != nil
 }
 
 // hand gives resp to the call with this id, when it is one of ours, and

@@ -1,17 +1,25 @@
 package mcpclient
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
-// TestPlainResponse: only a response of exactly jsonrpc, id and result
-// is read strictly; everything else (an error, a request, another
-// member, a member name in another case, a duplicate, invalid UTF-8) is
-// left to encoding/json, as before.
+// TestPlainResponse: only a response of exactly jsonrpc ("2.0"), id and
+// result is read strictly; everything else (an error, a request, another
+// member, a member name in another case, a duplicate, invalid UTF-8, no
+// or another JSON-RPC version, which the go-sdk's decoder refuses:
+// TestAdversarialGatewayHTTPBodyNotTheResponse) is left to the slower
+// reading, as before.
 func TestPlainResponse(t *testing.T) {
 	for _, tc := range []struct {
 		line, id, result string
 	}{
 		{`{"jsonrpc":"2.0","id":"mcpctl-1","result":{"content":[]}}`, `"mcpctl-1"`, `{"content":[]}`},
-		{` {"result" : null , "id":7} `, `7`, `null`},
+		{` {"result" : null , "id":7, "jsonrpc":"2.0"} `, `7`, `null`},
+		{`{"result":null,"id":7}`, "", ""},
+		{`{"jsonrpc":"1.0","id":7,"result":null}`, "", ""},
 		{`{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m"}}`, "", ""},
 		{`{"jsonrpc":"2.0","id":"a","result":{},"error":null}`, "", ""},
 		{`{"jsonrpc":"2.0","id":"a","method":"x","result":{}}`, "", ""},
@@ -53,6 +61,9 @@ func TestTakeLineTakesResponsesOutOfABatch(t *testing.T) {
 		{"none of ours", "[" + note + "]", "", false, nil},
 		{"not JSON", "[" + ours("5"), "", false, nil},
 		{"a plain response", ours("6"), "", true, []string{"6"}},
+		{"an id escaped", strings.Replace(ours("7"), "-", `\u002d`, 1), "", true, []string{"7"}},
+		{"an id escaped, in a batch", "[" + note + "," + strings.Replace(ours("8"), "-", `\u002d`, 1) + "]", "[" + note + "]", true, []string{"8"}},
+		{"an escape, not our id", `{"jsonrpc":"2.0","id":"\u0061","result":{}}`, "", false, nil},
 	} {
 		chans := map[string]chan rawResponse{}
 		for _, n := range c.calls {
@@ -72,6 +83,51 @@ func TestTakeLineTakesResponsesOutOfABatch(t *testing.T) {
 			default:
 				t.Errorf("%s: call %s got no response", c.name, n)
 			}
+		}
+	}
+}
+
+// TestGoSDKLineSkipsWhatTheGoSDKRefuses: the go-sdk's stdio transport
+// ends the connection at a line its decoder refuses (a server's JSON log
+// line, a response with a null id, more after a message, not JSON) or at
+// a batch holding one, two requests with one id or two notifications
+// (TestAdversarialFast2UpstreamBatchTheGoSDKRefuses and
+// TestAdversarialGatewayStdioLineNotAMessage in serve). Such a line is
+// skipped, a line's values and such a batch split into the messages the
+// go-sdk reads.
+func TestGoSDKLineSkipsWhatTheGoSDKRefuses(t *testing.T) {
+	t.Parallel()
+	resp := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	roots := `{"jsonrpc":"2.0","id":2.0,"method":"roots/list"}`
+	note := `{"jsonrpc":"2.0","method":"a"}`
+	for _, c := range []struct {
+		line    string
+		want    []string
+		changed bool
+	}{
+		{resp, nil, false},
+		{`{"level":"info","msg":"started"}`, nil, true},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, nil, true},
+		{resp + ` x`, []string{resp}, true},
+		{resp + ` 5 ` + ping, []string{resp, ping}, true},
+		{`{oops`, nil, true},
+		{"[" + resp + "," + ping + "]", nil, false},
+		{"[" + resp + ",5," + ping + "]", []string{resp, ping}, true},
+		{"[" + ping + "," + resp + "," + roots + "]", []string{ping, resp, roots}, true},
+		{"[" + note + "," + note + "]", []string{note, note}, true},
+		{"[5]", nil, true},
+		{"[]", nil, true},
+		{"[" + resp + "] x", []string{resp}, true},
+		{"[" + resp + "] []", []string{resp}, true},
+	} {
+		msgs, why, changed := goSDKLine([]byte(c.line))
+		var got []string
+		for _, m := range msgs {
+			got = append(got, string(m))
+		}
+		if !slices.Equal(got, c.want) || changed != c.changed {
+			t.Errorf("%s: got %q, %v (%s), want %q, %v", c.line, got, changed, why, c.want, c.changed)
 		}
 	}
 }

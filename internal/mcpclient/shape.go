@@ -1,0 +1,103 @@
+package mcpclient
+
+import (
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpctl/mcpctl/canon"
+)
+
+// readAsGoSDK reads msg as the go-sdk's decoder (jsonrpc.DecodeMessage)
+// does: whether it decodes, whether it is a request (it has a method),
+// and its id. A plain message is read by canon.Skim, since the decoder
+// allocates 32 KiB for each message; any other (a member named twice, an
+// escaped name, an id other than a string or a short integer, an error
+// response, ...) by the decoder itself.
+func readAsGoSDK(msg []byte) (id jsonrpc.ID, request, ok bool) {
+	v, err := canon.Skim(msg, 1)
+	return readSkimmed(msg, v, err)
+}
+
+// readSkimmed is readAsGoSDK for msg as canon.Skim(msg, 1) read it (v,
+// err).
+func readSkimmed(msg []byte, v canon.Value, err error) (id jsonrpc.ID, request, ok bool) {
+	if err == nil {
+		if id, request, ok := plainShape(msg, v); ok {
+			return id, request, true
+		}
+	}
+	m, err := jsonrpc.DecodeMessage(msg)
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		return m.ID, true, err == nil
+	case *jsonrpc.Response:
+		return m.ID, false, err == nil
+	}
+	return jsonrpc.ID{}, false, false
+}
+
+// plainShape is readAsGoSDK for a message, v as canon.Skim read it, that
+// the go-sdk's decoder certainly reads so: an object with
+// "jsonrpc":"2.0", a request with a string method, or a response with an
+// id (and, if any, an error with an integer code and a string message);
+// its id a string or an integer of at most 15 digits (or, for a request,
+// absent or null). ok false: not such a message.
+func plainShape(msg []byte, v canon.Value) (id jsonrpc.ID, request, ok bool) {
+	if v.Kind != canon.Object || !plainError(msg, v.Get("error")) {
+		return jsonrpc.ID{}, false, false
+	}
+	if tag := v.Get("jsonrpc"); tag == nil || tag.Kind != canon.String || tag.Str != "2.0" {
+		return jsonrpc.ID{}, false, false
+	}
+	method := v.Get("method")
+	if method != nil && method.Kind != canon.String {
+		return jsonrpc.ID{}, false, false
+	}
+	id, ok = shapeID(v.Get("id"), method != nil)
+	return id, method != nil, ok
+}
+
+// shapeID is the go-sdk's id of v (nil: absent), when it is a string or
+// a short integer, or, when null is allowed, absent or null.
+func shapeID(v *canon.Value, nullOK bool) (jsonrpc.ID, bool) {
+	var raw any
+	switch {
+	case v == nil || v.Kind == canon.Null:
+		return jsonrpc.ID{}, nullOK
+	case v.Kind == canon.String:
+		raw = v.Str
+	case v.Kind == canon.Number && len(v.Str) <= 15:
+		n, err := strconv.ParseUint(v.Str, 10, 64)
+		if err != nil {
+			return jsonrpc.ID{}, false
+		}
+		raw = float64(n)
+	default:
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(raw)
+	return id, err == nil
+}
+
+// plainError reports whether e, a message's member "error" in msg (nil:
+// absent), decodes as the go-sdk's error: an object whose code is an
+// integer and message a string.
+func plainError(msg []byte, e *canon.Value) bool {
+	if e == nil {
+		return true
+	}
+	if e.Kind != canon.Object {
+		return false
+	}
+	v, err := canon.Skim(msg[e.Start:e.End], 1)
+	if err != nil {
+		return false
+	}
+	code, text := v.Get("code"), v.Get("message")
+	if code == nil || code.Kind != canon.Number || text == nil || text.Kind != canon.String {
+		return false
+	}
+	_, err = strconv.ParseInt(code.Str, 10, 64)
+	return err == nil
+}
