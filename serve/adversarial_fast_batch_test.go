@@ -142,25 +142,11 @@ func serveLines(c net.Conn, line func(id json.RawMessage, method, result string)
 	s := bufio.NewScanner(c)
 	s.Buffer(nil, 1<<20)
 	for s.Scan() {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Arguments struct{ Raw string } `json:"arguments"`
-			} `json:"params"`
-		}
+		var m handRequest
 		if json.Unmarshal(s.Bytes(), &m) != nil || m.ID == nil {
 			continue
 		}
-		result := `{}`
-		switch m.Method {
-		case "initialize":
-			result = `{"protocolVersion":"2025-03-26","capabilities":{"tools":{}},"serverInfo":{"name":"lines","version":"1"}}`
-		case "tools/list":
-			result = `{"tools":[{"name":"reply","inputSchema":{"type":"object","properties":{"raw":{"type":"string"}}}}]}`
-		case "tools/call":
-			result = m.Params.Arguments.Raw
-		}
+		result := m.result("2025-03-26", "lines")
 		if _, err := io.WriteString(c, line(m.ID, m.Method, result)+"\n"); err != nil {
 			return
 		}

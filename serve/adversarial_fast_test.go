@@ -95,31 +95,11 @@ func serveHostile(c net.Conn) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Arguments struct {
-					Raw   string `json:"raw"`
-					Batch bool   `json:"batch"`
-				} `json:"arguments"`
-			} `json:"params"`
-		}
+		var m handRequest
 		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
 			continue
 		}
-		var result string
-		switch m.Method {
-		case "initialize":
-			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"1"}}`
-		case "tools/list":
-			result = `{"tools":[{"name":"reply","inputSchema":{"type":"object","properties":{"raw":{"type":"string"}}}}]}`
-		case "tools/call":
-			result = m.Params.Arguments.Raw
-		default:
-			result = `{}`
-		}
-		resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)
+		resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, m.result("2025-11-25", "hostile"))
 		if m.Params.Arguments.Batch {
 			resp = "[" + resp + "]"
 		}
@@ -127,6 +107,34 @@ func serveHostile(c net.Conn) {
 			return
 		}
 	}
+}
+
+// handRequest is a request as the hand-written upstreams of these tests
+// read it.
+type handRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Arguments struct {
+			Raw   string `json:"raw"`
+			Batch bool   `json:"batch"`
+		} `json:"arguments"`
+	} `json:"params"`
+}
+
+// result is a hand-written upstream's result for m: initialize's (at
+// protocol revision rev, as server name), a tools/list of the one tool
+// "reply", a tools/call's argument "raw" as it is, {} for anything else.
+func (m *handRequest) result(rev, name string) string {
+	switch m.Method {
+	case "initialize":
+		return fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":%q,"version":"1"}}`, rev, name)
+	case "tools/list":
+		return `{"tools":[{"name":"reply","inputSchema":{"type":"object","properties":{"raw":{"type":"string"}}}}]}`
+	case "tools/call":
+		return m.Params.Arguments.Raw
+	}
+	return `{}`
 }
 
 // TestAdversarialFastUpstreamResultNotAnObject: an upstream whose

@@ -87,13 +87,7 @@ func unterminatedUpstream(t *testing.T) string {
 // "raw").
 func handUpstream(t *testing.T, contentType string, body func(id json.RawMessage, method, result string) string) string {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Arguments struct{ Raw string } `json:"arguments"`
-			} `json:"params"`
-		}
+		var m handRequest
 		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&m) != nil {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
@@ -102,15 +96,7 @@ func handUpstream(t *testing.T, contentType string, body func(id json.RawMessage
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		result := `{}`
-		switch m.Method {
-		case "initialize":
-			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hand","version":"1"}}`
-		case "tools/list":
-			result = `{"tools":[{"name":"reply","inputSchema":{"type":"object","properties":{"raw":{"type":"string"}}}}]}`
-		case "tools/call":
-			result = m.Params.Arguments.Raw
-		}
+		result := m.result("2025-11-25", "hand")
 		w.Header().Set("Content-Type", contentType)
 		_, _ = io.WriteString(w, body(m.ID, m.Method, result))
 	}))
@@ -221,15 +207,7 @@ func TestAdversarialGatewayHTTPBodyNotTheResponse(t *testing.T) {
 				return strings.NewReplacer("R", resp, "ID", string(id)).Replace(body)
 			})
 			lines := replyLines([]string{`{"content":[{"type":"text","text":"first"}]}`, `{"content":[{"type":"text","text":"next"}]}`})
-			cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 2s\n", url)
-			slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
-			fast, _ := startServer(t, cfg)
-			want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
-			for i := range want {
-				if want[i] != got[i] {
-					t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
-				}
-			}
+			want := bothHTTPPaths(t, url, lines)
 			if strings.Contains(want[0], "no answer within") || !strings.Contains(want[1], `"next"`) {
 				t.Errorf("answers %.300s, then %.300s", want[0], want[1])
 			}

@@ -54,15 +54,7 @@ func TestAdversarialGatewayHTTPEventLinesAsTheGoSDKReadsThem(t *testing.T) {
 					"N", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"n"}}`).Replace(stream)
 			})
 			lines := replyLines([]string{`"hostile"`, `{"content":[{"type":"text","text":"next"}]}`})
-			cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
-			slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
-			fast, _ := startServer(t, cfg)
-			want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
-			for i := range want {
-				if want[i] != got[i] {
-					t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
-				}
-			}
+			want := bothHTTPPaths(t, url, lines)
 			if !strings.Contains(want[0], `"answered"`) || !strings.Contains(want[1], `"next"`) {
 				t.Errorf("answers %.300s, then %.300s", want[0], want[1])
 			}
@@ -124,15 +116,7 @@ func TestAdversarialGatewayHTTPEventNotAMessage(t *testing.T) {
 				return data + resp
 			})
 			lines := replyLines([]string{`{"content":[{"type":"text","text":"first"}]}`, `{"content":[{"type":"text","text":"next"}]}`})
-			cfg := fmt.Sprintf("server: {name: g, version: 1.0.0}\nupstreams:\n  - name: up\n    http: {url: %q}\n    timeout: 5s\n", url)
-			slow, _ := startServer(t, cfg, func(o *testOptions) { o.noFastCalls = true })
-			fast, _ := startServer(t, cfg)
-			want, got := sameAnswers(t, slow, lines), sameAnswers(t, fast, lines)
-			for i := range want {
-				if want[i] != got[i] {
-					t.Errorf("call %d:\n go-sdk path: %.300s\n fast path:   %.300s", i+1, want[i], got[i])
-				}
-			}
+			want := bothHTTPPaths(t, url, lines)
 			if !strings.Contains(want[0], `"first"`) || !strings.Contains(want[1], `"next"`) {
 				t.Errorf("answers %.300s, then %.300s", want[0], want[1])
 			}
