@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -20,7 +21,8 @@ import (
 type conn struct {
 	session *mcp.ClientSession
 	lister  *mcpclient.Lister
-	cmd     *exec.Cmd // stdio only
+	cmd     *exec.Cmd             // stdio only
+	stderr  *mcpclient.StderrTail // cmd's standard error
 	// raw sends calls beside the session (stdio and Options.Pipe; nil
 	// over HTTP).
 	raw   *mcpclient.RawCalls
@@ -43,7 +45,7 @@ func (u *Upstream) connect(ctx context.Context) (*conn, *toolset.Set, error) {
 		c, err = u.initialize(ctx)
 	}
 	if err != nil {
-		return nil, nil, u.redact(err)
+		return nil, nil, u.redact(c.startError(err))
 	}
 	session := c.session
 	set, err := c.lister.List(ctx, session)
@@ -102,12 +104,28 @@ func (u *Upstream) transport(c *conn) mcp.Transport {
 	argv := u.opts.Command
 	cmd := exec.CommandContext(u.ctx, argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = u.opts.Env, u.opts.Dir
-	cmd.Stderr = &stderrLog{log: u.log}
+	c.stderr = mcpclient.NewStderrTail(&stderrLog{log: u.log})
+	cmd.Stderr = c.stderr
 	cmd.WaitDelay = time.Second
 	proc.SetGroup(cmd)
 	c.cmd = cmd
 	c.raw = mcpclient.NewRawCalls(u.opts.Timeout)
 	return c.lister.Transport(mcpclient.RawCommandTransport(cmd, terminateDelay, u.skipped, c.raw))
+}
+
+// startError is err, the failure to initialize c, with how a stdio
+// server's process ended and what it last wrote to its standard error
+// (mcpclient.ExitDetails), as mcpctl snapshot reports them: an upstream
+// that exits before initialize (a misspelt npx package) otherwise says
+// only EOF.
+func (c *conn) startError(err error) error {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return err
+	}
+	if d := mcpclient.ExitDetails(c.cmd, c.stderr); d != "" {
+		return fmt.Errorf("%w; %s", err, d)
+	}
+	return err
 }
 
 // skipped logs a line of the server's output that the connection did not

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +19,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("MCPCTL_UPSTREAM_TEST_SERVER") == "fail" {
+		// The test binary as a server that fails before initialize, as
+		// npx does for a package that does not exist.
+		fmt.Fprintln(os.Stderr, "npm error code E404")
+		fmt.Fprintln(os.Stderr, "npm error 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-filesytem")
+		os.Exit(1)
+	}
 	if os.Getenv("MCPCTL_UPSTREAM_TEST_SERVER") == "1" {
 		// The test binary as a stdio server: echo, exit to crash, and
 		// stall to stop reading stdin (as a server whose event loop is
@@ -286,5 +295,25 @@ func TestUpstreamStartFailureIsTyped(t *testing.T) {
 	var ue *upstream.Error
 	if !errors.As(err, &ue) || ue.Name != "none" {
 		t.Fatalf("err = %v, want *upstream.Error naming the upstream", err)
+	}
+}
+
+// TestUpstreamStartFailureSaysHowTheServerEnded: a stdio server that
+// exited before initialize (npx for a misspelt package) failed to start
+// with only `cannot start: calling "initialize": EOF`, its exit status and
+// its standard error (at debug level in the log) nowhere an operator
+// looks; mcpctl snapshot of the same command said both. Found by a
+// newcomer helper. Now the error says them, as snapshot does.
+func TestUpstreamStartFailureSaysHowTheServerEnded(t *testing.T) {
+	t.Parallel()
+	_, err := upstream.Start(context.Background(), upstream.Options{Name: "fs", Command: []string{os.Args[0]}, Env: []string{"MCPCTL_UPSTREAM_TEST_SERVER=fail"}, Timeout: 10 * time.Second})
+	var ue *upstream.Error
+	if !errors.As(err, &ue) {
+		t.Fatalf("err = %v, want *upstream.Error", err)
+	}
+	for _, want := range []string{"exit status 1", "npm error 404 Not Found"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("start error %q does not say %q", err, want)
+		}
 	}
 }

@@ -559,7 +559,7 @@ type stdioEndpoint struct {
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd // of the latest attempt
-	tail *tailBuffer
+	tail *StderrTail
 }
 
 func (e *stdioEndpoint) transport(c *capture) mcp.Transport {
@@ -567,8 +567,8 @@ func (e *stdioEndpoint) transport(c *capture) mcp.Transport {
 	if len(e.opts.Env) > 0 {
 		cmd.Env = append(os.Environ(), e.opts.Env...)
 	}
-	tail := &tailBuffer{max: stderrTail}
-	cmd.Stderr = &stderrSink{tail: tail, w: e.opts.Stderr}
+	tail := NewStderrTail(e.opts.Stderr)
+	cmd.Stderr = tail
 	cmd.WaitDelay = stdioWaitDelay
 	e.mu.Lock()
 	e.cmd, e.tail = cmd, tail
@@ -612,6 +612,14 @@ func (e *stdioEndpoint) details() string {
 	e.mu.Lock()
 	cmd, tail := e.cmd, e.tail
 	e.mu.Unlock()
+	return ExitDetails(cmd, tail)
+}
+
+// ExitDetails says how a stdio server's process ended and what it last
+// wrote to its standard error ("server exit status 1; server stderr: …",
+// the last 5 lines), or "" when neither is known: what explains a server
+// that failed to start.
+func ExitDetails(cmd *exec.Cmd, tail *StderrTail) string {
 	if cmd == nil {
 		return ""
 	}
@@ -711,15 +719,27 @@ func (e *refusedError) Error() string {
 	return "the server answered " + e.status + ": it wants credentials (an Authorization header, or another header it names)"
 }
 
-// stderrSink receives a stdio server's stderr: it keeps the tail and copies
-// everything to w, ignoring w's errors so the server never sees a broken
-// pipe because of the caller's writer.
-type stderrSink struct {
-	tail *tailBuffer
+// StderrTail receives a stdio server's standard error: it keeps the last
+// bytes (ExitDetails reads them) and copies everything to w (nil: none).
+type StderrTail struct {
+	tail tailBuffer
 	w    io.Writer
 }
 
-func (s *stderrSink) Write(p []byte) (int, error) {
+// NewStderrTail returns a StderrTail copying to w.
+func NewStderrTail(w io.Writer) *StderrTail {
+	return &StderrTail{tail: tailBuffer{max: stderrTail}, w: w}
+}
+
+// lastLines is tailBuffer.lastLines of s ("" for a nil s).
+func (s *StderrTail) lastLines(n int) string {
+	if s == nil {
+		return ""
+	}
+	return s.tail.lastLines(n)
+}
+
+func (s *StderrTail) Write(p []byte) (int, error) {
 	s.tail.Write(p)
 	if s.w != nil {
 		_, _ = s.w.Write(p)
