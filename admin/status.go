@@ -38,7 +38,8 @@ type Status struct {
 	// decision (serve --state; mcpctl approve or reject), oldest first.
 	Pending []state.Pending `json:"pending"`
 	// Upstreams are the gateway's upstreams (docs/serve.md#gateway): state
-	// (connected, restarting, quarantined, closed), restarts, tools.
+	// (connected, restarting, quarantined, closed), restarts, tools listed
+	// and served.
 	Upstreams []upstream.Status `json:"upstreams,omitempty"`
 	// Rollout is the blue/green rollout (docs/serve.md#bluegreen), when
 	// one started.

@@ -135,7 +135,7 @@ func writeUpstreams(b *strings.Builder, ups []upstream.Status) {
 	}
 	b.WriteString("\nupstreams:\n")
 	for _, u := range ups {
-		fmt.Fprintf(b, "  %s  %s  lists %d tools  %d restarts", u.Name, u.State, u.Tools, u.Restarts)
+		fmt.Fprintf(b, "  %s  %s  lists %d tools, %d served  %d restarts", u.Name, u.State, u.Tools, u.Served, u.Restarts)
 		if u.LastError != "" {
 			fmt.Fprintf(b, "  last error: %s", u.LastError)
 		}

@@ -45,8 +45,8 @@ func statuses() map[string]*admin.Status {
 			Facades:  map[string]map[string]int64{"search_documents": {"rename": 5, "defaults": 2}},
 			InFlight: 2, MaxInFlight: 1024, RefusedAtMax: 3,
 			Pending: []state.Pending{{Fingerprint: fpB, Time: at(20), Against: fpA, Findings: []diff.Change{removed}}},
-			Upstreams: []upstream.Status{{Name: "files", State: "quarantined", Tools: 14},
-				{Name: "tickets", State: upstream.StateRestarting, Restarts: 2, Tools: 3, LastError: "the server closed the connection"}},
+			Upstreams: []upstream.Status{{Name: "files", State: "quarantined", Tools: 14, Served: 4},
+				{Name: "tickets", State: upstream.StateRestarting, Restarts: 2, Tools: 3, Served: 3, LastError: "the server closed the connection"}},
 			Rollout: &admin.RolloutStatus{NewSessions: "green", StartedAt: at(5), RetireAt: at(65), Blue: "alive", BlueFingerprint: fpB,
 				Sessions: map[string]int{"blue": 1, "green": 3}, Calls: map[string]int64{"blue": 7, "green": 40}}},
 	}
@@ -116,10 +116,10 @@ func TestStatusTextSessionCap(t *testing.T) {
 func TestStatusTextUpstreams(t *testing.T) {
 	t.Parallel()
 	st := &admin.Status{Upstreams: []upstream.Status{
-		{Name: "files", State: "quarantined", Tools: 14, Restarts: 0},
-		{Name: "tickets", State: upstream.StateRestarting, Tools: 3, Restarts: 2, LastError: "the server closed the connection"},
+		{Name: "files", State: "quarantined", Tools: 14, Served: 4, Restarts: 0},
+		{Name: "tickets", State: upstream.StateRestarting, Tools: 3, Served: 3, Restarts: 2, LastError: "the server closed the connection"},
 	}}
-	want := "\nupstreams:\n  files  quarantined  lists 14 tools  0 restarts\n  tickets  restarting  lists 3 tools  2 restarts  last error: the server closed the connection\n"
+	want := "\nupstreams:\n  files  quarantined  lists 14 tools, 4 served  0 restarts\n  tickets  restarting  lists 3 tools, 3 served  2 restarts  last error: the server closed the connection\n"
 	if text := statusText(t, st); !strings.Contains(text, want) {
 		t.Errorf("status output lacks %q:\n%s", want, text)
 	}

@@ -419,12 +419,19 @@ func (s *Server) upstreamStatus() []upstream.Status {
 	if g == nil {
 		return nil
 	}
+	served := map[string]int{}
+	for _, t := range g.Config.Tools {
+		if t.Upstream != "" {
+			served[t.Upstream]++
+		}
+	}
 	out := make([]upstream.Status, 0, len(g.conns))
 	for name, up := range g.conns {
 		st := up.Status()
 		if g.quarantined[name] && st.State == upstream.StateConnected {
 			st.State = StateQuarantined
 		}
+		st.Served = served[st.Name]
 		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

@@ -484,3 +484,17 @@ func TestGatewayUpstreamMetrics(t *testing.T) {
 		t.Errorf("states after a refused change = %v, want files quarantined", states)
 	}
 }
+
+// TestGatewayStatusCountsServedTools: an upstream with tools.include or
+// exclude serves fewer tools than it lists, but /status and mcpctl status
+// showed only the count it lists ("files  connected  lists 3 tools" for
+// a gateway serving 2 of them). Found by a newcomer helper. Now Served
+// says how many the live generation serves.
+func TestGatewayStatusCountsServedTools(t *testing.T) {
+	t.Parallel()
+	s, _ := startGateway(t, gatewayConfig, newFakeUpstream(t))
+	ups := s.Status().Upstreams
+	if len(ups) != 1 || ups[0].Tools != 3 || ups[0].Served != 2 {
+		t.Errorf("upstreams %+v, want files listing 3 tools and serving 2 (search excluded)", ups)
+	}
+}

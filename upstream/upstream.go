@@ -105,6 +105,9 @@ type Status struct {
 	Restarts int64  `json:"restarts"`
 	// Tools is how many tools the upstream lists (before include/exclude).
 	Tools int `json:"tools"`
+	// Served is how many of them the live generation serves (after
+	// include/exclude); set by package serve.
+	Served int `json:"served"`
 	// LastError is the latest connection or listing failure, "" when none.
 	LastError string `json:"lastError,omitempty"`
 }
