@@ -1,9 +1,13 @@
 package serve
 
 import (
+	"context"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpctl/mcpctl/state"
 )
 
 // TestNewcomerQuarantineMessageNamesExposedTool (reproduction: an operator
@@ -86,4 +90,44 @@ func TestNewcomerHeldDescriptionSaysWhy(t *testing.T) {
 		}
 	}
 	t.Errorf("no description-changed finding on fs_search: %+v", res.Findings)
+}
+
+// TestQuarantineAtStartLogsNoContradiction: the start-up twin of
+// TestNewcomerQuarantineLogsNoContradiction (left by the newcomer helper):
+// a gateway restarted on --state after its upstream narrowed an enum
+// logged "the first config was refused by the gate" at ERROR, then
+// started quarantined. Now it logs the quarantine only, at WARN.
+func TestQuarantineAtStartLogsNoContradiction(t *testing.T) {
+	t.Parallel()
+	files := newFakeUpstream(t)
+	path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", "upstreams:\n  - {name: files, stdio: [fake-upstream], prefix: fs_}\n")
+	stDir := filepath.Join(t.TempDir(), "st")
+	var logs syncBuffer
+	start := func(st *state.State, log *slog.Logger) *Server {
+		opts := testOptions{Options: Options{ConfigPath: path, State: st, Logger: log}}
+		useFakes(map[string]*fakeUpstream{"files": files})(&opts)
+		s, err := newTestServer(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	st := i12State(t, stDir)
+	start(st, slog.New(slog.DiscardHandler)).Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
+	s := start(i12State(t, stDir), slog.New(slog.NewJSONHandler(&logs, nil)))
+	defer s.Close()
+	if res := s.Status().LastReload.Result; res != ResultQuarantined {
+		t.Fatalf("restart: %s, want quarantined", res)
+	}
+	l := logs.String()
+	if strings.Contains(l, `"level":"ERROR"`) || strings.Contains(l, "the first config was refused") {
+		t.Errorf("a quarantine at start logged an error, or said the config was refused:\n%s", l)
+	}
+	if !strings.Contains(l, `"msg":"upstream changes refused at start: quarantined"`) || !strings.Contains(l, `input-enum-value-removed tool=fs_search`) {
+		t.Errorf("the quarantine's log lacks its message or its finding:\n%s", l)
+	}
 }

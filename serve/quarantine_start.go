@@ -119,8 +119,15 @@ func (s *Server) quarantineAtStart(contract *lockfile.Lock, cand *Generation, no
 	names := sortedKeys(hold)
 	res.Result, res.Version, res.Fingerprint, res.Changed, res.Quarantined, res.Cause = ResultQuarantined, ares.Version, ares.Fingerprint, true, names, nil
 	res.Reason = fmt.Sprintf("%s; upstream(s) %s quarantined at start: the accepted contract's tools of theirs are served and calls translated; the refused candidate %s is pending", res.Reason, strings.Join(names, ", "), cand.Fingerprint)
-	s.log.Warn("upstream changes refused at start: quarantined", "upstreams", names, "pending", cand.Fingerprint)
+	s.log.Warn("upstream changes refused at start: quarantined", "upstreams", names,
+		"findings", findingSummaries(blockingOf(res.Findings)), "pending", cand.Fingerprint)
 	return true
+}
+
+// fronts reports whether g's config has upstreams (a refusal of g at
+// start may then quarantine them: quarantineAtStart).
+func (g *Generation) fronts() bool {
+	return g.base != nil && len(g.base.Upstreams) > 0
 }
 
 // pick returns the lists of the upstreams named in names.

@@ -550,6 +550,9 @@ func (s *Server) first(cand *Generation, now time.Time, res *ReloadResult, trigg
 	if s.gated(choice.Contract, nil, cand, now, res, trigger) || s.quarantineAtStart(choice.Contract, cand, now, res, trigger) {
 		return
 	}
+	if refused := blockingOf(res.Findings); cand.fronts() && len(refused) > 0 {
+		s.logRefused(true, trigger, maxLevel(refused).String(), refused, cand.Fingerprint)
+	}
 	fb, err := s.fallback()
 	if err != nil || fb == nil {
 		if res.Cause != nil && !errors.Is(res.Cause, errGateBug) {
@@ -589,7 +592,9 @@ func (s *Server) gated(prev *lockfile.Lock, live, cand *Generation, now time.Tim
 		res.Cause = fmt.Errorf("candidate refused: %s:%s", res.Reason, explain(d.Blocking))
 		s.pend(cand, d, liveFP)
 		cand.discard()
-		if !s.quarantinable(live, cand, res.Findings) {
+		// A refusal that may quarantine upstreams is logged by the
+		// caller once it knows (gateUpstreams, first).
+		if !s.quarantinable(live, cand, res.Findings) && !(live == nil && cand.fronts()) {
 			s.logRefused(live == nil, trigger, d.Report.Level.String(), d.Blocking, cand.Fingerprint)
 		}
 		return false
