@@ -86,12 +86,10 @@ type tapBody struct {
 	err   error    // the body's read error, once out is read
 }
 
-// tapRead is the most tapBody reads of the body at once; tapMin is the
-// least room it makes for a read (a small response fits in it).
-const (
-	tapRead = 32 << 10
-	tapMin  = 512
-)
+// tapMin is the least room tapBody makes for a read (a small response
+// fits in it); the room then doubles with what it holds, so that a line
+// of n bytes costs O(n) to gather.
+const tapMin = 512
 
 // Read passes the body through; a JSON body, or an SSE line or event,
 // longer than MaxMessageSize ends it with ErrMessageTooLarge.
@@ -111,8 +109,8 @@ func (b *tapBody) Read(p []byte) (int, error) {
 func (b *tapBody) fill() {
 	// One byte beyond the limit tells a message longer than it.
 	limit := MaxMessageSize + 1 - len(b.in) - len(b.event)
-	if len(b.in) == cap(b.in) { // in doubles from tapMin, as a small body needs
-		b.in = slices.Grow(b.in, min(max(len(b.in), tapMin), tapRead, limit))
+	if len(b.in) == cap(b.in) { // in doubles from tapMin, as a body needs
+		b.in = slices.Grow(b.in, min(max(len(b.in), tapMin), limit))
 	}
 	n, err := b.ReadCloser.Read(b.in[len(b.in):min(cap(b.in), len(b.in)+limit)])
 	b.in = b.in[:len(b.in)+n]
@@ -186,12 +184,18 @@ func (b *tapBody) line(raw []byte) {
 // it carries one for the go-sdk, else as it came (the go-sdk skips it,
 // and so does the capture).
 func (b *tapBody) dispatch() {
+	out := b.event
 	if b.ev.Message() {
-		b.out = append(b.out, b.message(b.ev.Data, b.event)...)
-	} else {
-		b.out = append(b.out, b.event...)
+		out = b.message(b.ev.Data, b.event)
 	}
-	b.event = b.event[:0]
+	if len(b.out) == 0 && len(out) > 0 && len(out) == len(b.event) && &out[0] == &b.event[0] {
+		// The event goes on as it came and nothing waits before it: its
+		// buffer becomes out's (a large event is not copied again).
+		b.out, b.event = b.event, b.out[:0]
+	} else {
+		b.out = append(b.out, out...)
+		b.event = b.event[:0]
+	}
 	b.ev.Reset()
 }
 

@@ -114,3 +114,23 @@ func TestTapBodyPassesACompleteEventAtOnce(t *testing.T) {
 		t.Errorf("passed on %q", got)
 	}
 }
+
+// TestTapBodyLargeEventAllocatesLinearly: an SSE event of 16 MiB (a large
+// tools/call result) made the tap allocate 145 MiB: the line being read
+// grew 32 KiB at a time (each growth a copy) and the complete event was
+// copied again to what the go-sdk reads. Now the line's room doubles and
+// an event passed on as it came is handed over without a copy: 61 MiB.
+func TestTapBodyLargeEventAllocatesLinearly(t *testing.T) {
+	resp := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 16<<20) + `"}]}}`
+	body := "event: message\ndata: " + resp + "\n\n"
+	n := allocated(func() {
+		b := &tapBody{ReadCloser: io.NopCloser(strings.NewReader(body)), c: newCapture()}
+		if _, err := io.Copy(io.Discard, b); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%d MiB allocated for an event of %d MiB", n>>20, len(body)>>20)
+	if n > 5*uint64(len(body)) {
+		t.Errorf("%d MiB allocated for an event of %d MiB, want at most 5 times its size", n>>20, len(body)>>20)
+	}
+}
