@@ -1,13 +1,9 @@
 package serve
 
 import (
-	"context"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mcpctl/mcpctl/state"
 )
 
 // TestNewcomerQuarantineMessageNamesExposedTool (reproduction: an operator
@@ -99,27 +95,8 @@ func TestNewcomerHeldDescriptionSaysWhy(t *testing.T) {
 // started quarantined. Now it logs the quarantine only, at WARN.
 func TestQuarantineAtStartLogsNoContradiction(t *testing.T) {
 	t.Parallel()
-	files := newFakeUpstream(t)
-	path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", "upstreams:\n  - {name: files, stdio: [fake-upstream], prefix: fs_}\n")
-	stDir := filepath.Join(t.TempDir(), "st")
 	var logs syncBuffer
-	start := func(st *state.State, log *slog.Logger) *Server {
-		opts := testOptions{Options: Options{ConfigPath: path, State: st, Logger: log}}
-		useFakes(map[string]*fakeUpstream{"files": files})(&opts)
-		s, err := newTestServer(context.Background(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	st := i12State(t, stDir)
-	start(st, slog.New(slog.DiscardHandler)).Close()
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	files.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
-	s := start(i12State(t, stDir), slog.New(slog.NewJSONHandler(&logs, nil)))
-	defer s.Close()
+	s, _ := restartedAfterNarrowing(t, slog.New(slog.NewJSONHandler(&logs, nil)))
 	if res := s.Status().LastReload.Result; res != ResultQuarantined {
 		t.Fatalf("restart: %s, want quarantined", res)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -535,28 +536,7 @@ func TestGatewayDescriptionHoldSurvivesUpstreamRestart(t *testing.T) {
 // e2e/gateway.mjs step 7). A quarantine during a reload kept it.
 func TestGatewayRestartQuarantinePendingWithState(t *testing.T) {
 	t.Parallel()
-	files := newFakeUpstream(t)
-	dir := t.TempDir()
-	stDir := filepath.Join(t.TempDir(), "st")
-	path := writeFile(t, dir, "mcpctl.serve.yaml", "upstreams:\n  - {name: files, stdio: [fake-upstream], prefix: fs_}\n")
-	start := func(st *state.State) *Server {
-		opts := testOptions{Options: Options{ConfigPath: path, State: st}}
-		useFakes(map[string]*fakeUpstream{"files": files})(&opts)
-		s, err := newTestServer(context.Background(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	st := i12State(t, stDir)
-	start(st).Close()
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	files.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
-	st = i12State(t, stDir)
-	s := start(st)
-	defer s.Close()
+	s, st := restartedAfterNarrowing(t, slog.New(slog.DiscardHandler))
 	last := s.Status().LastReload
 	if last.Result != ResultQuarantined {
 		t.Fatalf("restart: %s (%s), want quarantined", last.Result, last.Reason)
@@ -571,4 +551,33 @@ func TestGatewayRestartQuarantinePendingWithState(t *testing.T) {
 	if got := enumOf(t, s, "fs_search"); got != "fast" {
 		t.Errorf("after the approval fs_search's enum is %s, want fast", got)
 	}
+}
+
+// restartedAfterNarrowing starts a gateway on --state in front of a fake
+// upstream, closes it, has the upstream narrow fs_search's mode enum, and
+// starts it again on the same state, logging to log; it returns the
+// restarted server and its state.
+func restartedAfterNarrowing(t *testing.T, log *slog.Logger) (*Server, *state.State) {
+	t.Helper()
+	files := newFakeUpstream(t)
+	path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", "upstreams:\n  - {name: files, stdio: [fake-upstream], prefix: fs_}\n")
+	stDir := filepath.Join(t.TempDir(), "st")
+	start := func(st *state.State, log *slog.Logger) *Server {
+		opts := testOptions{Options: Options{ConfigPath: path, State: st, Logger: log}}
+		useFakes(map[string]*fakeUpstream{"files": files})(&opts)
+		s, err := newTestServer(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	st := i12State(t, stDir)
+	start(st, slog.New(slog.DiscardHandler)).Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files.set("search", "Searches.", strings.Replace(fakeSearch, `["fast","full"]`, `["fast"]`, 1))
+	st = i12State(t, stDir)
+	return start(st, log), st
 }
