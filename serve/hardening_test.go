@@ -620,6 +620,11 @@ func runHTTP(t *testing.T, s *Server, o RunOptions) (string, context.CancelFunc,
 func TestHardening22NoNewSessionsDuringShutdown(t *testing.T) {
 	t.Parallel()
 	s, entered, unblock := slowToolServer(t)
+	// Released before the backend closes (cleanups run last first), also
+	// when the test fails early: the backend's Close waits for the call.
+	var once sync.Once
+	release := func() { once.Do(func() { close(unblock) }) }
+	t.Cleanup(release)
 	addr, cancel, done := runHTTP(t, s, RunOptions{ShutdownTimeout: waitLong})
 	defer cancel()
 	c := newSDKClient(t, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + MCPPath}, "")
@@ -631,10 +636,23 @@ func TestHardening22NoNewSessionsDuringShutdown(t *testing.T) {
 	recvWithin(t, "the call to start", entered)
 	cancel() // SIGTERM
 	waitUntil(t, "the drain to start", s.draining.Load)
-	if code, _ := postJSON(t, "http://"+addr+MCPPath, initializeBody, nil); code != http.StatusServiceUnavailable {
-		t.Errorf("initialize during shutdown: %d, want 503", code)
+	// On a connection of its own: the drain turns keep-alives off and
+	// closes idle connections, so a pooled one (the SDK client's, from
+	// http.DefaultClient) may be closed under the POST, which is not
+	// retried (.ci/run hung here once, at the Fatal of that error).
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+MCPPath, strings.NewReader(initializeBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := fresh.Do(req)
+	if err != nil {
+		t.Fatalf("initialize during shutdown: %v", err)
 	}
-	close(unblock)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("initialize during shutdown: %d, want 503", resp.StatusCode)
+	}
+	release()
 	if err := recvWithin(t, "the in-flight call", callErr); err != nil {
 		t.Errorf("the in-flight call: %v", err)
 	}
