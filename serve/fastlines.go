@@ -112,19 +112,22 @@ func (f *fastLines) call(ss *mcp.ServerSession, msg *fastMessage) bool {
 
 // run runs fc and writes its response, unless the call was cancelled (as
 // the go-sdk, it then answers nothing: MCP 2025-11-25
-// basic/utilities/cancellation).
+// basic/utilities/cancellation). The id is free again before the
+// response is written, as the go-sdk frees it: the client may reuse it as
+// soon as it reads the answer.
 func (f *fastLines) run(ctx context.Context, id jsonrpc.ID, fc *fastCall, sess stdioSession) {
 	defer f.wg.Done()
 	resp := fc.run(ctx)
-	if ctx.Err() == nil {
-		_, _ = f.out.Write(append(resp, '\n'))
-	}
 	f.mu.Lock()
 	cancel := f.calls[id]
 	delete(f.calls, id)
 	f.mu.Unlock()
+	written := sess.answering(id)
+	if ctx.Err() == nil {
+		_, _ = f.out.Write(append(resp, '\n'))
+	}
+	written()
 	cancel()
-	sess.untrack(id)
 }
 
 // holds reports whether a fast call with this id is in flight: a request

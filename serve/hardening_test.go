@@ -196,12 +196,16 @@ type stdioPipe struct {
 	lines chan string
 }
 
-func runStdioPipe(t *testing.T, s *Server) *stdioPipe {
+func runStdioPipe(t *testing.T, s *Server, wrap ...func(io.Writer) io.Writer) *stdioPipe {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p := &stdioPipe{t: t, in: inW, lines: make(chan string, 1024)}
-	done := runStdio(context.Background(), s, inR, outW, waitLong)
+	var out io.Writer = outW
+	for _, w := range wrap {
+		out = w(out)
+	}
+	done := runStdio(context.Background(), s, inR, out, waitLong)
 	read := make(chan struct{})
 	go func() {
 		defer close(read)

@@ -408,10 +408,10 @@ func TestMaxCallsBatchAtTheBound(t *testing.T) {
 	}
 
 	last := holdSlow(ctx, t, holder, u, 1)
-	// Ids the first batch did not use: the session forgets an id once
-	// its answer is written, and the answer may reach the client first
-	// (.ci/run failed once with "a batch repeats a request id, or reuses
-	// one in flight").
+	// Ids the first batch did not use, so that this batch tests the bound
+	// alone (.ci/run failed once with "a batch repeats a request id, or
+	// reuses one in flight": the session freed an id only once its
+	// answer's write returned; TestStdioIDReusedRightAfterItsAnswer).
 	p.send(echoBatch(20, 5))
 	if busy, ok := batchOutcomes(t, []byte(p.recv()), 5, busyText); busy != 5 {
 		t.Errorf("a batch of 5 with every slot held: %d busy, %d echoed; want 5 busy", busy, ok)

@@ -396,13 +396,16 @@ type drainConn struct {
 	// streams are the session's subscriptions/listen requests, answered
 	// only when it ends: in flight, but nothing to wait for.
 	streams map[jsonrpc.ID]struct{}
-	waiters []chan struct{} // closed when pending empties
+	// writing counts the answers being written: their ids are free
+	// (answering), the end of input still waits for them.
+	writing int
+	waiters []chan struct{} // closed when nothing is unanswered
 	initID  *jsonrpc.ID     // the initialize request's id, once read
 	rev     string          // the negotiated revision, once answered
 
 	closeOnce sync.Once
 	closed    chan struct{}
-	// answer is signalled (best effort) each time a request is answered,
+	// answer is signalled (best effort) each time an answer is written,
 	// for waitRoom.
 	answer chan struct{}
 }
@@ -432,20 +435,21 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, nil
 }
 
-// Write implements [mcp.Connection]. A response counts as answered once the
-// underlying Write has returned, whatever its error: the bytes are out, or
-// they never will be.
+// Write implements [mcp.Connection]. A response's id is free again before
+// the response is written (answering), as the go-sdk frees it: the client
+// may reuse it as soon as it reads the answer. The end of input waits for
+// the write to return, whatever its error: the bytes are out, or they
+// never will be.
 func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.noteRevision(msg)
-	err := c.Connection.Write(ctx, msg)
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
-		c.untrack(resp.ID)
+		defer c.answering(resp.ID)()
 	}
-	return err
+	return c.Connection.Write(ctx, msg)
 }
 
 // track counts a request the fast path took off the input (fastLines) as
-// read; untrack as answered.
+// read.
 func (c *drainConn) track(id jsonrpc.ID) {
 	if c == nil {
 		return
@@ -455,25 +459,38 @@ func (c *drainConn) track(id jsonrpc.ID) {
 	c.pending[id] = struct{}{}
 }
 
-func (c *drainConn) untrack(id jsonrpc.ID) {
+// answering frees id, whose answer is about to be written (or, for a
+// cancelled request, never will be), and counts the write until written
+// is called: the end of input waits for both.
+func (c *drainConn) answering(id jsonrpc.ID) (written func()) {
 	if c == nil {
-		return
+		return func() {}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.pending, id)
 	delete(c.streams, id)
-	select {
-	case c.answer <- struct{}{}:
-	default:
-	}
-	if len(c.pending) == 0 {
-		for _, w := range c.waiters {
-			close(w)
+	c.writing++
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.writing--
+		select {
+		case c.answer <- struct{}{}:
+		default:
 		}
-		c.waiters = nil
+		if c.unanswered() == 0 {
+			for _, w := range c.waiters {
+				close(w)
+			}
+			c.waiters = nil
+		}
 	}
 }
+
+// unanswered is how many requests read have no answer written yet (with
+// c.mu held).
+func (c *drainConn) unanswered() int { return len(c.pending) + c.writing }
 
 // noteRevision keeps the revision of the answer to initialize, before it
 // is written: the client may send its next line as soon as it reads it.
@@ -509,15 +526,15 @@ func (c *drainConn) revision() string {
 }
 
 // waitRoom implements stdioSession: it returns once fewer than limit
-// requests read are unanswered (limit <= 0: at once), or the connection
-// is closed.
+// requests read are unanswered, an answer being written counting as
+// unanswered (limit <= 0: at once), or the connection is closed.
 func (c *drainConn) waitRoom(limit int) {
 	if c == nil || limit <= 0 {
 		return
 	}
 	for {
 		c.mu.Lock()
-		n := len(c.pending)
+		n := c.unanswered()
 		c.mu.Unlock()
 		if n < limit {
 			return
@@ -555,12 +572,12 @@ func (c *drainConn) answered() (<-chan struct{}, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch := make(chan struct{})
-	if len(c.pending) == 0 {
+	if c.unanswered() == 0 {
 		close(ch)
 	} else {
 		c.waiters = append(c.waiters, ch)
 	}
-	return ch, len(c.pending)
+	return ch, c.unanswered()
 }
 
 // drain waits until every request read has been answered, or the
@@ -579,7 +596,7 @@ func (c *drainConn) drain(cause error) {
 	case <-c.stop:
 	case <-timer.C:
 		c.mu.Lock()
-		n = len(c.pending)
+		n = c.unanswered()
 		c.mu.Unlock()
 		c.log.Warn("stdio input ended: abandoning unanswered requests", "pending", n, "timeout", c.timeout)
 	}

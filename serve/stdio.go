@@ -79,7 +79,7 @@ type stdioSession interface {
 	revision() string
 	inFlight(id jsonrpc.ID) bool
 	track(id jsonrpc.ID)
-	untrack(id jsonrpc.ID)
+	answering(id jsonrpc.ID) (written func())
 	waitRoom(limit int)
 }
 
