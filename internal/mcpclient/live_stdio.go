@@ -156,6 +156,9 @@ func (j *jsonLines) pass(line []byte) []byte {
 		j.skipped(trimmed, "that is not JSON-RPC")
 		return nil
 	}
+	if j.raw.takesPlain(trimmed) { // read once: no check below can refuse it
+		return nil
+	}
 	if repl, why, deep := tooDeepLine(trimmed); deep {
 		j.skipped(trimmed, why)
 		line, trimmed = repl, repl

@@ -338,8 +338,8 @@ func (r *RawCalls) take(line []byte) bool {
 	if r == nil || !r.mayHold(line) {
 		return false
 	}
-	if id, res, ok := PlainResponse(line); ok {
-		return id.Kind == canon.String && r.hand(id.Str, rawResponse{result: line[res.Start:res.End], parsed: res})
+	if taken, plain := r.takePlain(line); plain {
+		return taken
 	}
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
@@ -361,6 +361,29 @@ func (r *RawCalls) take(line []byte) bool {
 		resp.err = errors.New("the response has neither result nor error")
 	}
 	return r.hand(id, resp)
+}
+
+// takePlain is take for a plain response (PlainResponse), the response
+// to almost every call; plain reports whether line is one. A line it
+// takes is read once, strictly, and no more: canon.Parse refuses what the
+// checks of a line the go-sdk reads look for (nesting deeper than
+// canon.MaxDepth, more than one value, JSON the go-sdk's decoder refuses).
+func (r *RawCalls) takePlain(line []byte) (taken, plain bool) {
+	id, res, ok := PlainResponse(line)
+	if !ok {
+		return false, false
+	}
+	return id.Kind == canon.String && r.hand(id.Str, rawResponse{result: line[res.Start:res.End], parsed: res}), true
+}
+
+// takesPlain reports whether it took line as a plain response to one of
+// our calls (takePlain), before any other check of the line.
+func (r *RawCalls) takesPlain(line []byte) bool {
+	if r == nil || len(line) == 0 || line[0] != '{' || !bytes.Contains(line, r.quoted) {
+		return false
+	}
+	taken, _ := r.takePlain(line)
+	return taken
 }
 
 // takeLine is take for a line of a stdio server, which may be a batch

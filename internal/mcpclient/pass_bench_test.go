@@ -1,0 +1,47 @@
+package mcpclient
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/canon"
+)
+
+// BenchmarkPassPlainResponse measures what reading a stdio server's
+// response to a raw call costs (jsonLines.pass: the line's checks, then
+// taking it off the connection for its call) against the floor of any
+// strict reading, one canon.Parse of the same line, in the same run: a
+// tools/call result of 1 MiB of text, as a server reading a file answers.
+// Reported: pass/parse, the ratio of the two times (1.0: the line is read
+// once). Before the plain response was taken ahead of the checks, every
+// line was also scanned for its depth and skimmed for the go-sdk's
+// decoder first.
+func BenchmarkPassPlainResponse(b *testing.B) {
+	raw := NewRawCalls(0)
+	text := strings.Repeat("a line of the file, with \\\"quotes\\\" and \\u00e9\\n", 1<<20/52)
+	line := []byte(`{"jsonrpc":"2.0","id":"` + raw.prefix + `1","result":{"content":[{"type":"text","text":"` + text + `"}]}}`)
+	j := &jsonLines{raw: raw}
+	var pass, parse time.Duration
+	b.SetBytes(int64(len(line)))
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := canon.Parse(line); err != nil {
+			b.Fatal(err)
+		}
+		parse += time.Since(start)
+		ch := make(chan rawResponse, 1)
+		raw.mu.Lock()
+		raw.pending[raw.prefix+"1"] = ch
+		raw.mu.Unlock()
+		start = time.Now()
+		if rest := j.pass(line); rest != nil {
+			b.Fatalf("the go-sdk would read %d bytes of the response", len(rest))
+		}
+		pass += time.Since(start)
+		if resp := <-ch; resp.parsed == nil {
+			b.Fatal("the response was not read as a plain one")
+		}
+	}
+	b.ReportMetric(float64(pass)/float64(parse), "pass/parse")
+}
