@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	runtimemetrics "runtime/metrics"
 	"slices"
 	"testing"
@@ -103,21 +106,30 @@ func BenchmarkGateway(b *testing.B) {
 }
 
 // BenchmarkGatewayFloor measures what any proxy costs here, to read
-// BenchmarkGateway's in-memory call rows against: a null proxy, two
-// goroutines copying lines between the client's pipe and the upstream's
-// (no parsing, no validation, no hand-off), in the same process. Rows:
+// BenchmarkGateway's call rows against: a null proxy in the same process,
+// which reads nothing of what it passes on. Over in-memory pipes it is
+// two goroutines copying lines between the client's pipe and the
+// upstream's (no parsing, no validation, no hand-off); over HTTP, the
+// standard library's reverse proxy (net/http/httputil, flushing at once,
+// as the event streams need). Rows, for T in inmemory and http:
 //
-//	null-proxy/clients=N        "direct" is the upstream reached directly,
-//	                            "gateway" the null proxy: what the extra
-//	                            pipe and its two goroutines cost
-//	gateway-vs-null/clients=N   "direct" is the null proxy, "gateway" the
-//	                            gateway: what the gateway's own work costs
+//	null-proxy/T/clients=N        "direct" is the upstream reached
+//	                              directly, "gateway" the null proxy: what
+//	                              the extra hop costs
+//	gateway-vs-null/T/clients=N   "direct" is the null proxy, "gateway"
+//	                              the gateway: what the gateway's own work
+//	                              costs
 //
 // with BenchmarkGateway's metrics (benchVersus). Clients at 2025-11-25,
-// the upstream and its tool as in BenchmarkGateway's "call/inmemory".
+// the upstream and its tool as in BenchmarkGateway's "call" rows.
 func BenchmarkGatewayFloor(b *testing.B) {
 	u := benchUpstream(b)
 	gwMem := benchGateway(b, "http://127.0.0.1:1/unused", viaMemory(map[string]*upstreamtest.Upstream{"m": u}))
+	upURL := upstreamURL(b, u)
+	gw := httptest.NewServer(benchGateway(b, upURL).HTTPHandler(HTTPOptions{}))
+	defer gw.Close()
+	null := httptest.NewServer(nullHTTPProxy(b, upURL))
+	defer null.Close()
 	call := func(cs *mcp.ClientSession) error {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "bench"}})
 		if err == nil && res.IsError {
@@ -125,14 +137,35 @@ func BenchmarkGatewayFloor(b *testing.B) {
 		}
 		return err
 	}
-	for _, clients := range []int{benchClients, 1} {
-		b.Run(fmt.Sprintf("null-proxy/clients=%d", clients), func(b *testing.B) {
-			benchVersus(b, clients, inMemory(u.Server()), nullProxy(u.Server()), call)
-		})
-		b.Run(fmt.Sprintf("gateway-vs-null/clients=%d", clients), func(b *testing.B) {
-			benchVersus(b, clients, nullProxy(u.Server()), overStream(gwMem), call)
-		})
+	transports := []struct {
+		name                  string
+		direct, null, gateway func(b *testing.B) (*mcp.ClientSession, func())
+	}{
+		{"inmemory", inMemory(u.Server()), nullProxy(u.Server()), overStream(gwMem)},
+		{"http", overHTTP(upURL), overHTTP(null.URL), overHTTP(gw.URL)},
 	}
+	for _, tr := range transports {
+		for _, clients := range []int{benchClients, 1} {
+			b.Run(fmt.Sprintf("null-proxy/%s/clients=%d", tr.name, clients), func(b *testing.B) {
+				benchVersus(b, clients, tr.direct, tr.null, call)
+			})
+			b.Run(fmt.Sprintf("gateway-vs-null/%s/clients=%d", tr.name, clients), func(b *testing.B) {
+				benchVersus(b, clients, tr.null, tr.gateway, call)
+			})
+		}
+	}
+}
+
+// nullHTTPProxy passes every request to the upstream at target unread
+// (httputil.ReverseProxy), flushing each write at once.
+func nullHTTPProxy(b *testing.B, target string) http.Handler {
+	u, err := url.Parse(target)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.FlushInterval = -1
+	return p
 }
 
 // nullProxy connects a go-sdk client to srv through a proxy that only
