@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // heldAnswer is a stdio output that holds the first write holding
@@ -62,5 +63,39 @@ func TestStdioIDReusedRightAfterItsAnswer(t *testing.T) {
 	got := []string{p.recv(), p.recv()}
 	if !strings.Contains(got[0]+got[1], `"again"`) {
 		t.Errorf("the call reusing id 1 right after its answer got no answer; the server wrote %q", got)
+	}
+}
+
+// TestStdioIDReusedEndOfInputWaitsForItsAnswer: a request reusing the id
+// of one whose answer is being written is still waited for at the end of
+// input. The reproduction: a ping's answer was being written when the
+// client, having read it, sent a tools/call with the ping's id and closed
+// its input; the write of the ping's answer returned and forgot the id,
+// which the tools/call shared, so the end of input found nothing
+// unanswered, the session ended and the call's answer was lost.
+func TestStdioIDReusedEndOfInputWaitsForItsAnswer(t *testing.T) {
+	t.Parallel()
+	s, _ := maxCallsGateway(t, 0)
+	held := &heldAnswer{match: []byte(`"id":1,"result":{}`), release: make(chan struct{})}
+	p := runStdioPipe(t, s, func(w io.Writer) io.Writer { held.w = w; return held })
+	p.initialize("2025-11-25")
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if got := p.recv(); !strings.Contains(got, `"id":1,"result":{}`) {
+		t.Fatalf("the ping was answered %s", got)
+	}
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"after"}}}`)
+	_ = p.in.Close()
+	close(held.release)
+	// stdout stays open until the test ends: the answer comes, or nothing.
+	timeout := time.After(waitLong)
+	for {
+		select {
+		case l := <-p.lines:
+			if strings.Contains(l, `"after"`) {
+				return
+			}
+		case <-timeout:
+			t.Fatal("the call reusing the ping's id was not answered before the session ended")
+		}
 	}
 }
