@@ -37,7 +37,10 @@ func (h *heldAnswer) Write(p []byte) (int, error) {
 // request in flight; the go-sdk forgets an id before it writes the
 // answer (its jsonrpc2: the client may reuse the id as soon as the
 // response is sent). .ci/run failed once on this race in
-// TestMaxCallsBatchAtTheBound. The answer's write is held here until the
+// TestMaxCallsBatchAtTheBound. Such a client breaks MCP (2025-11-25
+// basic: a request id MUST NOT have been used before by the requestor in
+// the session), but the go-sdk serves it, and a client must not tell the
+// gateway from the upstream. The answer's write is held here until the
 // reused request has been read, so the race is lost every time.
 func TestStdioIDReusedRightAfterItsAnswer(t *testing.T) {
 	t.Parallel()
