@@ -91,6 +91,9 @@ func TestTakeLineTakesResponsesOutOfABatch(t *testing.T) {
 // ends the connection at a line its decoder refuses (a server's JSON log
 // line, a response with a null id, more after a message, not JSON) or at
 // a batch holding one, two requests with one id or two notifications
+// (also a message that is JSON at its top level only: a skim of the line
+// took one with a trailing comma or a raw tab in a nested value, and the
+// connection ended)
 // (TestAdversarialFast2UpstreamBatchTheGoSDKRefuses and
 // TestAdversarialGatewayStdioLineNotAMessage in serve). Such a line is
 // skipped, a line's values and such a batch split into the messages the
@@ -120,6 +123,10 @@ func TestGoSDKLineSkipsWhatTheGoSDKRefuses(t *testing.T) {
 		{"[]", nil, true},
 		{"[" + resp + "] x", []string{resp}, true},
 		{"[" + resp + "] []", []string{resp}, true},
+		// Not JSON below the top level, which canon.Skim does not read.
+		{`{"jsonrpc":"2.0","method":"a","params":[1,]}`, nil, true},
+		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"a\tb\"}}", nil, true},
+		{"[" + resp + `,{"jsonrpc":"2.0","method":"a","params":{"x":"\U0041"}}]`, []string{resp}, true},
 	} {
 		msgs, why, changed := goSDKLine([]byte(c.line))
 		var got []string

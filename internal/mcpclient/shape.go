@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -22,7 +23,7 @@ func readAsGoSDK(msg []byte) (id jsonrpc.ID, request, ok bool) {
 // readSkimmed is readAsGoSDK for msg as canon.Skim(msg, 1) read it (v,
 // err).
 func readSkimmed(msg []byte, v canon.Value, err error) (id jsonrpc.ID, request, ok bool) {
-	if err == nil {
+	if err == nil && skimmedValid(msg, v) {
 		if id, request, ok := plainShape(msg, v); ok {
 			return id, request, true
 		}
@@ -100,4 +101,19 @@ func plainError(msg []byte, e *canon.Value) bool {
 	}
 	_, err = strconv.ParseInt(code.Str, 10, 64)
 	return err == nil
+}
+
+// skimmedValid reports whether the values below v's top level (an
+// object's; plainShape reads no other), which
+// canon.Skim read only for their strings and brackets, are JSON (RFC
+// 8259; json.Valid, as the go-sdk's decoder reads them): that decoder
+// refuses a message with a trailing comma, a raw tab in a string or an
+// unknown escape at any depth, and over stdio ends the connection there.
+func skimmedValid(msg []byte, v canon.Value) bool {
+	for i := range v.Members {
+		if m := &v.Members[i].Value; (m.Kind == canon.Object || m.Kind == canon.Array) && !json.Valid(msg[m.Start:m.End]) {
+			return false
+		}
+	}
+	return true
 }
