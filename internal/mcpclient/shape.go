@@ -117,3 +117,18 @@ func skimmedValid(msg []byte, v canon.Value) bool {
 	}
 	return true
 }
+
+// notJSONWhat says what a message JSON at its top level only is.
+const notJSONWhat = "not valid JSON"
+
+// notJSONBelow is what replaces msg when it is JSON at its top level
+// only (skimmedValid), which the go-sdk's decoder refuses: answer's error
+// response to its request, or the request without its params; nil
+// otherwise (then done is "").
+func notJSONBelow(msg []byte) (repl []byte, done string) {
+	v, err := canon.Skim(msg, 1)
+	if err != nil || v.Kind != canon.Object || skimmedValid(msg, v) {
+		return nil, ""
+	}
+	return answer(msg, notJSONWhat)
+}
