@@ -65,8 +65,8 @@ func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 // cannot decode (a batch, invalid JSON, another JSON-RPC version) ended
 // the session. Such a body becomes an error response to the request; a
 // response to it nested too deep, TooDeep's replacement; one that is JSON
-// at its top level only, notJSONBelow's. why says what
-// was done, for a warning.
+// at its top level only, notJSONBelow's. why says what was done, for a
+// warning.
 func AnswerBody(msg, id []byte) (repl []byte, why string) {
 	want, ok := requestID(id)
 	if !ok {

@@ -11,10 +11,11 @@ import (
 
 // readAsGoSDK reads msg as the go-sdk's decoder (jsonrpc.DecodeMessage)
 // does: whether it decodes, whether it is a request (it has a method),
-// and its id. A plain message is read by canon.Skim, since the decoder
-// allocates 32 KiB for each message; any other (a member named twice, an
-// escaped name, an id other than a string or a short integer, an error
-// response, ...) by the decoder itself.
+// and its id. A plain message is read by canon.Skim (and json.Valid
+// below its top level), since the decoder allocates 32 KiB for each
+// message; any other (a member named twice, an escaped name, an id other
+// than a string or a short integer, an error response, ...) by the
+// decoder itself.
 func readAsGoSDK(msg []byte) (id jsonrpc.ID, request, ok bool) {
 	v, err := canon.Skim(msg, 1)
 	return readSkimmed(msg, v, err)
@@ -104,11 +105,11 @@ func plainError(msg []byte, e *canon.Value) bool {
 }
 
 // skimmedValid reports whether the values below v's top level (an
-// object's; plainShape reads no other), which
-// canon.Skim read only for their strings and brackets, are JSON (RFC
-// 8259; json.Valid, as the go-sdk's decoder reads them): that decoder
-// refuses a message with a trailing comma, a raw tab in a string or an
-// unknown escape at any depth, and over stdio ends the connection there.
+// object's; plainShape reads no other), which canon.Skim read only for
+// their strings and brackets, are JSON (RFC 8259; json.Valid, which
+// agrees with the go-sdk's decoder): that decoder refuses a message with
+// a trailing comma, a raw tab in a string or an unknown escape at any
+// depth, and over stdio ends the connection there.
 func skimmedValid(msg []byte, v canon.Value) bool {
 	for i := range v.Members {
 		if m := &v.Members[i].Value; (m.Kind == canon.Object || m.Kind == canon.Array) && !json.Valid(msg[m.Start:m.End]) {
