@@ -147,6 +147,35 @@ func TestAdversarialFast2UpstreamResultNestedTooDeep(t *testing.T) {
 	}
 }
 
+// TestAdversarialFast2UpstreamResultNotJSONBelowItsTop: a stdio
+// upstream's response that is JSON at its top level only (a raw tab in a
+// text, a trailing comma in structuredContent). Reproduction: the line
+// went to the go-sdk, whose decoder refused it and ended the upstream
+// connection ("the server went away during the call"); skipped, the call
+// then waited for the upstream's timeout. Both paths now answer "the
+// server's response is not valid JSON" and the connection serves the
+// next call.
+func TestAdversarialFast2UpstreamResultNotJSONBelowItsTop(t *testing.T) {
+	t.Parallel()
+	replies := []string{
+		"{\"content\":[{\"type\":\"text\",\"text\":\"a\tb\"}]}",
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":[1,]}}`,
+		`{"content":[{"type":"text","text":"x"}]}`,
+	}
+	for _, noFast := range []bool{true, false} {
+		s, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.noFastCalls = noFast })
+		got := sameAnswers(t, s, replyLines(replies))
+		for i := range 2 {
+			if !strings.Contains(got[i], `the server's response is not valid JSON"`) {
+				t.Errorf("go-sdk path %v: answer to the result %d, not JSON below its top: %.300s", noFast, i+1, got[i])
+			}
+		}
+		if strings.Contains(got[2], `"isError":true`) {
+			t.Errorf("go-sdk path %v: the call after them: %.300s", noFast, got[2])
+		}
+	}
+}
+
 // replyLines are the tools/call requests, one per reply, that have the
 // hostile upstream answer each of replies.
 func replyLines(replies []string) []string {

@@ -98,6 +98,10 @@ func TestAdversarialGatewayStdioLineNotAMessage(t *testing.T) {
 		`{}`,
 		`[]`,
 		`{oops`,
+		// Not JSON below the top level, which a skim does not read.
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":[1,]}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"text\":\"a\tb\"}}",
+		`[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"\U0041"}}]`,
 	} {
 		t.Run(line, func(t *testing.T) {
 			t.Parallel()

@@ -36,6 +36,38 @@ func TestAdversarialGatewayHTTPUpstreamResultNestedTooDeep(t *testing.T) {
 	}
 }
 
+// TestAdversarialGatewayHTTPUpstreamResultNotJSONBelowItsTop: the HTTP
+// side of TestAdversarialFast2UpstreamResultNotJSONBelowItsTop.
+// Reproduction: an upstream over streamable HTTP answers a call with a
+// raw tab in a text; on the go-sdk path the gateway's client failed the
+// upstream session ("the server went away during the call", the next
+// call "unavailable (restarting)"); the fast path answered "answered a
+// tools/call with invalid JSON". Now both paths answer the same tool
+// error and the session serves the next call, with the upstream
+// answering in an SSE stream or a JSON body.
+func TestAdversarialGatewayHTTPUpstreamResultNotJSONBelowItsTop(t *testing.T) {
+	t.Parallel()
+	for _, ct := range []string{"text/event-stream", "application/json"} {
+		t.Run(ct, func(t *testing.T) {
+			url := handUpstream(t, ct, func(id json.RawMessage, method, result string) string {
+				if method == "tools/call" && strings.Contains(result, `"bad"`) {
+					result = "{\"content\":[{\"type\":\"text\",\"text\":\"a\tb\"}]}"
+				}
+				msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
+				if ct == "text/event-stream" {
+					return "data: " + msg + "\n\n"
+				}
+				return msg
+			})
+			lines := replyLines([]string{`{"content":[{"type":"text","text":"bad"}]}`, `{"content":[{"type":"text","text":"ok"}]}`})
+			want := bothHTTPPaths(t, url, lines)
+			if !strings.Contains(want[0], `the server's response is not valid JSON"`) || !strings.Contains(want[1], `"text":"ok"`) {
+				t.Errorf("answers %.300s, then %.300s", want[0], want[1])
+			}
+		})
+	}
+}
+
 // structuredUpstream is a go-sdk server over streamable HTTP whose tool
 // "reply" answers with its argument "raw" as structuredContent.
 func structuredUpstream(t *testing.T, jsonBody bool) string {

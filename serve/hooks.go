@@ -40,4 +40,8 @@ type hooks struct {
 	// lineWriteTimeout replaces a ConnectStream session's write timeout
 	// (streamDrainTimeout) when not zero.
 	lineWriteTimeout time.Duration
+	// inputEnded runs when a line-delimited session's input ends, with
+	// the number of requests read whose answer is not yet written
+	// (drainConn.answered), before it waits for them.
+	inputEnded func(unanswered int)
 }

@@ -338,6 +338,8 @@ type drainTransport struct {
 	// ShutdownTimeout).
 	timeout time.Duration
 	log     *slog.Logger
+	// inputEnded is the hook of that name (nil: none).
+	inputEnded func(unanswered int)
 }
 
 // Connect implements [mcp.Transport].
@@ -351,6 +353,7 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		stop:       t.stop,
 		timeout:    t.timeout,
 		log:        t.log,
+		inputEnded: t.inputEnded,
 		pending:    make(map[jsonrpc.ID]struct{}),
 		streams:    make(map[jsonrpc.ID]struct{}),
 		closed:     make(chan struct{}),
@@ -387,9 +390,10 @@ func (t *drainTransport) session() stdioSession {
 // reads it from the answer to initialize, for frameReader.
 type drainConn struct {
 	mcp.Connection
-	stop    <-chan struct{}
-	timeout time.Duration
-	log     *slog.Logger
+	stop       <-chan struct{}
+	timeout    time.Duration
+	log        *slog.Logger
+	inputEnded func(unanswered int) // a hook (nil: none)
 
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]struct{} // requests read and not yet answered
@@ -584,6 +588,9 @@ func (c *drainConn) answered() (<-chan struct{}, int) {
 // connection closes, or stop, or the timeout.
 func (c *drainConn) drain(cause error) {
 	idle, n := c.answered()
+	if c.inputEnded != nil {
+		c.inputEnded(n)
+	}
 	if n == 0 {
 		return
 	}

@@ -272,7 +272,7 @@ func (s *Server) stdioTransport(in io.Reader, out io.Writer, stop <-chan struct{
 // the connection closes both).
 func (s *Server) lineTransport(in io.ReadCloser, out io.WriteCloser, stop <-chan struct{}, timeout, writeTimeout time.Duration) (*drainTransport, *fastLines) {
 	w := &lockedWriter{w: out, timeout: writeTimeout}
-	t := &drainTransport{stop: stop, timeout: timeout, log: s.log}
+	t := &drainTransport{stop: stop, timeout: timeout, log: s.log, inputEnded: s.hooks.inputEnded}
 	session := func() stdioSession { return t.session() }
 	fast := newFastLines(s, w, session)
 	fr := &frameReader{

@@ -49,7 +49,7 @@ func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 			return batch(msg, v.Items), why + ": the batch kept without it (a response replaced by an error response, a request by the request without its params)", true
 		}
 	}
-	repl, done := answer(msg)
+	repl, done := answer(msg, tooDeepWhat)
 	return repl, why + done, true
 }
 
@@ -64,8 +64,9 @@ func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 // notification) left the request waiting for its timeout, and a body it
 // cannot decode (a batch, invalid JSON, another JSON-RPC version) ended
 // the session. Such a body becomes an error response to the request; a
-// response to it nested too deep, TooDeep's replacement. why says what
-// was done, for a warning.
+// response to it nested too deep, TooDeep's replacement; one that is JSON
+// at its top level only, notJSONBelow's. why says what was done, for a
+// warning.
 func AnswerBody(msg, id []byte) (repl []byte, why string) {
 	want, ok := requestID(id)
 	if !ok {
@@ -80,6 +81,9 @@ func AnswerBody(msg, id []byte) (repl []byte, why string) {
 	}
 	if respondsTo(msg, want) {
 		return nil, ""
+	}
+	if repl, done := notJSONBelow(msg); repl != nil && respondsTo(repl, want) {
+		return repl, notJSONWhat + done
 	}
 	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: notTheResponse})
 	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e), notTheResponse + ": replaced by an error response to the request"
@@ -111,10 +115,11 @@ func requestID(id []byte) (jsonrpc.ID, bool) {
 
 var tooDeepWhat = fmt.Sprintf("nested deeper than %d levels", canon.MaxDepth)
 
-// answer is what replaces msg, a message nested too deep: the error
+// answer is what replaces msg, a message the go-sdk cannot read because
+// its params or result is what (nested too deep, not JSON): the error
 // response to its request, or the request without its params; nil when
-// msg is neither. done says which, for TooDeep's why.
-func answer(msg []byte) (repl []byte, done string) {
+// msg is neither. done says which, for a warning's why.
+func answer(msg []byte, what string) (repl []byte, done string) {
 	id, method, ok := topMembers(msg)
 	if !ok || !plainID(id) {
 		return nil, ""
@@ -125,7 +130,7 @@ func answer(msg []byte) (repl []byte, done string) {
 		}
 		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%s,"params":{}}`, id, method), ": replaced by the request without its params"
 	}
-	return tooDeepResponse(id), ": replaced by an error response to its request"
+	return errorResponse(id, what), ": replaced by an error response to its request"
 }
 
 // plainID reports whether id, a JSON value, is a request id: a string or
@@ -136,8 +141,12 @@ func plainID(id []byte) bool {
 
 // tooDeepResponse is the error response to the request id that stands
 // for its response nested too deep.
-func tooDeepResponse(id []byte) []byte {
-	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server's response is " + tooDeepWhat})
+func tooDeepResponse(id []byte) []byte { return errorResponse(id, tooDeepWhat) }
+
+// errorResponse is the error response to the request id that stands for
+// its response, which is what.
+func errorResponse(id []byte, what string) []byte {
+	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server's response is " + what})
 	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e)
 }
 
@@ -221,7 +230,7 @@ func batch(msg []byte, items []canon.Value) []byte {
 	for _, it := range items {
 		m := msg[it.Start:it.End]
 		if canon.DeeperThan(m, canon.MaxDepth-1) >= 0 {
-			if m, _ = answer(m); m == nil {
+			if m, _ = answer(m, tooDeepWhat); m == nil {
 				continue
 			}
 		}

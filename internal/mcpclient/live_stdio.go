@@ -214,9 +214,12 @@ const jsonSpace = " \t\r\n"
 // log line such as {"level":"info"}, a response with a null id), and at
 // a batch holding one or two requests with one id (notifications count
 // as requests with one id). Such a message is skipped, as a line that is
-// not JSON-RPC is; the values of a line are read one a line, up to what
-// is not JSON; a batch the go-sdk refuses is split into the messages it
-// reads, one a line. why says what was done.
+// not JSON-RPC is, but for one that is JSON at its top level only (a
+// trailing comma or a raw tab in its result, say): a response becomes an
+// error response to its request, a request loses its params, as TooDeep
+// has them (notJSONBelow). The values of a line are read one a line, up
+// to what is not JSON; a batch the go-sdk refuses is split into the
+// messages it reads, one a line. why says what was done.
 func goSDKLine(line []byte) (msgs [][]byte, why string, changed bool) {
 	if v, err := canon.Skim(line, 1); err == nil { // one value, as most lines
 		if v.Kind == canon.Array {
@@ -224,6 +227,9 @@ func goSDKLine(line []byte) (msgs [][]byte, why string, changed bool) {
 		}
 		if _, _, ok := readSkimmed(line, v, nil); ok {
 			return nil, "", false
+		}
+		if repl, done := notJSONBelow(line); repl != nil {
+			return [][]byte{repl}, "that is " + notJSONWhat + done, true
 		}
 		return nil, "that is not a JSON-RPC message", true
 	}
@@ -237,7 +243,7 @@ func goSDKLine(line []byte) (msgs [][]byte, why string, changed bool) {
 		if v[0] == '[' {
 			var items []json.RawMessage
 			_ = json.Unmarshal(v, &items)
-			batch, _ := goSDKMessages(items)
+			batch, _, _ := goSDKMessages(items)
 			msgs = append(msgs, batch...)
 		} else if _, _, ok := readAsGoSDK(v); ok {
 			msgs = append(msgs, v)
@@ -264,22 +270,28 @@ func goSDKBatch(line []byte, items []canon.Value) (msgs [][]byte, why string, ch
 	for i, it := range items {
 		all[i] = line[it.Start:it.End]
 	}
-	msgs, distinct := goSDKMessages(all)
-	if len(msgs) == len(all) && len(msgs) > 0 && distinct {
+	msgs, distinct, replaced := goSDKMessages(all)
+	if len(msgs) == len(all) && len(msgs) > 0 && distinct && !replaced {
 		return nil, "", false
 	}
 	return msgs, "a batch the go-sdk refuses (a message that is not JSON-RPC, two requests with one id, or none): split into the messages it reads", true
 }
 
-// goSDKMessages are the messages among items the go-sdk's decoder reads;
-// distinct is false when two of them are requests with one id.
-func goSDKMessages(items []json.RawMessage) (msgs [][]byte, distinct bool) {
+// goSDKMessages are the messages among items the go-sdk's decoder reads,
+// one that is JSON at its top level only replaced (notJSONBelow:
+// replaced); distinct is false when two of them are requests with one
+// id.
+func goSDKMessages(items []json.RawMessage) (msgs [][]byte, distinct, replaced bool) {
 	ids := map[jsonrpc.ID]bool{}
 	distinct = true
 	for _, m := range items {
 		id, request, ok := readAsGoSDK(m)
 		if !ok {
-			continue
+			if m, _ = notJSONBelow(m); m == nil {
+				continue
+			}
+			id, request, _ = readAsGoSDK(m)
+			replaced = true
 		}
 		if request {
 			distinct = distinct && !ids[id]
@@ -287,7 +299,7 @@ func goSDKMessages(items []json.RawMessage) (msgs [][]byte, distinct bool) {
 		}
 		msgs = append(msgs, m)
 	}
-	return msgs, distinct
+	return msgs, distinct, replaced
 }
 
 // line reads the next line, newline included. A line that is not

@@ -45,3 +45,36 @@ func BenchmarkPassPlainResponse(b *testing.B) {
 	}
 	b.ReportMetric(float64(pass)/float64(parse), "pass/parse")
 }
+
+// BenchmarkPassErrorResponse is BenchmarkPassPlainResponse for an error
+// response to a raw call, with 1 MiB of data: not plain, it is read by
+// the line's checks and then by encoding/json (take); pass/parse is its
+// cost against one canon.Parse of the line, measured in the same run.
+func BenchmarkPassErrorResponse(b *testing.B) {
+	raw := NewRawCalls(0)
+	text := strings.Repeat("a line of the file, with \\\"quotes\\\" and \\u00e9\\n", 1<<20/52)
+	line := []byte(`{"jsonrpc":"2.0","id":"` + raw.prefix + `1","error":{"code":-32000,"message":"cannot read the file","data":"` + text + `"}}`)
+	j := &jsonLines{raw: raw}
+	var pass, parse time.Duration
+	b.SetBytes(int64(len(line)))
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := canon.Parse(line); err != nil {
+			b.Fatal(err)
+		}
+		parse += time.Since(start)
+		ch := make(chan rawResponse, 1)
+		raw.mu.Lock()
+		raw.pending[raw.prefix+"1"] = ch
+		raw.mu.Unlock()
+		start = time.Now()
+		if rest := j.pass(line); rest != nil {
+			b.Fatalf("the go-sdk would read %d bytes of the response", len(rest))
+		}
+		pass += time.Since(start)
+		if resp := <-ch; resp.err == nil {
+			b.Fatal("the response was not read as an error")
+		}
+	}
+	b.ReportMetric(float64(pass)/float64(parse), "pass/parse")
+}

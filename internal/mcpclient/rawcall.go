@@ -377,14 +377,18 @@ func (r *RawCalls) takePlain(line []byte) (taken, plain bool) {
 }
 
 // takesPlain reports whether it took line as a plain response to one of
-// our calls (takePlain), before any other check of the line.
+// our calls (takePlain), before any other check of the line. A line
+// without the name "result" written plainly is left to take, which reads
+// it anyway: parsed here too, an error response was parsed twice.
 func (r *RawCalls) takesPlain(line []byte) bool {
-	if r == nil || len(line) == 0 || line[0] != '{' || !bytes.Contains(line, r.quoted) {
+	if r == nil || len(line) == 0 || line[0] != '{' || !bytes.Contains(line, r.quoted) || !bytes.Contains(line, resultName) {
 		return false
 	}
 	taken, _ := r.takePlain(line)
 	return taken
 }
+
+var resultName = []byte(`"result"`)
 
 // takeLine is take for a line of a stdio server, which may be a batch
 // (JSON-RPC 2.0 §6; the go-sdk's client reads batches there): the

@@ -91,6 +91,10 @@ func TestTakeLineTakesResponsesOutOfABatch(t *testing.T) {
 // ends the connection at a line its decoder refuses (a server's JSON log
 // line, a response with a null id, more after a message, not JSON) or at
 // a batch holding one, two requests with one id or two notifications
+// (also a message that is JSON at its top level only: a skim of the line
+// took one with a trailing comma or a raw tab in a nested value, and the
+// connection ended; a response now becomes an error response to its
+// request, a request loses its params)
 // (TestAdversarialFast2UpstreamBatchTheGoSDKRefuses and
 // TestAdversarialGatewayStdioLineNotAMessage in serve). Such a line is
 // skipped, a line's values and such a batch split into the messages the
@@ -101,6 +105,7 @@ func TestGoSDKLineSkipsWhatTheGoSDKRefuses(t *testing.T) {
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 	roots := `{"jsonrpc":"2.0","id":2.0,"method":"roots/list"}`
 	note := `{"jsonrpc":"2.0","method":"a"}`
+	notJSON := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"the server's response is not valid JSON"}}`
 	for _, c := range []struct {
 		line    string
 		want    []string
@@ -120,6 +125,14 @@ func TestGoSDKLineSkipsWhatTheGoSDKRefuses(t *testing.T) {
 		{"[]", nil, true},
 		{"[" + resp + "] x", []string{resp}, true},
 		{"[" + resp + "] []", []string{resp}, true},
+		// Not JSON below the top level, which canon.Skim does not read:
+		// a response becomes an error response, a request loses its
+		// params, a notification is skipped.
+		{`{"jsonrpc":"2.0","method":"a","params":[1,]}`, nil, true},
+		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"a\tb\"}}", []string{notJSON}, true},
+		{`{"jsonrpc":"2.0","id":2,"method":"roots/list","params":{"x":"\U0041"}}`, []string{`{"jsonrpc":"2.0","id":2,"method":"roots/list","params":{}}`}, true},
+		{"[" + ping + `,{"jsonrpc":"2.0","id":1,"result":[1,]},{"jsonrpc":"2.0","method":"a","params":{"x":"\U0041"}}]`, []string{ping, notJSON}, true},
+		{"[" + ping + `,{"jsonrpc":"2.0","id":1,"result":[1,]}]`, []string{ping, notJSON}, true},
 	} {
 		msgs, why, changed := goSDKLine([]byte(c.line))
 		var got []string

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -10,10 +11,11 @@ import (
 
 // readAsGoSDK reads msg as the go-sdk's decoder (jsonrpc.DecodeMessage)
 // does: whether it decodes, whether it is a request (it has a method),
-// and its id. A plain message is read by canon.Skim, since the decoder
-// allocates 32 KiB for each message; any other (a member named twice, an
-// escaped name, an id other than a string or a short integer, an error
-// response, ...) by the decoder itself.
+// and its id. A plain message is read by canon.Skim (and json.Valid
+// below its top level), since the decoder allocates 32 KiB for each
+// message; any other (a member named twice, an escaped name, an id other
+// than a string or a short integer, an error response, ...) by the
+// decoder itself.
 func readAsGoSDK(msg []byte) (id jsonrpc.ID, request, ok bool) {
 	v, err := canon.Skim(msg, 1)
 	return readSkimmed(msg, v, err)
@@ -22,7 +24,7 @@ func readAsGoSDK(msg []byte) (id jsonrpc.ID, request, ok bool) {
 // readSkimmed is readAsGoSDK for msg as canon.Skim(msg, 1) read it (v,
 // err).
 func readSkimmed(msg []byte, v canon.Value, err error) (id jsonrpc.ID, request, ok bool) {
-	if err == nil {
+	if err == nil && skimmedValid(msg, v) {
 		if id, request, ok := plainShape(msg, v); ok {
 			return id, request, true
 		}
@@ -100,4 +102,34 @@ func plainError(msg []byte, e *canon.Value) bool {
 	}
 	_, err = strconv.ParseInt(code.Str, 10, 64)
 	return err == nil
+}
+
+// skimmedValid reports whether the values below v's top level (an
+// object's; plainShape reads no other), which canon.Skim read only for
+// their strings and brackets, are JSON (RFC 8259; json.Valid, which
+// agrees with the go-sdk's decoder): that decoder refuses a message with
+// a trailing comma, a raw tab in a string or an unknown escape at any
+// depth, and over stdio ends the connection there.
+func skimmedValid(msg []byte, v canon.Value) bool {
+	for i := range v.Members {
+		if m := &v.Members[i].Value; (m.Kind == canon.Object || m.Kind == canon.Array) && !json.Valid(msg[m.Start:m.End]) {
+			return false
+		}
+	}
+	return true
+}
+
+// notJSONWhat says what a message JSON at its top level only is.
+const notJSONWhat = "not valid JSON"
+
+// notJSONBelow is what replaces msg when it is JSON at its top level
+// only (skimmedValid), which the go-sdk's decoder refuses: answer's error
+// response to its request, or the request without its params; nil
+// otherwise (then done is "").
+func notJSONBelow(msg []byte) (repl []byte, done string) {
+	v, err := canon.Skim(msg, 1)
+	if err != nil || v.Kind != canon.Object || skimmedValid(msg, v) {
+		return nil, ""
+	}
+	return answer(msg, notJSONWhat)
 }
