@@ -212,3 +212,33 @@ func TestAdversarialFast2UpstreamResponseInABatch(t *testing.T) {
 		}
 	}
 }
+
+// TestAdversarialFast2UpstreamErrorNotAnErrorObject: a stdio upstream
+// answers a call with a JSON-RPC response whose error is not an error
+// object ("error":5, a code that is a string). Reproduction: the go-sdk's
+// decoder refuses such a line, so it was skipped, and the call, on
+// either path, waited for the upstream's timeout (2s here) and got
+// "timed out". Both paths now answer at once "the server's response is
+// not a valid JSON-RPC response", and the connection serves the next
+// call.
+func TestAdversarialFast2UpstreamErrorNotAnErrorObject(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for i, r := range []string{`5`, `{"code":"x","message":"m"}`, `{"code":1,"message":5}`, `null`} {
+		args, _ := json.Marshal(map[string]any{"raw": r, "error": true})
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"reply","arguments":%s}}`, i+1, args))
+	}
+	lines = append(lines, replyLines([]string{`{"content":[{"type":"text","text":"x"}]}`})[0])
+	for _, noFast := range []bool{true, false} {
+		s, _ := startServer(t, probeGatewayConfig, hostileUpstream, func(o *testOptions) { o.noFastCalls = noFast })
+		got := sameAnswers(t, s, lines)
+		for i := range 4 {
+			if !strings.Contains(got[i], `the server's response is not a valid JSON-RPC response"`) {
+				t.Errorf("go-sdk path %v: answer to the error %d, not an error object: %.300s", noFast, i+1, got[i])
+			}
+		}
+		if strings.Contains(got[4], `"isError":true`) || strings.Contains(got[4], `"error"`) {
+			t.Errorf("go-sdk path %v: the call after them: %.300s", noFast, got[4])
+		}
+	}
+}

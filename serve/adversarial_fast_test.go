@@ -77,8 +77,9 @@ func TestAdversarialFastLinesReadsMembersAsTheGoSDK(t *testing.T) {
 // hostileUpstream is a stdio upstream written by hand: it answers
 // initialize and tools/list as a server would, and a tools/call of its
 // tool "reply" with the JSON its argument "raw" holds as the result
-// bytes, whatever they are, in a batch of one (JSON-RPC 2.0 §6) when its
-// argument "batch" is true.
+// bytes, whatever they are (as the error's when its argument "error" is
+// true), in a batch of one (JSON-RPC 2.0 §6) when its argument "batch" is
+// true.
 func hostileUpstream(o *testOptions) {
 	o.UpstreamBackoff = 10 * time.Millisecond
 	o.upstreamPipe = func(string) func() (io.ReadWriteCloser, error) {
@@ -99,7 +100,11 @@ func serveHostile(c net.Conn) {
 		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
 			continue
 		}
-		resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, m.result("2025-11-25", "hostile"))
+		member := "result"
+		if m.Params.Arguments.Error {
+			member = "error"
+		}
+		resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,%q:%s}`, m.ID, member, m.result("2025-11-25", "hostile"))
 		if m.Params.Arguments.Batch {
 			resp = "[" + resp + "]"
 		}
@@ -118,6 +123,7 @@ type handRequest struct {
 		Arguments struct {
 			Raw   string `json:"raw"`
 			Batch bool   `json:"batch"`
+			Error bool   `json:"error"` // raw is the response's error
 		} `json:"arguments"`
 	} `json:"params"`
 }

@@ -68,6 +68,36 @@ func TestAdversarialGatewayHTTPUpstreamResultNotJSONBelowItsTop(t *testing.T) {
 	}
 }
 
+// TestAdversarialGatewayHTTPUpstreamErrorNotAnErrorObject: the HTTP side
+// of TestAdversarialFast2UpstreamErrorNotAnErrorObject. Reproduction: an
+// upstream over streamable HTTP answers a call with "error":5; in an SSE
+// stream the event was skipped and the call got "request terminated
+// without response", in a JSON body "a body that is not its response".
+// Both paths now answer "the server's response is not a valid JSON-RPC
+// response" and the session serves the next call.
+func TestAdversarialGatewayHTTPUpstreamErrorNotAnErrorObject(t *testing.T) {
+	t.Parallel()
+	for _, ct := range []string{"text/event-stream", "application/json"} {
+		t.Run(ct, func(t *testing.T) {
+			url := handUpstream(t, ct, func(id json.RawMessage, method, result string) string {
+				msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
+				if method == "tools/call" && strings.Contains(result, `"bad"`) {
+					msg = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":5}`, id)
+				}
+				if ct == "text/event-stream" {
+					return "data: " + msg + "\n\n"
+				}
+				return msg
+			})
+			lines := replyLines([]string{`{"content":[{"type":"text","text":"bad"}]}`, `{"content":[{"type":"text","text":"ok"}]}`})
+			got := bothHTTPPaths(t, url, lines)
+			if !strings.Contains(got[0], `the server's response is not a valid JSON-RPC response"`) || !strings.Contains(got[1], `"text":"ok"`) {
+				t.Errorf("answers %.300s, then %.300s", got[0], got[1])
+			}
+		})
+	}
+}
+
 // structuredUpstream is a go-sdk server over streamable HTTP whose tool
 // "reply" answers with its argument "raw" as structuredContent.
 func structuredUpstream(t *testing.T, jsonBody bool) string {

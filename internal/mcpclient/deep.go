@@ -65,8 +65,8 @@ func tooDeep(msg []byte, batches bool) (repl []byte, why string, deep bool) {
 // cannot decode (a batch, invalid JSON, another JSON-RPC version) ended
 // the session. Such a body becomes an error response to the request; a
 // response to it nested too deep, TooDeep's replacement; one that is JSON
-// at its top level only, notJSONBelow's. why says what was done, for a
-// warning.
+// at its top level only, or an error response the go-sdk cannot take,
+// unreadable's. why says what was done, for a warning.
 func AnswerBody(msg, id []byte) (repl []byte, why string) {
 	want, ok := requestID(id)
 	if !ok {
@@ -82,8 +82,8 @@ func AnswerBody(msg, id []byte) (repl []byte, why string) {
 	if respondsTo(msg, want) {
 		return nil, ""
 	}
-	if repl, done := notJSONBelow(msg); repl != nil && respondsTo(repl, want) {
-		return repl, notJSONWhat + done
+	if repl, why := unreadable(msg); repl != nil && respondsTo(repl, want) {
+		return repl, why
 	}
 	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: notTheResponse})
 	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e), notTheResponse + ": replaced by an error response to the request"

@@ -215,21 +215,22 @@ const jsonSpace = " \t\r\n"
 // a batch holding one or two requests with one id (notifications count
 // as requests with one id). Such a message is skipped, as a line that is
 // not JSON-RPC is, but for one that is JSON at its top level only (a
-// trailing comma or a raw tab in its result, say): a response becomes an
+// trailing comma or a raw tab in its result, say) and for a response
+// whose error is not an error object (unreadable): a response becomes an
 // error response to its request, a request loses its params, as TooDeep
-// has them (notJSONBelow). The values of a line are read one a line, up
-// to what is not JSON; a batch the go-sdk refuses is split into the
-// messages it reads, one a line. why says what was done.
+// has them. The values of a line are read one a line, up to what is not
+// JSON; a batch the go-sdk refuses is split into the messages it reads,
+// one a line. why says what was done.
 func goSDKLine(line []byte) (msgs [][]byte, why string, changed bool) {
 	if v, err := canon.Skim(line, 1); err == nil { // one value, as most lines
 		if v.Kind == canon.Array {
 			return goSDKBatch(line, v.Items)
 		}
-		if _, _, ok := readSkimmed(line, v, nil); ok {
+		if _, _, ok := readSkimmed(line, v, nil); ok && !emptyResponse(&v) {
 			return nil, "", false
 		}
-		if repl, done := notJSONBelow(line); repl != nil {
-			return [][]byte{repl}, "that is " + notJSONWhat + done, true
+		if repl, why := unreadable(line); repl != nil {
+			return [][]byte{repl}, "that is " + why, true
 		}
 		return nil, "that is not a JSON-RPC message", true
 	}
@@ -278,7 +279,7 @@ func goSDKBatch(line []byte, items []canon.Value) (msgs [][]byte, why string, ch
 }
 
 // goSDKMessages are the messages among items the go-sdk's decoder reads,
-// one that is JSON at its top level only replaced (notJSONBelow:
+// one it cannot take replaced when it can be answered (unreadable:
 // replaced); distinct is false when two of them are requests with one
 // id.
 func goSDKMessages(items []json.RawMessage) (msgs [][]byte, distinct, replaced bool) {
@@ -286,8 +287,8 @@ func goSDKMessages(items []json.RawMessage) (msgs [][]byte, distinct, replaced b
 	distinct = true
 	for _, m := range items {
 		id, request, ok := readAsGoSDK(m)
-		if !ok {
-			if m, _ = notJSONBelow(m); m == nil {
+		if !ok || emptyIn(m) {
+			if m, _ = unreadable(m); m == nil {
 				continue
 			}
 			id, request, _ = readAsGoSDK(m)

@@ -106,6 +106,7 @@ func TestGoSDKLineSkipsWhatTheGoSDKRefuses(t *testing.T) {
 	roots := `{"jsonrpc":"2.0","id":2.0,"method":"roots/list"}`
 	note := `{"jsonrpc":"2.0","method":"a"}`
 	notJSON := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"the server's response is not valid JSON"}}`
+	notRPC := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"the server's response is not a valid JSON-RPC response"}}`
 	for _, c := range []struct {
 		line    string
 		want    []string
@@ -133,6 +134,15 @@ func TestGoSDKLineSkipsWhatTheGoSDKRefuses(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":2,"method":"roots/list","params":{"x":"\U0041"}}`, []string{`{"jsonrpc":"2.0","id":2,"method":"roots/list","params":{}}`}, true},
 		{"[" + ping + `,{"jsonrpc":"2.0","id":1,"result":[1,]},{"jsonrpc":"2.0","method":"a","params":{"x":"\U0041"}}]`, []string{ping, notJSON}, true},
 		{"[" + ping + `,{"jsonrpc":"2.0","id":1,"result":[1,]}]`, []string{ping, notJSON}, true},
+		// A response whose error is not an error object (or is null,
+		// without a result): an error response; a log line with an
+		// "error" member is skipped.
+		{`{"jsonrpc":"2.0","id":1,"error":5}`, []string{notRPC}, true},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}`, []string{notRPC}, true},
+		{`{"jsonrpc":"2.0","id":1,"error":null}`, []string{notRPC}, true},
+		{`{"jsonrpc":"2.0","id":1,"error":null,"result":{}}`, nil, false},
+		{`{"level":"error","id":1,"error":5}`, nil, true},
+		{"[" + ping + `,{"jsonrpc":"2.0","id":1,"error":null}]`, []string{ping, notRPC}, true},
 	} {
 		msgs, why, changed := goSDKLine([]byte(c.line))
 		var got []string

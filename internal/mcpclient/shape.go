@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 
@@ -119,17 +120,67 @@ func skimmedValid(msg []byte, v canon.Value) bool {
 	return true
 }
 
-// notJSONWhat says what a message JSON at its top level only is.
-const notJSONWhat = "not valid JSON"
+// notJSONWhat says what a message JSON at its top level only is;
+// notJSONRPCWhat what a response the go-sdk cannot take as one is.
+const (
+	notJSONWhat    = "not valid JSON"
+	notJSONRPCWhat = "not a valid JSON-RPC response"
+)
 
-// notJSONBelow is what replaces msg when it is JSON at its top level
-// only (skimmedValid), which the go-sdk's decoder refuses: answer's error
-// response to its request, or the request without its params; nil
-// otherwise (then done is "").
-func notJSONBelow(msg []byte) (repl []byte, done string) {
+// unreadable is what replaces msg, a message the go-sdk's client cannot
+// take (readAsGoSDK refuses it, or emptyResponse), when it can still be
+// answered: one that is JSON at its top level only (skimmedValid), or a
+// JSON-RPC 2.0 response whose error is not an error object (badResponse):
+// answer's error response to its request, or the request without its
+// params; nil otherwise. why says what it was and what was done.
+func unreadable(msg []byte) (repl []byte, why string) {
 	v, err := canon.Skim(msg, 1)
-	if err != nil || v.Kind != canon.Object || skimmedValid(msg, v) {
+	if err != nil || v.Kind != canon.Object {
 		return nil, ""
 	}
-	return answer(msg, notJSONWhat)
+	what := notJSONWhat
+	if skimmedValid(msg, v) {
+		if !badResponse(&v) {
+			return nil, ""
+		}
+		what = notJSONRPCWhat
+	}
+	repl, done := answer(msg, what)
+	if repl == nil {
+		return nil, ""
+	}
+	return repl, what + done
 }
+
+// badResponse reports whether v, a message's top level, is a JSON-RPC 2.0
+// response (no method) with an error member: one the go-sdk refused to
+// read ("error":5, a code that is a string), or null without a result
+// (emptyResponse).
+func badResponse(v *canon.Value) bool {
+	tag := v.Get("jsonrpc")
+	if v.Get("method") != nil || tag == nil || tag.Kind != canon.String || tag.Str != "2.0" {
+		return false
+	}
+	return v.Get("error") != nil
+}
+
+// emptyResponse reports whether v, a message's top level, is a response
+// whose error is null and which has no result: the go-sdk's decoder reads
+// it, and its client then fails the call as if the connection had ended
+// (it decodes no result).
+func emptyResponse(v *canon.Value) bool {
+	e := v.Get("error")
+	return v.Kind == canon.Object && e != nil && e.Kind == canon.Null && v.Get("result") == nil && v.Get("method") == nil
+}
+
+// emptyIn is emptyResponse for msg, read only when it names "error"
+// plainly (a message the go-sdk reads is rarely an error response).
+func emptyIn(msg []byte) bool {
+	if !bytes.Contains(msg, errorName) {
+		return false
+	}
+	v, err := canon.Skim(msg, 1)
+	return err == nil && emptyResponse(&v)
+}
+
+var errorName = []byte(`"error"`)

@@ -67,16 +67,16 @@ func SSELine(raw []byte) []byte {
 // TooDeep drops and for data the go-sdk's decoder refuses (not JSON, not
 // JSON-RPC, a response without an id: its client ends the session at
 // such an event, where the fast path answered the call with an error),
-// which is skipped as an event without data is, but for a message that
-// is JSON at its top level only (notJSONBelow's replacement). why says
-// what was done ("": nothing).
+// which is skipped as an event without data is, but for a message the
+// go-sdk cannot take whose request can be answered (unreadable's
+// replacement). why says what was done ("": nothing).
 func EventMessage(data []byte) (msg []byte, why string) {
 	if repl, why, deep := TooDeep(data); deep {
 		return repl, why
 	}
-	if _, _, ok := readAsGoSDK(data); !ok {
-		if repl, done := notJSONBelow(data); repl != nil {
-			return repl, notJSONWhat + done
+	if _, _, ok := readAsGoSDK(data); !ok || emptyIn(data) {
+		if repl, why := unreadable(data); repl != nil {
+			return repl, why
 		}
 		return nil, "not a JSON-RPC message: skipped"
 	}
