@@ -47,25 +47,9 @@ func TestAdversarialGatewayHTTPUpstreamResultNestedTooDeep(t *testing.T) {
 // answering in an SSE stream or a JSON body.
 func TestAdversarialGatewayHTTPUpstreamResultNotJSONBelowItsTop(t *testing.T) {
 	t.Parallel()
-	for _, ct := range []string{"text/event-stream", "application/json"} {
-		t.Run(ct, func(t *testing.T) {
-			url := handUpstream(t, ct, func(id json.RawMessage, method, result string) string {
-				if method == "tools/call" && strings.Contains(result, `"bad"`) {
-					result = "{\"content\":[{\"type\":\"text\",\"text\":\"a\tb\"}]}"
-				}
-				msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
-				if ct == "text/event-stream" {
-					return "data: " + msg + "\n\n"
-				}
-				return msg
-			})
-			lines := replyLines([]string{`{"content":[{"type":"text","text":"bad"}]}`, `{"content":[{"type":"text","text":"ok"}]}`})
-			want := bothHTTPPaths(t, url, lines)
-			if !strings.Contains(want[0], `the server's response is not valid JSON"`) || !strings.Contains(want[1], `"text":"ok"`) {
-				t.Errorf("answers %.300s, then %.300s", want[0], want[1])
-			}
-		})
-	}
+	badAnswerOverHTTP(t, func(id json.RawMessage) string {
+		return fmt.Sprintf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\tb\"}]}}", id)
+	}, `the server's response is not valid JSON"`)
 }
 
 // TestAdversarialGatewayHTTPUpstreamErrorNotAnErrorObject: the HTTP side
@@ -77,12 +61,22 @@ func TestAdversarialGatewayHTTPUpstreamResultNotJSONBelowItsTop(t *testing.T) {
 // response" and the session serves the next call.
 func TestAdversarialGatewayHTTPUpstreamErrorNotAnErrorObject(t *testing.T) {
 	t.Parallel()
+	badAnswerOverHTTP(t, func(id json.RawMessage) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":5}`, id)
+	}, `the server's response is not a valid JSON-RPC response"`)
+}
+
+// badAnswerOverHTTP has an upstream over streamable HTTP answer a call
+// with bad(its id), in an SSE stream and in a JSON body, and checks that
+// both paths answer the call with want and the next call as the upstream
+// does.
+func badAnswerOverHTTP(t *testing.T, bad func(id json.RawMessage) string, want string) {
 	for _, ct := range []string{"text/event-stream", "application/json"} {
 		t.Run(ct, func(t *testing.T) {
 			url := handUpstream(t, ct, func(id json.RawMessage, method, result string) string {
 				msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
 				if method == "tools/call" && strings.Contains(result, `"bad"`) {
-					msg = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":5}`, id)
+					msg = bad(id)
 				}
 				if ct == "text/event-stream" {
 					return "data: " + msg + "\n\n"
@@ -91,7 +85,7 @@ func TestAdversarialGatewayHTTPUpstreamErrorNotAnErrorObject(t *testing.T) {
 			})
 			lines := replyLines([]string{`{"content":[{"type":"text","text":"bad"}]}`, `{"content":[{"type":"text","text":"ok"}]}`})
 			got := bothHTTPPaths(t, url, lines)
-			if !strings.Contains(got[0], `the server's response is not a valid JSON-RPC response"`) || !strings.Contains(got[1], `"text":"ok"`) {
+			if !strings.Contains(got[0], want) || !strings.Contains(got[1], `"text":"ok"`) {
 				t.Errorf("answers %.300s, then %.300s", got[0], got[1])
 			}
 		})
