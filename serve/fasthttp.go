@@ -356,6 +356,9 @@ func (f *fastHTTP) noteServed(ss *mcp.ServerSession) {
 	if !known {
 		go func() {
 			_ = ss.Wait()
+			if h := f.s.hooks.sessionEnded; h != nil {
+				h()
+			}
 			f.mu.Lock()
 			delete(f.served, ss)
 			f.mu.Unlock()

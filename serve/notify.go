@@ -129,6 +129,9 @@ func (n *notifier) begin(ss *mcp.ServerSession, http bool) {
 		}
 		go func() {
 			_ = ss.Wait()
+			if h := n.s.hooks.sessionEnded; h != nil {
+				h()
+			}
 			n.forget(ss)
 		}()
 	}
