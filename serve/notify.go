@@ -206,6 +206,13 @@ func (n *notifier) forget(ss *mcp.ServerSession) {
 	}
 }
 
+// forgetID forgets the session with the given id, which ended.
+func (n *notifier) forgetID(id string) {
+	if v, ok := n.byID.Load(id); ok {
+		n.forget(v.(*mcp.ServerSession))
+	}
+}
+
 // prune forgets sessions that are no longer connected.
 func (n *notifier) prune(present map[*mcp.ServerSession]bool) {
 	n.sessions.Range(func(k, _ any) bool {
