@@ -101,7 +101,14 @@ func (s *Server) newFastHTTP(sdk http.Handler, o HTTPOptions, fast parsedCall) h
 func (f *fastHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if r.Method == http.MethodDelete && sid != "" {
-		f.sdk.ServeHTTP(w, r)
+		dw := &deleteWriter{ResponseWriter: w}
+		f.sdk.ServeHTTP(dw, r)
+		if dw.code == http.StatusNoContent {
+			// go-sdk closed the session: forgotten now, not once its end
+			// is noticed (notifier.begin), so that no request after the
+			// 204 takes the fast path on it (go-sdk answers 404).
+			f.s.notifier.forgetID(sid)
+		}
 		f.cancelSession(sid)
 		return
 	}
@@ -320,6 +327,18 @@ func (f *fastHTTP) land(key flightKey) {
 	delete(f.flight, key)
 }
 
+// deleteWriter is the ResponseWriter a DELETE is answered through: it
+// keeps the status go-sdk answered.
+type deleteWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *deleteWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
 // cancelSession cancels the fast calls of a session just deleted.
 func (f *fastHTTP) cancelSession(sid string) {
 	f.mu.Lock()
@@ -356,6 +375,9 @@ func (f *fastHTTP) noteServed(ss *mcp.ServerSession) {
 	if !known {
 		go func() {
 			_ = ss.Wait()
+			if h := f.s.hooks.sessionEnded; h != nil {
+				h()
+			}
 			f.mu.Lock()
 			delete(f.served, ss)
 			f.mu.Unlock()

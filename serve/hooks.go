@@ -35,6 +35,10 @@ type hooks struct {
 	upstreamStarted func(name string)
 	// upstreamProtocol is upstream.Options.ProtocolVersion.
 	upstreamProtocol string
+	// sessionEnded runs when the server (its notifier, the HTTP fast
+	// path) notices that a session it recorded has ended, before it
+	// forgets the session.
+	sessionEnded func()
 	// noFastCalls sends every tools/call through the go-sdk.
 	noFastCalls bool
 	// lineWriteTimeout replaces a ConnectStream session's write timeout

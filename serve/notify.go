@@ -129,6 +129,9 @@ func (n *notifier) begin(ss *mcp.ServerSession, http bool) {
 		}
 		go func() {
 			_ = ss.Wait()
+			if h := n.s.hooks.sessionEnded; h != nil {
+				h()
+			}
 			n.forget(ss)
 		}()
 	}
@@ -200,6 +203,13 @@ func (n *notifier) forget(ss *mcp.ServerSession) {
 	if v, ok := n.sessions.LoadAndDelete(ss); ok {
 		n.byID.CompareAndDelete(ss.ID(), ss)
 		n.s.forgetPin(ss, v.(*sessionState))
+	}
+}
+
+// forgetID forgets the session with the given id, which ended.
+func (n *notifier) forgetID(id string) {
+	if v, ok := n.byID.Load(id); ok {
+		n.forget(v.(*mcp.ServerSession))
 	}
 }
 

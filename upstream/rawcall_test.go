@@ -257,15 +257,23 @@ func TestUpstreamProgressTokensUnguessable(t *testing.T) {
 // a call whose request (1 MiB) outgrows the stdin pipe's buffer blocked in
 // its write, past the timeout and for as long as the server lived; so did
 // every later call, queued behind that write.
+//
+// The Timeout (2s, 500ms before) bounds each start of the server too, this
+// race-instrumented test binary under -race: on a loaded machine (load 9
+// on 2 cores) a start took 350-700ms, and with 500ms the test failed at its
+// start in 16 of 30 runs (go test -race -count 30 -run
+// TestUpstreamCallRawStdioStalled ./upstream beside go test -race -short
+// ./serve ./upstream ./internal/mcpclient ./serveconfig and go test ./...),
+// and once, with the start retried, because no restart of the server after
+// the stall started within 500ms for 20 s. The first start is retried as
+// well (startRetrying); a restart is, by the upstream itself.
 func TestUpstreamCallRawStdioStalled(t *testing.T) {
 	t.Parallel()
-	u, err := upstream.Start(context.Background(), upstream.Options{
+	const timeout = 2 * time.Second
+	u := startRetrying(t, upstream.Options{
 		Name: "stdio", Command: []string{os.Args[0]}, Env: []string{"MCPCTL_UPSTREAM_TEST_SERVER=1"},
-		MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, Timeout: 500 * time.Millisecond,
+		MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, Timeout: timeout,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer u.Close()
 	if _, err := u.CallRaw(context.Background(), json.RawMessage(`{"name":"stall","arguments":{}}`)); err != nil {
 		t.Fatal(err)
@@ -283,7 +291,7 @@ func TestUpstreamCallRawStdioStalled(t *testing.T) {
 				t.Fatalf("call %d to the stalled server: %v, want ErrTimeout", i, err)
 			}
 		case <-time.After(20 * time.Second):
-			t.Fatalf("call %d to the stalled server: no answer after 20s (its timeout is 500ms)", i)
+			t.Fatalf("call %d to the stalled server: no answer after 20s (its timeout is %v)", i, timeout)
 		}
 	}
 	// The write that broke a line closed the connection: a new server
@@ -298,5 +306,28 @@ func TestUpstreamCallRawStdioStalled(t *testing.T) {
 			t.Fatalf("no restarted server answered: %s %v", res, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// startRetrying is upstream.Start, started again while a start outlasts
+// opts.Timeout (for 20 s at most). A test whose short Timeout is meant for
+// its calls bounds the start with it too, and the server this test binary
+// runs as, under -race, may not start within it on a loaded machine
+// (TestUpstreamCallRawStdioStalled failed at its start, "cannot start:
+// context deadline exceeded", in 1 of 3 runs of go test -race -short
+// ./serve ./upstream ./internal/mcpclient ./serveconfig beside go test
+// ./..., load 9 on 2 cores).
+func startRetrying(t *testing.T, opts upstream.Options) *upstream.Upstream {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		u, err := upstream.Start(context.Background(), opts)
+		if err == nil {
+			return u
+		}
+		if !errors.Is(err, context.DeadlineExceeded) || time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		t.Logf("started again: %v", err)
 	}
 }
