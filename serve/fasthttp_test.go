@@ -312,16 +312,7 @@ func TestFastHTTPInFlight(t *testing.T) {
 		first <- body
 	}()
 	recvWithin(t, "the call before DELETE", fake.started)
-	req, _ := http.NewRequest(http.MethodDelete, hs.URL, nil)
-	req.Header.Set("Mcp-Session-Id", sid)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("DELETE answered %d", resp.StatusCode)
-	}
+	deleteSession(t, hs.URL, sid)
 	recvWithin(t, "the cancellation by DELETE", fake.cancelled)
 	recvWithin(t, "the answer after DELETE", first)
 	if code, ct, body := rawPost(t, hs.URL, sid, "2025-11-25", block, nil); code != http.StatusNotFound {
@@ -350,16 +341,7 @@ func TestFastHTTPNoCallAfterDelete(t *testing.T) {
 	hs := httpServer(t, s, HTTPOptions{fastCall: fake.call})
 	cs := fastClient(t, hs.URL, "2025-11-25")
 	fastReady(t, s, cs)
-	req, _ := http.NewRequest(http.MethodDelete, hs.URL, nil)
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("DELETE answered %d", resp.StatusCode)
-	}
+	deleteSession(t, hs.URL, cs.ID())
 	code, _, body := rawPost(t, hs.URL, cs.ID(), "2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"free"}}`, nil)
 	release()
 	if code != http.StatusNotFound || len(fake.seen()) != 0 {
@@ -522,4 +504,20 @@ func TestFastHTTPStatelessSameIDs(t *testing.T) {
 	recvWithin(t, "a cancellation", fake.cancelled)
 	recvWithin(t, "a return", done)
 	recvWithin(t, "a return", done)
+}
+
+// deleteSession ends the session sid with a DELETE, which must be
+// answered 204.
+func deleteSession(t *testing.T, url, sid string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE answered %d", resp.StatusCode)
+	}
 }
