@@ -31,6 +31,7 @@ var peekCases = []string{
 	`{"_meta":[],"content":[]}`,
 	`{"ſontent":[]}`,
 	`[]`,
+	`{},"":[]`,
 }
 
 // TestPeekParsedAsEncodingJSON: the peek the fast path takes from a
@@ -58,8 +59,12 @@ func checkPeek(t *testing.T, raw []byte) {
 		return // not taken strictly: CallParsed hands no parsed value
 	}
 	res := v.Get("result")
+	// The result is what the line holds as one, which raw need not be all
+	// of: {},"":[] makes a line whose result is {} (.ci/run's fuzzing
+	// failed on it, comparing encoding/json's reading of raw).
+	raw = line[res.Start:res.End]
 	var got resultPeek
-	if !peekParsed(line[res.Start:res.End], res, &got) {
+	if !peekParsed(raw, res, &got) {
 		return
 	}
 	var want resultPeek
