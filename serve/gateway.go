@@ -159,7 +159,7 @@ func (s *Server) keepConn(key string, up *upstream.Upstream) (*upstream.Upstream
 // with the allowlisted environment; http headers read from the
 // environment.
 func (s *Server) upstreamOptions(uc *serveconfig.UpstreamConfig, dir string) (upstream.Options, error) {
-	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, MinBackoff: s.opts.UpstreamBackoff, MaxBackoff: 4 * s.opts.UpstreamBackoff, ProtocolVersion: s.hooks.upstreamProtocol}
+	opts := upstream.Options{Name: uc.Name, Refresh: uc.Refresh, Timeout: uc.Timeout, StartTimeout: uc.StartTimeout, MinBackoff: s.opts.UpstreamBackoff, MaxBackoff: 4 * s.opts.UpstreamBackoff, ProtocolVersion: s.hooks.upstreamProtocol}
 	if s.hooks.upstreamTransport != nil {
 		if t := s.hooks.upstreamTransport(uc.Name); t != nil {
 			opts.Transport = t
@@ -201,8 +201,9 @@ func connKey(o upstream.Options) string {
 		Command, Env     []string
 		Headers          http.Header
 		Refresh, Timeout int64
+		StartTimeout     int64
 		Test             bool
-	}{o.Name, o.URL, o.Dir, o.Command, o.Env, o.Headers, int64(o.Refresh), int64(o.Timeout), o.Transport != nil}
+	}{o.Name, o.URL, o.Dir, o.Command, o.Env, o.Headers, int64(o.Refresh), int64(o.Timeout), int64(o.StartTimeout), o.Transport != nil}
 	b, _ := json.Marshal(k)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

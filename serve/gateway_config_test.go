@@ -28,6 +28,7 @@ func TestGatewayConfigUpstreams(t *testing.T) {
   - name: tickets
     http: {url: "https://tickets.example.com/mcp", headers: {Authorization: {env: TICKETS_AUTH}}}
     timeout: 5s
+    startTimeout: 2m
 gate: {descriptions: hold, upstream: auto-facade}
 `)
 	cfg, err := serveconfig.LoadConfig(path)
@@ -37,8 +38,8 @@ gate: {descriptions: hold, upstream: auto-facade}
 	want := []*serveconfig.UpstreamConfig{
 		{Name: "files", Stdio: []string{"npx", "-y", "server-filesystem", "/srv"}, Env: []string{"HOME"}, Prefix: "fs_",
 			Exclude: []string{"write_file"}, Facades: facade.File{"read_file": {Rename: map[string]string{"file": "path"}}},
-			Refresh: 5 * time.Minute, Timeout: serveconfig.DefaultUpstreamTimeout},
-		{Name: "tickets", HTTP: &serveconfig.UpstreamHTTP{URL: "https://tickets.example.com/mcp", Headers: map[string]string{"Authorization": "TICKETS_AUTH"}}, Timeout: 5 * time.Second},
+			Refresh: 5 * time.Minute, Timeout: serveconfig.DefaultUpstreamTimeout, StartTimeout: serveconfig.DefaultUpstreamStartTimeout},
+		{Name: "tickets", HTTP: &serveconfig.UpstreamHTTP{URL: "https://tickets.example.com/mcp", Headers: map[string]string{"Authorization": "TICKETS_AUTH"}}, Timeout: 5 * time.Second, StartTimeout: 2 * time.Minute},
 	}
 	if d := cmp.Diff(want, cfg.Upstreams, cmpopts.IgnoreFields(serveconfig.UpstreamConfig{}, "Pos")); d != "" {
 		t.Errorf("mismatch (-want +got):\n%s", d)
@@ -69,7 +70,7 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"env value", "upstreams:\n  - {name: t, stdio: [x], env: [A=1]}\n", `/upstreams/0/env/0: env lists names`},
 		{"empty stdio", "upstreams:\n  - {name: t, stdio: []}\n", `/upstreams/0/stdio: stdio needs at least the program`},
 		{"bad url", "upstreams:\n  - {name: t, http: {url: ftp://x}}\n", `/upstreams/0/http/url: url must be http:// or https://`},
-		{"misspelled key", "upstreams:\n  - {name: t, stdio: [x], prefx: a_}\n", `/upstreams/0/prefx: unknown key "prefx" (want name, stdio, env, http, prefix, tools, facades, refresh, timeout, blue, green or rollout); did you mean "prefix"?`},
+		{"misspelled key", "upstreams:\n  - {name: t, stdio: [x], prefx: a_}\n", `/upstreams/0/prefx: unknown key "prefx" (want name, stdio, env, http, prefix, tools, facades, refresh, timeout, startTimeout, blue, green or rollout); did you mean "prefix"?`},
 		{"bad refresh", "upstreams:\n  - {name: t, stdio: [x], refresh: often}\n", `/upstreams/0/refresh: want a positive duration`},
 		{"bad tools key", "upstreams:\n  - {name: t, stdio: [x], tools: {only: [a]}}\n", `/upstreams/0/tools/only: unknown key "only" (want include or exclude)`},
 		{"bad facade", "upstreams:\n  - {name: t, stdio: [x], facades: {a: {renames: {}}}}\n", `/upstreams/0/facades/a/renames: facade of "a": unknown key "renames"`},

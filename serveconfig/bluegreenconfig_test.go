@@ -28,7 +28,7 @@ func TestBlueGreenConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := cfg.Upstreams[0]
-	want := &UpstreamConfig{Name: "files", Prefix: "fs_", Timeout: DefaultUpstreamTimeout,
+	want := &UpstreamConfig{Name: "files", Prefix: "fs_", Timeout: DefaultUpstreamTimeout, StartTimeout: DefaultUpstreamStartTimeout,
 		HTTP:    &UpstreamHTTP{URL: "http://127.0.0.1:9/mcp"}, // green's connection is the live one
 		Blue:    &UpstreamConn{Stdio: []string{"npx", "-y", "@modelcontextprotocol/server-filesystem@2025.8.18", "/srv"}, Env: []string{"HOME"}},
 		Green:   &UpstreamConn{HTTP: &UpstreamHTTP{URL: "http://127.0.0.1:9/mcp"}},

@@ -33,8 +33,13 @@ type UpstreamConfig struct {
 	// Refresh is how often tools/list is polled beside the upstream's
 	// notifications/tools/list_changed (0: never).
 	Refresh time.Duration
-	// Timeout bounds one forwarded call (DefaultUpstreamTimeout).
+	// Timeout bounds one forwarded call, and each other request to the
+	// running server (DefaultUpstreamTimeout).
 	Timeout time.Duration
+	// StartTimeout bounds one start or restart of the server: the process
+	// or connection, initialize and the first tools/list
+	// (DefaultUpstreamStartTimeout).
+	StartTimeout time.Duration
 	// Blue and Green, both set or both nil, are the sides of a blue/green
 	// rollout (docs/serve.md#bluegreen), written in place of stdio, env
 	// and http; Stdio, Env and HTTP are then green's (the live side's), and
@@ -54,8 +59,12 @@ type UpstreamHTTP struct {
 	Headers map[string]string
 }
 
-// DefaultUpstreamTimeout bounds one call forwarded to an upstream.
-const DefaultUpstreamTimeout = 60 * time.Second
+// DefaultUpstreamTimeout bounds one call forwarded to an upstream, and
+// DefaultUpstreamStartTimeout one start of it.
+const (
+	DefaultUpstreamTimeout      = 60 * time.Second
+	DefaultUpstreamStartTimeout = 60 * time.Second
+)
 
 // Exposed returns the name an upstream tool is served under: Prefix + name.
 func (u *UpstreamConfig) Exposed(name string) string { return u.Prefix + name }
@@ -93,7 +102,7 @@ func (p *cfgParser) upstream(v *canon.Value, ptr string) (*UpstreamConfig, error
 	if v.Kind != canon.Object {
 		return nil, p.errAt(ptr, "", "an upstreams entry must be a mapping {name, stdio or http, …}, got %s", v.Kind)
 	}
-	u := &UpstreamConfig{Timeout: DefaultUpstreamTimeout, Pos: p.posOf(ptr)}
+	u := &UpstreamConfig{Timeout: DefaultUpstreamTimeout, StartTimeout: DefaultUpstreamStartTimeout, Pos: p.posOf(ptr)}
 	for i := range v.Members {
 		m := &v.Members[i]
 		if err := p.upstreamKey(u, m, ptr+"/"+canon.EscapePointer(m.Key)); err != nil {
@@ -141,6 +150,8 @@ func (p *cfgParser) upstreamKey(u *UpstreamConfig, m *canon.Member, mp string) e
 		u.Refresh, err = p.duration(&m.Value, mp, "")
 	case "timeout":
 		u.Timeout, err = p.duration(&m.Value, mp, "")
+	case "startTimeout":
+		u.StartTimeout, err = p.duration(&m.Value, mp, "")
 	case "blue":
 		u.Blue, err = p.upstreamSide(&m.Value, mp)
 	case "green":

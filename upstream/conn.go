@@ -265,12 +265,38 @@ func (u *Upstream) restart() bool {
 	}
 }
 
+// ErrStartTimeout is wrapped by the error of a start or restart that did
+// not finish within Options.StartTimeout.
+var ErrStartTimeout = errors.New("upstream start timeout")
+
+// connectInTime is connect within Options.StartTimeout; a start that
+// took longer fails with an error wrapping ErrStartTimeout.
+func (u *Upstream) connectInTime(ctx context.Context) (*conn, *toolset.Set, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, u.opts.StartTimeout, ErrStartTimeout)
+	defer cancel()
+	c, set, err := u.connect(ctx)
+	if err != nil && errors.Is(context.Cause(ctx), ErrStartTimeout) {
+		err = &startTimeoutError{d: u.opts.StartTimeout, err: err}
+	}
+	return c, set, err
+}
+
+// startTimeoutError is a start that did not finish within d.
+type startTimeoutError struct {
+	d   time.Duration
+	err error // what the start met when the time was up
+}
+
+func (e *startTimeoutError) Error() string {
+	return fmt.Sprintf("not started within %s (startTimeout): %v", e.d, e.err)
+}
+
+func (e *startTimeoutError) Unwrap() []error { return []error{ErrStartTimeout, e.err} }
+
 // reconnect makes one connection attempt; on success the new list is
 // taken and OnList called when it changed.
 func (u *Upstream) reconnect() bool {
-	ctx, cancel := context.WithTimeout(u.ctx, u.opts.Timeout)
-	defer cancel()
-	c, set, err := u.connect(ctx)
+	c, set, err := u.connectInTime(u.ctx)
 	if err != nil {
 		u.mu.Lock()
 		u.lastErr = err

@@ -47,8 +47,15 @@ type Options struct {
 	ProtocolVersion string
 	// Refresh polls tools/list this often beside list_changed (0: never).
 	Refresh time.Duration
-	// Timeout bounds one call and the start (0: DefaultTimeout).
+	// Timeout bounds one request to the running server: a tools/call, a
+	// tools/list on list_changed, Refresh or Relist (0: DefaultTimeout).
 	Timeout time.Duration
+	// StartTimeout bounds one start or restart: starting the process or
+	// connecting, initialize and the first tools/list (0:
+	// DefaultStartTimeout). It is apart from Timeout: a server may take
+	// longer to start (an npx download, a cold runtime) than a call may
+	// take.
+	StartTimeout time.Duration
 	// MinBackoff and MaxBackoff bound the wait before a restart
 	// (0: DefaultMinBackoff, DefaultMaxBackoff); it doubles after each
 	// failed attempt.
@@ -63,9 +70,10 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultTimeout    = 60 * time.Second
-	DefaultMinBackoff = 100 * time.Millisecond
-	DefaultMaxBackoff = 30 * time.Second
+	DefaultTimeout      = 60 * time.Second
+	DefaultStartTimeout = 60 * time.Second
+	DefaultMinBackoff   = 100 * time.Millisecond
+	DefaultMaxBackoff   = 30 * time.Second
 )
 
 // LatestProtocol is Options.ProtocolVersion for the go-sdk's newest
@@ -154,13 +162,11 @@ type Upstream struct {
 }
 
 // Start connects, initializes and reads the tool list (all within
-// Options.Timeout), then keeps the connection in the background until
+// Options.StartTimeout), then keeps the connection in the background until
 // Close. A failure to start is an *Error and leaves nothing running.
 func Start(ctx context.Context, opts Options) (*Upstream, error) {
 	u := newUpstream(opts)
-	sctx, cancel := context.WithTimeout(ctx, u.opts.Timeout)
-	defer cancel()
-	c, set, err := u.connect(sctx)
+	c, set, err := u.connectInTime(ctx)
 	if err != nil {
 		u.cancel()
 		u.base.CloseIdleConnections()
@@ -174,6 +180,9 @@ func Start(ctx context.Context, opts Options) (*Upstream, error) {
 func newUpstream(opts Options) *Upstream {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
 	}
 	if opts.MinBackoff <= 0 {
 		opts.MinBackoff = DefaultMinBackoff

@@ -205,9 +205,6 @@ func TestUpstreamRestartsWithBackoff(t *testing.T) {
 	}
 }
 
-// TestUpstreamTimeoutCancelsTheUpstreamCall: Options.Timeout bounds the
-// start too, so it leaves a loaded machine time to start (50ms did not
-// under -race).
 func TestUpstreamTimeoutCancelsTheUpstreamCall(t *testing.T) {
 	t.Parallel()
 	f := newFake()

@@ -29,9 +29,11 @@ func Main(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.W
 	name := fs.String("name", "", "server name in initialize")
 	version := fs.String("version", "", "server version in initialize")
 	poll := fs.Duration("poll", 20*time.Millisecond, "how often the control file is read")
+	startDelay := fs.Duration("start-delay", 0, "how long to wait before serving (a server slow to start)")
 	if err := fs.Parse(args); err != nil {
 		return ExitBadArgs
 	}
+	time.Sleep(*startDelay)
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	u := New(&Options{Name: *name, Version: *version}, DefaultTools()...)
 	ctx, cancel := context.WithCancel(context.Background())
