@@ -224,10 +224,22 @@ func testFastPathMatchesGoSDKPath(t *testing.T, rev string) {
 	// waits for its own timed-out call's cancellation.
 	fastUp, slowUp := newProbeUpstream(), newProbeUpstream()
 	fastRec, slowRec := filepath.Join(t.TempDir(), "fast"), filepath.Join(t.TempDir(), "slow")
-	// 5s: the four runs go at once, and under -race on a loaded machine
-	// the go-sdk path's "big" call once took longer than the probe's 2s
-	// (its result became the timeout's error).
-	config := strings.Replace(probeGatewayConfig, "2s", "5s", 1)
+	// The timed-out call ("slow", served as t_slow) has an upstream of its
+	// own, with a short timeout; the others have a long one: the four runs
+	// go at once, and under -race on a loaded machine (load 10, -cpu 1)
+	// the go-sdk path's "big" call once took longer than a timeout it
+	// shared with "slow" (its result became the timeout's error).
+	config := probeGatewayConfig[:strings.Index(probeGatewayConfig, "upstreams:")] + `upstreams:
+  - name: up
+    http: {url: "http://127.0.0.1:1/unused"}
+    timeout: 60s
+    tools: {exclude: [slow]}
+  - name: timing
+    http: {url: "http://127.0.0.1:1/unused"}
+    timeout: 2s
+    prefix: t_
+    tools: {include: [slow]}
+`
 	fast, _ := startServer(t, config, fastUp.pipe, func(o *testOptions) { o.RecordDir = fastRec })
 	slow, _ := startServer(t, config, slowUp.pipe, func(o *testOptions) { o.RecordDir, o.noFastCalls = slowRec, true })
 	msg := map[string]any{"message": "x"}
@@ -241,7 +253,7 @@ func testFastPathMatchesGoSDKPath(t *testing.T, rev string) {
 		{Name: "big", Arguments: msg},
 		{Name: "unicode", Arguments: map[string]any{"message": "é\u2028😀"}},
 		{Name: "meta", Arguments: msg, Meta: mcp.Meta{"keep": "k", "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}},
-		{Name: "slow", Arguments: msg}, // the upstream's timeout
+		{Name: "t_slow", Arguments: msg}, // the upstream's timeout
 		// Left to the go-sdk: the 2026-07-28 keys as the go-sdk refuses
 		// them, or selecting an older revision, or on a 2025-11-25 session.
 		{Name: "meta", Arguments: msg, Meta: mcp.Meta{"keep": "k", mcp.MetaKeyClientInfo: "hop"}},
