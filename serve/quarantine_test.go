@@ -581,3 +581,35 @@ func restartedAfterNarrowing(t *testing.T, log *slog.Logger) (*Server, *state.St
 	st = i12State(t, stDir)
 	return start(st, log), st
 }
+
+// A rejected upstream change stays quarantined (the accepted contract is
+// still served, old calls translated) and is no longer pending; a reload
+// that builds the same candidate has the gate judge it again, and it is
+// pending again (docs/serve.md#state).
+func TestGatewayRejectedUpstreamChangeStaysQuarantined(t *testing.T) {
+	t.Parallel()
+	config := strings.Replace(quarantineConfig, "    prefix: fs_\n", "    prefix: fs_\n    facades: {search: {rename: {query: q}}}\n", 1)
+	s, files, _, r := gatewayWithState(t, config)
+	cs := connectSDK(t, s, nil)
+	files.set("search", "Searches.", `{"type":"object","properties":{"q":{"type":"string"},"mode":{"type":"string","enum":["fast"]}},"required":["q"]}`)
+	res := r.waitFor(t, "the quarantine", func(res ReloadResult) bool { return res.Result == ResultQuarantined })
+	if err := s.Reject(Decision{Fingerprint: res.Candidate, Reason: "not this release"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Pending(); len(p) != 0 {
+		t.Fatalf("pending after reject: %+v", p)
+	}
+	if text, isErr := sdkCall(t, cs, "fs_search", map[string]any{"query": "x"}); isErr {
+		t.Fatalf("old call after reject: %s", text)
+	}
+	if c := recvWithin(t, "the upstream call", files.calls); c != `search {"q":"x"}` {
+		t.Errorf("upstream saw %q", c)
+	}
+	again := s.Reload(context.Background(), "test")
+	if again.Result != ResultQuarantined || again.Candidate != res.Candidate {
+		t.Fatalf("reload after reject: %s %s (%s), want the same candidate quarantined", again.Result, again.Candidate, again.Reason)
+	}
+	if p := s.Pending(); len(p) != 1 || p[0].Fingerprint != res.Candidate {
+		t.Errorf("pending after the reload: %+v, want the candidate again", p)
+	}
+}
