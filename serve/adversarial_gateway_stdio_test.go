@@ -19,9 +19,6 @@ import (
 // written to stdout before the server starts is skipped.
 func TestAdversarialGatewayStdioChildHoldsStdout(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and starts a program")
-	}
 	bin := mutableProgram(t)
 	control := filepath.Join(t.TempDir(), "control.jsonl")
 	script := fmt.Sprintf("echo not json-rpc; head -c 100000 /dev/zero | tr '\\\\0' x; echo; sleep 300 & exec %q -control %q -poll 5ms", bin, control)

@@ -601,9 +601,6 @@ func TestFastCallBodyForHTTPSessions(t *testing.T) {
 // answered (the end of input waits for fast calls as for the go-sdk's).
 func TestFastPathOverRunStdio(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and starts a program")
-	}
 	bin := mutableProgram(t)
 	s, _ := startServer(t, fmt.Sprintf("server: {name: stdio-gw, version: 1.0.0}\nupstreams:\n  - name: m\n    stdio: [%q]\n", bin))
 	p := runStdioPipe(t, s)

@@ -32,9 +32,13 @@ func upstreamURL(t testing.TB, u *upstreamtest.Upstream) string {
 }
 
 // mutableProgram returns the path of internal/upstreamtest/cmd/mutableupstream,
-// built once per test binary.
+// built once per test binary; it skips the test under -short (building
+// and starting a program).
 func mutableProgram(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and starts a program")
+	}
 	return builtProgram(t, "../internal/upstreamtest/cmd/mutableupstream")
 }
 

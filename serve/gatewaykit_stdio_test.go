@@ -19,9 +19,6 @@ import (
 // back with the added tool, and calls work again.
 func TestGatewayStdioUpstreamChangeAndCrash(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and starts a program")
-	}
 	bin := mutableProgram(t)
 	control := filepath.Join(t.TempDir(), "control.jsonl")
 	s, _ := startServer(t, fmt.Sprintf("server: {name: stdio-gw, version: 1.0.0}\nupstreams:\n  - name: m\n    stdio: [%q, -control, %q, -poll, 5ms]\n", bin, control),

@@ -18,9 +18,6 @@ import (
 // each start too. A start now has startTimeout (default 60s).
 func TestGatewayUpstreamStartsSlowerThanItsCallTimeout(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and starts a program")
-	}
 	bin := mutableProgram(t)
 	s, _ := startServer(t, fmt.Sprintf("server: {name: slow-gw, version: 1.0.0}\nupstreams:\n  - name: m\n    stdio: [%q, -start-delay, 1s]\n    timeout: 100ms\n", bin))
 	if st := s.upstreamStatus(); len(st) != 1 || st[0].State != "connected" {
@@ -32,9 +29,6 @@ func TestGatewayUpstreamStartsSlowerThanItsCallTimeout(t *testing.T) {
 // config with a located error that names the bound.
 func TestGatewayUpstreamStartTimeout(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and starts a program")
-	}
 	bin := mutableProgram(t)
 	path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", fmt.Sprintf("server: {name: slow-gw, version: 1.0.0}\nupstreams:\n  - name: m\n    stdio: [%q, -start-delay, 30s]\n    startTimeout: 200ms\n", bin))
 	s, err := New(context.Background(), Options{ConfigPath: path, UpstreamBackoff: time.Millisecond})
