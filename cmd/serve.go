@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -306,6 +307,10 @@ func runServe(ctx context.Context, s *Streams, opts serveOptions) error {
 		sopts.State = st
 	}
 	srv, err := serve.New(ctx, sopts)
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Cause(ctx)) {
+		log.Info("stopped while starting") // SIGTERM/SIGINT: a stop, as during Run
+		return nil
+	}
 	if err != nil {
 		return err
 	}

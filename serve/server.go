@@ -231,11 +231,19 @@ func newServer(ctx context.Context, opts Options, h hooks) (*Server, error) {
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.initGateState()
 	s.notifier = newNotifier(s)
+	// The first reload starts the upstreams with baseCtx (a start outlives
+	// the reload that began it); until New returns, ctx ending (SIGTERM)
+	// ends them too, rather than after their startTimeout.
+	stop := context.AfterFunc(ctx, s.baseCancel)
 	res := s.Reload(ctx, "startup")
-	if res.Result != ResultPublished && res.Result != ResultQuarantined {
+	interrupted := !stop()
+	if interrupted || res.Result != ResultPublished && res.Result != ResultQuarantined {
 		s.baseCancel()
 		s.fastWorkers.close()
 		s.closeUpstreams()
+		if interrupted {
+			return nil, fmt.Errorf("serve: stopped while starting: %w", context.Cause(ctx))
+		}
 		if res.Cause != nil {
 			return nil, res.Cause
 		}

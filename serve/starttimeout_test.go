@@ -46,3 +46,34 @@ func TestGatewayUpstreamStartTimeout(t *testing.T) {
 		t.Errorf("error does not wrap upstream.ErrStartTimeout: %v", err)
 	}
 }
+
+// Reproduction: SIGTERM (or Ctrl-C) while `mcpctl serve` started its
+// upstreams did not stop it: New's first reload started them with the
+// server's own context, not New's, so the process waited out the start,
+// up to startTimeout (`startTimeout: 1h` in front of `stdio: [sleep,
+// "300"]` ended 5 minutes after `timeout 5 mcpctl serve`). Now the end of
+// New's context ends the starts under way, and New returns its cause.
+func TestGatewayNewEndsWhenItsContextEndsDuringAStart(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, t.TempDir(), "mcpctl.serve.yaml", "server: {name: g, version: 1.0.0}\nupstreams:\n  - name: m\n    stdio: [sleep, \"300\"]\n    startTimeout: 1h\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		s, err := New(ctx, Options{ConfigPath: path})
+		if err == nil {
+			s.Close()
+		}
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the start is under way (or not yet: either way)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("New after its context ended: err = %v, want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("New still starting 30s after its context ended (startTimeout 1h)")
+	}
+}

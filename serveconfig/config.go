@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -958,12 +959,20 @@ func (p *cfgParser) duration(v *canon.Value, ptr, tool string) (time.Duration, e
 	case canon.Number:
 		var f float64
 		f, err = strconv.ParseFloat(v.Str, 64)
+		// Converting a float beyond int64 is left to the platform (Go
+		// spec, Conversions): refuse it before.
+		if err == nil && f*float64(time.Second) >= math.MaxInt64 {
+			return 0, p.errAt(ptr, tool, "want a positive duration such as 10s or 1m30s, got %s seconds (at most %d)", v.Str, math.MaxInt64/int64(time.Second))
+		}
 		d = time.Duration(f * float64(time.Second))
 	default:
 		err = fmt.Errorf("got %s", v.Kind)
 	}
-	if err != nil || d <= 0 {
+	if err != nil {
 		return 0, p.errAt(ptr, tool, "want a positive duration such as 10s or 1m30s (%v)", err)
+	}
+	if d <= 0 {
+		return 0, p.errAt(ptr, tool, "want a positive duration such as 10s or 1m30s, got %s", v.Str)
 	}
 	return d, nil
 }

@@ -393,3 +393,33 @@ func TestRedactEntryErrorTyped(t *testing.T) {
 		}
 	}
 }
+
+// Reproduction: `startTimeout: -1s` and `startTimeout: 1e30` were refused
+// with "want a positive duration such as 10s or 1m30s (<nil>)", and
+// 1e30 only by chance: 1e30 seconds in nanoseconds does not fit an int64,
+// and Go leaves such a float conversion's result to the platform (amd64
+// gives a negative number, refused; others may give a positive one,
+// accepted). Now the error says what was read, and a number of seconds
+// beyond time.Duration's range is refused everywhere.
+func TestDurationOutOfRange(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ value, want string }{
+		{"-1s", `c.yaml:2:54: /upstreams/0/startTimeout: want a positive duration such as 10s or 1m30s, got -1s`},
+		{"0", `c.yaml:2:54: /upstreams/0/startTimeout: want a positive duration such as 10s or 1m30s, got 0`},
+		{"1e30", `c.yaml:2:54: /upstreams/0/startTimeout: want a positive duration such as 10s or 1m30s, got 1e30 seconds (at most 9223372036)`},
+		{"9.3e9", `c.yaml:2:54: /upstreams/0/startTimeout: want a positive duration such as 10s or 1m30s, got 9.3e9 seconds (at most 9223372036)`},
+		{"soon", `c.yaml:2:54: /upstreams/0/startTimeout: want a positive duration such as 10s or 1m30s (time: invalid duration "soon")`},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeFile(t, dir, "c.yaml", "upstreams:\n  - {name: m, stdio: [x], timeout: 1s, startTimeout: "+tc.value+"}\n")
+			_, err := LoadConfig(path)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := strings.ReplaceAll(err.Error(), dir+"/", ""); !strings.Contains(got, tc.want) || strings.Contains(got, "<nil>") {
+				t.Errorf("error %q does not contain %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -27,6 +27,10 @@ type conn struct {
 	// over HTTP).
 	raw   *mcpclient.RawCalls
 	ended chan struct{}
+	// endProc kills cmd's process group (nil: no process); started
+	// stops the start's hold on it (see killAtStartEnd).
+	endProc context.CancelFunc
+	started func() bool
 }
 
 // terminateDelay is how long closing a stdio session waits for the server
@@ -49,6 +53,9 @@ func (u *Upstream) connect(ctx context.Context) (*conn, *toolset.Set, error) {
 	}
 	session := c.session
 	set, err := c.lister.List(ctx, session)
+	if err == nil && !c.started() {
+		err = context.Cause(ctx) // the process is being killed
+	}
 	if err != nil {
 		c.close()
 		return nil, nil, u.redact(err)
@@ -69,7 +76,9 @@ func (u *Upstream) initialize(ctx context.Context) (*conn, error) {
 	if u.newest.Load() {
 		version = ""
 	}
-	session, err := u.client.Connect(ctx, u.transport(c), &mcp.ClientSessionOptions{ProtocolVersion: version})
+	t := u.transport(c)
+	c.killAtStartEnd(ctx)
+	session, err := u.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		c.kill()
 		return c, err
@@ -102,7 +111,9 @@ func (u *Upstream) transport(c *conn) mcp.Transport {
 		return c.lister.Transport(&pipeTransport{dial: u.opts.Pipe, warn: u.skipped, raw: c.raw})
 	}
 	argv := u.opts.Command
-	cmd := exec.CommandContext(u.ctx, argv[0], argv[1:]...)
+	pctx, endProc := context.WithCancel(u.ctx)
+	c.endProc = endProc
+	cmd := exec.CommandContext(pctx, argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = u.opts.Env, u.opts.Dir
 	c.stderr = mcpclient.NewStderrTail(&stderrLog{log: u.log})
 	cmd.Stderr = c.stderr
@@ -165,6 +176,22 @@ func (c *conn) close() {
 func (c *conn) kill() {
 	if c.cmd != nil {
 		proc.KillGroup(c.cmd)
+	}
+	if c.endProc != nil {
+		c.endProc()
+	}
+}
+
+// killAtStartEnd kills a stdio server's process group as soon as ctx,
+// the start's, ends before the start does (c.started): a server that did
+// not start in time is not shut down gracefully, which waits up to two
+// terminate delays for a server that ignores the end of its stdin and
+// SIGTERM (`startTimeout: 300ms` in front of `sleep 300` failed after
+// 2.3 s; one that also ignored SIGTERM, after 5.3 s).
+func (c *conn) killAtStartEnd(ctx context.Context) {
+	c.started = func() bool { return true }
+	if c.endProc != nil {
+		c.started = context.AfterFunc(ctx, c.endProc)
 	}
 }
 

@@ -66,3 +66,18 @@ func TestUpstreamRestartNotBoundByTheCallTimeout(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Reproduction: a stdio server that did not start within StartTimeout was
+// shut down as a running one is, gracefully: its stdin closed, then
+// SIGTERM after a terminate delay, so Start failed long after the bound
+// (`startTimeout: 300ms` in front of `sleep 300`, which ignores its stdin,
+// failed after 2.3 s, "server signal: terminated"; one that ignored
+// SIGTERM too, after 5.3 s). Now the process group is killed when the
+// start's time is up.
+func TestUpstreamStartTimeoutKillsTheServer(t *testing.T) {
+	t.Parallel()
+	_, err := upstream.Start(context.Background(), upstream.Options{Name: "sleeper", Command: []string{"sleep", "300"}, StartTimeout: 300 * time.Millisecond})
+	if !errors.Is(err, upstream.ErrStartTimeout) || !strings.Contains(err.Error(), "signal: killed") {
+		t.Fatalf("err = %v, want a start timeout whose server was killed", err)
+	}
+}
